@@ -1,0 +1,76 @@
+// Command corvid-server is a Valkey-compatible in-memory data store.
+//
+// Usage mirrors valkey-server:
+//
+//	corvid-server [/path/to/corvid.conf] [--option value ...]
+//	corvid-server -v | --version
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/server"
+)
+
+func main() {
+	args := os.Args[1:]
+	if len(args) == 1 && (args[0] == "-v" || args[0] == "--version") {
+		fmt.Printf("Corvid server v=%s (Valkey %s compatible)\n", server.CorvidVersion, server.Version)
+		return
+	}
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Println("Usage: ./corvid-server [/path/to/corvid.conf] [options] [-]")
+		fmt.Println("       ./corvid-server - (read config from stdin)")
+		fmt.Println("       ./corvid-server -v or --version")
+		fmt.Println("Examples:\n       ./corvid-server --port 7777\n       ./corvid-server /etc/valkey/valkey.conf --loglevel verbose")
+		return
+	}
+	path := ""
+	if len(args) > 0 && (len(args[0]) < 2 || args[0][:2] != "--") {
+		path, args = args[0], args[1:]
+	}
+	cfg, err := config.Load(path, args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if cfg.Daemonize() && os.Getenv("CORVID_DAEMONIZED") == "" {
+		os.Exit(daemonize())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := server.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// daemonize re-executes the binary detached from the terminal in a new
+// session (Go cannot fork safely), as valkey-server's daemonize yes does.
+func daemonize() int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "daemonize:", err)
+		return 1
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "daemonize:", err)
+		return 1
+	}
+	cmd := exec.Command(exe, os.Args[1:]...)
+	cmd.Env = append(os.Environ(), "CORVID_DAEMONIZED=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "daemonize:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,247 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/bench/stats"
+	"github.com/corvid-kv/corvid/internal/bench/wire"
+)
+
+// live is a client's progress counters, read by the progress printer.
+type live struct {
+	ops, bytes, latNs atomic.Uint64
+	_                 [40]byte // keep neighbours off this cache line
+}
+
+// pending is one request in flight.
+type pending struct {
+	cmd    int32
+	row    int32
+	keyIdx uint64
+	size   int32 // request bytes
+	sent   int64 // ns since the run's base time: flush time, or intended time when rate limited
+	node   int32 // cluster: index of the connection it went to
+	redirs int32 // cluster: MOVED/ASK hops followed so far
+	dlen   int32 // cluster: data length, to rebuild a redirected request
+}
+
+// client is one connection's worth of load (one per goroutine).
+type client struct {
+	r        *runner
+	srv      int
+	gen      *gen
+	rec      *recorder
+	live     *live
+	counters []stats.Counters
+	samples  []sample
+	ring     []pending
+	head, n  int
+	sentReq  uint64 // requests sent (for -n and --rate-limiting's schedule)
+	sinceRe  int    // requests since the last (re)connect
+	conn     *wire.Conn
+	cur      atomic.Pointer[wire.Conn] // conn, for the shutdown watcher
+	cluster  *clusterState
+	firstErr string
+	err      error
+}
+
+func (c *client) now() int64 { return int64(time.Since(c.r.base)) }
+
+func (c *client) push(p pending) {
+	c.ring[(c.head+c.n)%len(c.ring)] = p
+	c.n++
+}
+
+func (c *client) pop() pending {
+	p := c.ring[c.head]
+	c.head = (c.head + 1) % len(c.ring)
+	c.n--
+	return p
+}
+
+// record accounts one completed request.
+func (c *client) record(p pending, replyBytes int, kind wire.Kind, msg []byte, at int64) {
+	ctr := &c.counters[p.row]
+	ctr.Ops++
+	ctr.Bytes += uint64(int(p.size) + replyBytes)
+	switch kind {
+	case wire.KindNil:
+		ctr.Misses++
+	case wire.KindOK:
+		ctr.Hits++
+	case wire.KindError, wire.KindMoved, wire.KindAsk:
+		ctr.Errors++
+		if kind == wire.KindMoved {
+			ctr.Moved++
+		} else if kind == wire.KindAsk {
+			ctr.Ask++
+		}
+		if c.firstErr == "" {
+			c.firstErr = string(msg)
+		}
+	}
+	lat := at - p.sent
+	if lat < 0 {
+		lat = 0
+	}
+	c.samples = append(c.samples, sample{row: p.row, ns: lat})
+	if len(c.samples) == cap(c.samples) {
+		c.flushSamples()
+	}
+}
+
+func (c *client) flushSamples() {
+	if len(c.samples) == 0 {
+		return
+	}
+	c.rec.mu.Lock()
+	for _, s := range c.samples {
+		_ = c.rec.hists[s.row].RecordValue(max(s.ns, 1))
+	}
+	c.rec.mu.Unlock()
+	c.samples = c.samples[:0]
+}
+
+// canSend reports whether another request may be issued now, and when the
+// schedule allows the next one if rate limited (0 when not limited).
+func (c *client) canSend(nowNs int64) (ok bool, due int64) {
+	cfg := c.r.cfg
+	if c.r.stopping.Load() {
+		return false, 0
+	}
+	if cfg.Requests > 0 && c.sentReq >= cfg.Requests {
+		return false, 0
+	}
+	if c.r.deadline > 0 && nowNs >= c.r.deadline {
+		c.r.stopping.Store(true)
+		return false, 0
+	}
+	if cfg.ReconnectInterval > 0 && c.sinceRe >= cfg.ReconnectInterval {
+		return false, 0
+	}
+	if c.r.interval > 0 {
+		due = c.r.start + int64(c.sentReq)*c.r.interval
+		if due > nowNs {
+			return false, due
+		}
+	}
+	return true, due
+}
+
+func (c *client) finished() bool {
+	cfg := c.r.cfg
+	return c.r.stopping.Load() || (cfg.Requests > 0 && c.sentReq >= cfg.Requests)
+}
+
+// runStandalone is the non-cluster loop: fill the pipeline window, write the
+// batch in one syscall, then consume every reply that has arrived.
+func (c *client) runStandalone(ctx context.Context) {
+	pipeline := c.r.cfg.Pipeline
+	var opsBatch, bytesBatch, latBatch uint64
+	for {
+		nowNs := c.now()
+		batchStart := c.n
+		for c.n < pipeline {
+			ok, due := c.canSend(nowNs)
+			if !ok {
+				if due > 0 && c.n == 0 {
+					// Rate limited and idle: sleep until the schedule allows.
+					if !sleepCtx(ctx, time.Duration(due-nowNs)) {
+						c.r.stopping.Store(true)
+					}
+					nowNs = c.now()
+					continue
+				}
+				break
+			}
+			cmd, keyIdx, key, data := c.gen.next()
+			before := len(c.conn.Out)
+			c.conn.Out = c.r.w.cmds[cmd].tmpl.Append(c.conn.Out, key, data)
+			c.push(pending{cmd: int32(cmd), row: int32(c.r.w.cmds[cmd].row), keyIdx: keyIdx,
+				size: int32(len(c.conn.Out) - before), sent: due})
+			c.sentReq++
+			c.sinceRe++
+		}
+		if c.n > batchStart {
+			t := c.now()
+			if c.r.interval == 0 {
+				for i := batchStart; i < c.n; i++ {
+					c.ring[(c.head+i)%len(c.ring)].sent = t
+				}
+			}
+			if err := c.conn.Flush(); err != nil {
+				c.fail(err)
+				return
+			}
+		}
+		if c.n == 0 {
+			if c.r.cfg.ReconnectInterval > 0 && c.sinceRe >= c.r.cfg.ReconnectInterval && !c.finished() {
+				if err := c.reconnect(); err != nil {
+					c.fail(err)
+					return
+				}
+				continue
+			}
+			if c.finished() {
+				break
+			}
+			continue
+		}
+		// Read at least one reply, then everything already buffered.
+		for first := true; c.n > 0 && (first || c.conn.Buffered()); first = false {
+			nb, kind, msg, err := c.conn.Next()
+			if err != nil {
+				c.fail(err)
+				return
+			}
+			at := int64(c.conn.LastRead.Sub(c.r.base))
+			p := c.pop()
+			c.record(p, nb, kind, msg, at)
+			opsBatch++
+			bytesBatch += uint64(int(p.size) + nb)
+			latBatch += uint64(max(at-p.sent, 0))
+		}
+		c.live.ops.Add(opsBatch)
+		c.live.bytes.Add(bytesBatch)
+		c.live.latNs.Add(latBatch)
+		opsBatch, bytesBatch, latBatch = 0, 0, 0
+	}
+	c.flushSamples()
+}
+
+func (c *client) reconnect() error {
+	_ = c.conn.Close()
+	conn, err := c.r.dial(c.r.addrs[c.srv])
+	if err != nil {
+		return err
+	}
+	c.conn = conn
+	c.cur.Store(conn)
+	c.sinceRe = 0
+	return nil
+}
+
+func (c *client) fail(err error) {
+	c.flushSamples()
+	if c.r.stopping.Load() || c.r.ctx.Err() != nil {
+		return // closed at shutdown: not an error
+	}
+	c.err = fmt.Errorf("%s: %w", c.r.addrs[c.srv], err)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,26 @@
+// Package loadgen drives servers with memtier_benchmark's workload model:
+// for every server, threads × clients connections, each run by its own
+// goroutine, each keeping up to --pipeline requests in flight.
+//
+// Ownership and lifetime:
+//   - A client goroutine owns its connection(s), key generators, random
+//     source, value buffer and counters; nothing on its request path locks or
+//     allocates. Every recorder (one per server per --threads group) holds
+//     the latency histograms; clients buffer samples and take the group's
+//     mutex once per 256 samples, so there is one lock order: client ->
+//     group, never nested.
+//   - Live progress reads per-client atomic counters; it never touches the
+//     histograms.
+//   - In cluster mode the slot map is shared through an atomic pointer and
+//     replaced copy-on-write when a MOVED reply teaches a new owner.
+//
+// Timing (coordinated omission): without --rate-limiting the test is closed
+// loop, like memtier — a request's latency runs from the write of the batch
+// that carried it to the read that returned its reply, so a stalled server
+// slows the senders and the stall is under-sampled. With --rate-limiting
+// each connection has a schedule (request k is due at start + k/rate) and
+// latency is measured from the request's intended send time, not from when
+// it was actually written: when the server stalls, the requests that should
+// have been sent during the stall are charged the wait. That is the
+// coordinated-omission correction HdrHistogram describes.
+package loadgen

@@ -1,0 +1,176 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+)
+
+// Conn is a pipelined RESP connection. Requests are appended to Out and
+// sent by Flush; replies are consumed in order with Next.
+type Conn struct {
+	nc       net.Conn
+	Addr     string
+	Out      []byte    // pending requests; Flush sends and truncates it
+	LastRead time.Time // when the most recent read syscall returned
+	rbuf     []byte
+	r, w     int
+}
+
+// Dial connects with a timeout.
+func Dial(network, addr string, timeout time.Duration) (*Conn, error) {
+	nc, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	return NewConn(nc, addr), nil
+}
+
+// NewConn wraps an established connection.
+func NewConn(nc net.Conn, addr string) *Conn {
+	return &Conn{nc: nc, Addr: addr, Out: make([]byte, 0, 16<<10), rbuf: make([]byte, 64<<10)}
+}
+
+// Close closes the connection; safe from another goroutine.
+func (c *Conn) Close() error { return c.nc.Close() }
+
+// SetDeadline bounds the next reads and writes (zero clears it).
+func (c *Conn) SetDeadline(t time.Time) error { return c.nc.SetDeadline(t) }
+
+// Flush writes all of Out in one Write call and empties it.
+func (c *Conn) Flush() error {
+	if len(c.Out) == 0 {
+		return nil
+	}
+	_, err := c.nc.Write(c.Out)
+	c.Out = c.Out[:0]
+	return err
+}
+
+// Next returns the next reply's size, kind and (for errors) message,
+// reading from the socket as needed. See the package doc for the lifetime
+// of msg.
+func (c *Conn) Next() (n int, kind Kind, msg []byte, err error) {
+	for {
+		n, kind, msg, err = Scan(c.rbuf[c.r:c.w])
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if n > 0 {
+			c.r += n
+			return n, kind, msg, nil
+		}
+		if err := c.fill(); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+}
+
+// Buffered reports whether unread reply bytes are already in memory.
+func (c *Conn) Buffered() bool { return c.r < c.w }
+
+// fill reads once from the socket, compacting or growing the buffer first.
+func (c *Conn) fill() error {
+	if c.r > 0 {
+		copy(c.rbuf, c.rbuf[c.r:c.w])
+		c.w -= c.r
+		c.r = 0
+	}
+	if c.w == len(c.rbuf) {
+		if len(c.rbuf) >= 512<<20 {
+			return fmt.Errorf("%w: reply larger than 512MB", ErrProtocol)
+		}
+		nb := make([]byte, 2*len(c.rbuf))
+		copy(nb, c.rbuf[:c.w])
+		c.rbuf = nb
+	}
+	m, err := c.nc.Read(c.rbuf[c.w:])
+	c.LastRead = time.Now()
+	c.w += m
+	if m > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// Do sends one command and decodes its reply (control path). Pending
+// requests in Out are sent first; their replies must have been read.
+func (c *Conn) Do(args ...string) (Value, error) {
+	c.Out = AppendCommand(c.Out, args...)
+	if err := c.Flush(); err != nil {
+		return Value{}, err
+	}
+	return c.ReadValue()
+}
+
+// ReadValue decodes the next reply.
+func (c *Conn) ReadValue() (Value, error) {
+	for {
+		v, n, err := Parse(c.rbuf[c.r:c.w])
+		if err != nil {
+			return Value{}, err
+		}
+		if n > 0 {
+			c.r += n
+			return v, nil
+		}
+		if err := c.fill(); err != nil {
+			return Value{}, err
+		}
+	}
+}
+
+// Handshake prepares a fresh connection: AUTH (PASSWORD or USER:PASSWORD),
+// HELLO for resp2/resp3, SELECT for a non-zero db.
+func (c *Conn) Handshake(auth, protocol string, db int) error {
+	if auth != "" {
+		args := []string{"AUTH", auth}
+		if u, p, ok := strings.Cut(auth, ":"); ok {
+			args = []string{"AUTH", u, p}
+		}
+		if err := expectOK(c.Do(args...)); err != nil {
+			return fmt.Errorf("AUTH: %w", err)
+		}
+	}
+	switch protocol {
+	case "resp2", "resp3":
+		v, err := c.Do("HELLO", protocol[4:])
+		if err == nil {
+			err = v.Err()
+		}
+		if err != nil {
+			return fmt.Errorf("HELLO %s: %w", protocol[4:], err)
+		}
+	}
+	if db != 0 {
+		if err := expectOK(c.Do("SELECT", fmt.Sprint(db))); err != nil {
+			return fmt.Errorf("SELECT %d: %w", db, err)
+		}
+	}
+	return nil
+}
+
+func expectOK(v Value, err error) error {
+	if err != nil {
+		return err
+	}
+	if e := v.Err(); e != nil {
+		return e
+	}
+	return nil
+}
+
+// IsServerError reports whether err is an error reply (not a network error).
+func IsServerError(err error) bool {
+	var se *ServerError
+	return errors.As(err, &se)
+}

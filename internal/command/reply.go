@@ -1,0 +1,269 @@
+package command
+
+import "github.com/corvid-kv/corvid/internal/resp"
+
+// FirstLastStep returns the legacy (first key, last key, step) triple that
+// COMMAND INFO reports, computed as Valkey's populateCommandLegacyRangeSpec
+// does: the union of the leading consecutive index+range specs with step 1
+// (or the single index+range spec, whatever its step), last being absolute
+// when >= 0 and counted from the end when negative; (0, 0, 0) when the
+// command has no such spec. Commands whose keys this cannot describe carry
+// FlagMovableKeys.
+func FirstLastStep(m *Meta) (first, last, step int) { return m.first, m.last, m.step }
+
+// WriteInfo writes m's COMMAND INFO entry exactly as Valkey 8 shapes it:
+//
+//	[name, arity, flags(set), first key, last key, step,
+//	 acl categories(set), tips(set), key specs(set of maps), subcommands(array)]
+//
+// A nil m writes a null, as Valkey does for unknown names. Key-spec "notes"
+// (prose) are not reproduced, so such specs have 3 fields instead of 4.
+func WriteInfo(w *resp.Writer, m *Meta) {
+	if m == nil {
+		w.Null()
+		return
+	}
+	w.ArrayLen(10)
+	w.BulkString(m.FullName)
+	w.Int(int64(m.Arity))
+
+	w.SetLen(m.Flags.visibleCount())
+	for _, fn := range flagNames {
+		if fn.visible && m.Flags&fn.flag != 0 {
+			w.Simple(fn.name)
+		}
+	}
+
+	w.Int(int64(m.first))
+	w.Int(int64(m.last))
+	w.Int(int64(m.step))
+
+	w.SetLen(m.ACL.count())
+	for i, n := range aclNames {
+		if m.ACL&(1<<i) != 0 {
+			w.Simple("@" + n)
+		}
+	}
+
+	w.SetLen(len(m.Tips))
+	for _, t := range m.Tips {
+		w.BulkString(t)
+	}
+
+	w.SetLen(len(m.KeySpecs))
+	for i := range m.KeySpecs {
+		writeKeySpec(w, &m.KeySpecs[i])
+	}
+
+	if m.subList == nil {
+		w.SetLen(0) // Valkey's empty-subcommands reply is an empty set
+		return
+	}
+	w.ArrayLen(len(m.subList))
+	for _, sub := range m.subList {
+		WriteInfo(w, sub)
+	}
+}
+
+// WriteKeyFlags writes a key-spec flag set as Valkey's
+// addReplyFlagsForKeyArgs does (used by COMMAND GETKEYSANDFLAGS too).
+func WriteKeyFlags(w *resp.Writer, f KeySpecFlag) {
+	w.SetLen(f.count())
+	for i, n := range keyFlagNames {
+		if f&(1<<i) != 0 {
+			w.Simple(n)
+		}
+	}
+}
+
+func writeKeySpec(w *resp.Writer, ks *KeySpec) {
+	w.MapLen(3)
+	w.BulkString("flags")
+	WriteKeyFlags(w, ks.Flags)
+
+	w.BulkString("begin_search")
+	w.MapLen(2)
+	w.BulkString("type")
+	switch ks.BeginKind {
+	case BeginIndex:
+		w.BulkString("index")
+		w.BulkString("spec")
+		w.MapLen(1)
+		w.BulkString("index")
+		w.Int(int64(ks.Pos))
+	case BeginKeyword:
+		w.BulkString("keyword")
+		w.BulkString("spec")
+		w.MapLen(2)
+		w.BulkString("keyword")
+		w.BulkString(ks.Keyword)
+		w.BulkString("startfrom")
+		w.Int(int64(ks.StartFrom))
+	default:
+		w.BulkString("unknown")
+		w.BulkString("spec")
+		w.MapLen(0)
+	}
+
+	w.BulkString("find_keys")
+	w.MapLen(2)
+	w.BulkString("type")
+	switch ks.FindKind {
+	case FindRange:
+		w.BulkString("range")
+		w.BulkString("spec")
+		w.MapLen(3)
+		w.BulkString("lastkey")
+		w.Int(int64(ks.LastKey))
+		w.BulkString("keystep")
+		w.Int(int64(ks.Step))
+		w.BulkString("limit")
+		w.Int(int64(ks.Limit))
+	case FindKeynum:
+		w.BulkString("keynum")
+		w.BulkString("spec")
+		w.MapLen(3)
+		w.BulkString("keynumidx")
+		w.Int(int64(ks.KeynumIdx))
+		w.BulkString("firstkey")
+		w.Int(int64(ks.FirstKey))
+		w.BulkString("keystep")
+		w.Int(int64(ks.KeyStep))
+	default:
+		w.BulkString("unknown")
+		w.BulkString("spec")
+		w.MapLen(0)
+	}
+}
+
+// WriteDocs writes m's COMMAND DOCS map (the value only; the caller writes
+// the full name before it). Field order follows Valkey 8's
+// addReplyCommandDocs; summary, complexity, history and replaced_by are
+// omitted because Corvid does not copy Valkey's prose.
+func WriteDocs(w *resp.Writer, m *Meta) {
+	n := 1 // group
+	if m.Since != "" {
+		n++
+	}
+	if m.DocFlags != 0 {
+		n++
+	}
+	if m.DeprecatedSince != "" {
+		n++
+	}
+	if len(m.Args) > 0 {
+		n++
+	}
+	if m.subList != nil {
+		n++
+	}
+	w.MapLen(n)
+	if m.Since != "" {
+		w.BulkString("since")
+		w.BulkString(m.Since)
+	}
+	w.BulkString("group")
+	w.BulkString(m.Group)
+	if m.DocFlags != 0 {
+		w.BulkString("doc_flags")
+		names := m.DocFlags.Names()
+		w.SetLen(len(names))
+		for _, s := range names {
+			w.Simple(s)
+		}
+	}
+	if m.DeprecatedSince != "" {
+		w.BulkString("deprecated_since")
+		w.BulkString(m.DeprecatedSince)
+	}
+	if len(m.Args) > 0 {
+		w.BulkString("arguments")
+		writeArgs(w, m.Args)
+	}
+	if m.subList != nil {
+		w.BulkString("subcommands")
+		w.MapLen(len(m.subList))
+		for _, sub := range m.subList {
+			w.BulkString(sub.FullName)
+			WriteDocs(w, sub)
+		}
+	}
+}
+
+// writeArgs ports addReplyCommandArgList (without argument summaries).
+func writeArgs(w *resp.Writer, args []Arg) {
+	w.ArrayLen(len(args))
+	for i := range args {
+		a := &args[i]
+		nested := a.Type == "oneof" || a.Type == "block"
+		n := 3 // name, type, and display_text or arguments
+		if a.KeySpecIndex != -1 {
+			n++
+		}
+		if a.Token != "" {
+			n++
+		}
+		if a.Since != "" {
+			n++
+		}
+		if a.DeprecatedSince != "" {
+			n++
+		}
+		flags := argFlagCount(a)
+		if flags > 0 {
+			n++
+		}
+		w.MapLen(n)
+		w.BulkString("name")
+		w.BulkString(a.Name)
+		w.BulkString("type")
+		w.BulkString(a.Type)
+		if !nested {
+			w.BulkString("display_text")
+			w.BulkString(a.DisplayText())
+		}
+		if a.KeySpecIndex != -1 {
+			w.BulkString("key_spec_index")
+			w.Int(int64(a.KeySpecIndex))
+		}
+		if a.Token != "" {
+			w.BulkString("token")
+			w.BulkString(a.Token)
+		}
+		if a.Since != "" {
+			w.BulkString("since")
+			w.BulkString(a.Since)
+		}
+		if a.DeprecatedSince != "" {
+			w.BulkString("deprecated_since")
+			w.BulkString(a.DeprecatedSince)
+		}
+		if flags > 0 {
+			w.BulkString("flags")
+			w.SetLen(flags)
+			if a.Optional {
+				w.Simple("optional")
+			}
+			if a.Multiple {
+				w.Simple("multiple")
+			}
+			if a.MultipleToken {
+				w.Simple("multiple_token")
+			}
+		}
+		if nested {
+			w.BulkString("arguments")
+			writeArgs(w, a.Args)
+		}
+	}
+}
+
+func argFlagCount(a *Arg) int {
+	n := 0
+	for _, b := range [...]bool{a.Optional, a.Multiple, a.MultipleToken} {
+		if b {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,267 @@
+package config
+
+import "math"
+
+// Typed getters for values the server reads often. Each is one atomic
+// pointer load plus an index: no locks, no allocation (except the slice
+// getters, which return copies so callers cannot alter a snapshot).
+
+var (
+	idxPort                 = mustIdx("port")
+	idxBind                 = mustIdx("bind")
+	idxDatabases            = mustIdx("databases")
+	idxRequirePass          = mustIdx("requirepass")
+	idxMaxClients           = mustIdx("maxclients")
+	idxMaxMemory            = mustIdx("maxmemory")
+	idxMaxMemoryPolicy      = mustIdx("maxmemory-policy")
+	idxMaxMemorySamples     = mustIdx("maxmemory-samples")
+	idxMaxMemoryTenacity    = mustIdx("maxmemory-eviction-tenacity")
+	idxMaxMemoryClients     = mustIdx("maxmemory-clients")
+	idxProtoMaxBulkLen      = mustIdx("proto-max-bulk-len")
+	idxClientQueryBufLimit  = mustIdx("client-query-buffer-limit")
+	idxProtectedMode        = mustIdx("protected-mode")
+	idxEnableDebugCommand   = mustIdx("enable-debug-command")
+	idxEnableModuleCommand  = mustIdx("enable-module-command")
+	idxEnableProtectedCfgs  = mustIdx("enable-protected-configs")
+	idxIOThreads            = mustIdx("io-threads")
+	idxIOThreadsDoReads     = mustIdx("io-threads-do-reads")
+	idxHz                   = mustIdx("hz")
+	idxDynamicHz            = mustIdx("dynamic-hz")
+	idxLogFile              = mustIdx("logfile")
+	idxPidFile              = mustIdx("pidfile")
+	idxDaemonize            = mustIdx("daemonize")
+	idxLoglevel             = mustIdx("loglevel")
+	idxDir                  = mustIdx("dir")
+	idxDbfilename           = mustIdx("dbfilename")
+	idxAppendOnly           = mustIdx("appendonly")
+	idxAppendFsync          = mustIdx("appendfsync")
+	idxSave                 = mustIdx("save")
+	idxTimeout              = mustIdx("timeout")
+	idxTCPKeepalive         = mustIdx("tcp-keepalive")
+	idxTCPBacklog           = mustIdx("tcp-backlog")
+	idxSlowlogSlowerThan    = mustIdx("slowlog-log-slower-than")
+	idxSlowlogMaxLen        = mustIdx("slowlog-max-len")
+	idxLatencyMonitor       = mustIdx("latency-monitor-threshold")
+	idxLatencyTracking      = mustIdx("latency-tracking")
+	idxLatencyPercentiles   = mustIdx("latency-tracking-info-percentiles")
+	idxLFULogFactor         = mustIdx("lfu-log-factor")
+	idxLFUDecayTime         = mustIdx("lfu-decay-time")
+	idxActiveExpireEffort   = mustIdx("active-expire-effort")
+	idxActiveRehashing      = mustIdx("activerehashing")
+	idxListMaxListpackSize  = mustIdx("list-max-listpack-size")
+	idxListCompressDepth    = mustIdx("list-compress-depth")
+	idxHashMaxLPEntries     = mustIdx("hash-max-listpack-entries")
+	idxHashMaxLPValue       = mustIdx("hash-max-listpack-value")
+	idxSetMaxIntsetEntries  = mustIdx("set-max-intset-entries")
+	idxSetMaxLPEntries      = mustIdx("set-max-listpack-entries")
+	idxSetMaxLPValue        = mustIdx("set-max-listpack-value")
+	idxZsetMaxLPEntries     = mustIdx("zset-max-listpack-entries")
+	idxZsetMaxLPValue       = mustIdx("zset-max-listpack-value")
+	idxStreamNodeMaxBytes   = mustIdx("stream-node-max-bytes")
+	idxStreamNodeMaxEntries = mustIdx("stream-node-max-entries")
+	idxHLLSparseMaxBytes    = mustIdx("hll-sparse-max-bytes")
+	idxClusterEnabled       = mustIdx("cluster-enabled")
+	idxReplicaOf            = mustIdx("replicaof")
+	idxTLSPort              = mustIdx("tls-port")
+	idxUnixSocket           = mustIdx("unixsocket")
+	idxUnixSocketPerm       = mustIdx("unixsocketperm")
+	idxNotifyKeyspace       = mustIdx("notify-keyspace-events")
+	idxObufLimit            = mustIdx("client-output-buffer-limit")
+	idxBusyReplyThreshold   = mustIdx("busy-reply-threshold")
+	idxAclFile              = mustIdx("aclfile")
+	idxAclLogMaxLen         = mustIdx("acllog-max-len")
+	idxTrackingMaxKeys      = mustIdx("tracking-table-max-keys")
+	idxLazyEviction         = mustIdx("lazyfree-lazy-eviction")
+	idxLazyExpire           = mustIdx("lazyfree-lazy-expire")
+	idxLazyServerDel        = mustIdx("lazyfree-lazy-server-del")
+	idxLazyUserDel          = mustIdx("lazyfree-lazy-user-del")
+	idxLazyUserFlush        = mustIdx("lazyfree-lazy-user-flush")
+	idxMaxNewConnsPerCycle  = mustIdx("max-new-connections-per-cycle")
+	idxAvailabilityZone     = mustIdx("availability-zone")
+	idxExtendedRedisCompat  = mustIdx("extended-redis-compatibility")
+	idxHideUserData         = mustIdx("hide-user-data-from-log")
+	idxSyslogEnabled        = mustIdx("syslog-enabled")
+	idxSyslogIdent          = mustIdx("syslog-ident")
+	idxShutdownTimeout      = mustIdx("shutdown-timeout")
+	idxPrefetchBatch        = mustIdx("prefetch-batch-max-size")
+	idxEventsPerIOThread    = mustIdx("events-per-io-thread")
+)
+
+func (c *Config) n(i int) int64  { return c.snap().v[i].n }
+func (c *Config) b(i int) bool   { return c.snap().v[i].n != 0 }
+func (c *Config) s(i int) string { return c.snap().v[i].s }
+func (c *Config) enum(i int) string {
+	return reg.entries[i].enumName(c.snap().v[i].n)
+}
+
+// clampU64 converts an unsigned C value stored as int64 bits to int64,
+// saturating instead of turning negative.
+func clampU64(v int64) int64 {
+	if v < 0 {
+		return math.MaxInt64
+	}
+	return v
+}
+
+func (c *Config) Port() int      { return int(c.n(idxPort)) }
+func (c *Config) TLSPort() int   { return int(c.n(idxTLSPort)) }
+func (c *Config) Databases() int { return int(c.n(idxDatabases)) }
+
+// Bind returns the bind addresses (default "*", "-::*"; a leading '-' marks
+// an address that may fail to bind).
+func (c *Config) Bind() []string { return append([]string(nil), bindAddrs(c.snap().v[idxBind])...) }
+
+// RequirePass is "" when no password is set.
+func (c *Config) RequirePass() string { return c.s(idxRequirePass) }
+func (c *Config) MaxClients() int     { return int(c.n(idxMaxClients)) }
+
+// MaxMemory is the byte limit, 0 meaning none.
+func (c *Config) MaxMemory() int64 { return clampU64(c.n(idxMaxMemory)) }
+
+// MaxMemoryPolicy is one of volatile-lru, ..., noeviction.
+func (c *Config) MaxMemoryPolicy() string        { return c.enum(idxMaxMemoryPolicy) }
+func (c *Config) MaxmemorySamples() int          { return int(c.n(idxMaxMemorySamples)) }
+func (c *Config) MaxmemoryEvictionTenacity() int { return int(c.n(idxMaxMemoryTenacity)) }
+
+// MaxmemoryClients returns the client memory limit: bytes when percent is
+// false, or a percentage of maxmemory when percent is true.
+func (c *Config) MaxmemoryClients() (v int64, percent bool) {
+	n := c.n(idxMaxMemoryClients)
+	if n < 0 {
+		return -n, true
+	}
+	return n, false
+}
+
+func (c *Config) ProtoMaxBulkLen() int64        { return c.n(idxProtoMaxBulkLen) }
+func (c *Config) ClientQueryBufferLimit() int64 { return clampU64(c.n(idxClientQueryBufLimit)) }
+func (c *Config) ProtectedMode() bool           { return c.b(idxProtectedMode) }
+
+// EnableDebugCommand is "no", "yes" or "local".
+func (c *Config) EnableDebugCommand() string { return c.enum(idxEnableDebugCommand) }
+
+// EnableModuleCommand is "no", "yes" or "local".
+func (c *Config) EnableModuleCommand() string { return c.enum(idxEnableModuleCommand) }
+
+// EnableProtectedConfigs is "no", "yes" or "local".
+func (c *Config) EnableProtectedConfigs() string { return c.enum(idxEnableProtectedCfgs) }
+
+func (c *Config) IOThreads() int         { return int(c.n(idxIOThreads)) }
+func (c *Config) IOThreadsDoReads() bool { return c.b(idxIOThreadsDoReads) }
+func (c *Config) EventsPerIOThread() int { return int(c.n(idxEventsPerIOThread)) }
+func (c *Config) PrefetchBatchMaxSize() int {
+	return int(c.n(idxPrefetchBatch))
+}
+
+// Hz is the configured frequency, already clamped to 1..500.
+func (c *Config) Hz() int         { return int(c.n(idxHz)) }
+func (c *Config) DynamicHz() bool { return c.b(idxDynamicHz) }
+
+// LogFile is "" for standard output.
+func (c *Config) LogFile() string { return c.s(idxLogFile) }
+
+// PidFile is "" when none is configured.
+func (c *Config) PidFile() string { return c.s(idxPidFile) }
+func (c *Config) Daemonize() bool { return c.b(idxDaemonize) }
+
+// Loglevel is debug, verbose, notice, warning or nothing.
+func (c *Config) Loglevel() string { return c.enum(idxLoglevel) }
+
+// Dir is the absolute working directory for persistence files.
+func (c *Config) Dir() string        { return c.s(idxDir) }
+func (c *Config) Dbfilename() string { return c.s(idxDbfilename) }
+func (c *Config) AppendOnly() bool   { return c.b(idxAppendOnly) }
+
+// AppendFsync is everysec, always or no.
+func (c *Config) AppendFsync() string { return c.enum(idxAppendFsync) }
+
+// Save is the CONFIG GET form of the snapshot rules ("" for none).
+func (c *Config) Save() string { return saveString(c.snap().v[idxSave]) }
+
+// SavePoints returns the snapshot rules.
+func (c *Config) SavePoints() []SavePoint {
+	return append([]SavePoint(nil), savePoints(c.snap().v[idxSave])...)
+}
+
+// Timeout is the client idle timeout in seconds, 0 meaning none.
+func (c *Config) Timeout() int      { return int(c.n(idxTimeout)) }
+func (c *Config) TCPKeepalive() int { return int(c.n(idxTCPKeepalive)) }
+func (c *Config) TCPBacklog() int   { return int(c.n(idxTCPBacklog)) }
+
+// SlowlogLogSlowerThan is in microseconds; negative disables the slowlog.
+func (c *Config) SlowlogLogSlowerThan() int64 { return c.n(idxSlowlogSlowerThan) }
+func (c *Config) SlowlogMaxLen() int64        { return c.n(idxSlowlogMaxLen) }
+
+// LatencyMonitorThreshold is in milliseconds, 0 disabling the monitor.
+func (c *Config) LatencyMonitorThreshold() int64 { return c.n(idxLatencyMonitor) }
+func (c *Config) LatencyTracking() bool          { return c.b(idxLatencyTracking) }
+func (c *Config) LatencyTrackingInfoPercentiles() []float64 {
+	return append([]float64(nil), percentiles(c.snap().v[idxLatencyPercentiles])...)
+}
+
+func (c *Config) LFULogFactor() int       { return int(c.n(idxLFULogFactor)) }
+func (c *Config) LFUDecayTime() int       { return int(c.n(idxLFUDecayTime)) }
+func (c *Config) ActiveExpireEffort() int { return int(c.n(idxActiveExpireEffort)) }
+func (c *Config) ActiveRehashing() bool   { return c.b(idxActiveRehashing) }
+
+// ListMaxListpackSize is positive for an entry count, -1..-5 for 4..64 KiB.
+func (c *Config) ListMaxListpackSize() int      { return int(c.n(idxListMaxListpackSize)) }
+func (c *Config) ListCompressDepth() int        { return int(c.n(idxListCompressDepth)) }
+func (c *Config) HashMaxListpackEntries() int64 { return clampU64(c.n(idxHashMaxLPEntries)) }
+func (c *Config) HashMaxListpackValue() int64   { return clampU64(c.n(idxHashMaxLPValue)) }
+func (c *Config) SetMaxIntsetEntries() int64    { return clampU64(c.n(idxSetMaxIntsetEntries)) }
+func (c *Config) SetMaxListpackEntries() int64  { return clampU64(c.n(idxSetMaxLPEntries)) }
+func (c *Config) SetMaxListpackValue() int64    { return clampU64(c.n(idxSetMaxLPValue)) }
+func (c *Config) ZsetMaxListpackEntries() int64 { return clampU64(c.n(idxZsetMaxLPEntries)) }
+func (c *Config) ZsetMaxListpackValue() int64   { return clampU64(c.n(idxZsetMaxLPValue)) }
+func (c *Config) StreamNodeMaxBytes() int64     { return clampU64(c.n(idxStreamNodeMaxBytes)) }
+func (c *Config) StreamNodeMaxEntries() int64   { return c.n(idxStreamNodeMaxEntries) }
+func (c *Config) HLLSparseMaxBytes() int64      { return clampU64(c.n(idxHLLSparseMaxBytes)) }
+
+func (c *Config) ClusterEnabled() bool { return c.b(idxClusterEnabled) }
+
+// ReplicaOf returns the primary this server replicates, nil for none.
+func (c *Config) ReplicaOf() *Primary {
+	if p := primaryOf(c.snap().v[idxReplicaOf]); p != nil {
+		cp := *p
+		return &cp
+	}
+	return nil
+}
+
+// UnixSocket is "" when no unix socket is configured.
+func (c *Config) UnixSocket() string     { return c.s(idxUnixSocket) }
+func (c *Config) UnixSocketPerm() uint32 { return uint32(c.n(idxUnixSocketPerm)) }
+
+// NotifyKeyspaceEvents returns the Notify* class bits.
+func (c *Config) NotifyKeyspaceEvents() int { return int(c.n(idxNotifyKeyspace)) }
+
+// ClientOutputBufferLimits is indexed by ClientNormal, ClientReplica,
+// ClientPubSub.
+func (c *Config) ClientOutputBufferLimits() [3]OutputBufferLimit {
+	return obufLimits(c.snap().v[idxObufLimit])
+}
+
+// BusyReplyThreshold is in milliseconds (alias lua-time-limit).
+func (c *Config) BusyReplyThreshold() int64 { return c.n(idxBusyReplyThreshold) }
+func (c *Config) AclFile() string           { return c.s(idxAclFile) }
+func (c *Config) AclLogMaxLen() int64       { return c.n(idxAclLogMaxLen) }
+func (c *Config) TrackingTableMaxKeys() int64 {
+	return clampU64(c.n(idxTrackingMaxKeys))
+}
+
+func (c *Config) LazyfreeLazyEviction() bool  { return c.b(idxLazyEviction) }
+func (c *Config) LazyfreeLazyExpire() bool    { return c.b(idxLazyExpire) }
+func (c *Config) LazyfreeLazyServerDel() bool { return c.b(idxLazyServerDel) }
+func (c *Config) LazyfreeLazyUserDel() bool   { return c.b(idxLazyUserDel) }
+func (c *Config) LazyfreeLazyUserFlush() bool { return c.b(idxLazyUserFlush) }
+
+func (c *Config) MaxNewConnectionsPerCycle() int { return int(c.n(idxMaxNewConnsPerCycle)) }
+func (c *Config) AvailabilityZone() string       { return c.s(idxAvailabilityZone) }
+func (c *Config) ExtendedRedisCompatibility() bool {
+	return c.b(idxExtendedRedisCompat)
+}
+func (c *Config) HideUserDataFromLog() bool { return c.b(idxHideUserData) }
+func (c *Config) SyslogEnabled() bool       { return c.b(idxSyslogEnabled) }
+func (c *Config) SyslogIdent() string       { return c.s(idxSyslogIdent) }
+func (c *Config) ShutdownTimeout() int      { return int(c.n(idxShutdownTimeout)) }

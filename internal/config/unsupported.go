@@ -1,0 +1,56 @@
+package config
+
+// Directives whose "on" values Corvid cannot honour yet. Accepting them
+// silently would make users believe data is persisted or replicated when it
+// is not, so the value is refused at start-up (FATAL CONFIG FILE ERROR at the
+// offending line) and by CONFIG SET. Each hook receives the value as CONFIG
+// GET would show it and returns "" to accept or the reason to refuse.
+//
+// Relax a directive by deleting its row here when the feature lands, or per
+// instance with LoadOptions.Unsupported / (*Config).SetUnsupported.
+
+// DefaultUnsupported returns a fresh copy of Corvid's refusal hooks, keyed
+// by canonical directive name ("loadmodule" covers that directive).
+func DefaultUnsupported() map[string]func(value string) string {
+	return map[string]func(string) string{
+		"appendonly": func(v string) string {
+			if v == "yes" {
+				return "appendonly yes is not supported by Corvid yet: there is no AOF, writes would not be persisted"
+			}
+			return ""
+		},
+		"save": func(v string) string {
+			if v != "" {
+				return "save '" + v + "' is not supported by Corvid yet: there are no RDB snapshots, use save \"\""
+			}
+			return ""
+		},
+		"cluster-enabled": func(v string) string {
+			if v == "yes" {
+				return "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"
+			}
+			return ""
+		},
+		"replicaof": func(v string) string {
+			if v != "" {
+				return "replicaof is not supported by Corvid yet: replication is not implemented"
+			}
+			return ""
+		},
+		"tls-port": func(v string) string {
+			if v != "0" {
+				return "tls-port is not supported by Corvid yet: TLS is not implemented"
+			}
+			return ""
+		},
+		"unixsocket": func(v string) string {
+			if v != "" {
+				return "unixsocket is not supported by Corvid yet: only TCP listeners are implemented"
+			}
+			return ""
+		},
+		"loadmodule": func(string) string {
+			return "loadmodule is not supported by Corvid: modules are not implemented"
+		},
+	}
+}

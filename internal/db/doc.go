@@ -1,0 +1,27 @@
+// Package db is Corvid's keyspace: the logical databases, their values, key
+// expiry, and the command procedures that operate on data.
+//
+// # Concurrency
+//
+// The keyspace is split into a fixed number of stripes by a hash of the key.
+// A stripe holds one mutex and, for every logical database, the shard of
+// that database's keys that hash to it. A command runs on its connection's
+// goroutine while holding the mutexes of every stripe its keys hash to:
+//
+//   - Lock order: stripes are always locked in ascending index order
+//     (Keyspace.LockKeys sorts and de-duplicates), so two multi-key commands
+//     can never deadlock. Whole-keyspace operations (FLUSHALL, SWAPDB, KEYS,
+//     EXEC, scripts) lock every stripe, in the same ascending order.
+//   - A procedure may touch only keys whose stripes its caller locked. Ctx
+//     methods check this under the `invariants` build tag.
+//   - Per-key order is the lock order, so it is linearizable; multi-key
+//     commands are atomic because all their stripes are held at once.
+//   - Values (Object) are owned by the keyspace and may be read or changed
+//     only while their stripe is locked. Byte slices handed to a procedure
+//     in argv alias the connection's read buffer: a procedure that stores an
+//     argument must copy it (the helpers in object.go do).
+//
+// No lock other than stripe mutexes is held while executing a procedure,
+// except the watch registry's mutex, which is a leaf (taken last, never held
+// while taking another).
+package db

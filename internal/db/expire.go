@@ -1,0 +1,99 @@
+package db
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// expireKey deletes an expired key. The key's stripe is locked.
+func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
+	sh.expires.Delete(key)
+	sh.keys.Delete(key)
+	ks.Stats.ExpiredKeys.Add(1)
+	ks.watch.touch(db, key)
+	ks.dirty.Add(1)
+	if ks.Hooks.Expired != nil {
+		ks.Hooks.Expired(db, key)
+	}
+}
+
+// Active expiry, modelled on Valkey's activeExpireCycle: every tick visit
+// the stripes round-robin, sample up to keysPerLoop keys with a TTL from
+// each shard, delete the expired ones, and repeat on a shard while more
+// than acceptableStale percent of the sample was expired. A tick stops
+// after its time budget, so a huge backlog is drained over several ticks
+// without stalling clients. effort (1..10, active-expire-effort) scales the
+// sample size, the budget and the tolerated stale percentage as in Valkey.
+type expireCycle struct {
+	next int // next stripe to visit
+}
+
+// ActiveExpire runs one cycle with the given tick period and effort and
+// returns how many keys it expired.
+func (ks *Keyspace) ActiveExpire(period time.Duration, effort int, cyc *expireCycle) int {
+	if effort < 1 {
+		effort = 1
+	}
+	e := effort - 1
+	keysPerLoop := 20 + 20/4*e
+	acceptableStale := 10 - e
+	// Valkey spends at most 25% (+2% per effort step) of CPU time on this.
+	budget := period * time.Duration(25+2*e) / 100
+	start := time.Now()
+	deadline := start.Add(budget)
+	expired := 0
+	sample := make([][]byte, 0, keysPerLoop)
+	for visited := 0; visited < StripeCount; visited++ {
+		s := cyc.next
+		cyc.next = (cyc.next + 1) % StripeCount
+		st := &ks.stripes[s]
+		st.mu.Lock()
+		now := time.Now().UnixMilli()
+		for db, sh := range st.shards {
+			if sh == nil {
+				continue
+			}
+			for sh.expires.Len() > 0 {
+				sample = sample[:0]
+				sh.expires.Sample(keysPerLoop, func(k string, _ *struct{}) {
+					sample = append(sample, []byte(k))
+				})
+				n := 0
+				for _, k := range sample {
+					if o := sh.keys.Find(k); o != nil && o.Expire != 0 && o.Expire <= now {
+						ks.expireKey(db, sh, k)
+						n++
+					}
+				}
+				expired += n
+				if len(sample) == 0 || n*100/len(sample) <= acceptableStale {
+					break
+				}
+			}
+		}
+		st.mu.Unlock()
+		if visited%16 == 15 && time.Now().After(deadline) {
+			break
+		}
+	}
+	ks.Stats.ExpireCycleTime.Add(time.Since(start).Microseconds())
+	return expired
+}
+
+// RunExpiry runs the active expire cycle every period until stop is closed.
+// enabled is consulted each tick (DEBUG SET-ACTIVE-EXPIRE).
+func (ks *Keyspace) RunExpiry(stop <-chan struct{}, period func() time.Duration, effort func() int, enabled func() bool) {
+	var cyc expireCycle
+	cyc.next = rand.IntN(StripeCount)
+	for {
+		p := period()
+		select {
+		case <-stop:
+			return
+		case <-time.After(p):
+		}
+		if enabled() {
+			ks.ActiveExpire(p, effort(), &cyc)
+		}
+	}
+}

@@ -1,0 +1,410 @@
+package db
+
+import "math"
+
+// KeyCommands are the generic keyspace procedures: the key-level commands
+// here, expiry in keys_expire.go, OBJECT in keys_object.go and KEYS/SCAN in
+// keys_scan.go.
+var KeyCommands = []Handler{
+	{Name: "del", Proc: delCommand},
+	{Name: "unlink", Proc: unlinkCommand},
+	{Name: "exists", Proc: existsCommand},
+	{Name: "type", Proc: typeCommand},
+	{Name: "touch", Proc: touchCommand},
+	{Name: "rename", Proc: renameCommand},
+	{Name: "renamenx", Proc: renamenxCommand},
+	{Name: "move", Proc: moveCommand},
+	{Name: "copy", Proc: copyCommand},
+	{Name: "randomkey", Proc: randomkeyCommand, Lock: LockNone},
+	{Name: "dbsize", Proc: dbsizeCommand, Lock: LockNone},
+	{Name: "swapdb", Proc: swapdbCommand, Lock: LockAll},
+	{Name: "flushdb", Proc: flushdbCommand, Lock: LockAll},
+	{Name: "flushall", Proc: flushallCommand, Lock: LockAll},
+	{Name: "wait", Proc: waitCommand, Lock: LockNone},
+
+	{Name: "expire", Proc: expireCommand},
+	{Name: "pexpire", Proc: pexpireCommand},
+	{Name: "expireat", Proc: expireatCommand},
+	{Name: "pexpireat", Proc: pexpireatCommand},
+	{Name: "persist", Proc: persistCommand},
+	{Name: "ttl", Proc: ttlCommand},
+	{Name: "pttl", Proc: pttlCommand},
+	{Name: "expiretime", Proc: expiretimeCommand},
+	{Name: "pexpiretime", Proc: pexpiretimeCommand},
+
+	{Name: "object|encoding", Proc: objectEncodingCommand},
+	{Name: "object|freq", Proc: objectFreqCommand},
+	{Name: "object|idletime", Proc: objectIdletimeCommand},
+	{Name: "object|refcount", Proc: objectRefcountCommand},
+	{Name: "object|help", Proc: objectHelpCommand, Lock: LockNone},
+
+	{Name: "keys", Proc: keysCommand, Lock: LockAll},
+	{Name: "scan", Proc: scanCommand, Lock: LockNone},
+}
+
+// CopyValue deep-copies a collection value (list, set, zset, hash, stream)
+// for COPY. The collections code sets it; it returns nil for a type it does
+// not handle, and COPY then replies an error instead of sharing the value.
+// Strings are copied by COPY itself.
+var CopyValue func(o *Object) any
+
+// peekRead is Valkey's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): a read that
+// counts keyspace hits and misses but leaves the access clock alone (EXISTS,
+// TYPE, TTL and OBJECT must not make a key look recently used).
+func (c *Ctx) peekRead(key []byte) *Object {
+	o := c.LookupDB(c.DB, key)
+	if o == nil {
+		c.KS.Stats.KeyspaceMisses.Add(1)
+	} else {
+		c.KS.Stats.KeyspaceHits.Add(1)
+	}
+	return o
+}
+
+// signalDB invalidates WATCHes on a key without counting a change. Commands
+// that modify two keys but are one change in Valkey's dirty counter (RENAME,
+// MOVE) Touch one key and signal the other.
+func (c *Ctx) signalDB(db int, key []byte) { c.KS.watch.touch(db, key) }
+
+// storeDB puts v under key in database db, replacing any existing key. v
+// keeps its TTL and access clock (RENAME and MOVE move the value, they do not
+// create a new one). The key's stripe must be locked.
+func (c *Ctx) storeDB(db int, key []byte, v Object) *Object {
+	n := c.CreateDB(db, key, v.Type)
+	exp := v.Expire
+	v.Expire = 0
+	*n = v
+	if exp != 0 {
+		c.SetExpireDB(db, key, n, exp)
+	}
+	c.keyAdded(db, key, n.Type)
+	return n
+}
+
+// keyAdded tells blocked clients that a key which can be waited on (list,
+// zset, stream) appeared, as Valkey's dbAdd does through signalKeyAsReady.
+func (c *Ctx) keyAdded(db int, key []byte, t Type) {
+	if h := c.KS.Hooks.KeyReady; h != nil && (t == TypeList || t == TypeZSet || t == TypeStream) {
+		h(db, key)
+	}
+}
+
+// dbIndexArg parses a database index as Valkey's getIntFromObjectOrReply
+// followed by selectDb: not an integer, outside int32, or not an existing
+// database each get their own error.
+func (c *Ctx) dbIndexArg(i int) (int, bool) {
+	n, ok := ParseInt(c.Argv[i])
+	if !ok {
+		c.W.Error(ErrNotInt)
+		return 0, false
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		c.W.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
+		return 0, false
+	}
+	if n < 0 || n >= int64(c.KS.Databases()) {
+		c.W.Error(ErrDBIndex)
+		return 0, false
+	}
+	return int(n), true
+}
+
+// DEL key [key ...]
+func delCommand(c *Ctx) { c.delGeneric() }
+
+// UNLINK key [key ...]
+//
+// Values are freed by the garbage collector either way, so UNLINK is DEL.
+func unlinkCommand(c *Ctx) { c.delGeneric() }
+
+func (c *Ctx) delGeneric() {
+	var n int64
+	for _, k := range c.Argv[1:] {
+		if c.Delete(k) {
+			c.Touch(k)
+			n++
+		}
+	}
+	c.W.Int(n)
+}
+
+// EXISTS key [key ...]
+func existsCommand(c *Ctx) {
+	var n int64
+	for _, k := range c.Argv[1:] {
+		if c.peekRead(k) != nil {
+			n++ // a key named twice counts twice, as in Valkey
+		}
+	}
+	c.W.Int(n)
+}
+
+// TYPE key
+func typeCommand(c *Ctx) {
+	o := c.peekRead(c.Argv[1])
+	if o == nil {
+		c.W.Simple("none")
+		return
+	}
+	c.W.Simple(o.Type.String())
+}
+
+// TOUCH key [key ...]
+func touchCommand(c *Ctx) {
+	// TOUCH updates the access clock even under CLIENT NO-TOUCH: touching
+	// is its whole point (Valkey exempts touchCommand the same way).
+	saved := c.NoTouch
+	c.NoTouch = false
+	var n int64
+	for _, k := range c.Argv[1:] {
+		if c.LookupRead(k) != nil {
+			n++
+		}
+	}
+	c.NoTouch = saved
+	c.W.Int(n)
+}
+
+// RENAME key newkey
+func renameCommand(c *Ctx) { c.renameGeneric(false) }
+
+// RENAMENX key newkey
+func renamenxCommand(c *Ctx) { c.renameGeneric(true) }
+
+func (c *Ctx) renameGeneric(nx bool) {
+	src, dst := c.Argv[1], c.Argv[2]
+	o := c.LookupWrite(src)
+	if o == nil {
+		c.W.Error(ErrNoSuchKey)
+		return
+	}
+	if string(src) == string(dst) {
+		// Renaming a key onto itself changes nothing.
+		if nx {
+			c.W.Int(0)
+		} else {
+			c.W.OK()
+		}
+		return
+	}
+	// Looked up even without NX so that an expired destination is
+	// collected first, as Valkey's lookupKeyWrite does.
+	if c.LookupWrite(dst) != nil && nx {
+		c.W.Int(0)
+		return
+	}
+	v := *o // the value moves with its TTL and access clock
+	c.Delete(src)
+	c.storeDB(c.DB, dst, v)
+	c.Touch(src)
+	c.signalDB(c.DB, dst)
+	if nx {
+		c.W.Int(1)
+	} else {
+		c.W.OK()
+	}
+}
+
+// MOVE key db
+func moveCommand(c *Ctx) {
+	key := c.Argv[1]
+	dst, ok := c.dbIndexArg(2)
+	if !ok {
+		return
+	}
+	if dst == c.DB {
+		c.W.Error(ErrSameObject)
+		return
+	}
+	o := c.LookupWrite(key)
+	if o == nil {
+		c.W.Int(0)
+		return
+	}
+	// The key hashes to the same stripe in every database, so the caller's
+	// lock covers the destination too.
+	if c.LookupDB(dst, key) != nil {
+		c.W.Int(0)
+		return
+	}
+	v := *o
+	c.Delete(key)
+	c.storeDB(dst, key, v)
+	c.Touch(key)
+	c.signalDB(dst, key)
+	c.W.Int(1)
+}
+
+// COPY source destination [DB destination-db] [REPLACE]
+func copyCommand(c *Ctx) {
+	src, dstKey := c.Argv[1], c.Argv[2]
+	dst, replace := c.DB, false
+	for j := 3; j < len(c.Argv); j++ {
+		switch a := c.Argv[j]; {
+		case EqualFold(a, "REPLACE"):
+			replace = true
+		case EqualFold(a, "DB") && j+1 < len(c.Argv):
+			var ok bool
+			if dst, ok = c.dbIndexArg(j + 1); !ok {
+				return
+			}
+			j++
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	if dst == c.DB && string(src) == string(dstKey) {
+		c.W.Error(ErrSameObject)
+		return
+	}
+	o := c.LookupRead(src)
+	if o == nil {
+		c.W.Int(0)
+		return
+	}
+	if c.LookupDB(dst, dstKey) != nil && !replace {
+		c.W.Int(0)
+		return
+	}
+	var val any
+	var str []byte
+	if o.Type == TypeString {
+		str = append(make([]byte, 0, len(o.Str)), o.Str...)
+	} else {
+		if CopyValue != nil {
+			val = CopyValue(o)
+		}
+		if val == nil {
+			c.W.Error("ERR unknown type object")
+			return
+		}
+	}
+	exp := o.Expire
+	// CreateDB gives the copy a fresh access clock, as dupStringObject and
+	// the collection dup functions do in Valkey.
+	n := c.CreateDB(dst, dstKey, o.Type)
+	n.Str, n.Val = str, val
+	if exp != 0 {
+		c.SetExpireDB(dst, dstKey, n, exp)
+	}
+	c.keyAdded(dst, dstKey, n.Type)
+	c.TouchDB(dst, dstKey)
+	c.W.Int(1)
+}
+
+// RANDOMKEY
+func randomkeyCommand(c *Ctx) {
+	k, ok := c.KS.RandomKey(c.DB, c.Now, c.Locked)
+	if !ok {
+		c.W.Null()
+		return
+	}
+	c.W.BulkString(k)
+}
+
+// DBSIZE
+func dbsizeCommand(c *Ctx) { c.W.Int(int64(c.KS.DBSize(c.DB, c.Locked))) }
+
+// SWAPDB index1 index2
+func swapdbCommand(c *Ctx) {
+	a, ok := c.swapdbIndex(1, "ERR invalid first DB index")
+	if !ok {
+		return
+	}
+	b, ok := c.swapdbIndex(2, "ERR invalid second DB index")
+	if !ok {
+		return
+	}
+	if a < 0 || a >= c.KS.Databases() || b < 0 || b >= c.KS.Databases() {
+		c.W.Error(ErrDBIndex)
+		return
+	}
+	if a == b {
+		// Valkey counts the no-op swap as a change but invalidates nothing.
+		c.KS.AddDirty(1)
+	} else {
+		c.KS.SwapDB(a, b)
+	}
+	c.W.OK()
+}
+
+// swapdbIndex parses an int32 with SWAPDB's own error text, which replaces
+// both the not-an-integer and the out-of-int-range messages.
+func (c *Ctx) swapdbIndex(i int, msg string) (int, bool) {
+	n, ok := ParseInt(c.Argv[i])
+	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		c.W.Error(msg)
+		return 0, false
+	}
+	return int(n), true
+}
+
+// FLUSHDB [ASYNC | SYNC]
+func flushdbCommand(c *Ctx) {
+	if !c.flushMode() {
+		return
+	}
+	c.KS.FlushDB(c.DB)
+	c.W.OK()
+}
+
+// FLUSHALL [ASYNC | SYNC]
+func flushallCommand(c *Ctx) {
+	if !c.flushMode() {
+		return
+	}
+	c.KS.FlushDB(-1)
+	c.W.OK()
+}
+
+// flushMode checks the optional SYNC/ASYNC word. Both flush at once: the
+// dropped shards are freed by the garbage collector, off this goroutine, so
+// SYNC costs no more than ASYNC.
+func (c *Ctx) flushMode() bool {
+	if len(c.Argv) == 1 || (len(c.Argv) == 2 && (EqualFold(c.Argv[1], "SYNC") || EqualFold(c.Argv[1], "ASYNC"))) {
+		return true
+	}
+	c.W.Error(ErrSyntax)
+	return false
+}
+
+// WAIT numreplicas timeout
+//
+// There is no replication yet, so no replica ever acknowledges: the reply
+// is 0 at once. Valkey would block until the timeout when numreplicas > 0;
+// that needs the blocking machinery and replica offsets.
+func waitCommand(c *Ctx) {
+	if _, ok := c.IntArg(1); !ok {
+		return
+	}
+	if _, ok := c.timeoutArg(2); !ok {
+		return
+	}
+	c.W.Int(0)
+}
+
+// timeoutArg parses a millisecond timeout as Valkey's
+// getTimeoutFromObjectOrReply with UNIT_MILLISECONDS and returns the
+// absolute deadline (0: none).
+func (c *Ctx) timeoutArg(i int) (int64, bool) {
+	t, ok := ParseInt(c.Argv[i])
+	if !ok {
+		c.W.Error("ERR timeout is not an integer or out of range")
+		return 0, false
+	}
+	if t < 0 {
+		c.W.Error("ERR timeout is negative")
+		return 0, false
+	}
+	if t > 0 {
+		// Valkey 8 checks the overflow of now+timeout; Redis 7.0 did not
+		// and accepted WAIT 0 9223372036854775807.
+		if t > math.MaxInt64-c.Now {
+			c.W.Error("ERR timeout is out of range")
+			return 0, false
+		}
+		t += c.Now
+	}
+	return t, true
+}

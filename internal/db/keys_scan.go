@@ -1,0 +1,163 @@
+package db
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// KEYS pattern
+//
+// Runs with every stripe locked, so the reply is one consistent snapshot.
+// Expired keys are skipped but not deleted, as in Valkey.
+func keysCommand(c *Ctx) {
+	pat := c.Argv[1]
+	all := len(pat) == 1 && pat[0] == '*'
+	ps := string(pat)
+	var keys []string
+	c.KS.Keys(c.DB, c.Now, func(k string, _ *Object) {
+		if all || ds.MatchString(ps, k, false) {
+			keys = append(keys, k)
+		}
+	})
+	c.W.BulkStrings(keys)
+}
+
+// scanDefaultCount is SCAN's COUNT when none is given.
+const scanDefaultCount = 10
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
+//
+// Runs without the dispatcher's locks: Keyspace.Scan locks one stripe at a
+// time. The filters run under that stripe's lock; the collected key strings
+// are immutable, so the reply is written after the lock is dropped.
+func scanCommand(c *Ctx) {
+	cursor, ok := parseScanCursor(c.Argv[1])
+	if !ok {
+		c.W.Error("ERR invalid cursor")
+		return
+	}
+	count := int64(scanDefaultCount)
+	var pat string
+	usePat := false
+	typ, useType := Type(0), false
+	argv := c.Argv
+	for i := 2; i < len(argv); {
+		a, more := argv[i], len(argv)-i >= 2
+		switch {
+		case EqualFold(a, "COUNT") && more:
+			n, ok := c.IntArg(i + 1)
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.W.Error(ErrSyntax)
+				return
+			}
+			count = n
+			i += 2
+		case EqualFold(a, "MATCH") && more:
+			p := argv[i+1]
+			// "*" matches everything: the same as no pattern.
+			usePat = !(len(p) == 1 && p[0] == '*')
+			pat = string(p)
+			i += 2
+		case EqualFold(a, "TYPE") && more:
+			t, ok := typeByName(argv[i+1])
+			if !ok {
+				// Valkey 8 rejects an unknown type; Redis 7.0 scanned and
+				// returned nothing.
+				c.W.Error("ERR unknown type name '" + string(argv[i+1]) + "'")
+				return
+			}
+			typ, useType = t, true
+			i += 2
+		case EqualFold(a, "NOVALUES"):
+			// Valkey 8 knows these HSCAN/ZSCAN words and says so; Redis 7.0
+			// replied a syntax error.
+			c.W.Error("ERR NOVALUES option can only be used in HSCAN")
+			return
+		case EqualFold(a, "NOSCORES"):
+			c.W.Error("ERR NOSCORES option can only be used in ZSCAN")
+			return
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	if count > math.MaxInt32 {
+		count = math.MaxInt32 // only bounds the work per call
+	}
+
+	var keys []string
+	next := c.KS.Scan(c.DB, cursor, int(count), c.Now, c.Locked, func(k string, o *Object) {
+		if useType && o.Type != typ {
+			return
+		}
+		if usePat && !ds.MatchString(pat, k, false) {
+			return
+		}
+		keys = append(keys, k)
+	})
+
+	var buf [20]byte
+	c.W.ArrayLen(2)
+	c.W.Bulk(strconv.AppendUint(buf[:0], next, 10))
+	c.W.BulkStrings(keys)
+}
+
+// typeByName maps a TYPE argument to a value type, case-insensitively.
+func typeByName(b []byte) (Type, bool) {
+	for i, n := range typeNames {
+		if EqualFold(b, n) {
+			return Type(i), true
+		}
+	}
+	return 0, false
+}
+
+// parseScanCursor parses a cursor as Valkey 8's string2ull: a canonical
+// non-negative integer, or failing that whatever strtoull accepts in full
+// (leading white space, a sign, leading zeros), without overflow. So "-1"
+// and "" are invalid while "+1", "01" and " 1" are 1.
+//
+// Redis 7.0 used strtoul directly: it accepted "" and "-1" and rejected a
+// leading space.
+func parseScanCursor(b []byte) (uint64, bool) {
+	if n, ok := ParseInt(b); ok {
+		return uint64(n), n >= 0
+	}
+	i := 0
+	for i < len(b) && isCSpace(b[i]) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	if i == len(b) {
+		return 0, false // no digits: strtoull consumes nothing
+	}
+	var v uint64
+	for ; i < len(b); i++ {
+		d := b[i]
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		if v > (math.MaxUint64-uint64(d-'0'))/10 {
+			return 0, false // ERANGE
+		}
+		v = v*10 + uint64(d-'0')
+	}
+	if neg {
+		v = -v // strtoull negates in unsigned arithmetic
+	}
+	return v, true
+}
+
+// isCSpace is C's isspace in the "C" locale.
+func isCSpace(c byte) bool {
+	return c == ' ' || (c >= '\t' && c <= '\r')
+}

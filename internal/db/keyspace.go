@@ -1,0 +1,195 @@
+package db
+
+import (
+	"hash/maphash"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// StripeCount is the number of lock stripes. It is a power of two well above
+// the core count so that unrelated keys rarely share a mutex, and small
+// enough that locking all stripes (FLUSHALL, EXEC) costs a few microseconds.
+const StripeCount = 256
+
+// Keyspace holds every logical database.
+type Keyspace struct {
+	seed    maphash.Seed
+	ndb     int
+	stripes [StripeCount]stripe
+
+	// Version counts whole-keyspace changes (FLUSHALL, SWAPDB) for WATCH.
+	watch watchRegistry
+
+	// dirty counts changes since the last save, as Valkey's server.dirty.
+	dirty atomic.Int64
+	// expiredKeys, expiredStale... are INFO stats.
+	Stats Stats
+
+	// Hooks lets the server observe writes (AOF/replication/keyspace events).
+	Hooks Hooks
+}
+
+// Stats are keyspace counters reported by INFO.
+type Stats struct {
+	ExpiredKeys     atomic.Int64
+	EvictedKeys     atomic.Int64
+	KeyspaceHits    atomic.Int64
+	KeyspaceMisses  atomic.Int64
+	ExpireCycleTime atomic.Int64 // microseconds spent in active expiry
+}
+
+// Hooks are callbacks into the server, all optional.
+type Hooks struct {
+	// KeyReady is called (with the key's stripe locked) when a list or zset
+	// key gains elements, so blocked clients can be served.
+	KeyReady func(db int, key []byte)
+	// Expired is called (with the key's stripe locked) when a key is
+	// deleted because its TTL passed, so the server can propagate a DEL.
+	Expired func(db int, key []byte)
+}
+
+type stripe struct {
+	mu     sync.Mutex
+	shards []*shard // indexed by db; nil until first written
+	_      [40]byte // keep neighbouring mutexes on separate cache lines
+}
+
+// shard is the part of one database whose keys hash to one stripe.
+type shard struct {
+	keys    *ds.Dict[Object]
+	expires *ds.Dict[struct{}] // keys with a TTL, sampled by active expiry
+}
+
+// New returns an empty keyspace with n databases.
+func New(n int) *Keyspace {
+	ks := &Keyspace{seed: maphash.MakeSeed(), ndb: n}
+	for i := range ks.stripes {
+		ks.stripes[i].shards = make([]*shard, n)
+	}
+	ks.watch.init()
+	return ks
+}
+
+// Databases is the number of logical databases.
+func (ks *Keyspace) Databases() int { return ks.ndb }
+
+// StripeOf returns the stripe index of a key.
+func (ks *Keyspace) StripeOf(key []byte) int {
+	return int(maphash.Bytes(ks.seed, key) & (StripeCount - 1))
+}
+
+// LockSet is a sorted, de-duplicated list of stripe indexes.
+type LockSet struct {
+	idx [8]uint16
+	n   int
+	all bool
+	ext []uint16
+}
+
+// Add adds the stripe of key.
+func (l *LockSet) Add(ks *Keyspace, key []byte) {
+	s := uint16(ks.StripeOf(key))
+	list := l.list()
+	for _, v := range list {
+		if v == s {
+			return
+		}
+	}
+	if l.n < len(l.idx) && l.ext == nil {
+		l.idx[l.n] = s
+		l.n++
+		return
+	}
+	if l.ext == nil {
+		l.ext = append(make([]uint16, 0, 16), l.idx[:l.n]...)
+	}
+	l.ext = append(l.ext, s)
+}
+
+// All marks the set as covering the whole keyspace.
+func (l *LockSet) All() { l.all = true }
+
+// Reset empties the set for reuse.
+func (l *LockSet) Reset() { l.n, l.all, l.ext = 0, false, l.ext[:0:0] }
+
+// Empty reports whether the set names no stripe.
+func (l *LockSet) Empty() bool { return !l.all && l.n == 0 && len(l.ext) == 0 }
+
+func (l *LockSet) list() []uint16 {
+	if l.ext != nil {
+		return l.ext
+	}
+	return l.idx[:l.n]
+}
+
+// Lock takes every stripe in the set in ascending order.
+func (ks *Keyspace) Lock(l *LockSet) {
+	if l.all {
+		ks.LockAll()
+		return
+	}
+	list := l.list()
+	if len(list) == 1 {
+		ks.stripes[list[0]].mu.Lock()
+		return
+	}
+	slices.Sort(list)
+	for _, s := range list {
+		ks.stripes[s].mu.Lock()
+	}
+}
+
+// Unlock releases what Lock took.
+func (ks *Keyspace) Unlock(l *LockSet) {
+	if l.all {
+		ks.UnlockAll()
+		return
+	}
+	for _, s := range l.list() {
+		ks.stripes[s].mu.Unlock()
+	}
+}
+
+// LockAll takes every stripe in ascending order.
+func (ks *Keyspace) LockAll() {
+	for i := range ks.stripes {
+		ks.stripes[i].mu.Lock()
+	}
+}
+
+// UnlockAll releases every stripe.
+func (ks *Keyspace) UnlockAll() {
+	for i := range ks.stripes {
+		ks.stripes[i].mu.Unlock()
+	}
+}
+
+// LockStripe and UnlockStripe lock one stripe, for incremental whole-keyspace
+// walks (SCAN, DBSIZE, active expiry) that need not be atomic.
+func (ks *Keyspace) LockStripe(i int)   { ks.stripes[i].mu.Lock() }
+func (ks *Keyspace) UnlockStripe(i int) { ks.stripes[i].mu.Unlock() }
+
+// shardFor returns key's shard in db, creating it when create is set.
+// The key's stripe must be locked.
+func (ks *Keyspace) shardFor(db int, key []byte, create bool) *shard {
+	return ks.shardAt(db, ks.StripeOf(key), create)
+}
+
+func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
+	st := &ks.stripes[stripe]
+	sh := st.shards[db]
+	if sh == nil && create {
+		sh = &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0)}
+		st.shards[db] = sh
+	}
+	return sh
+}
+
+// Dirty returns the number of changes since the counter was last reset.
+func (ks *Keyspace) Dirty() int64 { return ks.dirty.Load() }
+
+// AddDirty records n changes.
+func (ks *Keyspace) AddDirty(n int64) { ks.dirty.Add(n) }

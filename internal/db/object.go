@@ -1,0 +1,82 @@
+package db
+
+import "strconv"
+
+// Type is a value's data type as TYPE reports it.
+type Type uint8
+
+// Value types.
+const (
+	TypeString Type = iota
+	TypeList
+	TypeSet
+	TypeZSet
+	TypeHash
+	TypeStream
+)
+
+var typeNames = [...]string{"string", "list", "set", "zset", "hash", "stream"}
+
+func (t Type) String() string { return typeNames[t] }
+
+// Object is the value stored under a key. It lives inline in the shard's
+// dict entry, so a string key costs one entry allocation plus its bytes.
+type Object struct {
+	// Expire is the absolute expiry in Unix milliseconds; 0 means none.
+	Expire int64
+	// Str holds a string value's bytes (Type == TypeString).
+	Str []byte
+	// Val holds a collection value (list, set, zset, hash).
+	Val any
+	// LRU is the access clock (LRU policies, OBJECT IDLETIME) or, under an
+	// LFU policy, 16 bits of minutes plus an 8-bit log counter, as Valkey.
+	LRU  uint32
+	Type Type
+}
+
+// StringEncoding reports Valkey's encoding for a string value: "int" for
+// integers that fit a long, "embstr" up to 44 bytes, otherwise "raw".
+func StringEncoding(b []byte) string {
+	if len(b) <= 20 {
+		if _, err := strconv.ParseInt(string(b), 10, 64); err == nil && isCanonicalInt(b) {
+			return "int"
+		}
+	}
+	if len(b) <= 44 {
+		return "embstr"
+	}
+	return "raw"
+}
+
+// isCanonicalInt reports whether b is the canonical decimal form of an
+// int64 (no leading zeros, no '+'), which is what Valkey stores as int.
+func isCanonicalInt(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	if b[0] == '-' {
+		b = b[1:]
+		if len(b) == 0 || b[0] == '0' {
+			return false
+		}
+	}
+	if len(b) > 1 && b[0] == '0' {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// setBytes stores a copy of v into the object, reusing its buffer when it
+// is large enough. Reuse keeps SET on an existing key allocation-free.
+func (o *Object) setBytes(v []byte) {
+	if cap(o.Str) >= len(v) && cap(o.Str) <= 2*len(v)+32 {
+		o.Str = append(o.Str[:0], v...)
+		return
+	}
+	o.Str = append(make([]byte, 0, len(v)), v...)
+}

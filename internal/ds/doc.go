@@ -1,0 +1,58 @@
+// Package ds holds Corvid's hand-written data structures: the Dict hash table
+// behind the keyspace and the hash/set/zset types, the Skiplist and ZSet of
+// sorted sets, IntSet, Valkey's glob matcher, and the CRC16 (cluster slots)
+// and CRC64 (RDB) checksums. Nothing here does I/O.
+//
+// # Locking
+//
+// There is no internal locking. Every method, including the read-looking
+// ones, must run under the caller's exclusive lock (the keyspace stripe
+// mutex). Dict.Find, FindString, Upsert, Delete, RandomKey and Sample each
+// perform one step of incremental rehashing, so they mutate the table: a
+// shared (read) lock is not enough for them. Dict.Peek is the one lookup that
+// never writes, for callers that want to use an RWMutex read lock.
+//
+// # Ownership and pointer validity
+//
+//   - Dict copies a key on insert; the []byte passed to any method is only
+//     read during the call and may be reused afterwards.
+//   - The key strings handed out by Range, Scan, Sample and RandomKey are
+//     immutable and may be kept. Keeping one keeps its entry's memory alive
+//     (short keys are stored inside the entry allocation).
+//   - A *V returned by Find/Upsert/Range/Scan/Sample/RandomKey points into the
+//     entry and stays valid until that key is deleted (Delete, Clear), however
+//     the table is resized or rehashed meanwhile: entries never move in memory.
+//     After deletion the pointer must not be used; Delete zeroes the value so
+//     that a stale pointer does not keep it alive.
+//   - Skiplist nodes (*Node) are valid until their member is deleted.
+//     UpdateScore returns the node to use afterwards, which may be new.
+//   - ZSet shares each member's bytes between its Dict key and its Skiplist
+//     node, so a member costs one copy.
+//
+// # Iteration
+//
+// Mutation while iterating is not allowed, with two exceptions: a Range, Scan
+// or Sample callback may change *v, look keys up with Find/Peek, and delete the
+// key it was called with. Rehashing and automatic resizing are paused while a
+// callback runs, so such lookups and that delete are safe. Inserting or
+// deleting other keys from a callback leaves the iteration unspecified (keys
+// may be missed or repeated; memory safety is kept).
+//
+// # Scan guarantee
+//
+// Dict.Scan uses Valkey's reverse-binary cursor: starting from cursor 0 and
+// feeding each returned cursor back until 0 comes back, every key that is
+// present for the whole iteration is passed to the callback at least once,
+// even when the table grows, shrinks or rehashes between calls. A key may be
+// reported more than once, and keys added or deleted during the iteration may
+// or may not be reported. The cursor is only meaningful for the Dict that
+// produced it.
+//
+// # Hashing and lock stripes
+//
+// Keys are hashed with hash/maphash under one process-wide seed, so Hash(key)
+// can be computed once, used to choose a lock stripe with Stripe, and passed
+// to the *Hashed methods of whichever Dict the stripe owns. Bucket indexes use
+// the low bits of the hash and Stripe uses the high 32 bits, so a stripe's
+// keys still spread over all of its buckets.
+package ds

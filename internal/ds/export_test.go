@@ -1,0 +1,128 @@
+package ds
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// CheckInvariants verifies the Dict's internal structure, for tests.
+func (d *Dict[V]) CheckInvariants() error {
+	if d.rehashIdx < 0 && d.tables[1] != nil {
+		return fmt.Errorf("second table without rehashing")
+	}
+	if d.rehashIdx >= 0 && (d.tables[0] == nil || d.tables[1] == nil) {
+		return fmt.Errorf("rehashing without two tables")
+	}
+	bytes := 0
+	for t := 0; t < 2; t++ {
+		tab := d.tables[t]
+		if len(tab) != 0 && bits.OnesCount(uint(len(tab))) != 1 {
+			return fmt.Errorf("table %d size %d not a power of two", t, len(tab))
+		}
+		n := 0
+		for i, e := range tab {
+			if t == 0 && i < d.rehashIdx && e != nil {
+				return fmt.Errorf("bucket %d below rehashIdx %d not empty", i, d.rehashIdx)
+			}
+			for ; e != nil; e = e.next {
+				if got := int(HashString(e.key) & uint64(len(tab)-1)); got != i {
+					return fmt.Errorf("key %q in bucket %d of table %d, want %d", e.key, i, t, got)
+				}
+				bytes += entrySize[V](len(e.key))
+				n++
+			}
+		}
+		if n != d.used[t] {
+			return fmt.Errorf("table %d holds %d entries, used says %d", t, n, d.used[t])
+		}
+	}
+	if bytes != d.entryBytes {
+		return fmt.Errorf("entryBytes %d, want %d", d.entryBytes, bytes)
+	}
+	if d.pauseRehash != 0 {
+		return fmt.Errorf("pauseRehash %d after iteration", d.pauseRehash)
+	}
+	return nil
+}
+
+// CheckInvariants verifies links, spans, order and the tail of the list.
+func (sl *Skiplist) CheckInvariants() error {
+	var prev *Node
+	n := 0
+	for x := sl.header.level[0].forward; x != nil; x = x.level[0].forward {
+		if x.backward != prev {
+			return fmt.Errorf("bad backward link at %q", x.member)
+		}
+		if prev != nil && !less(prev.score, prev.member, x.score, x.member) {
+			return fmt.Errorf("order broken at %q", x.member)
+		}
+		prev = x
+		n++
+	}
+	if n != sl.length || sl.tail != prev {
+		return fmt.Errorf("length %d tail %v, walked %d", sl.length, sl.tail, n)
+	}
+	// rank of every node by level-0 walk
+	rank := map[*Node]int{sl.header: 0}
+	i := 0
+	for x := sl.header.level[0].forward; x != nil; x = x.level[0].forward {
+		i++
+		rank[x] = i
+	}
+	for lvl := 0; lvl < SkiplistMaxLevel; lvl++ {
+		for x := sl.header; x != nil; x = x.level[lvl].forward {
+			if lvl >= len(x.level) {
+				return fmt.Errorf("level %d past node height", lvl)
+			}
+			f := x.level[lvl].forward
+			if lvl >= sl.level {
+				if f != nil {
+					return fmt.Errorf("link above list level %d", sl.level)
+				}
+				break
+			}
+			want := sl.length - rank[x]
+			if f != nil {
+				want = rank[f] - rank[x]
+			}
+			// Valkey leaves spans of nil links at the header meaningless
+			// except at levels in use, where they count to the end.
+			if f != nil && x.level[lvl].span != want {
+				return fmt.Errorf("span at level %d of rank %d: %d, want %d", lvl, rank[x], x.level[lvl].span, want)
+			}
+		}
+	}
+	if sl.level > 1 && sl.header.level[sl.level-1].forward == nil {
+		return fmt.Errorf("top level %d empty", sl.level)
+	}
+	return nil
+}
+
+// Consistent checks that the ZSet's Dict and Skiplist agree.
+func (z *ZSet) Consistent() error {
+	if err := z.list.CheckInvariants(); err != nil {
+		return err
+	}
+	if err := z.dict.CheckInvariants(); err != nil {
+		return err
+	}
+	if z.dict.Len() != z.list.Len() {
+		return fmt.Errorf("dict %d members, list %d", z.dict.Len(), z.list.Len())
+	}
+	for x := z.list.First(); x != nil; x = x.Next() {
+		p := z.dict.FindString(x.member)
+		if p == nil || *p != x.score {
+			return fmt.Errorf("member %q score %v, dict has %v", x.member, x.score, p)
+		}
+	}
+	return nil
+}
+
+// SetRehashPaused pauses or resumes rehash steps, to hold a Dict mid-rehash.
+func (d *Dict[V]) SetRehashPaused(p bool) {
+	if p {
+		d.pauseRehash++
+	} else {
+		d.pauseRehash--
+	}
+}

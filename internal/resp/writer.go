@@ -1,0 +1,251 @@
+package resp
+
+import (
+	"math"
+	"strconv"
+)
+
+// Writer accumulates replies in one buffer so a whole pipeline is answered
+// with a single write. Proto selects RESP2 (2) or RESP3 (3) encodings for the
+// types RESP2 lacks.
+type Writer struct {
+	buf   []byte
+	Proto int
+}
+
+// NewWriter returns a RESP2 writer with a preallocated buffer.
+func NewWriter(size int) *Writer { return &Writer{buf: make([]byte, 0, size), Proto: 2} }
+
+// Bytes returns the pending output; valid until the next write or Reset.
+func (w *Writer) Bytes() []byte { return w.buf }
+
+// Len is the number of pending bytes.
+func (w *Writer) Len() int { return len(w.buf) }
+
+// Reset discards pending output, keeping the buffer.
+func (w *Writer) Reset() { w.buf = w.buf[:0] }
+
+// Truncate drops output written after offset n (used to discard a partial
+// reply, e.g. CLIENT REPLY OFF).
+func (w *Writer) Truncate(n int) { w.buf = w.buf[:n] }
+
+// Shrink releases a buffer that grew past max after a huge reply.
+func (w *Writer) Shrink(max int) {
+	if cap(w.buf) > max && len(w.buf) == 0 {
+		w.buf = make([]byte, 0, max/4)
+	}
+}
+
+// Raw appends pre-encoded protocol bytes.
+func (w *Writer) Raw(b []byte) { w.buf = append(w.buf, b...) }
+
+func (w *Writer) header(c byte, n int64) {
+	w.buf = append(w.buf, c)
+	w.buf = strconv.AppendInt(w.buf, n, 10)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// Simple writes a status reply: +s.
+func (w *Writer) Simple(s string) {
+	w.buf = append(w.buf, '+')
+	w.buf = append(w.buf, s...)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// OK writes +OK.
+func (w *Writer) OK() { w.buf = append(w.buf, "+OK\r\n"...) }
+
+// Error writes an error reply. msg excludes the leading '-' and must carry
+// its own code ("ERR ...", "WRONGTYPE ..."). Newlines would break framing,
+// so they are replaced by spaces as Valkey does.
+func (w *Writer) Error(msg string) {
+	w.buf = append(w.buf, '-')
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		w.buf = append(w.buf, c)
+	}
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// Int writes :n.
+func (w *Writer) Int(n int64) {
+	if n >= 0 && n < int64(len(smallInts)) {
+		w.buf = append(w.buf, smallInts[n]...)
+		return
+	}
+	w.header(':', n)
+}
+
+// Bulk writes a bulk string.
+func (w *Writer) Bulk(b []byte) {
+	w.header('$', int64(len(b)))
+	w.buf = append(w.buf, b...)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// BulkString writes a bulk string from a Go string.
+func (w *Writer) BulkString(s string) {
+	w.header('$', int64(len(s)))
+	w.buf = append(w.buf, s...)
+	w.buf = append(w.buf, '\r', '\n')
+}
+
+// BulkInt writes an integer as a bulk string (as Valkey does for e.g. LPOS
+// in some paths and for CONFIG GET values).
+func (w *Writer) BulkInt(n int64) {
+	var tmp [24]byte
+	b := strconv.AppendInt(tmp[:0], n, 10)
+	w.Bulk(b)
+}
+
+// Null writes the null bulk string: $-1 in RESP2, _ in RESP3.
+func (w *Writer) Null() {
+	if w.Proto >= 3 {
+		w.buf = append(w.buf, "_\r\n"...)
+		return
+	}
+	w.buf = append(w.buf, "$-1\r\n"...)
+}
+
+// NullArray writes the null array: *-1 in RESP2, _ in RESP3.
+func (w *Writer) NullArray() {
+	if w.Proto >= 3 {
+		w.buf = append(w.buf, "_\r\n"...)
+		return
+	}
+	w.buf = append(w.buf, "*-1\r\n"...)
+}
+
+// ArrayLen starts an array of n elements.
+func (w *Writer) ArrayLen(n int) {
+	if n >= 0 && n < len(smallArrays) {
+		w.buf = append(w.buf, smallArrays[n]...)
+		return
+	}
+	w.header('*', int64(n))
+}
+
+// MapLen starts a map of n pairs (a flat array of 2n in RESP2).
+func (w *Writer) MapLen(n int) {
+	if w.Proto >= 3 {
+		w.header('%', int64(n))
+		return
+	}
+	w.ArrayLen(2 * n)
+}
+
+// SetLen starts a set (an array in RESP2).
+func (w *Writer) SetLen(n int) {
+	if w.Proto >= 3 {
+		w.header('~', int64(n))
+		return
+	}
+	w.ArrayLen(n)
+}
+
+// PushLen starts an out-of-band push (an array in RESP2).
+func (w *Writer) PushLen(n int) {
+	if w.Proto >= 3 {
+		w.header('>', int64(n))
+		return
+	}
+	w.ArrayLen(n)
+}
+
+// AttrLen starts an attribute map (RESP3 only; callers skip it in RESP2).
+func (w *Writer) AttrLen(n int) { w.header('|', int64(n)) }
+
+// Double writes a float: ",f" in RESP3, a bulk string in RESP2. The text is
+// the shortest representation that round-trips, as Valkey 8's fpconv_dtoa
+// (Redis 7.0 printed %.17g instead; see tests/compat/differences.go).
+func (w *Writer) Double(f float64) {
+	var tmp [32]byte
+	b := AppendDouble(tmp[:0], f)
+	if w.Proto >= 3 {
+		w.buf = append(w.buf, ',')
+		w.buf = append(w.buf, b...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.Bulk(b)
+}
+
+// AppendDouble formats f the way Valkey 8 replies with doubles: "inf",
+// "-inf", "nan", otherwise the shortest round-trip form in %g style.
+func AppendDouble(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	}
+	// fpconv_dtoa switches to exponent notation like %g: when the decimal
+	// exponent is < -4 or >= 17 digits would be needed.
+	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
+// Bool writes #t/#f in RESP3 and :1/:0 in RESP2.
+func (w *Writer) Bool(b bool) {
+	if w.Proto >= 3 {
+		if b {
+			w.buf = append(w.buf, "#t\r\n"...)
+		} else {
+			w.buf = append(w.buf, "#f\r\n"...)
+		}
+		return
+	}
+	if b {
+		w.Int(1)
+	} else {
+		w.Int(0)
+	}
+}
+
+// BigNumber writes a RESP3 big number, a bulk string in RESP2.
+func (w *Writer) BigNumber(s string) {
+	if w.Proto >= 3 {
+		w.buf = append(w.buf, '(')
+		w.buf = append(w.buf, s...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.BulkString(s)
+}
+
+// Verbatim writes a RESP3 verbatim string ("txt", "mkd"); a bulk string in RESP2.
+func (w *Writer) Verbatim(format, s string) {
+	if w.Proto >= 3 {
+		w.header('=', int64(len(s)+4))
+		w.buf = append(w.buf, format...)
+		w.buf = append(w.buf, ':')
+		w.buf = append(w.buf, s...)
+		w.buf = append(w.buf, '\r', '\n')
+		return
+	}
+	w.BulkString(s)
+}
+
+// BulkStrings writes an array of bulk strings.
+func (w *Writer) BulkStrings(ss []string) {
+	w.ArrayLen(len(ss))
+	for _, s := range ss {
+		w.BulkString(s)
+	}
+}
+
+var smallInts, smallArrays [64][]byte
+
+func init() {
+	for i := range smallInts {
+		smallInts[i] = []byte(":" + strconv.Itoa(i) + "\r\n")
+		smallArrays[i] = []byte("*" + strconv.Itoa(i) + "\r\n")
+	}
+}

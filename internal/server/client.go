@@ -1,0 +1,258 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/resp"
+)
+
+// Client is one connection. Its fields are owned by the connection's
+// goroutine except those under mu (read by CLIENT LIST/INFO from other
+// goroutines) and the atomics.
+type Client struct {
+	srv  *Server
+	conn net.Conn
+	id   int64
+	rd   *resp.Reader
+	w    *resp.Writer
+	ctx  db.Ctx
+
+	mu struct {
+		sync.Mutex
+		name       string
+		libName    string
+		libVer     string
+		lastCmd    string
+		flags      string
+		user       string
+		noEvict    bool
+		noTouch    bool
+		replyMode  int
+		watchCount int
+		multiCount int
+	}
+	addr, laddr string
+	created     time.Time
+	lastActive  atomic.Int64 // unix ms
+	dbIndex     atomic.Int32 // mirror of ctx.DB for CLIENT LIST
+	killed      atomic.Bool
+	closeAfter  bool // QUIT: close after this batch's replies
+
+	authed    bool
+	replyMode int // replyOn, replyOff, replySkip
+	skipNext  bool
+	multi     *multiState
+	watch     db.Watch
+
+	// Scratch space reused by dispatch to stay allocation-free.
+	nameBuf []byte
+	keyPos  []int
+	locks   db.LockSet
+
+	unblock chan int    // CLIENT UNBLOCK, kill; buffered 1
+	blocked atomic.Bool // inside a blocking command's wait
+}
+
+const (
+	replyOn = iota
+	replyOff
+	replySkip
+)
+
+
+func (s *Server) accept(conn net.Conn) {
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+		if ka := s.cfg.Int("tcp-keepalive"); ka > 0 {
+			tc.SetKeepAlive(true)
+			tc.SetKeepAlivePeriod(time.Duration(ka) * time.Second)
+		}
+	}
+	c := &Client{
+		srv:     s,
+		conn:    conn,
+		id:      s.nextID.Add(1),
+		rd:      resp.NewReader(),
+		w:       resp.NewWriter(16 * 1024),
+		created: time.Now(),
+		addr:    conn.RemoteAddr().String(),
+		laddr:   conn.LocalAddr().String(),
+		unblock: make(chan int, 1),
+	}
+	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c}
+	c.authed = s.cfg.RequirePass() == ""
+	c.mu.user = "default"
+	c.lastActive.Store(c.created.UnixMilli())
+
+	// Refusals happen before the client is registered, with Valkey's texts.
+	if msg := s.protectedModeRefusal(conn); msg != "" {
+		conn.Write([]byte("-" + msg + "\r\n"))
+		conn.Close()
+		s.stats.rejectedConns.Add(1)
+		return
+	}
+	s.mu.Lock()
+	if s.mu.closed {
+		s.mu.Unlock()
+		conn.Close()
+		return
+	}
+	if int64(len(s.mu.clients)) >= int64(s.cfg.MaxClients()) {
+		s.mu.Unlock()
+		conn.Write([]byte("-ERR max number of clients reached\r\n"))
+		conn.Close()
+		s.stats.rejectedConns.Add(1)
+		return
+	}
+	s.mu.clients[c.id] = c
+	s.nclients.Add(1)
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go c.serve()
+}
+
+// protectedModeRefusal returns Valkey's DENIED message when protected mode
+// is on, no password is set, and the peer is not loopback.
+func (s *Server) protectedModeRefusal(conn net.Conn) string {
+	if !s.cfg.ProtectedMode() || s.cfg.RequirePass() != "" {
+		return ""
+	}
+	ta, ok := conn.RemoteAddr().(*net.TCPAddr)
+	if !ok || ta.IP.IsLoopback() {
+		return ""
+	}
+	return "DENIED Running in protected mode because protected mode is enabled and no password is set for the default user. " +
+		"In this mode connections are only accepted from the loopback interface. " +
+		"If you want to connect from external computers to the server you may adopt one of the following solutions: " +
+		"1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to the server from the same host the server is running, however MAKE SURE the server is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. " +
+		"2) Alternatively you can just disable the protected mode by editing the server configuration file, and setting the protected mode option to 'no', and then restarting the server. " +
+		"3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. " +
+		"4) Set up an authentication password for the default user. " +
+		"NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside."
+}
+
+// serve is the connection loop: read, run every complete command, write
+// all replies at once.
+func (c *Client) serve() {
+	s := c.srv
+	defer s.wg.Done()
+	defer c.cleanup()
+	for {
+		if t := s.cfg.Int("timeout"); t > 0 && c.multi == nil {
+			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
+		}
+		c.rd.MaxBulk = s.cfg.ProtoMaxBulkLen()
+		c.rd.MaxQuery = s.cfg.ClientQueryBufferLimit()
+		c.rd.Unauthenticated = !c.authed
+		n, err := c.rd.Fill(c.conn)
+		if n > 0 {
+			s.stats.netInput.Add(int64(n))
+			c.lastActive.Store(time.Now().UnixMilli())
+			if !c.runBuffered() {
+				c.flush()
+				return
+			}
+			if !c.flush() || c.closeAfter {
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, resp.ErrQueryBufferLimit) {
+				s.log.warn("Closing client that reached max query buffer length: id=%d addr=%s", c.id, c.addr)
+			}
+			return
+		}
+	}
+}
+
+// runBuffered executes every complete command in the read buffer. It
+// returns false when the connection must close (protocol error, kill).
+func (c *Client) runBuffered() bool {
+	for !c.killed.Load() {
+		c.rd.Unauthenticated = !c.authed
+		argv, err := c.rd.Next()
+		if err != nil {
+			var pe resp.ProtocolError
+			if errors.As(err, &pe) {
+				c.w.Error("ERR " + string(pe))
+				c.srv.log.verbose("Protocol error (%s) from client: id=%d addr=%s", string(pe), c.id, c.addr)
+			}
+			return false
+		}
+		if argv == nil {
+			return true
+		}
+		c.execute(argv)
+		if c.closeAfter {
+			return true
+		}
+		// Don't let a huge pipeline's replies pile up unbounded.
+		if c.w.Len() > 1<<20 && !c.flush() {
+			return false
+		}
+	}
+	return false
+}
+
+// flush writes pending replies in one syscall.
+func (c *Client) flush() bool {
+	if c.w.Len() == 0 {
+		return true
+	}
+	n, err := c.conn.Write(c.w.Bytes())
+	c.srv.stats.netOutput.Add(int64(n))
+	c.w.Reset()
+	c.w.Shrink(4 << 20)
+	return err == nil
+}
+
+// kill closes the connection from another goroutine (CLIENT KILL,
+// shutdown); the loop notices on its next read or write.
+func (c *Client) kill() {
+	if c.killed.Swap(true) {
+		return
+	}
+	c.conn.Close()
+	select {
+	case c.unblock <- db.UnblockError:
+	default:
+	}
+}
+
+func (c *Client) cleanup() {
+	c.conn.Close()
+	c.srv.ks.Unwatch(&c.watch)
+	s := c.srv
+	s.mu.Lock()
+	delete(s.mu.clients, c.id)
+	s.mu.Unlock()
+	s.nclients.Add(-1)
+}
+
+// Flush is used by blocking commands to send pending replies before they
+// wait, as Valkey does before it parks a client.
+func (c *Client) Flush() { c.flush() }
+
+// UnblockChan returns the channel CLIENT UNBLOCK and kills signal.
+func (c *Client) UnblockChan() <-chan int { return c.unblock }
+
+// SetBlocked records whether the client is waiting in a blocking command.
+func (c *Client) SetBlocked(on bool) { c.blocked.Store(on) }
+
+func (c *Client) setLastCmd(name string) {
+	c.mu.Lock()
+	c.mu.lastCmd = name
+	c.mu.Unlock()
+}
+
+// isEOF reports a normal disconnect.
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "reset by peer")
+}

@@ -1,0 +1,193 @@
+package server
+
+import (
+	"crypto/subtle"
+
+	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// writeLike is the class of commands CLIENT PAUSE WRITE holds back.
+const writeLike = command.FlagWrite | command.FlagMayReplicate
+
+// PING [message]
+func pingCommand(c *Client) {
+	argv := c.ctx.Argv
+	if len(argv) > 2 {
+		c.w.Error("ERR wrong number of arguments for 'ping' command")
+		return
+	}
+	if len(argv) == 1 {
+		c.w.Simple("PONG")
+		return
+	}
+	c.w.Bulk(argv[1])
+}
+
+// ECHO message
+func echoCommand(c *Client) { c.w.Bulk(c.ctx.Argv[1]) }
+
+// SELECT index
+func selectCommand(c *Client) {
+	n, ok := db.ParseInt(c.ctx.Argv[1])
+	if !ok || n < -1<<31 || n > 1<<31-1 {
+		c.w.Error(db.ErrNotInt)
+		return
+	}
+	if n < 0 || n >= int64(c.srv.ks.Databases()) {
+		c.w.Error(db.ErrDBIndex)
+		return
+	}
+	c.selectDB(int(n))
+	c.w.OK()
+}
+
+func (c *Client) selectDB(n int) {
+	c.ctx.DB = n
+	c.dbIndex.Store(int32(n))
+}
+
+// QUIT
+func quitCommand(c *Client) {
+	c.w.OK()
+	c.closeAfter = true
+}
+
+// RESET
+func resetCommand(c *Client) {
+	c.multi = nil
+	c.srv.ks.Unwatch(&c.watch)
+	c.selectDB(0)
+	c.w.Proto = 2
+	c.replyMode, c.skipNext = replyOn, false
+	c.authed = c.srv.cfg.RequirePass() == ""
+	c.mu.Lock()
+	c.mu.name = ""
+	c.mu.noEvict, c.mu.noTouch = false, false
+	c.mu.user = "default"
+	c.mu.Unlock()
+	c.ctx.NoTouch = false
+	c.w.Simple("RESET")
+}
+
+// checkPassword compares in constant time, as Valkey's time-independent
+// comparison does.
+func (c *Client) checkPassword(user, pass []byte) bool {
+	want := c.srv.cfg.RequirePass()
+	if user != nil && string(user) != "default" {
+		return false
+	}
+	if want == "" {
+		// With no password, "default" is nopass: any password works.
+		return true
+	}
+	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
+}
+
+// AUTH [username] password
+func authCommand(c *Client) {
+	argv := c.ctx.Argv
+	if len(argv) > 3 {
+		c.w.Error(db.ErrSyntax)
+		return
+	}
+	var user, pass []byte
+	if len(argv) == 2 {
+		if c.srv.cfg.RequirePass() == "" {
+			c.w.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+			return
+		}
+		pass = argv[1]
+	} else {
+		user, pass = argv[1], argv[2]
+	}
+	if !c.checkPassword(user, pass) {
+		c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
+		return
+	}
+	c.authed = true
+	c.w.OK()
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]
+func helloCommand(c *Client) {
+	argv := c.ctx.Argv
+	ver := int64(0)
+	if len(argv) >= 2 {
+		n, ok := db.ParseInt(argv[1])
+		if !ok {
+			c.w.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if n < 2 || n > 3 {
+			c.w.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		ver = n
+	}
+	var user, pass, name []byte
+	setName := false
+	for j := 2; j < len(argv); j++ {
+		more := len(argv) - j - 1
+		switch {
+		case db.EqualFold(argv[j], "AUTH") && more >= 2:
+			user, pass = argv[j+1], argv[j+2]
+			j += 2
+		case db.EqualFold(argv[j], "SETNAME") && more >= 1:
+			name, setName = argv[j+1], true
+			j++
+		default:
+			c.w.Error("ERR Syntax error in HELLO option '" + string(argv[j]) + "'")
+			return
+		}
+	}
+	if user != nil {
+		if !c.checkPassword(user, pass) {
+			c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
+			return
+		}
+		c.authed = true
+	}
+	if !c.authed {
+		c.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if setName {
+		if !validClientName(name) {
+			c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+			return
+		}
+		c.mu.Lock()
+		c.mu.name = string(name)
+		c.mu.Unlock()
+	}
+	if ver != 0 {
+		c.w.Proto = int(ver)
+	}
+	w := c.w
+	w.MapLen(7)
+	w.BulkString("server")
+	w.BulkString("valkey")
+	w.BulkString("version")
+	w.BulkString(Version)
+	w.BulkString("proto")
+	w.Int(int64(w.Proto))
+	w.BulkString("id")
+	w.Int(c.id)
+	w.BulkString("mode")
+	w.BulkString("standalone")
+	w.BulkString("role")
+	w.BulkString("master")
+	w.BulkString("modules")
+	w.ArrayLen(0)
+}
+
+// validClientName: printable ASCII without spaces, as Valkey requires.
+func validClientName(b []byte) bool {
+	for _, ch := range b {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"strings"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// execute runs one command through Valkey's processCommand checks, in the
+// same order so that the same request gets the same error: lookup, arity,
+// authentication, then MULTI queueing, then the call.
+func (c *Client) execute(argv [][]byte) {
+	s := c.srv
+	cm, buf := s.table.lookup(argv[0], c.nameBuf)
+	c.nameBuf = buf
+	if cm == nil {
+		c.rejectUnknown(argv)
+		return
+	}
+	if cm.subs != nil && len(argv) >= 2 {
+		sub, buf := lookupSub(cm, argv[1], c.nameBuf)
+		c.nameBuf = buf
+		if sub == nil {
+			c.reject(nil, "ERR unknown subcommand '"+sanitize(trunc(string(argv[1]), 128))+"'. Try "+strings.ToUpper(string(argv[0]))+" HELP.")
+			return
+		}
+		cm = sub
+	}
+	if !arityOK(cm.meta.Arity, len(argv)) {
+		c.reject(cm, "ERR wrong number of arguments for '"+cm.name+"' command")
+		return
+	}
+	if !c.authed && cm.meta.Flags&command.FlagNoAuth == 0 {
+		c.reject(cm, "NOAUTH Authentication required.")
+		return
+	}
+	if c.multi != nil && !multiControl(cm.name) {
+		c.queue(cm, argv)
+		return
+	}
+	if s.pause.blocks(cm) {
+		s.pause.wait(c)
+	}
+	c.call(cm, argv)
+}
+
+func lookupSub(cm *cmd, name []byte, scratch []byte) (*cmd, []byte) {
+	scratch = append(scratch[:0], name...)
+	for i, ch := range scratch {
+		if 'A' <= ch && ch <= 'Z' {
+			scratch[i] = ch + 32
+		}
+	}
+	return cm.subs[string(scratch)], scratch
+}
+
+func arityOK(arity, argc int) bool {
+	if arity >= 0 {
+		return argc == arity
+	}
+	return argc >= -arity
+}
+
+// multiControl lists the commands that run immediately inside MULTI.
+func multiControl(name string) bool {
+	switch name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+// rejectUnknown writes Valkey's unknown-command error, quoting up to 128
+// bytes of arguments.
+func (c *Client) rejectUnknown(argv [][]byte) {
+	var args strings.Builder
+	for i := 1; i < len(argv) && args.Len() < 128; i++ {
+		a := string(argv[i])
+		a = trunc(a, 128-args.Len())
+		args.WriteString("'" + a + "' ")
+	}
+	c.reject(nil, "ERR unknown command '"+trunc(string(argv[0]), 128)+"', with args beginning with: "+args.String())
+}
+
+// reject answers a command that did not run. Inside MULTI it also dooms
+// the transaction, as Valkey's flagTransaction does.
+func (c *Client) reject(cm *cmd, msg string) {
+	if cm != nil {
+		cm.stats.rejected.Add(1)
+	}
+	if c.multi != nil {
+		c.multi.aborted = true
+	}
+	c.srv.errs.count(msg)
+	c.w.Error(sanitize(msg))
+}
+
+func trunc(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// sanitize replaces newlines, which would break the protocol, with spaces.
+func sanitize(s string) string {
+	if strings.ContainsAny(s, "\r\n") {
+		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	}
+	return s
+}
+
+// call executes a command that passed the checks, under the locks its key
+// specs name, and records stats, slowlog and errors.
+func (c *Client) call(cm *cmd, argv [][]byte) {
+	s := c.srv
+	ctx := &c.ctx
+	ctx.Argv = argv
+	ctx.Dirty = 0
+	start := time.Now()
+	if !ctx.Locked {
+		ctx.Now = start.UnixMilli()
+	}
+	mark := c.w.Len()
+	if cm.dbProc != nil {
+		c.callData(cm)
+	} else {
+		cm.proc(c)
+	}
+	dur := time.Since(start)
+	usec := dur.Microseconds()
+	cm.stats.calls.Add(1)
+	cm.stats.usec.Add(usec)
+	s.stats.commands.Add(1)
+	if c.w.Len() > mark && c.w.Bytes()[mark] == '-' {
+		cm.stats.failed.Add(1)
+		s.errs.countReply(c.w.Bytes()[mark:])
+	}
+	if ctx.Dirty > 0 {
+		s.ks.AddDirty(int64(ctx.Dirty))
+	}
+	if cm.meta.Flags&command.FlagSkipSlowlog == 0 {
+		s.slow.maybeAdd(c, argv, start, usec)
+	}
+	if c.replyMode != replyOn || c.skipNext {
+		// CLIENT REPLY OFF/SKIP: drop this command's reply.
+		if c.skipNext && cm.name != "client|reply" {
+			c.skipNext = false
+			c.w.Truncate(mark)
+		} else if c.replyMode == replyOff && cm.name != "client|reply" {
+			c.w.Truncate(mark)
+		}
+	}
+}
+
+// callData runs a db procedure under the stripe locks it needs.
+func (c *Client) callData(cm *cmd) {
+	ctx := &c.ctx
+	ks := c.srv.ks
+	if ctx.Locked {
+		cm.dbProc(ctx)
+		return
+	}
+	switch cm.lock {
+	case db.LockNone:
+		cm.dbProc(ctx)
+	case db.LockAll:
+		ks.LockAll()
+		ctx.Locked = true
+		cm.dbProc(ctx)
+		ctx.Locked = false
+		ks.UnlockAll()
+	default:
+		c.keyPos = cm.meta.KeyPositions(ctx.Argv, c.keyPos[:0])
+		if len(c.keyPos) == 0 {
+			cm.dbProc(ctx)
+			return
+		}
+		if len(c.keyPos) == 1 {
+			// The common case: one key, one stripe, no sorting.
+			st := ks.StripeOf(ctx.Argv[c.keyPos[0]])
+			ks.LockStripe(st)
+			cm.dbProc(ctx)
+			ks.UnlockStripe(st)
+			return
+		}
+		c.locks.Reset()
+		for _, p := range c.keyPos {
+			c.locks.Add(ks, ctx.Argv[p])
+		}
+		ks.Lock(&c.locks)
+		cm.dbProc(ctx)
+		ks.Unlock(&c.locks)
+	}
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// multiState is a client's open transaction. Queued argv are copies: the
+// read buffer they came from is reused before EXEC.
+type multiState struct {
+	cmds    []queued
+	aborted bool // a queued command was rejected: EXEC fails
+}
+
+type queued struct {
+	cm   *cmd
+	argv [][]byte
+}
+
+func (c *Client) queue(cm *cmd, argv [][]byte) {
+	cp := make([][]byte, len(argv))
+	for i, a := range argv {
+		cp[i] = append([]byte(nil), a...)
+	}
+	c.multi.cmds = append(c.multi.cmds, queued{cm, cp})
+	c.w.Simple("QUEUED")
+}
+
+// MULTI
+func multiCommand(c *Client) {
+	if c.multi != nil {
+		c.w.Error("ERR MULTI calls can not be nested")
+		return
+	}
+	c.multi = &multiState{}
+	c.w.OK()
+}
+
+// DISCARD
+func discardCommand(c *Client) {
+	if c.multi == nil {
+		c.w.Error("ERR DISCARD without MULTI")
+		return
+	}
+	c.multi = nil
+	c.srv.ks.Unwatch(&c.watch)
+	c.w.OK()
+}
+
+// WATCH key [key ...]
+func watchCommand(c *Client) {
+	if c.multi != nil {
+		c.w.Error("ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	for _, k := range c.ctx.Argv[1:] {
+		c.srv.ks.WatchKey(&c.watch, c.ctx.DB, k)
+	}
+	c.w.OK()
+}
+
+// UNWATCH
+func unwatchCommand(c *Client) {
+	c.srv.ks.Unwatch(&c.watch)
+	c.w.OK()
+}
+
+// EXEC runs the queued commands atomically: it locks every stripe the
+// queued commands name (all stripes if any of them needs the whole
+// keyspace), so no other client can observe or interleave with the
+// transaction, then runs them in order with one cached clock.
+func execCommand(c *Client) {
+	if c.multi == nil {
+		c.w.Error("ERR EXEC without MULTI")
+		return
+	}
+	m := c.multi
+	c.multi = nil
+	ks := c.srv.ks
+	if m.aborted {
+		ks.Unwatch(&c.watch)
+		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	if c.watch.Dirty.Load() {
+		ks.Unwatch(&c.watch)
+		c.w.NullArray()
+		return
+	}
+	var locks db.LockSet
+	for _, q := range m.cmds {
+		if q.cm.lock != db.LockKeys || q.cm.proc != nil {
+			locks.All()
+			break
+		}
+		for _, p := range q.cm.meta.KeyPositions(q.argv, nil) {
+			locks.Add(ks, q.argv[p])
+		}
+	}
+	// Lock everything the transaction may touch, then re-check WATCH: a
+	// write that slipped in between the check above and the lock would
+	// otherwise be missed.
+	ks.Lock(&locks)
+	if c.watch.Dirty.Load() {
+		ks.Unlock(&locks)
+		ks.Unwatch(&c.watch)
+		c.w.NullArray()
+		return
+	}
+	ks.Unwatch(&c.watch)
+	ctx := &c.ctx
+	ctx.SetNow()
+	ctx.Locked = true
+	c.w.ArrayLen(len(m.cmds))
+	for _, q := range m.cmds {
+		c.call(q.cm, q.argv)
+	}
+	ctx.Locked = false
+	ks.Unlock(&locks)
+}

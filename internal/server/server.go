@@ -1,0 +1,278 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// Version is the Valkey version Corvid is compatible with, reported where
+// clients look for it (HELLO, INFO); CorvidVersion is Corvid's own.
+const (
+	Version       = "8.0.1"
+	RedisVersion  = "7.2.4" // what Valkey 8 reports as redis_version
+	CorvidVersion = "0.1.0"
+)
+
+// Server is one corvid-server instance.
+type Server struct {
+	cfg   *config.Config
+	ks    *db.Keyspace
+	table *table
+	log   *logger
+
+	listeners []net.Listener
+	runID     string
+	start     time.Time
+	port      int
+
+	mu struct {
+		sync.Mutex
+		clients map[int64]*Client
+		closed  bool
+	}
+	nextID     atomic.Int64
+	nclients   atomic.Int64
+	stop       chan struct{}
+	wg         sync.WaitGroup
+	shutdownFn func() // set by Run: SHUTDOWN asks the process to exit
+
+	stats  serverStats
+	slow   slowlog
+	errs   errorStats
+	pause  pauseState
+	expire atomic.Bool // DEBUG SET-ACTIVE-EXPIRE
+}
+
+type serverStats struct {
+	connsReceived  atomic.Int64
+	commands       atomic.Int64
+	rejectedConns  atomic.Int64
+	netInput       atomic.Int64
+	netOutput      atomic.Int64
+	totalErrors    atomic.Int64
+	unexpectedErrs atomic.Int64
+}
+
+// New builds a server from a loaded configuration. It does not listen yet.
+func New(cfg *config.Config) (*Server, error) {
+	s := &Server{
+		cfg:   cfg,
+		ks:    db.New(cfg.Databases()),
+		stop:  make(chan struct{}),
+		start: time.Now(),
+		log:   newLogger(cfg),
+	}
+	var id [20]byte
+	rand.Read(id[:])
+	s.runID = hex.EncodeToString(id[:])
+	s.mu.clients = make(map[int64]*Client)
+	s.expire.Store(true)
+	s.table = buildTable(dataHandlers(), serverHandlers())
+	s.slow.init()
+	s.errs.init()
+	s.applyConfig()
+	return s, nil
+}
+
+// dataHandlers lists every data command group (package db).
+func dataHandlers() [][]db.Handler {
+	return [][]db.Handler{db.StringCommands, db.KeyCommands, collectionHandlers()}
+}
+
+// applyConfig pushes config values that live outside the config object.
+func (s *Server) applyConfig() {
+	db.MaxStringLen.Store(s.cfg.ProtoMaxBulkLen())
+	applyTuning(s.cfg)
+}
+
+// Listen opens the configured listeners. Port 0 picks a free port (tests).
+func (s *Server) Listen() error {
+	binds := s.cfg.Bind()
+	if len(binds) == 0 {
+		binds = []string{"127.0.0.1"}
+	}
+	port := s.cfg.Port()
+	for _, b := range binds {
+		optional := len(b) > 0 && b[0] == '-'
+		if optional {
+			b = b[1:]
+		}
+		if b == "*" {
+			b = "0.0.0.0"
+		}
+		addr := net.JoinHostPort(b, strconv.Itoa(port))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			if optional {
+				continue
+			}
+			s.closeListeners()
+			return fmt.Errorf("Warning: Could not create server TCP listening socket %s: %w", addr, err)
+		}
+		if port == 0 {
+			port = ln.Addr().(*net.TCPAddr).Port
+		}
+		s.listeners = append(s.listeners, ln)
+	}
+	s.port = port
+	return nil
+}
+
+func (s *Server) closeListeners() {
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+}
+
+// Addr is the first listener's address.
+func (s *Server) Addr() string {
+	if len(s.listeners) == 0 {
+		return ""
+	}
+	return s.listeners[0].Addr().String()
+}
+
+// Serve accepts connections until Close. It starts the background jobs.
+func (s *Server) Serve() error {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.ks.RunExpiry(s.stop,
+			func() time.Duration { return time.Second / time.Duration(max(1, s.cfg.Hz())) },
+			func() int { return s.cfg.ActiveExpireEffort() },
+			s.expire.Load)
+	}()
+	errc := make(chan error, len(s.listeners))
+	for _, ln := range s.listeners {
+		go func(ln net.Listener) { errc <- s.acceptLoop(ln) }(ln)
+	}
+	var first error
+	for range s.listeners {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (s *Server) acceptLoop(ln net.Listener) error {
+	var delay time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-s.stop:
+				return nil
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			// EMFILE and friends: back off like net/http.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			s.log.warn("Accepting client connection: %v", err)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		s.stats.connsReceived.Add(1)
+		s.accept(conn)
+	}
+}
+
+// Close stops accepting, disconnects every client and stops background jobs.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.mu.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.mu.closed = true
+	close(s.stop)
+	clients := make([]*Client, 0, len(s.mu.clients))
+	for _, c := range s.mu.clients {
+		clients = append(clients, c)
+	}
+	s.mu.Unlock()
+	s.closeListeners()
+	for _, c := range clients {
+		c.kill()
+	}
+	s.wg.Wait()
+}
+
+// Keyspace exposes the data for tests and embedding.
+func (s *Server) Keyspace() *db.Keyspace { return s.ks }
+
+// Run is corvid-server's main: listen, serve until ctx is done or SHUTDOWN,
+// then close.
+func Run(ctx context.Context, cfg *config.Config) error {
+	s, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	if err := s.Listen(); err != nil {
+		return err
+	}
+	s.logStartup()
+	if pf := cfg.PidFile(); pf != "" {
+		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			s.log.warn("Failed to write PID file: %v", err)
+		}
+		defer os.Remove(pf)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.shutdownFn = cancel
+	done := make(chan error, 1)
+	go func() { done <- s.Serve() }()
+	select {
+	case <-ctx.Done():
+		s.log.notice("User requested shutdown...")
+	case err = <-done:
+	}
+	s.Close()
+	s.log.notice("%s is now ready to exit, bye bye...", "Corvid")
+	return err
+}
+
+// StartEmbedded starts a server with default settings on a free loopback
+// port (corvid-bench with no target, tests). stop shuts it down.
+func StartEmbedded() (addr string, stop func(), err error) {
+	cfg, err := config.Load("", []string{"--port", "0", "--bind", "127.0.0.1"})
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := New(cfg)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := s.Listen(); err != nil {
+		return "", nil, err
+	}
+	go s.Serve()
+	return s.Addr(), s.Close, nil
+}
+
+func (s *Server) logStartup() {
+	s.log.notice("Corvid %s (Valkey %s compatible) starting, pid=%d, GOMAXPROCS=%d", CorvidVersion, Version, os.Getpid(), runtime.GOMAXPROCS(0))
+	s.log.notice("Server initialized")
+	s.log.notice("Ready to accept connections tcp on %s", s.Addr())
+}

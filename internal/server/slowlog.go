@@ -1,0 +1,68 @@
+package server
+
+import (
+	"sync"
+	"time"
+)
+
+// slowlog keeps the newest entries of commands slower than
+// slowlog-log-slower-than microseconds, at most slowlog-max-len of them.
+type slowlog struct {
+	mu      sync.Mutex
+	entries []slowEntry // newest last
+	nextID  int64
+}
+
+type slowEntry struct {
+	id       int64
+	time     int64 // unix seconds
+	usec     int64
+	argv     []string
+	addr     string
+	name     string
+}
+
+func (l *slowlog) init() {}
+
+// Valkey keeps at most 32 arguments and 128 bytes per argument.
+const (
+	slowlogMaxArgc = 32
+	slowlogMaxArg  = 128
+)
+
+func (l *slowlog) maybeAdd(c *Client, argv [][]byte, start time.Time, usec int64) {
+	cfg := c.srv.cfg
+	threshold := cfg.Int("slowlog-log-slower-than")
+	if threshold < 0 || usec < threshold {
+		return
+	}
+	e := slowEntry{time: start.Unix(), usec: usec, addr: c.addr}
+	c.mu.Lock()
+	e.name = c.mu.name
+	c.mu.Unlock()
+	argc := len(argv)
+	if argc > slowlogMaxArgc {
+		argc = slowlogMaxArgc
+	}
+	for i := 0; i < argc; i++ {
+		if i == slowlogMaxArgc-1 && len(argv) > slowlogMaxArgc {
+			e.argv = append(e.argv, "... ("+itoa(int64(len(argv)-slowlogMaxArgc+1))+" more arguments)")
+			break
+		}
+		a := argv[i]
+		if len(a) > slowlogMaxArg {
+			e.argv = append(e.argv, string(a[:slowlogMaxArg])+"... ("+itoa(int64(len(a)-slowlogMaxArg))+" more bytes)")
+		} else {
+			e.argv = append(e.argv, string(a))
+		}
+	}
+	max := int(cfg.Int("slowlog-max-len"))
+	l.mu.Lock()
+	e.id = l.nextID
+	l.nextID++
+	l.entries = append(l.entries, e)
+	if over := len(l.entries) - max; over > 0 {
+		l.entries = append(l.entries[:0], l.entries[over:]...)
+	}
+	l.mu.Unlock()
+}

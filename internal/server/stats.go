@@ -1,0 +1,114 @@
+package server
+
+import (
+	"strings"
+	"sync"
+	"time"
+)
+
+// errorStats counts error replies by their first word (errorstat_ERR etc.).
+type errorStats struct {
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+func (e *errorStats) init() { e.counts = make(map[string]int64) }
+
+func (e *errorStats) count(msg string) {
+	code := msg
+	if i := strings.IndexByte(msg, ' '); i >= 0 {
+		code = msg[:i]
+	}
+	e.mu.Lock()
+	if len(e.counts) < 128 || e.counts[code] > 0 {
+		e.counts[code]++
+	}
+	e.mu.Unlock()
+}
+
+// countReply counts an already written "-CODE msg\r\n" reply.
+func (e *errorStats) countReply(b []byte) {
+	end := 1
+	for end < len(b) && b[end] != ' ' && b[end] != '\r' {
+		end++
+	}
+	e.count(string(b[1:end]))
+}
+
+func (e *errorStats) snapshot() map[string]int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]int64, len(e.counts))
+	for k, v := range e.counts {
+		out[k] = v
+	}
+	return out
+}
+
+func (e *errorStats) reset() {
+	e.mu.Lock()
+	e.counts = make(map[string]int64)
+	e.mu.Unlock()
+}
+
+// pauseState implements CLIENT PAUSE: until the deadline, commands of the
+// paused class wait before they run.
+type pauseState struct {
+	mu       sync.Mutex
+	until    time.Time
+	writeOnl bool
+	cond     chan struct{} // closed on unpause
+}
+
+func (p *pauseState) blocks(cm *cmd) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.until.IsZero() || time.Now().After(p.until) {
+		return false
+	}
+	if !p.writeOnl {
+		return true
+	}
+	return cm.meta.Flags&writeLike != 0
+}
+
+func (p *pauseState) wait(c *Client) {
+	p.mu.Lock()
+	until, ch := p.until, p.cond
+	p.mu.Unlock()
+	c.flush()
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ch:
+	case <-c.unblock:
+	}
+}
+
+func (p *pauseState) pause(d time.Duration, writeOnly bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	until := time.Now().Add(d)
+	if p.until.IsZero() || time.Now().After(p.until) {
+		p.cond = make(chan struct{})
+		p.until = until
+		p.writeOnl = writeOnly
+		return
+	}
+	if until.After(p.until) {
+		p.until = until
+	}
+	// ALL wins over WRITE while both are in force, as in Valkey.
+	p.writeOnl = p.writeOnl && writeOnly
+}
+
+func (p *pauseState) unpause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cond != nil {
+		close(p.cond)
+		p.cond = nil
+	}
+	p.until = time.Time{}
+}
