@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/corvid-kv/corvid/internal/config"
@@ -43,9 +44,18 @@ func main() {
 	if cfg.Daemonize() && os.Getenv("CORVID_DAEMONIZED") == "" {
 		os.Exit(daemonize())
 	}
+	// CORVID_CPUPROFILE=file writes a CPU profile until shutdown, for
+	// profiling the server under an external load generator.
+	if f := os.Getenv("CORVID_CPUPROFILE"); f != "" {
+		if fh, err := os.Create(f); err == nil {
+			pprof.StartCPUProfile(fh)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := server.Run(ctx, cfg); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

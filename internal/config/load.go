@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -21,7 +22,7 @@ type LoadError struct {
 func (e *LoadError) Error() string {
 	s := "\n*** FATAL CONFIG FILE ERROR (Version " + ValkeyVersion + ") ***\n"
 	if e.Line > 0 {
-		s += "Reading the configuration file, at line " + itoa(e.Line) + "\n>>> '" + e.Text + "'\n"
+		s += "Reading the configuration file, at line " + strconv.Itoa(e.Line) + "\n>>> '" + e.Text + "'\n"
 	}
 	return s + e.Msg
 }
@@ -329,26 +330,4 @@ func (ld *loader) finish() error {
 		return errors.New("Module Configuration detected without loadmodule directive or no ApplyConfig call: aborting")
 	}
 	return nil
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

@@ -134,6 +134,10 @@ func TestLoadErrors(t *testing.T) {
 		{conf: "cluster-announce-client-ipv4 ::1", line: 1, msg: "Invalid IPv4 address"},
 		{conf: "cluster-announce-client-ipv6 10.0.0.1", line: 1, msg: "Invalid IPv6 address"},
 		{conf: "proc-title-template {nope}", line: 1, msg: "template format is invalid or contains unknown variables"},
+		{conf: "proc-title-template {title}", line: 1, msg: "template format is invalid or contains unknown variables"},
+		{conf: "proc-title-template {port", line: 1, msg: "template format is invalid or contains unknown variables"},
+		{conf: "cluster-announce-human-nodename a{b", line: 1, msg: "Announced human node name contained invalid character"},
+		{conf: "cluster-announce-hostname " + strings.Repeat("a", 256), line: 1, msg: "Hostnames must be less than 256 characters"},
 		{conf: `dir ""`, line: 1, msg: "dir can't be empty"},
 		{conf: "dir /nonexistent-corvid-dir", line: 1, msg: "No such file or directory"},
 		{conf: "activedefrag yes", line: 1, msg: "Active defragmentation cannot be enabled: it requires a server compiled with a modified Jemalloc like the one shipped by default with the source distribution"},
@@ -236,6 +240,13 @@ func TestLoadValues(t *testing.T) {
 		{"availability-zone us-east-1a", "availability-zone", "us-east-1a"},
 		{"syslog-facility LOCAL3", "syslog-facility", "local3"},
 		{"enable-debug-command local", "enable-debug-command", "local"},
+		{"proc-title-template \"{{x} {title} {port} {server-mode}\"", "proc-title-template", "{{x} {title} {port} {server-mode}"},
+		{"cluster-announce-human-nodename node-1.a", "cluster-announce-human-nodename", "node-1.a"},
+		{"cluster-announce-hostname my-host.example", "cluster-announce-hostname", "my-host.example"},
+		{"cluster-announce-client-ipv4 10.1.2.3", "cluster-announce-client-ipv4", "10.1.2.3"},
+		{"cluster-announce-client-ipv6 fe80::1", "cluster-announce-client-ipv6", "fe80::1"},
+		{"cluster-announce-client-ipv6 \"\"", "cluster-announce-client-ipv6", ""},
+		{"tls-cert-file /x.crt", "tls-cert-file", "/x.crt"},
 	}
 	for _, tc := range tests {
 		c, err := loadText(t, tc.conf)

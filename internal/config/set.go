@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // ReplyError is an error whose text is a complete RESP error reply without
 // the leading '-', e.g. "ERR Unknown option ..." or "LOADING ...". The
 // server writes it unchanged with resp.Writer.Error.
@@ -81,7 +83,7 @@ func (c *Config) SetWith(pairs [][2]string, o SetOptions) error {
 		case denyLoadingRefused:
 			return loadingErr
 		case unknownName != "":
-			return ReplyError("ERR Unknown option or number of arguments for CONFIG SET - '" + unknownName + "'")
+			return replyErrorf("ERR Unknown option or number of arguments for CONFIG SET - '" + unknownName + "'")
 		}
 		return failed(errArg, errStr)
 	}
@@ -133,7 +135,14 @@ func (c *Config) SetWith(pairs [][2]string, o SetOptions) error {
 
 func failed(arg, msg string) error {
 	if msg == "" {
-		return ReplyError("ERR CONFIG SET failed (possibly related to argument '" + arg + "')")
+		return replyErrorf("ERR CONFIG SET failed (possibly related to argument '" + arg + "')")
 	}
-	return ReplyError("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
+	return replyErrorf("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
+}
+
+// replyErrorf makes an error reply safe for RESP the way Valkey's
+// addReplyErrorFormat does: user-supplied names may contain CR or LF, which
+// become spaces.
+func replyErrorf(s string) ReplyError {
+	return ReplyError(strings.NewReplacer("\r", " ", "\n", " ").Replace(s))
 }

@@ -125,7 +125,7 @@ func staticConfigs() []*entry {
 		boolCfg("extended-redis-compatibility", "", mod, false), // 8.0
 		boolCfg("enable-debug-assert", "", imm|fHidden, false),  // 8.0
 		boolCfg("cluster-slot-stats-enabled", "", mod, false),   // 8.0
-		boolCfg("hide-user-data-from-log", "", mod, false),      // 8.0
+		boolCfg("hide-user-data-from-log", "", mod, true),       // 8.0: default yes (PR #877)
 
 		// String configs (C strings and sds behave identically here).
 		strCfg("aclfile", "", imm, false, "", false, nil),

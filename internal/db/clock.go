@@ -19,16 +19,21 @@ var lfuMode atomic.Bool
 func SetLFU(on bool) { lfuMode.Store(on) }
 
 // LRUClock returns the current 24-bit seconds clock.
-func LRUClock() uint32 { return uint32(time.Now().Unix()) & lruClockMax }
+func LRUClock() uint32 { return lruClockAt(time.Now().UnixMilli()) }
 
-func lfuMinutes() uint32 { return uint32(time.Now().Unix()/60) & 0xffff }
+// lruClockAt is the LRU clock at nowMs. Commands pass their cached clock
+// (Ctx.Now) so an access costs no extra time.Now call.
+func lruClockAt(nowMs int64) uint32 { return uint32(nowMs/1000) & lruClockMax }
+
+func lfuMinutesAt(nowMs int64) uint32 { return uint32(nowMs/60000) & 0xffff }
+
 
 // newClock is the clock value for a freshly created key.
-func (ks *Keyspace) newClock() uint32 {
+func (ks *Keyspace) newClock(nowMs int64) uint32 {
 	if lfuMode.Load() {
-		return lfuMinutes()<<8 | lfuInitVal
+		return lfuMinutesAt(nowMs)<<8 | lfuInitVal
 	}
-	return LRUClock()
+	return lruClockAt(nowMs)
 }
 
 // LFU tuning (lfu-log-factor, lfu-decay-time), set from config.
@@ -43,20 +48,24 @@ func init() {
 }
 
 // accessClock returns the clock after an access.
-func (ks *Keyspace) accessClock(old uint32) uint32 {
+func (ks *Keyspace) accessClock(old uint32, nowMs int64) uint32 {
 	if !lfuMode.Load() {
-		return LRUClock()
+		return lruClockAt(nowMs)
 	}
-	counter := LFUDecr(old)
+	counter := LFUDecrAt(old, nowMs)
 	counter = lfuLogIncr(counter)
-	return lfuMinutes()<<8 | counter
+	return lfuMinutesAt(nowMs)<<8 | counter
 }
 
-// LFUDecr applies the decay for elapsed minutes and returns the counter.
-func LFUDecr(clock uint32) uint32 {
+// LFUDecr applies the decay for minutes elapsed until now and returns the
+// counter.
+func LFUDecr(clock uint32) uint32 { return LFUDecrAt(clock, time.Now().UnixMilli()) }
+
+// LFUDecrAt is LFUDecr at the given clock (a command's cached Ctx.Now).
+func LFUDecrAt(clock uint32, nowMs int64) uint32 {
 	ldt := clock >> 8
 	counter := clock & 0xff
-	now := lfuMinutes()
+	now := lfuMinutesAt(nowMs)
 	var elapsed uint32
 	if now >= ldt {
 		elapsed = now - ldt

@@ -59,7 +59,7 @@ func (c *Ctx) SetNow() { c.Now = time.Now().UnixMilli() }
 func (c *Ctx) Lookup(key []byte) *Object {
 	o := c.lookup(c.DB, key)
 	if o != nil && !c.NoTouch {
-		o.LRU = c.KS.accessClock(o.LRU)
+		o.LRU = c.KS.accessClock(o.LRU, c.Now)
 	}
 	return o
 }
@@ -79,7 +79,7 @@ func (c *Ctx) LookupRead(key []byte) *Object {
 func (c *Ctx) LookupWrite(key []byte) *Object {
 	o := c.lookup(c.DB, key)
 	if o != nil {
-		o.LRU = c.KS.accessClock(o.LRU)
+		o.LRU = c.KS.accessClock(o.LRU, c.Now)
 	}
 	return o
 }
@@ -116,7 +116,7 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	if existed && o.Expire != 0 {
 		sh.expires.Delete(key)
 	}
-	*o = Object{Type: t, LRU: c.KS.newClock()}
+	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
 	return o
 }
 
@@ -139,7 +139,8 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	} else {
 		*o = Object{Type: TypeString}
 	}
-	o.LRU = c.KS.newClock()
+	o.LRU = c.KS.newClock(c.Now)
+	o.Raw = false
 	o.setBytes(val)
 	return o
 }

@@ -31,7 +31,7 @@ func objectEncodingCommand(c *Ctx) {
 
 func encodingName(o *Object) string {
 	if o.Type == TypeString {
-		return StringEncoding(o.Str)
+		return o.StrEncoding()
 	}
 	if EncodingOf != nil {
 		if e := EncodingOf(o); e != "" {
@@ -54,7 +54,7 @@ func objectFreqCommand(c *Ctx) {
 	}
 	// Decay is applied on read, as LFUDecrAndReturn: the stored counter is
 	// only refreshed when the key is accessed.
-	c.W.Int(int64(LFUDecr(o.LRU)))
+	c.W.Int(int64(LFUDecrAt(o.LRU, c.Now)))
 }
 
 // OBJECT IDLETIME key

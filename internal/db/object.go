@@ -32,6 +32,18 @@ type Object struct {
 	// LFU policy, 16 bits of minutes plus an 8-bit log counter, as Valkey.
 	LRU  uint32
 	Type Type
+	// Raw records that a string was modified in place (APPEND, SETRANGE,
+	// SETBIT, BITOP, BITFIELD), which makes Valkey report encoding "raw"
+	// whatever the content.
+	Raw bool
+}
+
+// StrEncoding is OBJECT ENCODING for a string value.
+func (o *Object) StrEncoding() string {
+	if o.Raw {
+		return "raw"
+	}
+	return StringEncoding(o.Str)
 }
 
 // StringEncoding reports Valkey's encoding for a string value: "int" for

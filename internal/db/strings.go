@@ -25,6 +25,17 @@ var StringCommands = []Handler{
 	{Name: "incrby", Proc: incrbyCommand},
 	{Name: "decrby", Proc: decrbyCommand},
 	{Name: "incrbyfloat", Proc: incrbyfloatCommand},
+	{Name: "getrange", Proc: getrangeCommand},
+	{Name: "substr", Proc: getrangeCommand},
+	{Name: "setrange", Proc: setrangeCommand},
+	{Name: "lcs", Proc: lcsCommand},
+	{Name: "setbit", Proc: setbitCommand},
+	{Name: "getbit", Proc: getbitCommand},
+	{Name: "bitcount", Proc: bitcountCommand},
+	{Name: "bitpos", Proc: bitposCommand},
+	{Name: "bitop", Proc: bitopCommand},
+	{Name: "bitfield", Proc: bitfieldCommand},
+	{Name: "bitfield_ro", Proc: bitfieldROCommand},
 }
 
 // GET key
@@ -317,6 +328,7 @@ func appendCommand(c *Ctx) {
 		return
 	}
 	o.Str = append(o.Str, val...)
+	o.Raw = true
 	c.Touch(key)
 	c.W.Int(int64(len(o.Str)))
 }

@@ -7,18 +7,21 @@ package ds
 const maxMatchNesting = 1000
 
 // Match reports whether s matches the glob pattern, with the semantics of
-// Valkey's stringmatchlen (KEYS, SCAN MATCH, PSUBSCRIBE, ACL key patterns):
+// Valkey's stringmatchlen (KEYS, SCAN MATCH, PSUBSCRIBE, ACL key patterns).
+// In the pattern, '*' matches any run of bytes, including none; '?' matches
+// any single byte; "[abc]" matches one of the listed bytes, "[^abc]" any
+// other byte, and "[a-z]" a range (reversed ranges such as "[z-a]" work
+// too); a backslash makes the next byte literal, inside brackets as well.
 //
-//	*        any run of bytes, including none
-//	?        any single byte
-//	[abc]    one of the listed bytes; [^abc] negates; [a-z] is a range
-//	         (reversed ranges such as [z-a] work too); \x inside brackets is x
-//	\x       the byte x literally
+// nocase folds ASCII letters only, and not for escaped bytes inside
+// brackets. A malformed pattern is matched the way Valkey does, not
+// rejected: an unterminated "[..." behaves as if closed at the end of the
+// pattern, "[]" never matches, and a trailing backslash is literal.
 //
-// nocase folds ASCII letters only, and not for \x inside brackets. A
-// malformed pattern is matched the way Valkey does, not rejected: an
-// unterminated "[..." behaves as if closed at the end of the pattern, "[]"
-// never matches, and a trailing "\" is a literal backslash.
+// Like Valkey, Match("*", "") is false: a star only absorbs the end of the
+// string after some byte matched. KEYS and SCAN skip matching for a lone
+// "*", which is how they still return the empty key; callers should do the
+// same.
 func Match(pattern, s []byte, nocase bool) bool {
 	return MatchString(bstr(pattern), bstr(s), nocase)
 }

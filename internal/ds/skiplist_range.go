@@ -1,6 +1,9 @@
 package ds
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // ScoreRange is a score interval as ZRANGEBYSCORE takes it; MinEx/MaxEx make
 // a bound exclusive ("(1.5"). Use math.Inf for "-inf"/"+inf".
@@ -220,6 +223,35 @@ func (sl *Skiplist) LastInLexRange(r LexRange) (*Node, int) {
 // CountInLexRange returns how many elements are in r, in O(log n).
 func (sl *Skiplist) CountInLexRange(r LexRange) int {
 	return countIn(sl, lexSpec(r))
+}
+
+// RangeByScore iterates the elements in r, ascending or, with reverse,
+// descending. The Skiplist must not be modified during the iteration.
+func (sl *Skiplist) RangeByScore(r ScoreRange, reverse bool) iter.Seq[*Node] {
+	return rangeIn(sl, scoreSpec(r), reverse)
+}
+
+// RangeByLex is RangeByScore for a member range.
+func (sl *Skiplist) RangeByLex(r LexRange, reverse bool) iter.Seq[*Node] {
+	return rangeIn(sl, lexSpec(r), reverse)
+}
+
+func rangeIn[R rangeSpec](sl *Skiplist, r R, reverse bool) iter.Seq[*Node] {
+	return func(yield func(*Node) bool) {
+		if reverse {
+			for n, _ := lastIn(sl, r); n != nil && r.gteMin(n); n = n.backward {
+				if !yield(n) {
+					return
+				}
+			}
+			return
+		}
+		for n, _ := firstIn(sl, r); n != nil && r.lteMax(n); n = n.level[0].forward {
+			if !yield(n) {
+				return
+			}
+		}
+	}
 }
 
 func countIn[R rangeSpec](sl *Skiplist, r R) int {

@@ -9,10 +9,10 @@ import (
 
 func TestWriterEncodings(t *testing.T) {
 	tests := []struct {
-		name   string
-		write  func(w *resp.Writer)
-		resp2  string
-		resp3  string
+		name  string
+		write func(w *resp.Writer)
+		resp2 string
+		resp3 string
 	}{
 		{"ok", func(w *resp.Writer) { w.OK() }, "+OK\r\n", "+OK\r\n"},
 		{"error", func(w *resp.Writer) { w.Error("ERR bad\nthing") }, "-ERR bad thing\r\n", "-ERR bad thing\r\n"},

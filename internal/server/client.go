@@ -43,7 +43,9 @@ type Client struct {
 	lastActive  atomic.Int64 // unix ms
 	dbIndex     atomic.Int32 // mirror of ctx.DB for CLIENT LIST
 	killed      atomic.Bool
-	closeAfter  bool // QUIT: close after this batch's replies
+	closeAfter  bool  // QUIT: close after this batch's replies
+	lastCmd     *cmd  // last command run; published for CLIENT LIST per batch
+	batchNow    int64 // wall clock (ms) when the current batch was read
 
 	authed    bool
 	replyMode int // replyOn, replyOff, replySkip
@@ -65,7 +67,6 @@ const (
 	replyOff
 	replySkip
 )
-
 
 func (s *Server) accept(conn net.Conn) {
 	if tc, ok := conn.(*net.TCPConn); ok {
@@ -130,9 +131,12 @@ func (s *Server) protectedModeRefusal(conn net.Conn) string {
 	}
 	return "DENIED Running in protected mode because protected mode is enabled and no password is set for the default user. " +
 		"In this mode connections are only accepted from the loopback interface. " +
-		"If you want to connect from external computers to the server you may adopt one of the following solutions: " +
-		"1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to the server from the same host the server is running, however MAKE SURE the server is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. " +
-		"2) Alternatively you can just disable the protected mode by editing the server configuration file, and setting the protected mode option to 'no', and then restarting the server. " +
+		"If you want to connect from external computers, you may adopt one of the following solutions: " +
+		"1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface " +
+		"by connecting from the same host the server is running, however MAKE SURE it's not publicly accessible " +
+		"from internet if you do so. Use CONFIG REWRITE to make this change permanent. " +
+		"2) Alternatively you can just disable the protected mode by editing the configuration file, and setting the protected " +
+		"mode option to 'no', and then restarting the server. " +
 		"3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. " +
 		"4) Set up an authentication password for the default user. " +
 		"NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside."
@@ -145,16 +149,19 @@ func (c *Client) serve() {
 	defer s.wg.Done()
 	defer c.cleanup()
 	for {
-		if t := s.cfg.Int("timeout"); t > 0 && c.multi == nil {
+		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
 		}
-		c.rd.MaxBulk = s.cfg.ProtoMaxBulkLen()
-		c.rd.MaxQuery = s.cfg.ClientQueryBufferLimit()
+		c.rd.MaxBulk = s.hot.maxBulk.Load()
+		c.rd.MaxQuery = s.hot.maxQuery.Load()
 		c.rd.Unauthenticated = !c.authed
 		n, err := c.rd.Fill(c.conn)
 		if n > 0 {
 			s.stats.netInput.Add(int64(n))
-			c.lastActive.Store(time.Now().UnixMilli())
+			// One wall-clock read per batch: it is the clock of every
+			// command in the batch (Valkey also caches the time).
+			c.batchNow = time.Now().UnixMilli()
+			c.lastActive.Store(c.batchNow)
 			if !c.runBuffered() {
 				c.flush()
 				return
@@ -178,6 +185,10 @@ func (c *Client) runBuffered() bool {
 	for !c.killed.Load() {
 		c.rd.Unauthenticated = !c.authed
 		argv, err := c.rd.Next()
+		if argv == nil && err == nil {
+			c.publish()
+			return true
+		}
 		if err != nil {
 			var pe resp.ProtocolError
 			if errors.As(err, &pe) {
@@ -191,6 +202,7 @@ func (c *Client) runBuffered() bool {
 		}
 		c.execute(argv)
 		if c.closeAfter {
+			c.publish()
 			return true
 		}
 		// Don't let a huge pipeline's replies pile up unbounded.
@@ -199,6 +211,14 @@ func (c *Client) runBuffered() bool {
 		}
 	}
 	return false
+}
+
+// publish makes the connection's state visible to CLIENT LIST/INFO from
+// other clients, once per batch rather than once per command.
+func (c *Client) publish() {
+	if c.lastCmd != nil {
+		c.publishState(c.lastCmd)
+	}
 }
 
 // flush writes pending replies in one syscall.

@@ -2,7 +2,6 @@ package server
 
 import (
 	"strings"
-	"time"
 
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
@@ -34,6 +33,10 @@ func (c *Client) execute(argv [][]byte) {
 	}
 	if !c.authed && cm.meta.Flags&command.FlagNoAuth == 0 {
 		c.reject(cm, "NOAUTH Authentication required.")
+		return
+	}
+	if msg := c.protectedRefusal(cm); msg != "" {
+		c.reject(cm, msg)
 		return
 	}
 	if c.multi != nil && !multiControl(cm.name) {
@@ -122,9 +125,9 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	ctx := &c.ctx
 	ctx.Argv = argv
 	ctx.Dirty = 0
-	start := time.Now()
+	start := nanotime()
 	if !ctx.Locked {
-		ctx.Now = start.UnixMilli()
+		ctx.Now = c.batchNow
 	}
 	mark := c.w.Len()
 	if cm.dbProc != nil {
@@ -132,8 +135,10 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	} else {
 		cm.proc(c)
 	}
-	dur := time.Since(start)
-	usec := dur.Microseconds()
+	ns := nanotime() - start
+	usec := ns / 1000
+	s.observeCall(cm, ns)
+	c.lastCmd = cm
 	cm.stats.calls.Add(1)
 	cm.stats.usec.Add(usec)
 	s.stats.commands.Add(1)
@@ -145,7 +150,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 		s.ks.AddDirty(int64(ctx.Dirty))
 	}
 	if cm.meta.Flags&command.FlagSkipSlowlog == 0 {
-		s.slow.maybeAdd(c, argv, start, usec)
+		s.slow.maybeAdd(c, argv, usec)
 	}
 	if c.replyMode != replyOn || c.skipNext {
 		// CLIENT REPLY OFF/SKIP: drop this command's reply.
@@ -173,6 +178,13 @@ func (c *Client) callData(cm *cmd) {
 		ks.LockAll()
 		ctx.Locked = true
 		cm.dbProc(ctx)
+		if ctx.HasReady() {
+			// Serve clients blocked on keys this command made ready
+			// (SWAPDB), before another client can take their data.
+			c.locks.Reset()
+			c.locks.All()
+			ctx.ServeReady(&c.locks)
+		}
 		ctx.Locked = false
 		ks.UnlockAll()
 	default:
@@ -186,6 +198,13 @@ func (c *Client) callData(cm *cmd) {
 			st := ks.StripeOf(ctx.Argv[c.keyPos[0]])
 			ks.LockStripe(st)
 			cm.dbProc(ctx)
+			if ctx.HasReady() {
+				// A push woke blocked clients: serve them now, while
+				// the key is still locked (see db/blocking.go).
+				c.locks.Reset()
+				c.locks.AddStripe(st)
+				ctx.ServeReady(&c.locks)
+			}
 			ks.UnlockStripe(st)
 			return
 		}
@@ -195,6 +214,7 @@ func (c *Client) callData(cm *cmd) {
 		}
 		ks.Lock(&c.locks)
 		cm.dbProc(ctx)
+		ctx.ServeReady(&c.locks)
 		ks.Unlock(&c.locks)
 	}
 }

@@ -114,6 +114,9 @@ func execCommand(c *Client) {
 	for _, q := range m.cmds {
 		c.call(q.cm, q.argv)
 	}
+	// Blocked clients are served once, after the whole transaction, with
+	// what it left in the keys (Valkey's handleClientsBlockedOnKeys).
+	ctx.ServeReady(&locks)
 	ctx.Locked = false
 	ks.Unlock(&locks)
 }

@@ -54,6 +54,8 @@ type Server struct {
 	errs   errorStats
 	pause  pauseState
 	expire atomic.Bool // DEBUG SET-ACTIVE-EXPIRE
+	hot    hotConfig
+	extras *serverExtras // INFO rates, latency monitor, histograms, repl ids
 }
 
 type serverStats struct {
@@ -81,6 +83,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.mu.clients = make(map[int64]*Client)
 	s.expire.Store(true)
 	s.table = buildTable(dataHandlers(), serverHandlers())
+	s.extras = newServerExtras(s)
 	s.slow.init()
 	s.errs.init()
 	s.applyConfig()
@@ -95,7 +98,9 @@ func dataHandlers() [][]db.Handler {
 // applyConfig pushes config values that live outside the config object.
 func (s *Server) applyConfig() {
 	db.MaxStringLen.Store(s.cfg.ProtoMaxBulkLen())
+	s.hot.load(s.cfg)
 	applyTuning(s.cfg)
+	s.applyRuntimeConfig()
 }
 
 // Listen opens the configured listeners. Port 0 picks a free port (tests).
@@ -147,6 +152,7 @@ func (s *Server) Addr() string {
 
 // Serve accepts connections until Close. It starts the background jobs.
 func (s *Server) Serve() error {
+	s.startIntrospection()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -230,6 +236,13 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	}
 	if err := s.Listen(); err != nil {
 		return err
+	}
+	if d := cfg.Dir(); d != "" {
+		// Valkey chdirs into dir so relative file names (dbfilename,
+		// appendfilename, logs) resolve there.
+		if err := os.Chdir(d); err != nil {
+			return fmt.Errorf("Can't chdir to '%s': %v", d, err)
+		}
 	}
 	s.logStartup()
 	if pf := cfg.PidFile(); pf != "" {

@@ -14,12 +14,12 @@ type slowlog struct {
 }
 
 type slowEntry struct {
-	id       int64
-	time     int64 // unix seconds
-	usec     int64
-	argv     []string
-	addr     string
-	name     string
+	id   int64
+	time int64 // unix seconds
+	usec int64
+	argv []string
+	addr string
+	name string
 }
 
 func (l *slowlog) init() {}
@@ -30,13 +30,13 @@ const (
 	slowlogMaxArg  = 128
 )
 
-func (l *slowlog) maybeAdd(c *Client, argv [][]byte, start time.Time, usec int64) {
-	cfg := c.srv.cfg
-	threshold := cfg.Int("slowlog-log-slower-than")
+func (l *slowlog) maybeAdd(c *Client, argv [][]byte, usec int64) {
+	hot := &c.srv.hot
+	threshold := hot.slowlogUsec.Load()
 	if threshold < 0 || usec < threshold {
 		return
 	}
-	e := slowEntry{time: start.Unix(), usec: usec, addr: c.addr}
+	e := slowEntry{time: time.Now().Unix() - usec/1e6, usec: usec, addr: c.addr}
 	c.mu.Lock()
 	e.name = c.mu.name
 	c.mu.Unlock()
@@ -56,7 +56,7 @@ func (l *slowlog) maybeAdd(c *Client, argv [][]byte, start time.Time, usec int64
 			e.argv = append(e.argv, string(a))
 		}
 	}
-	max := int(cfg.Int("slowlog-max-len"))
+	max := int(hot.slowlogMaxLen.Load())
 	l.mu.Lock()
 	e.id = l.nextID
 	l.nextID++

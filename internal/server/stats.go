@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -54,6 +55,7 @@ func (e *errorStats) reset() {
 // pauseState implements CLIENT PAUSE: until the deadline, commands of the
 // paused class wait before they run.
 type pauseState struct {
+	active   atomic.Bool // fast path: false unless a pause was requested
 	mu       sync.Mutex
 	until    time.Time
 	writeOnl bool
@@ -61,6 +63,9 @@ type pauseState struct {
 }
 
 func (p *pauseState) blocks(cm *cmd) bool {
+	if !p.active.Load() {
+		return false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.until.IsZero() || time.Now().After(p.until) {
@@ -84,12 +89,14 @@ func (p *pauseState) wait(c *Client) {
 	case <-ch:
 	case <-c.unblock:
 	}
+	c.batchNow = time.Now().UnixMilli()
 }
 
 func (p *pauseState) pause(d time.Duration, writeOnly bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	until := time.Now().Add(d)
+	p.active.Store(true)
 	if p.until.IsZero() || time.Now().After(p.until) {
 		p.cond = make(chan struct{})
 		p.until = until
@@ -111,4 +118,5 @@ func (p *pauseState) unpause() {
 		p.cond = nil
 	}
 	p.until = time.Time{}
+	p.active.Store(false)
 }

@@ -1,15 +1,57 @@
 package server
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
 )
 
 // applyTuning pushes the collection encoding thresholds (list-max-listpack-size,
-// hash-max-listpack-*, set-max-*, zset-max-listpack-*) into package db.
+// hash-max-listpack-*, set-max-*, zset-max-listpack-*) into package db. It is
+// idempotent: applyConfig runs it at start-up and after every CONFIG SET.
 // Owned by the collections engineers.
-func applyTuning(cfg *config.Config) {}
+func applyTuning(cfg *config.Config) {
+	for _, t := range []struct {
+		name string
+		v    interface{ Store(int64) }
+	}{
+		{"list-max-listpack-size", db.ListMaxListpackSize},
+		{"list-compress-depth", db.ListCompressDepth},
+		{"hash-max-listpack-entries", db.HashMaxListpackEntries},
+		{"hash-max-listpack-value", db.HashMaxListpackValue},
+		{"set-max-intset-entries", db.SetMaxIntsetEntries},
+		{"set-max-listpack-entries", db.SetMaxListpackEntries},
+		{"set-max-listpack-value", db.SetMaxListpackValue},
+		{"zset-max-listpack-entries", db.ZSetMaxListpackEntries},
+		{"zset-max-listpack-value", db.ZSetMaxListpackValue},
+	} {
+		t.v.Store(cfg.Int(t.name))
+	}
+}
 
-// collectionHandlers lists the list/hash/set/zset command groups.
+// collectionHandlers lists the list/hash/set/zset/sort command groups. The
+// first call also installs the collections' OBJECT ENCODING and COPY hooks
+// (once per process: the hooks are package variables of db), composed from
+// each collection file's per-type function.
 // Owned by the collections engineers.
-func collectionHandlers() []db.Handler { return nil }
+func collectionHandlers() []db.Handler {
+	collectionHooks.Do(func() {
+		db.EncodingOf = func(o *db.Object) string {
+			if e := db.ListHashEncoding(o); e != "" {
+				return e
+			}
+			return db.SetZSetEncoding(o)
+		}
+		db.CopyValue = func(o *db.Object) any {
+			if v := db.ListHashCopy(o); v != nil {
+				return v
+			}
+			return db.SetZSetCopy(o)
+		}
+	})
+	return slices.Concat(db.ListCommands, db.HashCommands, db.SetCommands, db.ZSetCommands, db.SortCommands)
+}
+
+var collectionHooks sync.Once

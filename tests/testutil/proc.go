@@ -1,7 +1,7 @@
 package testutil
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -38,10 +39,20 @@ func RepoRoot() string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// ServerBinary builds cmd/corvid-server once per test process.
+// ServerBinary builds cmd/corvid-server once per test process. The
+// environment variable CORVID_SERVER_BIN names a prebuilt binary to use
+// instead (to test a release build, or a snapshot while the tree is being
+// edited).
 func ServerBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if p := os.Getenv("CORVID_SERVER_BIN"); p != "" {
+			if _, err := os.Stat(p); err != nil {
+				buildErr = fmt.Errorf("CORVID_SERVER_BIN: %v", err)
+			}
+			binPath = p
+			return
+		}
 		dir, err := os.MkdirTemp("", "corvid-bin-")
 		if err != nil {
 			buildErr = err
@@ -74,17 +85,33 @@ type Proc struct {
 	Dir  string
 	Log  *strings.Builder
 	mu   *sync.Mutex
+
+	// done is closed once the process has exited and its output has been
+	// fully captured; exitErr is Wait's result (read only after done).
+	done    chan struct{}
+	exitErr error
 }
 
-// Output returns what the process printed so far.
+// Output returns what the process printed so far (stdout and stderr).
 func (p *Proc) Output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.Log.String()
 }
 
+// logWriter appends process output to the Proc's log under its mutex.
+type logWriter struct{ p *Proc }
+
+func (w logWriter) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	w.p.Log.Write(b)
+	w.p.mu.Unlock()
+	return len(b), nil
+}
+
 // StartCorvid runs corvid-server with args (plus --port, --bind) in a temp
-// dir and waits until it answers PING.
+// dir and waits until it answers PING. A configuration file, if any, must
+// be the first arg and an absolute path (the process runs in its temp dir).
 func StartCorvid(t testing.TB, args ...string) *Proc {
 	t.Helper()
 	return start(t, ServerBinary(t), args, true)
@@ -111,33 +138,40 @@ func StartRedis(t testing.TB, args ...string) *Proc {
 	return start(t, bin, append(base, args...), false)
 }
 
+// launch starts bin with args plus loopback-only --port/--bind/--dir
+// overrides (so a process never listens anywhere but 127.0.0.1, whatever
+// its configuration file says) and captures its output.
+func launch(t testing.TB, bin string, args []string, dir string) *Proc {
+	t.Helper()
+	port := FreePort(t)
+	full := append([]string{}, args...)
+	full = append(full, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir)
+	cmd := exec.Command(bin, full...)
+	cmd.Dir = dir
+	p := &Proc{Cmd: cmd, Port: port, Addr: "127.0.0.1:" + strconv.Itoa(port), Dir: dir,
+		Log: &strings.Builder{}, mu: &sync.Mutex{}, done: make(chan struct{})}
+	// An io.Writer (not a pipe we read ourselves) makes Wait return only
+	// after all output was copied, so Output is complete after exit.
+	cmd.Stdout = logWriter{p}
+	cmd.Stderr = logWriter{p}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p
+}
+
 func start(t testing.TB, bin string, args []string, corvid bool) *Proc {
 	t.Helper()
 	dir := t.TempDir()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		port := FreePort(t)
-		full := append([]string{}, args...)
-		full = append(full, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir)
-		cmd := exec.Command(bin, full...)
-		cmd.Dir = dir
-		p := &Proc{Cmd: cmd, Port: port, Addr: "127.0.0.1:" + strconv.Itoa(port), Dir: dir, Log: &strings.Builder{}, mu: &sync.Mutex{}}
-		stdout, _ := cmd.StdoutPipe()
-		cmd.Stderr = cmd.Stdout
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				p.mu.Lock()
-				p.Log.WriteString(sc.Text() + "\n")
-				p.mu.Unlock()
-			}
-		}()
-		if err := waitReady(p.Addr, 10*time.Second); err != nil {
-			cmd.Process.Kill()
-			cmd.Wait()
+		p := launch(t, bin, args, dir)
+		if err := waitReady(p, 10*time.Second); err != nil {
+			p.Stop()
 			lastErr = fmt.Errorf("%v\n%s", err, p.Output())
 			continue
 		}
@@ -148,19 +182,81 @@ func start(t testing.TB, bin string, args []string, corvid bool) *Proc {
 	return nil
 }
 
-// Stop kills the process and waits for it.
+// Stop kills the process (if it is still running) and waits for it.
 func (p *Proc) Stop() {
-	if p.Cmd.ProcessState != nil {
+	select {
+	case <-p.done:
 		return
+	default:
 	}
 	p.Cmd.Process.Kill()
-	p.Cmd.Wait()
+	<-p.done
 }
 
-func waitReady(addr string, timeout time.Duration) error {
+// Exited reports whether the process has exited.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Signal sends sig to the process.
+func (p *Proc) Signal(sig os.Signal) error { return p.Cmd.Process.Signal(sig) }
+
+// WaitExit waits up to timeout for the process to exit by itself and
+// returns its exit code (-1 if it was killed by a signal). ok is false on
+// timeout; the process is then left running (t.Cleanup kills it).
+func (p *Proc) WaitExit(timeout time.Duration) (code int, ok bool) {
+	select {
+	case <-p.done:
+		return exitCode(p.exitErr), true
+	case <-time.After(timeout):
+		return 0, false
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -1
+		}
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// RunCorvid runs corvid-server with args (plus loopback --port/--bind/--dir
+// overrides, as StartCorvid) and waits up to timeout for it to exit, for
+// tests of start-up failures. It returns everything the process printed
+// and its exit code; if the process is still running after timeout it is
+// killed and the test fails.
+func RunCorvid(t testing.TB, timeout time.Duration, args ...string) (output string, code int) {
+	t.Helper()
+	p := launch(t, ServerBinary(t), args, t.TempDir())
+	code, ok := p.WaitExit(timeout)
+	if !ok {
+		p.Stop()
+		t.Fatalf("corvid-server %v still running after %v; output:\n%s", args, timeout, p.Output())
+	}
+	return p.Output(), code
+}
+
+// waitReady polls until the server answers PING (or NOAUTH when a password
+// is set), the process exits, or timeout passes.
+func waitReady(p *Proc, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if p.Exited() {
+			return fmt.Errorf("process exited before answering PING: %v", p.exitErr)
+		}
+		conn, err := net.DialTimeout("tcp", p.Addr, 200*time.Millisecond)
 		if err == nil {
 			conn.SetDeadline(time.Now().Add(time.Second))
 			conn.Write([]byte("PING\r\n"))
@@ -173,5 +269,5 @@ func waitReady(addr string, timeout time.Duration) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("no PONG from %s within %v", addr, timeout)
+	return fmt.Errorf("no PONG from %s within %v", p.Addr, timeout)
 }

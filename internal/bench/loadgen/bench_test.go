@@ -58,44 +58,42 @@ func BenchmarkClientHotPath(b *testing.B) {
 }
 
 func benchHotPath(b *testing.B, pipe int) {
-	{
-		cfg, _, err := options.Parse([]string{"-t", "1", "-c", "1", "-n", strconv.Itoa(max(b.N, 1)),
-			"--pipeline", strconv.Itoa(pipe), "--command=set __key__ __data__", "--command-key-pattern=R",
-			"--key-minimum=1000000", "--key-maximum=9999999", "-d", "32", "-R", "-p", "1"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		w, err := compile(cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		req := w.cmds[0].tmpl.Append(nil, []byte("memtier-1234567"), make([]byte, 32))
-		mc := &memConn{reqLen: len(req), reply: []byte("+OK\r\n")}
-		r := &runner{ctx: context.Background(), cfg: cfg, w: w, addrs: []string{"mem"}}
-		g, err := newGen(w, 1, 0, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var lv live
-		c := &client{r: r, gen: g, rec: newRecorder(len(w.rows)), live: &lv,
-			counters: make([]stats.Counters, len(w.rows)), samples: make([]sample, 0, 256),
-			ring: make([]pending, pipe), conn: wire.NewConn(mc, "mem")}
-		b.ReportAllocs()
-		cpu0 := stats.CPUTime()
-		r.base = time.Now()
-		b.ResetTimer()
-		c.runStandalone(context.Background())
-		b.StopTimer()
-		cpu := stats.CPUTime() - cpu0
-		if c.err != nil {
-			b.Fatal(c.err)
-		}
-		if got := c.counters[0].Ops; got != uint64(max(b.N, 1)) {
-			b.Fatalf("ops %d want %d", got, b.N)
-		}
-		if cpu > 0 {
-			b.ReportMetric(float64(b.N)/cpu.Seconds(), "ops/cpu-sec")
-		}
+	cfg, _, err := options.Parse([]string{"-t", "1", "-c", "1", "-n", strconv.Itoa(max(b.N, 1)),
+		"--pipeline", strconv.Itoa(pipe), "--command=set __key__ __data__", "--command-key-pattern=R",
+		"--key-minimum=1000000", "--key-maximum=9999999", "-d", "32", "-R", "-p", "1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := compile(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := w.cmds[0].tmpl.Append(nil, []byte("memtier-1234567"), make([]byte, 32))
+	mc := &memConn{reqLen: len(req), reply: []byte("+OK\r\n")}
+	r := &runner{ctx: context.Background(), cfg: cfg, w: w, addrs: []string{"mem"}}
+	g, err := newGen(w, 1, 0, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lv live
+	c := &client{r: r, gen: g, rec: newRecorder(len(w.rows)), live: &lv,
+		counters: make([]stats.Counters, len(w.rows)), samples: make([]sample, 0, 256),
+		ring: make([]pending, pipe), conn: wire.NewConn(mc, "mem")}
+	b.ReportAllocs()
+	cpu0 := stats.CPUTime()
+	r.base = time.Now()
+	b.ResetTimer()
+	c.runStandalone(context.Background())
+	b.StopTimer()
+	cpu := stats.CPUTime() - cpu0
+	if c.err != nil {
+		b.Fatal(c.err)
+	}
+	if got := c.counters[0].Ops; got != uint64(max(b.N, 1)) {
+		b.Fatalf("ops %d want %d", got, b.N)
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(b.N)/cpu.Seconds(), "ops/cpu-sec")
 	}
 }
 

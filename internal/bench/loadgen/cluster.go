@@ -74,9 +74,9 @@ func (cs *clusterShared) moved(slot int, addr string) {
 
 // clusterState is a client's private view: one connection per node.
 type clusterState struct {
-	shared  *clusterShared
-	conns   []*wire.Conn
-	byAddr  map[string]int
+	shared *clusterShared
+	conns  []*wire.Conn
+	byAddr map[string]int
 	keyBuf []byte
 	redirQ []redirect
 }

@@ -48,10 +48,10 @@ type Config struct {
 	Randomize          bool // --randomize
 	Seed               uint64
 
-	DataSize        int   // -d/--data-size (32)
+	DataSize        int    // -d/--data-size (32)
 	DataSizeRange   [2]int // --data-size-range min-max
-	DataSizePattern byte  // --data-size-pattern R|S (R)
-	RandomData      bool  // -R/--random-data
+	DataSizePattern byte   // --data-size-pattern R|S (R)
+	RandomData      bool   // -R/--random-data
 
 	KeyPrefix     string            // --key-prefix ("memtier-")
 	KeyMin        uint64            // --key-minimum (0)
@@ -180,6 +180,9 @@ func (c *Config) finalize() error {
 	}
 	if c.KeyMedian != 0 && (c.KeyMedian < float64(c.KeyMin) || c.KeyMedian > float64(c.KeyMax)) {
 		return usagef("key-median must be within the key range.")
+	}
+	if c.AllKeys && c.TestTime > 0 {
+		return usagef("--test-time and --requests are mutually exclusive.")
 	}
 	if c.AllKeys {
 		c.Requests = c.KeyMax - c.KeyMin

@@ -49,7 +49,16 @@ func Parse(args []string, extra ...Opt) (*Config, []string, error) {
 // ParseInto applies args to c without finalizing (matrix and sla adjust the
 // config before Finalize).
 func ParseInto(c *Config, args []string, extra ...Opt) ([]string, error) {
-	table := append(memtierOpts(), extra...)
+	return parseTable(c, args, append(memtierOpts(), extra...))
+}
+
+// ParseOnly applies args using only opts (no memtier flags); for
+// subcommands such as report that do not drive servers.
+func ParseOnly(args []string, opts ...Opt) ([]string, error) {
+	return parseTable(Defaults(), args, opts)
+}
+
+func parseTable(c *Config, args []string, table []Opt) ([]string, error) {
 	byLong := map[string]*Opt{}
 	byShort := map[byte]*Opt{}
 	for i := range table {
@@ -467,10 +476,13 @@ func SplitCommand(s string) ([]string, error) {
 	return out, nil
 }
 
-// Usage renders the option table for --help.
-func Usage(extra ...Opt) string {
+// Usage renders memtier's option table plus extra for --help.
+func Usage(extra ...Opt) string { return UsageOf(append(memtierOpts(), extra...)) }
+
+// UsageOf renders an option table.
+func UsageOf(opts []Opt) string {
 	var b strings.Builder
-	for _, o := range append(memtierOpts(), extra...) {
+	for _, o := range opts {
 		name := "    "
 		if o.Short != 0 {
 			name = fmt.Sprintf("-%c, ", o.Short)

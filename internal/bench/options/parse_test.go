@@ -152,6 +152,7 @@ func TestBadFlags(t *testing.T) {
 		{"-n 0", "requests must be greater than zero."},
 		{"-n 10 --test-time 5", "mutually exclusive"},
 		{"--test-time 5 -n 10", "mutually exclusive"},
+		{"--test-time 5 -n allkeys", "mutually exclusive"},
 		{"--test-time 0", "test time must be greater than zero."},
 		{"--ratio 1-4", "ratio must be expressed as [0-n]:[0-n]."},
 		{"--ratio 0:0", "ratio must be"},

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -335,5 +334,3 @@ func ReadAll(srcs []Source, opt ReadOptions) (*Table, error) {
 	}
 	return t, nil
 }
-
-var _ = io.EOF

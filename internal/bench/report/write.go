@@ -8,16 +8,14 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 )
 
 // WriteText prints the seed's table: one block per scenario with the
-// commands' ops/sec, then total and the three normalized rows.
+// commands' ops/sec, then total and the three normalized rows. Label
+// columns are left-aligned, numbers right-aligned.
 func WriteText(w io.Writer, t *Table) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"scenario", "io-threads", "command"}
-	head = append(head, t.Targets...)
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	var grid [][]string
+	grid = append(grid, append([]string{"scenario", "io-threads", "command"}, t.Targets...))
 	for _, s := range t.Scenarios {
 		d := t.Derive(s)
 		first := true
@@ -30,34 +28,45 @@ func WriteText(w io.Writer, t *Table) error {
 			for _, tg := range t.Targets {
 				cells = append(cells, val(tg))
 			}
-			fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+			grid = append(grid, cells)
 		}
-		for _, c := range s.Commands {
-			line(c, func(tg string) string {
-				if v, ok := s.Ops[c][tg]; ok {
-					return Thousands(v)
-				}
-				return "n/a"
-			})
-		}
-		line("total", func(tg string) string {
-			if v, ok := d.Total[tg]; ok {
+		num := func(m map[string]float64, tg string) string {
+			if v, ok := m[tg]; ok {
 				return Thousands(v)
 			}
 			return "n/a"
-		})
+		}
+		for _, c := range s.Commands {
+			line(c, func(tg string) string { return num(s.Ops[c], tg) })
+		}
+		line("total", func(tg string) string { return num(d.Total, tg) })
 		line("total (normalized)", func(tg string) string { return Pct(d.TotalPct, tg) })
 		line("price (normalized)", func(tg string) string { return Pct(d.PricePct, tg) })
 		line("price-performance (normalized)", func(tg string) string { return Pct(d.PricePerfPct, tg) })
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	width := make([]int, len(grid[0]))
+	for _, row := range grid {
+		for i, c := range row {
+			width[i] = max(width[i], len(c))
+		}
 	}
-	fmt.Fprintf(w, "baseline: %s = 100%%\n", t.BaselineName())
+	var b strings.Builder
+	for _, row := range grid {
+		for i, c := range row {
+			if i < 3 {
+				fmt.Fprintf(&b, "%-*s  ", width[i], c)
+			} else {
+				fmt.Fprintf(&b, "%*s  ", width[i], c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "baseline: %s = 100%%\n", t.BaselineName())
 	for _, n := range t.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 func ftoa(f float64) string {
@@ -81,7 +90,7 @@ func WriteCSV(w io.Writer, t *Table) error {
 			rec := []string{s.ID, s.IOThreads, c}
 			for _, tg := range t.Targets {
 				if v, ok := s.Ops[c][tg]; ok {
-					rec = append(rec, ftoa(math.Round(v*100)/100))
+					rec = append(rec, strconv.FormatFloat(v, 'f', -1, 64)) // exact: no double rounding on re-read
 				} else {
 					rec = append(rec, "")
 				}

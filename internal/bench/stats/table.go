@@ -153,7 +153,7 @@ func PctLabel(p float64) string {
 // WriteTable prints rows under a memtier-style heading.
 func WriteTable(w io.Writer, title string, rows []Row, cluster bool, pcts []float64) {
 	var head strings.Builder
-	fmt.Fprintf(&head, "%-6s %12s %12s %12s ", "Type", "Ops/sec", "Hits/sec", "Misses/sec")
+	fmt.Fprintf(&head, "%-7s %12s %12s %12s ", "Type", "Ops/sec", "Hits/sec", "Misses/sec")
 	if cluster {
 		fmt.Fprintf(&head, "%12s %12s ", "MOVED/sec", "ASK/sec")
 	}
@@ -168,7 +168,7 @@ func WriteTable(w io.Writer, title string, rows []Row, cluster bool, pcts []floa
 		var b strings.Builder
 		dash := func(n int) { fmt.Fprintf(&b, "%*s ", n, "---") }
 		if r.Empty {
-			fmt.Fprintf(&b, "%-6s %12.2f ", r.Type, 0.0)
+			fmt.Fprintf(&b, "%-7s %12.2f ", r.Type, 0.0)
 			dash(12)
 			dash(12)
 			if cluster {
@@ -183,7 +183,7 @@ func WriteTable(w io.Writer, title string, rows []Row, cluster bool, pcts []floa
 			fmt.Fprintln(w, b.String())
 			continue
 		}
-		fmt.Fprintf(&b, "%-6s %12.2f ", r.Type, r.OpsSec)
+		fmt.Fprintf(&b, "%-7s %12.2f ", r.Type, r.OpsSec)
 		if r.TrackHits {
 			fmt.Fprintf(&b, "%12.2f %12.2f ", r.HitsSec, r.MissesSec)
 		} else {

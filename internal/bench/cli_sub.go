@@ -1,0 +1,361 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/bench/chart"
+	"github.com/corvid-kv/corvid/internal/bench/matrix"
+	"github.com/corvid-kv/corvid/internal/bench/options"
+	"github.com/corvid-kv/corvid/internal/bench/report"
+	"github.com/corvid-kv/corvid/internal/bench/sla"
+)
+
+// tableOpts are the options shared by matrix and report: prices, the
+// baseline and where to write the outputs.
+type tableOpts struct {
+	prices    map[string]float64
+	priceFile string
+	baseline  string
+	out       string
+	png       bool
+	help      bool
+}
+
+func (t *tableOpts) opts(defaultOut string) []options.Opt {
+	t.prices = map[string]float64{}
+	t.out = defaultOut
+	return []options.Opt{
+		{Long: "price", Arg: true, Help: "Price of a target, name=value (repeatable; any unit, normalized to the baseline)", Set: func(_ *options.Config, v string) error {
+			k, val, ok := strings.Cut(v, "=")
+			f, err := strconv.ParseFloat(val, 64)
+			if !ok || k == "" || err != nil || f <= 0 {
+				return &options.UsageError{Msg: fmt.Sprintf("--price must be name=positive-number, got '%s'", v)}
+			}
+			t.prices[k] = f
+			return nil
+		}},
+		{Long: "prices", Arg: true, Help: "File of prices: CSV name,price or YAML name: price", Set: func(_ *options.Config, v string) error {
+			t.priceFile = v
+			return nil
+		}},
+		{Long: "baseline", Arg: true, Help: "Target that is 100% (default: the first target)", Set: func(_ *options.Config, v string) error {
+			t.baseline = v
+			return nil
+		}},
+		{Long: "out", Arg: true, Help: "Output prefix: writes PREFIX.csv, PREFIX-normalized.csv, PREFIX.json, PREFIX.svg (\"\" for none; default " + defaultOut + ")", Set: func(_ *options.Config, v string) error {
+			t.out = v
+			return nil
+		}},
+		{Long: "png", Help: "Also write PREFIX.png", Set: func(_ *options.Config, _ string) error {
+			t.png = true
+			return nil
+		}},
+		{Long: "help", Help: "Display this help", Set: func(_ *options.Config, _ string) error {
+			t.help = true
+			return nil
+		}},
+	}
+}
+
+// finish applies prices and baseline, prints the table and writes files.
+func (t *tableOpts) finish(tab *report.Table, stdout, stderr io.Writer) error {
+	if t.priceFile != "" {
+		if err := report.ReadPrices(tab, t.priceFile); err != nil {
+			return err
+		}
+	}
+	for k, v := range t.prices {
+		tab.Prices[k] = v
+	}
+	if t.baseline != "" {
+		tab.Baseline = t.baseline
+	}
+	if err := tab.Validate(); err != nil {
+		return err
+	}
+	if err := report.WriteText(stdout, tab); err != nil {
+		return err
+	}
+	if t.out == "" {
+		return nil
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer, *report.Table) error
+	}{
+		{t.out + ".csv", report.WriteCSV},
+		{t.out + "-normalized.csv", report.WriteNormalizedCSV},
+		{t.out + ".json", report.WriteJSON},
+		{t.out + ".svg", chart.SVG},
+	}
+	if t.png {
+		files = append(files, struct {
+			name  string
+			write func(io.Writer, *report.Table) error
+		}{t.out + ".png", chart.PNG})
+	}
+	var names []string
+	for _, f := range files {
+		if err := writeFile(f.name, func(w io.Writer) error { return f.write(w, tab) }); err != nil {
+			return err
+		}
+		names = append(names, f.name)
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(names, ", "))
+	return nil
+}
+
+func writeFile(name string, fn func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func targetOpt(dst *[]matrix.Target) options.Opt {
+	return options.Opt{Long: "target", Arg: true, Help: "Named server, name=host:port (repeatable)", Set: func(_ *options.Config, v string) error {
+		tg, err := matrix.ParseTarget(v)
+		if err != nil {
+			return &options.UsageError{Msg: err.Error()}
+		}
+		*dst = append(*dst, tg)
+		return nil
+	}}
+}
+
+func listOpt(long, help string, dst *[]string) options.Opt {
+	return options.Opt{Long: long, Arg: true, Help: help, Set: func(_ *options.Config, v string) error {
+		for _, x := range strings.Split(v, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				*dst = append(*dst, x)
+			}
+		}
+		return nil
+	}}
+}
+
+// targetsFrom combines --target with -s entries and the embedded server.
+func targetsFrom(cfg *options.Config, targets []matrix.Target, stderr io.Writer) ([]matrix.Target, func(), error) {
+	if len(targets) > 0 && (len(cfg.Servers) > 0 || cfg.UnixSocket != "") {
+		return nil, nil, &options.UsageError{Msg: "use either --target or -s/--server, not both"}
+	}
+	if len(targets) > 0 {
+		return targets, func() {}, nil
+	}
+	if cfg.UnixSocket != "" {
+		return nil, nil, &options.UsageError{Msg: "matrix and sla need TCP targets (--target name=host:port)"}
+	}
+	if !cfg.Embedded {
+		for _, a := range cfg.Addrs() {
+			targets = append(targets, matrix.Target{Name: a, Addr: a})
+		}
+		return targets, func() {}, nil
+	}
+	addr, stop, err := embedded()
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "no target given: running against the embedded corvid-server at %s\n", addr)
+	return []matrix.Target{{Name: "corvid", Addr: addr}}, stop, nil
+}
+
+const matrixUsage = `Usage: corvid-bench matrix [--target name=host:port]... [--io-threads 6,10,14] [--price name=value]... [options]
+
+Runs seed 000's seven memtier commands (set, get, incr, lpush, sadd, zadd,
+hset; keys 1..500, 128-byte random data, --distinct-client-seed) against
+each target and io-threads setting, and prints the seed's table: ops/sec
+per command, total, total normalized to the baseline, price normalized,
+price-performance normalized. Defaults follow the seed: -t 16 -c 50
+--test-time 180. Without --target, runs against the embedded corvid-server.
+
+`
+
+func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var to tableOpts
+	var targets []matrix.Target
+	var ioThreads, commands []string
+	extra := append(to.opts("corvid-matrix"),
+		targetOpt(&targets),
+		listOpt("io-threads", "io-threads settings, one scenario each (CONFIG SET where allowed, else a label)", &ioThreads),
+		listOpt("commands", "Subset of the seed commands, e.g. set,get (default: all seven)", &commands),
+	)
+	cfg := options.Defaults()
+	cfg.Threads, cfg.Clients = 16, 50 // the seed's -t 16 -c 50
+	rest, err := options.ParseInto(cfg, args, extra...)
+	if err != nil {
+		return err
+	}
+	if to.help || cfg.Help {
+		fmt.Fprint(stdout, matrixUsage+options.UsageOf(extra)+"\nmemtier options (passed to every run):\n"+options.Usage())
+		return nil
+	}
+	if len(rest) > 0 {
+		return &options.UsageError{Msg: fmt.Sprintf("unexpected argument '%s'", rest[0])}
+	}
+	if cfg.TestTime == 0 && cfg.Requests == 0 && !cfg.AllKeys {
+		cfg.TestTime = 180 * time.Second // the seed's --test-time=180
+	}
+	if err := cfg.Finalize(); err != nil {
+		return err
+	}
+	if len(cfg.Commands) > 0 {
+		return &options.UsageError{Msg: "matrix runs the seed's commands; use --commands to pick a subset, not --command"}
+	}
+	tg, stop, err := targetsFrom(cfg, targets, stderr)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	tab, err := matrix.Run(ctx, matrix.Config{Base: cfg, Targets: tg, IOThreads: ioThreads, Commands: commands,
+		Progress: progressOut(stderr), Log: stderr})
+	if err != nil {
+		return err
+	}
+	return to.finish(tab, stdout, stderr)
+}
+
+const reportUsage = `Usage: corvid-bench report [options] [name=]FILE...
+
+Prints the seed's table (and writes CSV, JSON and an SVG chart) from
+recorded results. Each FILE may be a corvid-bench matrix CSV or JSON (the
+seed's reference CSV layout: scenario,io_threads,command,<targets>), a
+memtier_benchmark --json-out-file, redis-benchmark --csv output, or plain
+"target,qps" lines (e.g. sysbench QPS). For files holding one target's
+numbers, name=FILE names the target (default: the file name).
+
+`
+
+func runReport(args []string, stdout, stderr io.Writer) error {
+	var to tableOpts
+	var ro report.ReadOptions
+	extra := append(to.opts(""),
+		options.Opt{Long: "scenario", Arg: true, Help: "Scenario id for single-result files (default 1)", Set: func(_ *options.Config, v string) error {
+			ro.Scenario = v
+			return nil
+		}},
+		options.Opt{Long: "io-threads", Arg: true, Help: "io-threads label for single-result files", Set: func(_ *options.Config, v string) error {
+			ro.IOThreads = v
+			return nil
+		}},
+	)
+	files, err := options.ParseOnly(args, extra...)
+	if err != nil {
+		return err
+	}
+	if to.help {
+		fmt.Fprint(stdout, reportUsage+options.UsageOf(extra))
+		return nil
+	}
+	if len(files) == 0 {
+		return &options.UsageError{Msg: "report needs at least one FILE"}
+	}
+	var srcs []report.Source
+	for _, f := range files {
+		srcs = append(srcs, report.ParseSource(f))
+	}
+	tab, err := report.ReadAll(srcs, ro)
+	if err != nil {
+		return err
+	}
+	return to.finish(tab, stdout, stderr)
+}
+
+const slaUsage = `Usage: corvid-bench sla [--target name=host:port]... [--sla 1ms] [options]
+
+Finds the highest throughput at which p99 (--percentile) stays at or under
+the bound (seed 002): raises connections against the first target, then,
+with several targets (one server per core, seed 001), adds instances at the
+best connection count. Each step runs --test-time (default 5s). Workload
+flags (--ratio, --pipeline, -d, --key-*) are memtier's; seed 002 used
+--ratio 1:10 --pipeline 45.
+
+`
+
+func runSLA(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var targets []matrix.Target
+	var conns []string
+	bound := time.Millisecond
+	pct := 99.0
+	help := false
+	extra := []options.Opt{
+		targetOpt(&targets),
+		{Long: "sla", Arg: true, Help: "Latency bound, a duration (default 1ms)", Set: func(_ *options.Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return &options.UsageError{Msg: fmt.Sprintf("--sla must be a positive duration such as 1ms, got '%s'", v)}
+			}
+			bound = d
+			return nil
+		}},
+		{Long: "percentile", Arg: true, Help: "Percentile held to the bound (default 99)", Set: func(_ *options.Config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f <= 0 || f > 100 {
+				return &options.UsageError{Msg: "--percentile must be in (0, 100]"}
+			}
+			pct = f
+			return nil
+		}},
+		listOpt("connections", "Connections per instance to try, ascending (default 1,2,4,...,512)", &conns),
+		{Long: "help", Help: "Display this help", Set: func(_ *options.Config, _ string) error {
+			help = true
+			return nil
+		}},
+	}
+	cfg := options.Defaults()
+	rest, err := options.ParseInto(cfg, args, extra...)
+	if err != nil {
+		return err
+	}
+	if help || cfg.Help {
+		fmt.Fprint(stdout, slaUsage+options.UsageOf(extra)+"\nmemtier options:\n"+options.Usage())
+		return nil
+	}
+	if len(rest) > 0 {
+		return &options.UsageError{Msg: fmt.Sprintf("unexpected argument '%s'", rest[0])}
+	}
+	if cfg.TestTime == 0 && cfg.Requests == 0 && !cfg.AllKeys {
+		cfg.TestTime = 5 * time.Second
+	}
+	if err := cfg.Finalize(); err != nil {
+		return err
+	}
+	var steps []int
+	for _, c := range conns {
+		n, err := strconv.Atoi(c)
+		if err != nil || n <= 0 || (len(steps) > 0 && n <= steps[len(steps)-1]) {
+			return &options.UsageError{Msg: "--connections must be ascending positive integers"}
+		}
+		steps = append(steps, n)
+	}
+	tg, stop, err := targetsFrom(cfg, targets, stderr)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	res, err := sla.Run(ctx, sla.Config{Base: cfg, Targets: tg, Bound: bound, Percentile: pct, Conns: steps,
+		Progress: progressOut(stderr), Log: stderr})
+	if err != nil {
+		return err
+	}
+	sla.Write(stdout, res)
+	if cfg.JSONOut != "" {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(cfg.JSONOut, append(b, '\n'), 0o644)
+	}
+	return nil
+}

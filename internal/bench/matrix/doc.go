@@ -1,0 +1,15 @@
+// Package matrix reproduces seed 000's measurement: the seven commands
+// (SET, GET, INCR, LPUSH, SADD, ZADD, HSET) with the article's exact
+// memtier --command strings and key prefixes, keys 1..500, 128-byte random
+// data, against each named target and each io-threads setting, producing a
+// report.Table (ops/sec per command per target per scenario).
+//
+// io-threads is applied with CONFIG SET where the target allows it; where
+// it does not (Redis and Valkey treat io-threads as immutable, so it is
+// normally set in the config file before the server starts) the value is
+// recorded as the scenario's label and a note says so.
+//
+// Invariants: targets are measured one after another, never at once, so
+// they do not share the client machine's CPU; every run gets its own copy
+// of the base configuration.
+package matrix

@@ -1,0 +1,12 @@
+// Package sla finds the highest throughput at which a latency percentile
+// (default p99) stays at or under a bound (default 1 ms), the method of
+// seed 002: first raise the number of connections against one instance
+// until the bound is broken, then, with several targets (one server
+// process per core, seed 001), add instances one at a time at the best
+// connection count until any instance breaks the bound. The answer is the
+// highest total ops/sec among the steps that kept the bound.
+//
+// Invariants: steps run one after another with a fresh configuration
+// copy; a step that breaks the bound ends its phase (latency only grows
+// with more load, so later steps would not qualify).
+package sla

@@ -1,0 +1,326 @@
+package db
+
+import (
+	"math"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// HashCommands are the hash group's procedures: the commands here and
+// HRANDFIELD/HSCAN in hashes_rand.go. Encodings are described in
+// hashes_type.go.
+var HashCommands = []Handler{
+	{Name: "hset", Proc: hsetCommand},
+	{Name: "hmset", Proc: hmsetCommand},
+	{Name: "hsetnx", Proc: hsetnxCommand},
+	{Name: "hget", Proc: hgetCommand},
+	{Name: "hmget", Proc: hmgetCommand},
+	{Name: "hdel", Proc: hdelCommand},
+	{Name: "hlen", Proc: hlenCommand},
+	{Name: "hstrlen", Proc: hstrlenCommand},
+	{Name: "hexists", Proc: hexistsCommand},
+	{Name: "hkeys", Proc: hkeysCommand},
+	{Name: "hvals", Proc: hvalsCommand},
+	{Name: "hgetall", Proc: hgetallCommand},
+	{Name: "hincrby", Proc: hincrbyCommand},
+	{Name: "hincrbyfloat", Proc: hincrbyfloatCommand},
+	{Name: "hrandfield", Proc: hrandfieldCommand},
+	{Name: "hscan", Proc: hscanCommand},
+}
+
+// lookupHashRead finds key for reading; ok is false (and WRONGTYPE
+// written) when it holds another type.
+func (c *Ctx) lookupHashRead(key []byte) (o *Object, ok bool) {
+	o = c.LookupRead(key)
+	if o != nil && o.Type != TypeHash {
+		c.W.Error(ErrWrongType)
+		return nil, false
+	}
+	return o, true
+}
+
+// hashLookupWriteOrCreate is hashTypeLookupWriteOrCreate.
+func (c *Ctx) hashLookupWriteOrCreate(key []byte) *Object {
+	o := c.LookupWrite(key)
+	if o != nil {
+		if o.Type != TypeHash {
+			c.W.Error(ErrWrongType)
+			return nil
+		}
+		return o
+	}
+	o = c.Create(key, TypeHash)
+	o.Val = &ds.Listpack{}
+	return o
+}
+
+// HSET key field value [field value ...]
+func hsetCommand(c *Ctx) { c.hsetGeneric("hset") }
+
+// HMSET key field value [field value ...]
+func hmsetCommand(c *Ctx) { c.hsetGeneric("hmset") }
+
+func (c *Ctx) hsetGeneric(name string) {
+	if len(c.Argv)%2 == 1 {
+		c.W.Error("ERR wrong number of arguments for '" + name + "' command")
+		return
+	}
+	key := c.Argv[1]
+	o := c.hashLookupWriteOrCreate(key)
+	if o == nil {
+		return
+	}
+	args := c.Argv[2:]
+	hashTryConversion(o, args)
+	if lp, ok := o.Val.(*ds.Listpack); ok && len(args) > 2 {
+		total := 0
+		for _, a := range args {
+			total += ds.LpEntryLen(len(a))
+		}
+		lp.Grow(total)
+	}
+	created := 0
+	for i := 0; i < len(args); i += 2 {
+		if !hashSet(o, args[i], args[i+1]) {
+			created++
+		}
+	}
+	c.Touch(key)
+	c.Dirty += len(args)/2 - 1
+	if name == "hset" {
+		c.W.Int(int64(created))
+	} else {
+		c.W.OK()
+	}
+}
+
+// HSETNX key field value
+func hsetnxCommand(c *Ctx) {
+	key := c.Argv[1]
+	o := c.hashLookupWriteOrCreate(key)
+	if o == nil {
+		return
+	}
+	if _, ok := hashGet(o.Val, c.Argv[2]); ok {
+		c.W.Int(0)
+		return
+	}
+	hashTryConversion(o, c.Argv[2:4])
+	hashSet(o, c.Argv[2], c.Argv[3])
+	c.Touch(key)
+	c.W.Int(1)
+}
+
+// HGET key field
+func hgetCommand(c *Ctx) {
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.Null()
+		return
+	}
+	if v, ok := hashGet(o.Val, c.Argv[2]); ok {
+		c.W.Bulk(v)
+	} else {
+		c.W.Null()
+	}
+}
+
+// HMGET key field [field ...]
+func hmgetCommand(c *Ctx) {
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	c.W.ArrayLen(len(c.Argv) - 2)
+	for _, f := range c.Argv[2:] {
+		if o == nil {
+			c.W.Null()
+			continue
+		}
+		if v, ok := hashGet(o.Val, f); ok {
+			c.W.Bulk(v)
+		} else {
+			c.W.Null()
+		}
+	}
+}
+
+// HDEL key field [field ...]
+func hdelCommand(c *Ctx) {
+	key := c.Argv[1]
+	o := c.LookupWrite(key)
+	if o == nil {
+		c.W.Int(0)
+		return
+	}
+	if o.Type != TypeHash {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	deleted := 0
+	for _, f := range c.Argv[2:] {
+		if hashDelete(o.Val, f) {
+			deleted++
+			if hashLen(o.Val) == 0 {
+				c.Delete(key)
+				break
+			}
+		}
+	}
+	if deleted > 0 {
+		c.Touch(key)
+		c.Dirty += deleted - 1
+	}
+	c.W.Int(int64(deleted))
+}
+
+// HLEN key
+func hlenCommand(c *Ctx) {
+	o, ok := c.lookupHashRead(c.Argv[1])
+	switch {
+	case !ok:
+	case o == nil:
+		c.W.Int(0)
+	default:
+		c.W.Int(int64(hashLen(o.Val)))
+	}
+}
+
+// HSTRLEN key field
+func hstrlenCommand(c *Ctx) {
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.Int(0)
+		return
+	}
+	v, _ := hashGet(o.Val, c.Argv[2])
+	c.W.Int(int64(len(v)))
+}
+
+// HEXISTS key field
+func hexistsCommand(c *Ctx) {
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.Int(0)
+		return
+	}
+	if _, ok := hashGet(o.Val, c.Argv[2]); ok {
+		c.W.Int(1)
+	} else {
+		c.W.Int(0)
+	}
+}
+
+// HKEYS key
+func hkeysCommand(c *Ctx) { c.hgetallGeneric(true, false) }
+
+// HVALS key
+func hvalsCommand(c *Ctx) { c.hgetallGeneric(false, true) }
+
+// HGETALL key
+func hgetallCommand(c *Ctx) { c.hgetallGeneric(true, true) }
+
+// hgetallGeneric is genericHgetallCommand: fields and/or values, in
+// encoding order. Both together are a map (a flat array in RESP2).
+func (c *Ctx) hgetallGeneric(fields, values bool) {
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	both := fields && values
+	if o == nil {
+		if both {
+			c.W.MapLen(0)
+		} else {
+			c.W.ArrayLen(0)
+		}
+		return
+	}
+	n := hashLen(o.Val)
+	if both {
+		c.W.MapLen(n)
+	} else {
+		c.W.ArrayLen(n)
+	}
+	hashRange(o.Val, func(f, v []byte) bool {
+		if fields {
+			c.W.Bulk(f)
+		}
+		if values {
+			c.W.Bulk(v)
+		}
+		return true
+	})
+}
+
+// HINCRBY key field increment
+func hincrbyCommand(c *Ctx) {
+	incr, ok := c.IntArg(3)
+	if !ok {
+		return
+	}
+	key := c.Argv[1]
+	o := c.hashLookupWriteOrCreate(key)
+	if o == nil {
+		return
+	}
+	var cur int64
+	if v, found := hashGet(o.Val, c.Argv[2]); found {
+		if cur, ok = ParseInt(v); !ok {
+			c.W.Error("ERR hash value is not an integer")
+			return
+		}
+	}
+	if (incr < 0 && cur < 0 && incr < math.MinInt64-cur) || (incr > 0 && cur > 0 && incr > math.MaxInt64-cur) {
+		c.W.Error(ErrOverflow)
+		return
+	}
+	cur += incr
+	var buf [24]byte
+	hashSet(o, c.Argv[2], AppendInt(buf[:0], cur))
+	c.Touch(key)
+	c.W.Int(cur)
+}
+
+// HINCRBYFLOAT key field increment
+func hincrbyfloatCommand(c *Ctx) {
+	incr, ok := c.FloatArg(3)
+	if !ok {
+		return
+	}
+	if math.IsInf(incr, 0) {
+		c.W.Error("ERR value is NaN or Infinity")
+		return
+	}
+	key := c.Argv[1]
+	o := c.hashLookupWriteOrCreate(key)
+	if o == nil {
+		return
+	}
+	var cur float64
+	if v, found := hashGet(o.Val, c.Argv[2]); found {
+		if cur, ok = ParseFloat(v); !ok {
+			c.W.Error("ERR hash value is not a float")
+			return
+		}
+	}
+	cur += incr
+	if math.IsNaN(cur) || math.IsInf(cur, 0) {
+		c.W.Error(ErrNaN)
+		return
+	}
+	var buf [400]byte
+	b := AppendLongDouble(buf[:0], cur)
+	hashSet(o, c.Argv[2], b)
+	c.Touch(key)
+	c.W.Bulk(b)
+}

@@ -1,0 +1,282 @@
+package db
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// HRANDFIELD key [count [WITHVALUES]]
+func hrandfieldCommand(c *Ctx) {
+	if len(c.Argv) >= 3 {
+		l, ok := c.rangeLongArg(2)
+		if !ok {
+			return
+		}
+		withValues := false
+		switch {
+		case len(c.Argv) > 4 || len(c.Argv) == 4 && !EqualFold(c.Argv[3], "WITHVALUES"):
+			c.W.Error(ErrSyntax)
+			return
+		case len(c.Argv) == 4:
+			withValues = true
+			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+				c.W.Error("ERR value is out of range")
+				return
+			}
+		}
+		c.hrandfieldWithCount(l, withValues)
+		return
+	}
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.Null()
+		return
+	}
+	f, _ := hashRandomPair(o.Val)
+	c.W.Bulk(f)
+}
+
+// hashRandomPair returns a random field and its value.
+func hashRandomPair(v any) (field, value []byte) {
+	switch h := v.(type) {
+	case *ds.Listpack:
+		i := rand.IntN(h.Len() / 2)
+		p := 0
+		for ; i > 0; i-- {
+			p = h.Skip(h.Skip(p))
+		}
+		f, vp := h.Next(p)
+		val, _ := h.Next(vp)
+		return f, val
+	case *hashDict:
+		k, s, _ := h.RandomKey()
+		return hbytes(k), hbytes(*s)
+	}
+	panic("db: not a hash")
+}
+
+// hrandfieldWithCount is hrandfieldWithCountCommand. A negative count
+// returns that many fields, possibly repeated, in random order; a positive
+// one returns distinct fields.
+func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.ArrayLen(0)
+		return
+	}
+	size := int64(hashLen(o.Val))
+	count, uniq := l, true
+	if l < 0 {
+		count, uniq = -l, false
+	}
+	if count == 0 {
+		c.W.ArrayLen(0)
+		return
+	}
+	resp3 := c.W.Proto >= 3
+	header := func(n int64) {
+		if withValues && !resp3 {
+			c.W.ArrayLen(int(2 * n))
+		} else {
+			c.W.ArrayLen(int(n))
+		}
+	}
+	pair := func(f, v []byte) {
+		if withValues && resp3 {
+			c.W.ArrayLen(2)
+		}
+		c.W.Bulk(f)
+		if withValues {
+			c.W.Bulk(v)
+		}
+	}
+
+	// Repeats allowed (or just one field): sample with replacement.
+	if !uniq || count == 1 {
+		header(count)
+		if lp, ok := o.Val.(*ds.Listpack); ok {
+			offs := lpPairOffsets(lp)
+			for ; count > 0; count-- {
+				p := offs[rand.IntN(len(offs))]
+				f, vp := lp.Next(p)
+				v, _ := lp.Next(vp)
+				pair(f, v)
+			}
+			return
+		}
+		for ; count > 0; count-- {
+			f, v := hashRandomPair(o.Val)
+			pair(f, v)
+		}
+		return
+	}
+
+	// The whole hash (in encoding order).
+	if count >= size {
+		header(size)
+		hashRange(o.Val, func(f, v []byte) bool {
+			pair(f, v)
+			return true
+		})
+		return
+	}
+
+	header(count)
+	if lp, ok := o.Val.(*ds.Listpack); ok {
+		// Distinct fields in listpack order, each kept with probability
+		// needed/remaining (selection sampling, as lpRandomPairsUnique).
+		need, left := count, size
+		for p := 0; p < lp.End() && need > 0; left-- {
+			f, vp := lp.Next(p)
+			v, next := lp.Next(vp)
+			if rand.Int64N(left) < need {
+				pair(f, v)
+				need--
+			}
+			p = next
+		}
+		return
+	}
+	d := o.Val.(*hashDict)
+	if count*3 > size {
+		// Most of the hash: take all the fields and drop random ones.
+		fields := make([]string, 0, size)
+		d.Range(func(k string, _ *string) bool {
+			fields = append(fields, k)
+			return true
+		})
+		rand.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
+		for _, f := range fields[:count] {
+			pair(hbytes(f), hbytes(*d.FindString(f)))
+		}
+		return
+	}
+	// A small part of a big hash: random fields until enough distinct.
+	seen := make(map[string]struct{}, count)
+	for int64(len(seen)) < count {
+		k, s, _ := d.RandomKey()
+		if _, dup := seen[k]; dup {
+			continue
+		}
+		seen[k] = struct{}{}
+		pair(hbytes(k), hbytes(*s))
+	}
+}
+
+// lpPairOffsets lists the offsets of a listpack hash's fields.
+func lpPairOffsets(lp *ds.Listpack) []int {
+	offs := make([]int, 0, lp.Len()/2)
+	for p := 0; p < lp.End(); p = lp.Skip(lp.Skip(p)) {
+		offs = append(offs, p)
+	}
+	return offs
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]
+//
+// A listpack-encoded hash is returned whole in one call with cursor 0, as
+// Valkey does; a hashtable is walked with the dict's reverse-binary cursor.
+func hscanCommand(c *Ctx) {
+	cursor, ok := parseScanCursor(c.Argv[2])
+	if !ok {
+		c.W.Error("ERR invalid cursor")
+		return
+	}
+	o, ok := c.lookupHashRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.ArrayLen(2)
+		c.W.BulkString("0")
+		c.W.ArrayLen(0)
+		return
+	}
+	count := int64(scanDefaultCount)
+	var pat string
+	usePat, noValues := false, false
+	argv := c.Argv
+	for i := 3; i < len(argv); {
+		a, more := argv[i], len(argv)-i >= 2
+		switch {
+		case EqualFold(a, "COUNT") && more:
+			n, ok := c.IntArg(i + 1)
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.W.Error(ErrSyntax)
+				return
+			}
+			count = n
+			i += 2
+		case EqualFold(a, "MATCH") && more:
+			p := argv[i+1]
+			usePat = !(len(p) == 1 && p[0] == '*')
+			pat = string(p)
+			i += 2
+		case EqualFold(a, "NOVALUES"):
+			noValues = true
+			i++
+		case EqualFold(a, "NOSCORES"):
+			c.W.Error("ERR NOSCORES option can only be used in ZSCAN")
+			return
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	var out [][]byte // field, value pairs (or fields) in reply order
+	add := func(f, v []byte) {
+		if usePat && !ds.MatchString(pat, string(f), false) {
+			return
+		}
+		out = append(out, f)
+		if !noValues {
+			out = append(out, v)
+		}
+	}
+	var next uint64
+	switch h := o.Val.(type) {
+	case *ds.Listpack:
+		hashRange(h, func(f, v []byte) bool {
+			add(f, v)
+			return true
+		})
+	case *hashDict:
+		maxIter := count * 10
+		next = cursor
+		for {
+			next = h.Scan(next, func(k string, s *string) {
+				add(hbytes(k), hbytes(*s))
+			})
+			maxIter--
+			if next == 0 || maxIter <= 0 || int64(len(out)) >= count*pairWidth(noValues) {
+				break
+			}
+		}
+	}
+	var buf [20]byte
+	c.W.ArrayLen(2)
+	c.W.Bulk(strconv.AppendUint(buf[:0], next, 10))
+	c.W.ArrayLen(len(out))
+	for _, b := range out {
+		c.W.Bulk(b)
+	}
+}
+
+func pairWidth(noValues bool) int64 {
+	if noValues {
+		return 1
+	}
+	return 2
+}

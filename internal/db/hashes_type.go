@@ -1,0 +1,197 @@
+package db
+
+import (
+	"unsafe"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// A hash's Object.Val is one of two encodings, chosen as Valkey's t_hash.c
+// chooses them so that OBJECT ENCODING agrees:
+//
+//   - *ds.Listpack ("listpack"): field, value, field, value, ... in
+//     insertion order, while there are at most hash-max-listpack-entries
+//     fields and no field or value is longer than hash-max-listpack-value;
+//   - *hashDict ("hashtable"): a ds.Dict from field to value. The value is
+//     a string, so a field costs one dict entry (field inline) plus the
+//     value's bytes.
+//
+// A hash never converts back to a listpack, and an empty hash is never
+// stored: the command that removes the last field deletes the key.
+type hashDict = ds.Dict[string]
+
+// hashLen returns the number of fields.
+func hashLen(v any) int {
+	switch h := v.(type) {
+	case *ds.Listpack:
+		return h.Len() / 2
+	case *hashDict:
+		return h.Len()
+	}
+	panic("db: not a hash")
+}
+
+// lpFindField returns the offset of field in a listpack hash, or -1.
+func lpFindField(lp *ds.Listpack, field []byte) int {
+	for p := 0; p < lp.End(); {
+		f, vp := lp.Next(p)
+		if string(f) == string(field) {
+			return p
+		}
+		p = lp.Skip(vp)
+	}
+	return -1
+}
+
+// hashGet returns the value of field. The slice aliases the hash and is
+// valid until it changes.
+func hashGet(v any, field []byte) ([]byte, bool) {
+	switch h := v.(type) {
+	case *ds.Listpack:
+		p := lpFindField(h, field)
+		if p < 0 {
+			return nil, false
+		}
+		val, _ := h.Next(h.Skip(p))
+		return val, true
+	case *hashDict:
+		s := h.Find(field)
+		if s == nil {
+			return nil, false
+		}
+		return unsafe.Slice(unsafe.StringData(*s), len(*s)), true
+	}
+	panic("db: not a hash")
+}
+
+// hashTryConversion is hashTypeTryConversion: before setting the pairs in
+// args (field, value, ...), convert a listpack that they would make too
+// big.
+func hashTryConversion(o *Object, args [][]byte) {
+	lp, ok := o.Val.(*ds.Listpack)
+	if !ok {
+		return
+	}
+	if int64(len(args)/2) > HashMaxListpackEntries.Load() {
+		hashToDict(o, lp, len(args)/2)
+		return
+	}
+	maxv := HashMaxListpackValue.Load()
+	for _, a := range args {
+		if int64(len(a)) > maxv {
+			hashToDict(o, lp, 0)
+			return
+		}
+	}
+}
+
+// hashToDict converts a listpack hash to the hashtable encoding, sized for
+// extra more fields.
+func hashToDict(o *Object, lp *ds.Listpack, extra int) *hashDict {
+	d := ds.New[string](lp.Len()/2 + extra)
+	for p := 0; p < lp.End(); {
+		f, vp := lp.Next(p)
+		val, next := lp.Next(vp)
+		s, _ := d.Upsert(f)
+		*s = string(val)
+		p = next
+	}
+	o.Val = d
+	return d
+}
+
+// hashSet is hashTypeSet: set field to value, converting the encoding
+// when the pair or the new length exceeds the listpack limits. It reports
+// whether the field already existed.
+func hashSet(o *Object, field, value []byte) (update bool) {
+	if lp, ok := o.Val.(*ds.Listpack); ok {
+		maxv := HashMaxListpackValue.Load()
+		if int64(len(field)) > maxv || int64(len(value)) > maxv {
+			hashToDict(o, lp, 1)
+		} else {
+			if p := lpFindField(lp, field); p >= 0 {
+				lp.Replace(lp.Skip(p), value)
+				return true
+			}
+			lp.Append(field)
+			lp.Append(value)
+			if int64(lp.Len()/2) > HashMaxListpackEntries.Load() {
+				hashToDict(o, lp, 0)
+			}
+			return false
+		}
+	}
+	d := o.Val.(*hashDict)
+	s, existed := d.Upsert(field)
+	if !existed || *s != string(value) {
+		*s = string(value)
+	}
+	return existed
+}
+
+// hashDelete removes field and reports whether it existed.
+func hashDelete(v any, field []byte) bool {
+	switch h := v.(type) {
+	case *ds.Listpack:
+		p := lpFindField(h, field)
+		if p < 0 {
+			return false
+		}
+		h.Delete(p, 2)
+		return true
+	case *hashDict:
+		_, ok := h.Delete(field)
+		return ok
+	}
+	panic("db: not a hash")
+}
+
+// hashRange calls fn for every field and value in encoding order (the
+// listpack's insertion order; the dict's bucket order) until fn returns
+// false.
+func hashRange(v any, fn func(field, value []byte) bool) {
+	switch h := v.(type) {
+	case *ds.Listpack:
+		for p := 0; p < h.End(); {
+			f, vp := h.Next(p)
+			val, next := h.Next(vp)
+			if !fn(f, val) {
+				return
+			}
+			p = next
+		}
+	case *hashDict:
+		h.Range(func(k string, s *string) bool {
+			return fn(hbytes(k), hbytes(*s))
+		})
+	}
+}
+
+// hbytes views an immutable string as bytes for reading (reply writers
+// and comparisons never write through it).
+func hbytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// hashCopy duplicates a hash for COPY, keeping its encoding.
+func hashCopy(o *Object) any {
+	switch h := o.Val.(type) {
+	case *ds.Listpack:
+		return h.Clone()
+	case *hashDict:
+		d := ds.New[string](h.Len())
+		h.Range(func(k string, s *string) bool {
+			p, _ := d.UpsertString(k)
+			*p = *s
+			return true
+		})
+		return d
+	}
+	return nil
+}
+
+// hashEncoding is OBJECT ENCODING of a hash.
+func hashEncoding(v any) string {
+	if _, ok := v.(*ds.Listpack); ok {
+		return "listpack"
+	}
+	return "hashtable"
+}

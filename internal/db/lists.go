@@ -1,0 +1,485 @@
+package db
+
+import (
+	"math"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// ListCommands are the list group's procedures: the commands here, the
+// edits by position or value in lists_edit.go, and the blocking family in
+// lists_block.go.
+//
+// A list's Object.Val is a *ds.Quicklist, which carries both of Valkey's
+// encodings ("listpack" and "quicklist") and converts between them at
+// Valkey's thresholds (list-max-listpack-size, read on every write). An
+// empty list is never stored: the command that empties a list deletes the
+// key.
+var ListCommands = []Handler{
+	{Name: "lpush", Proc: lpushCommand},
+	{Name: "rpush", Proc: rpushCommand},
+	{Name: "lpushx", Proc: lpushxCommand},
+	{Name: "rpushx", Proc: rpushxCommand},
+	{Name: "lpop", Proc: lpopCommand},
+	{Name: "rpop", Proc: rpopCommand},
+	{Name: "llen", Proc: llenCommand},
+	{Name: "lrange", Proc: lrangeCommand},
+	{Name: "lindex", Proc: lindexCommand},
+	{Name: "lset", Proc: lsetCommand},
+	{Name: "linsert", Proc: linsertCommand},
+	{Name: "lrem", Proc: lremCommand},
+	{Name: "ltrim", Proc: ltrimCommand},
+	{Name: "lpos", Proc: lposCommand},
+	{Name: "lmove", Proc: lmoveCommand},
+	{Name: "rpoplpush", Proc: rpoplpushCommand},
+	{Name: "lmpop", Proc: lmpopCommand},
+	{Name: "blpop", Proc: blpopCommand, Lock: LockNone},
+	{Name: "brpop", Proc: brpopCommand, Lock: LockNone},
+	{Name: "blmove", Proc: blmoveCommand, Lock: LockNone},
+	{Name: "brpoplpush", Proc: brpoplpushCommand, Lock: LockNone},
+	{Name: "blmpop", Proc: blmpopCommand, Lock: LockNone},
+}
+
+// errRangeLong is getRangeLongFromObjectOrReply's message for the range
+// [-LONG_MAX, LONG_MAX] (LPOS RANK, LREM count, HRANDFIELD count): only
+// LONG_MIN is refused, because it cannot be negated.
+const errRangeLong = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+
+// listOf returns the list stored in o (which must be a list).
+func listOf(o *Object) *ds.Quicklist { return o.Val.(*ds.Quicklist) }
+
+// lookupList finds key for writing. ok is false when the key holds another
+// type; the WRONGTYPE reply is then written.
+func (c *Ctx) lookupListWrite(key []byte) (o *Object, ok bool) {
+	o = c.LookupWrite(key)
+	if o != nil && o.Type != TypeList {
+		c.W.Error(ErrWrongType)
+		return nil, false
+	}
+	return o, true
+}
+
+func (c *Ctx) lookupListRead(key []byte) (o *Object, ok bool) {
+	o = c.LookupRead(key)
+	if o != nil && o.Type != TypeList {
+		c.W.Error(ErrWrongType)
+		return nil, false
+	}
+	return o, true
+}
+
+// createList stores a new empty list under key.
+func (c *Ctx) createList(key []byte) *Object {
+	o := c.Create(key, TypeList)
+	o.Val = ds.NewQuicklist()
+	return o
+}
+
+// listRemoved is listElementsRemoved: after n elements left the list at
+// key, delete the key if the list is empty or else let it shrink back to a
+// listpack, and count the change.
+func (c *Ctx) listRemoved(key []byte, ql *ds.Quicklist, n int) {
+	if ql.Len() == 0 {
+		c.Delete(key)
+	} else {
+		ql.TryShrink(listFill())
+	}
+	c.Touch(key)
+	c.Dirty += n - 1
+}
+
+// listPush pushes one value onto ql, converting its encoding first.
+func listPush(ql *ds.Quicklist, v []byte, head bool) {
+	ql.PrepareGrow(listFill(), len(v), 1)
+	if head {
+		ql.PushHead(v)
+	} else {
+		ql.PushTail(v)
+	}
+}
+
+// LPUSH key element [element ...]
+func lpushCommand(c *Ctx) { c.pushGeneric(true, false) }
+
+// RPUSH key element [element ...]
+func rpushCommand(c *Ctx) { c.pushGeneric(false, false) }
+
+// LPUSHX key element [element ...]
+func lpushxCommand(c *Ctx) { c.pushGeneric(true, true) }
+
+// RPUSHX key element [element ...]
+func rpushxCommand(c *Ctx) { c.pushGeneric(false, true) }
+
+// pushGeneric is pushGenericCommand. xx pushes only onto an existing list.
+func (c *Ctx) pushGeneric(head, xx bool) {
+	key := c.Argv[1]
+	o, ok := c.lookupListWrite(key)
+	if !ok {
+		return
+	}
+	if o == nil {
+		if xx {
+			c.W.Int(0)
+			return
+		}
+		o = c.createList(key)
+	}
+	ql := listOf(o)
+	vals := c.Argv[2:]
+	// One conversion check for the whole batch, as Valkey does.
+	total := 0
+	for _, v := range vals {
+		total += len(v)
+	}
+	ql.PrepareGrow(listFill(), total, len(vals))
+	for _, v := range vals {
+		if head {
+			ql.PushHead(v)
+		} else {
+			ql.PushTail(v)
+		}
+	}
+	c.Touch(key)
+	c.Dirty += len(vals) - 1
+	c.SignalReady(key)
+	c.W.Int(int64(ql.Len()))
+}
+
+// LPOP key [count]
+func lpopCommand(c *Ctx) { c.popGeneric(true) }
+
+// RPOP key [count]
+func rpopCommand(c *Ctx) { c.popGeneric(false) }
+
+func (c *Ctx) popGeneric(head bool) {
+	if len(c.Argv) > 3 {
+		c.W.Error("ERR wrong number of arguments for '" + popName(head) + "' command")
+		return
+	}
+	hasCount := len(c.Argv) == 3
+	var count int64
+	if hasCount {
+		n, ok := ParseInt(c.Argv[2])
+		if !ok || n < 0 {
+			c.W.Error(ErrNotPositive)
+			return
+		}
+		count = n
+	}
+	key := c.Argv[1]
+	o, ok := c.lookupListWrite(key)
+	if !ok {
+		return
+	}
+	if o == nil {
+		if hasCount {
+			c.W.NullArray()
+		} else {
+			c.W.Null()
+		}
+		return
+	}
+	ql := listOf(o)
+	if hasCount && count == 0 {
+		c.W.ArrayLen(0)
+		return
+	}
+	if !hasCount {
+		if head {
+			c.W.Bulk(ql.Head())
+			ql.DelRange(0, 1)
+		} else {
+			c.W.Bulk(ql.Tail())
+			ql.DelRange(ql.Len()-1, 1)
+		}
+		c.listRemoved(key, ql, 1)
+		return
+	}
+	n := int(min(count, int64(ql.Len())))
+	c.listPopRangeReply(ql, head, n)
+	c.listRemoved(key, ql, n)
+}
+
+func popName(head bool) string {
+	if head {
+		return "lpop"
+	}
+	return "rpop"
+}
+
+// listPopRangeReply writes n elements from one end of ql (in pop order) as
+// an array and deletes them.
+func (c *Ctx) listPopRangeReply(ql *ds.Quicklist, head bool, n int) {
+	c.W.ArrayLen(n)
+	if head {
+		ql.Range(0, n, false, c.W.Bulk)
+		ql.DelRange(0, n)
+	} else {
+		ql.Range(ql.Len()-1, n, true, c.W.Bulk)
+		ql.DelRange(ql.Len()-n, n)
+	}
+}
+
+// LLEN key
+func llenCommand(c *Ctx) {
+	o, ok := c.lookupListRead(c.Argv[1])
+	switch {
+	case !ok:
+	case o == nil:
+		c.W.Int(0)
+	default:
+		c.W.Int(int64(listOf(o).Len()))
+	}
+}
+
+// LRANGE key start stop
+func lrangeCommand(c *Ctx) {
+	start, ok := c.IntArg(2)
+	if !ok {
+		return
+	}
+	end, ok := c.IntArg(3)
+	if !ok {
+		return
+	}
+	o, ok := c.lookupListRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.ArrayLen(0)
+		return
+	}
+	ql := listOf(o)
+	from, n := listRange(start, end, int64(ql.Len()))
+	c.W.ArrayLen(n)
+	ql.Range(from, n, false, c.W.Bulk)
+}
+
+// listRange clips [start, end] (negative indexes count from the tail) to
+// a list of length llen, as addListRangeReply, and returns the first index
+// and the number of elements (0 for an empty range).
+func listRange(start, end, llen int64) (from, n int) {
+	if start < 0 {
+		start += llen
+	}
+	if end < 0 {
+		end += llen
+	}
+	if start < 0 {
+		start = 0
+	}
+	if start > end || start >= llen {
+		return 0, 0
+	}
+	if end >= llen {
+		end = llen - 1
+	}
+	return int(start), int(end - start + 1)
+}
+
+// LINDEX key index
+func lindexCommand(c *Ctx) {
+	// Valkey looks the key up before it parses the index.
+	o, ok := c.lookupListRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.Null()
+		return
+	}
+	i, ok := c.IntArg(2)
+	if !ok {
+		return
+	}
+	ql := listOf(o)
+	if i < -int64(ql.Len()) || i >= int64(ql.Len()) {
+		c.W.Null()
+		return
+	}
+	v, _ := ql.Index(int(i))
+	c.W.Bulk(v)
+}
+
+// LSET key index element
+func lsetCommand(c *Ctx) {
+	key := c.Argv[1]
+	o, ok := c.lookupListWrite(key)
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.Error(ErrNoSuchKey)
+		return
+	}
+	i, ok := c.IntArg(2)
+	if !ok {
+		return
+	}
+	ql := listOf(o)
+	v := c.Argv[3]
+	// The growing check runs first, even if the index turns out to be out
+	// of range (the conversion then stays), as in Valkey.
+	ql.PrepareGrow(listFill(), len(v), 1)
+	if i < -int64(ql.Len()) || i >= int64(ql.Len()) || !ql.Replace(int(i), v) {
+		c.W.Error(ErrOutOfRange)
+		return
+	}
+	ql.TryShrink(listFill())
+	c.Touch(key)
+	c.W.OK()
+}
+
+// LTRIM key start stop
+func ltrimCommand(c *Ctx) {
+	start, ok := c.IntArg(2)
+	if !ok {
+		return
+	}
+	end, ok := c.IntArg(3)
+	if !ok {
+		return
+	}
+	key := c.Argv[1]
+	o, ok := c.lookupListWrite(key)
+	if !ok {
+		return
+	}
+	if o == nil {
+		c.W.OK()
+		return
+	}
+	ql := listOf(o)
+	llen := int64(ql.Len())
+	from, n := listRange(start, end, llen)
+	ltrim, rtrim := int64(from), llen-int64(from)-int64(n)
+	if n == 0 {
+		ltrim, rtrim = llen, 0
+	}
+	ql.DelRange(0, int(ltrim))
+	ql.DelRange(ql.Len()-int(rtrim), int(rtrim))
+	if ql.Len() == 0 {
+		c.Delete(key)
+	} else {
+		ql.TryShrink(listFill())
+	}
+	if total := int(ltrim + rtrim); total > 0 {
+		c.Touch(key)
+		c.Dirty += total - 1
+	}
+	c.W.OK()
+}
+
+// rangeLongArg parses argv[i] into [-LONG_MAX, LONG_MAX] as Valkey's
+// getRangeLongFromObjectOrReply(..., -LONG_MAX, LONG_MAX, NULL).
+func (c *Ctx) rangeLongArg(i int) (int64, bool) {
+	n, ok := c.IntArg(i)
+	if !ok {
+		return 0, false
+	}
+	if n == math.MinInt64 {
+		c.W.Error(errRangeLong)
+		return 0, false
+	}
+	return n, true
+}
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
+func lposCommand(c *Ctx) {
+	ele := c.Argv[2]
+	rank, count, maxlen := int64(1), int64(-1), int64(0)
+	argv := c.Argv
+	for j := 3; j < len(argv); j++ {
+		more := j+1 < len(argv)
+		switch a := argv[j]; {
+		case EqualFold(a, "RANK") && more:
+			j++
+			n, ok := c.rangeLongArg(j)
+			if !ok {
+				return
+			}
+			if n == 0 {
+				c.W.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+				return
+			}
+			rank = n
+		case EqualFold(a, "COUNT") && more:
+			j++
+			n, ok := ParseInt(argv[j])
+			if !ok || n < 0 {
+				c.W.Error("ERR COUNT can't be negative")
+				return
+			}
+			count = n
+		case EqualFold(a, "MAXLEN") && more:
+			j++
+			n, ok := ParseInt(argv[j])
+			if !ok || n < 0 {
+				c.W.Error("ERR MAXLEN can't be negative")
+				return
+			}
+			maxlen = n
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	fromTail := rank < 0
+	if fromTail {
+		rank = -rank
+	}
+	o, ok := c.lookupListRead(c.Argv[1])
+	if !ok {
+		return
+	}
+	if o == nil {
+		if count != -1 {
+			c.W.ArrayLen(0)
+		} else {
+			c.W.Null()
+		}
+		return
+	}
+	ql := listOf(o)
+	llen := int64(ql.Len())
+	var index, matches int64
+	matchIndex := int64(-1)
+	var found []int64
+	ql.Scan(fromTail, func(v []byte) bool {
+		if maxlen != 0 && index >= maxlen {
+			return false
+		}
+		if string(v) == string(ele) {
+			matches++
+			if matches >= rank {
+				mi := index
+				if fromTail {
+					mi = llen - index - 1
+				}
+				if count == -1 {
+					matchIndex = mi
+					return false
+				}
+				found = append(found, mi)
+				if count != 0 && matches-rank+1 >= count {
+					return false
+				}
+			}
+		}
+		index++
+		return true
+	})
+	if count != -1 {
+		c.W.ArrayLen(len(found))
+		for _, i := range found {
+			c.W.Int(i)
+		}
+		return
+	}
+	if matchIndex == -1 {
+		c.W.Null()
+		return
+	}
+	c.W.Int(matchIndex)
+}

@@ -1,0 +1,238 @@
+package db
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The blocking list commands. Each parses its arguments like its Valkey
+// counterpart, then hands Block a serve function that does what the
+// non-blocking command would do to one key and stores the outcome in
+// variables the procedure owns; the procedure writes the reply once Block
+// returns true (see blocking.go).
+
+// BLPOP key [key ...] timeout
+func blpopCommand(c *Ctx) { c.blockingPop(true) }
+
+// BRPOP key [key ...] timeout
+func brpopCommand(c *Ctx) { c.blockingPop(false) }
+
+func (c *Ctx) blockingPop(head bool) {
+	timeout, ok := c.blockTimeoutArg(len(c.Argv) - 1)
+	if !ok {
+		return
+	}
+	var key, val []byte
+	var errMsg string
+	serve := func(sc *Ctx, k []byte) bool {
+		o := sc.LookupWrite(k)
+		if o == nil {
+			return false
+		}
+		if o.Type != TypeList {
+			if sc.Serving() {
+				return false
+			}
+			errMsg = ErrWrongType
+			return true
+		}
+		ql := listOf(o)
+		if head {
+			val = ql.PopHead(nil)
+		} else {
+			val = ql.PopTail(nil)
+		}
+		key = append([]byte(nil), k...)
+		sc.listRemoved(k, ql, 1)
+		return true
+	}
+	if !c.Block(c.Argv[1:len(c.Argv)-1], timeout, serve) {
+		return
+	}
+	if errMsg != "" {
+		c.W.Error(errMsg)
+		return
+	}
+	c.W.ArrayLen(2)
+	c.W.Bulk(key)
+	c.W.Bulk(val)
+}
+
+// BLMPOP timeout numkeys key [key ...] LEFT | RIGHT [COUNT count]
+func blmpopCommand(c *Ctx) {
+	keys, head, count, ok := c.parseMpop(2)
+	if !ok {
+		return
+	}
+	timeout, ok := c.blockTimeoutArg(1)
+	if !ok {
+		return
+	}
+	var key []byte
+	var vals [][]byte
+	var errMsg string
+	serve := func(sc *Ctx, k []byte) bool {
+		o := sc.LookupWrite(k)
+		if o == nil {
+			return false
+		}
+		if o.Type != TypeList {
+			if sc.Serving() {
+				return false
+			}
+			errMsg = ErrWrongType
+			return true
+		}
+		ql := listOf(o)
+		n := int(min(count, int64(ql.Len())))
+		vals = make([][]byte, 0, n)
+		for range n {
+			if head {
+				vals = append(vals, ql.PopHead(nil))
+			} else {
+				vals = append(vals, ql.PopTail(nil))
+			}
+		}
+		key = append([]byte(nil), k...)
+		sc.listRemoved(k, ql, n)
+		return true
+	}
+	if !c.Block(keys, timeout, serve) {
+		return
+	}
+	if errMsg != "" {
+		c.W.Error(errMsg)
+		return
+	}
+	c.W.ArrayLen(2)
+	c.W.Bulk(key)
+	c.W.ArrayLen(len(vals))
+	for _, v := range vals {
+		c.W.Bulk(v)
+	}
+}
+
+// BLMOVE source destination LEFT | RIGHT LEFT | RIGHT timeout
+func blmoveCommand(c *Ctx) {
+	from, ok := c.listWhere(3)
+	if !ok {
+		return
+	}
+	to, ok := c.listWhere(4)
+	if !ok {
+		return
+	}
+	timeout, ok := c.blockTimeoutArg(5)
+	if !ok {
+		return
+	}
+	c.blockingMove(from, to, timeout)
+}
+
+// BRPOPLPUSH source destination timeout
+func brpoplpushCommand(c *Ctx) {
+	timeout, ok := c.blockTimeoutArg(3)
+	if !ok {
+		return
+	}
+	c.blockingMove(false, true, timeout)
+}
+
+func (c *Ctx) blockingMove(from, to bool, timeout time.Duration) {
+	src, dst := c.Argv[1], c.Argv[2]
+	var val []byte
+	var errMsg string
+	var moved bool
+	serve := func(sc *Ctx, k []byte) bool {
+		o := sc.LookupWrite(k)
+		if o == nil {
+			return false
+		}
+		if o.Type != TypeList && sc.Serving() {
+			return false
+		}
+		// listMove reports a wrong source or destination type; both end
+		// the command (a served BLMOVE whose destination became a string
+		// gets WRONGTYPE, as the re-executed command does in Valkey).
+		val, errMsg, moved = sc.listMove(k, dst, from, to, nil)
+		return true
+	}
+	if c.Locked {
+		// Inside MULTI/EXEC or a script: act as LMOVE, with a null bulk
+		// (not Block's null array) for an empty source, as Valkey does.
+		serve(c, src)
+		switch {
+		case errMsg != "":
+			c.W.Error(errMsg)
+		case !moved:
+			c.W.Null()
+		default:
+			c.W.Bulk(val)
+		}
+		return
+	}
+	if !c.BlockWith([][]byte{src}, [][]byte{dst}, timeout, serve) {
+		return
+	}
+	if errMsg != "" {
+		c.W.Error(errMsg)
+		return
+	}
+	c.W.Bulk(val)
+}
+
+// blockTimeoutArg parses a blocking timeout in seconds as Valkey's
+// getTimeoutFromObjectOrReply(UNIT_SECONDS): a float, converted to
+// milliseconds rounding up, not negative, and not overflowing when added
+// to the current time. It returns the wait (0: forever).
+func (c *Ctx) blockTimeoutArg(i int) (time.Duration, bool) {
+	f, ok := parseTimeoutFloat(c.Argv[i])
+	if !ok {
+		c.W.Error("ERR timeout is not a float or out of range")
+		return 0, false
+	}
+	ms := f * 1000
+	if ms >= math.MaxInt64 {
+		c.W.Error("ERR timeout is out of range")
+		return 0, false
+	}
+	t := math.Ceil(ms)
+	if t < 0 {
+		c.W.Error("ERR timeout is negative")
+		return 0, false
+	}
+	if t > 0 && int64(t) > math.MaxInt64-c.Now {
+		c.W.Error("ERR timeout is out of range")
+		return 0, false
+	}
+	if t > float64(math.MaxInt64/int64(time.Millisecond)) {
+		return 0, true // centuries: the same as forever
+	}
+	return time.Duration(t) * time.Millisecond, true
+}
+
+// parseTimeoutFloat accepts what Valkey's string2ld (strtold) accepts:
+// no surrounding space, "inf" but not "nan". Values beyond float64 range
+// that a long double holds come back as ±Inf, so they still fail the
+// range checks with Valkey's message rather than this parser's.
+func parseTimeoutFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || isCSpace(b[0]) || isCSpace(b[len(b)-1]) {
+		return 0, false
+	}
+	s := string(b)
+	if strings.ContainsRune(s, '_') {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	if math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}

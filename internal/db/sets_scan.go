@@ -1,0 +1,160 @@
+package db
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// SSCAN key cursor [MATCH pattern] [COUNT count]
+func sscanCommand(c *Ctx) { c.scanCollection(TypeSet) }
+
+// ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES]
+func zscanCommand(c *Ctx) { c.scanCollection(TypeZSet) }
+
+// emptyScan is the reply to a scan of a missing key: cursor 0, no items.
+const emptyScan = "*2\r\n$1\r\n0\r\n*0\r\n"
+
+// scanCollection is Valkey's scanGenericCommand for a set or sorted set
+// key: the cursor is checked first, then the key, then the options (so a
+// bad option on a missing key is not reported). Compact encodings are
+// returned whole with cursor 0; hashtables are scanned with the Dict's
+// reverse-binary cursor, visiting about COUNT elements (at most 10*COUNT
+// buckets).
+func (c *Ctx) scanCollection(t Type) {
+	cursor, ok := parseScanCursor(c.Argv[2])
+	if !ok {
+		c.W.Error("ERR invalid cursor")
+		return
+	}
+	o := c.LookupRead(c.Argv[1])
+	if o == nil {
+		c.W.Raw([]byte(emptyScan))
+		return
+	}
+	if o.Type != t {
+		c.W.Error(ErrWrongType)
+		return
+	}
+	count := int64(scanDefaultCount)
+	var pat string
+	usePat, noScores := false, false
+	argv := c.Argv
+	for i := 3; i < len(argv); {
+		a, more := argv[i], len(argv)-i >= 2
+		switch {
+		case EqualFold(a, "COUNT") && more:
+			n, ok := c.IntArg(i + 1)
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.W.Error(ErrSyntax)
+				return
+			}
+			count = n
+			i += 2
+		case EqualFold(a, "MATCH") && more:
+			p := argv[i+1]
+			usePat = !(len(p) == 1 && p[0] == '*')
+			pat = string(p)
+			i += 2
+		case EqualFold(a, "NOVALUES"):
+			c.W.Error("ERR NOVALUES option can only be used in HSCAN")
+			return
+		case EqualFold(a, "NOSCORES"):
+			if t != TypeZSet {
+				c.W.Error("ERR NOSCORES option can only be used in ZSCAN")
+				return
+			}
+			noScores = true
+			i++
+		default:
+			c.W.Error(ErrSyntax)
+			return
+		}
+	}
+	match := func(m []byte) bool { return !usePat || ds.MatchString(pat, bstring(m), false) }
+
+	var items [][]byte
+	add := func(b []byte) { items = append(items, append([]byte(nil), b...)) }
+	var next uint64
+	switch v := o.Val.(type) {
+	case *setDict:
+		next = scanDict(v, cursor, count, func(k string, _ *struct{}) {
+			if match(sbytes(k)) {
+				items = append(items, sbytes(k))
+			}
+		})
+	case *ds.ZSet:
+		next = scanDict(v.Dict(), cursor, count, func(k string, score *float64) {
+			if match(sbytes(k)) {
+				items = append(items, sbytes(k))
+				if !noScores {
+					// A skiplist's scores print as ld2string(%.17Lg).
+					items = append(items, strconv.AppendFloat(nil, *score, 'g', 17, 64))
+					if math.IsInf(*score, 0) {
+						items[len(items)-1] = []byte(infString(*score))
+					}
+				}
+			}
+		})
+	case *ds.ZPack:
+		for off := v.First(); off >= 0; off = v.Next(off) {
+			m, s, _ := v.At(off)
+			if match(m) {
+				add(m)
+				if !noScores {
+					// A listpack stores scores as d2string wrote them.
+					items = append(items, appendScore(nil, s))
+				}
+			}
+		}
+	default:
+		setRange(o, func(m []byte) bool {
+			if match(m) {
+				add(m)
+			}
+			return true
+		})
+	}
+	c.W.ArrayLen(2)
+	c.W.Bulk(strconv.AppendUint(nil, next, 10))
+	c.W.ArrayLen(len(items))
+	for _, it := range items {
+		c.W.Bulk(it)
+	}
+}
+
+func infString(f float64) string {
+	if f > 0 {
+		return "inf"
+	}
+	return "-inf"
+}
+
+// scanDict runs Dict.Scan until about count elements were visited, at most
+// 10*count calls, as Valkey's scan loop.
+func scanDict[V any](d *ds.Dict[V], cursor uint64, count int64, fn func(string, *V)) uint64 {
+	maxIter := count * 10
+	var sampled int64
+	for {
+		cursor = d.Scan(cursor, func(k string, v *V) {
+			sampled++
+			fn(k, v)
+		})
+		if cursor == 0 || maxIter == 0 || sampled >= count {
+			return cursor
+		}
+		maxIter--
+	}
+}
+
+// bstring views bytes as a string for read-only use during a call.
+func bstring(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return string(b) // the compiler avoids the copy in comparisons only
+}

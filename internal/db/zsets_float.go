@@ -1,0 +1,337 @@
+package db
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+	"github.com/corvid-kv/corvid/internal/resp"
+)
+
+// Scores are doubles parsed the way Valkey 8.0 parses them (C strtod) and
+// printed the way it prints them (d2string: integers in +-2^62 as integers,
+// anything else in fpconv_dtoa's shortest form).
+
+// strtod emulates glibc's strtod on s: it returns the value and how many
+// bytes it consumed (0 when nothing parses). rangeErr reports what strtod
+// signals with ERANGE and HUGE_VAL or zero: an overflow to infinity or an
+// underflow to zero.
+func strtod(s []byte) (v float64, n int, rangeErr bool) {
+	i := 0
+	for i < len(s) && isCSpace(s[i]) {
+		i++
+	}
+	start := i
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	rest := s[i:]
+	sign := 1.0
+	if neg {
+		sign = -1
+	}
+	// inf, infinity, nan, nan(chars): case-insensitive.
+	if hasFoldPrefix(rest, "inf") {
+		if hasFoldPrefix(rest, "infinity") {
+			return math.Inf(int(sign)), i + 8, false
+		}
+		return math.Inf(int(sign)), i + 3, false
+	}
+	if hasFoldPrefix(rest, "nan") {
+		j := i + 3
+		if j < len(s) && s[j] == '(' {
+			k := j + 1
+			for k < len(s) && (isAlnum(s[k]) || s[k] == '_') {
+				k++
+			}
+			if k < len(s) && s[k] == ')' {
+				j = k + 1
+			}
+		}
+		return math.NaN(), j, false
+	}
+	if len(rest) >= 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
+		if v, m, re, ok := strtodHex(rest[2:]); ok {
+			return sign * v, i + 2 + m, re
+		}
+		// "0x" without hex digits parses as 0, stopping at the x.
+		return sign * 0, i + 1, false
+	}
+	// Decimal: digits [. digits] [e [sign] digits], at least one digit.
+	j := i
+	digits, nonzero := 0, false
+	for j < len(s) && isDigit(s[j]) {
+		nonzero = nonzero || s[j] != '0'
+		j++
+		digits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && isDigit(s[j]) {
+			nonzero = nonzero || s[j] != '0'
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && isDigit(s[k]) {
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			j = k
+		}
+	}
+	f, err := strconv.ParseFloat(string(s[start:j]), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, 0, false
+	}
+	if math.IsInf(f, 0) {
+		return f, j, true
+	}
+	if f == 0 && nonzero {
+		return f, j, true // underflow to zero
+	}
+	return f, j, false
+}
+
+// strtodHex parses the part of a hex float after "0x".
+func strtodHex(s []byte) (v float64, n int, rangeErr, ok bool) {
+	j, digits := 0, 0
+	for j < len(s) && isHex(s[j]) {
+		j++
+		digits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && isHex(s[j]) {
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, 0, false, false
+	}
+	mant := string(s[:j])
+	exp := "p0"
+	if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && isDigit(s[k]) {
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			exp = "p" + string(s[j+1:k])
+			j = k
+		}
+	}
+	f, err := strconv.ParseFloat("0x"+mant+exp, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, 0, false, false
+	}
+	nonzero := strings.Trim(mant, "0.") != ""
+	return f, j, math.IsInf(f, 0) || (f == 0 && nonzero), true
+}
+
+func hasFoldPrefix(b []byte, word string) bool {
+	return len(b) >= len(word) && EqualFold(b[:len(word)], word)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isHex(c byte) bool {
+	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f')
+}
+func isAlnum(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') }
+
+// parseDouble is getDoubleFromObject: the whole argument must be a number,
+// with no leading space, no overflow or underflow to zero, and not NaN.
+func parseDouble(b []byte) (float64, bool) {
+	if len(b) == 0 || isCSpace(b[0]) {
+		return 0, false
+	}
+	v, n, re := strtod(b)
+	if n != len(b) || re || math.IsNaN(v) {
+		return 0, false
+	}
+	return v, true
+}
+
+// doubleArg parses argv[i] with parseDouble, replying msg on failure.
+func (c *Ctx) doubleArg(i int, msg string) (float64, bool) {
+	v, ok := parseDouble(c.Argv[i])
+	if !ok {
+		c.W.Error(msg)
+	}
+	return v, ok
+}
+
+// parseRangeBound parses one end of a score range as zslParseRange: an
+// optional '(' for an exclusive bound, then strtod up to the end of the
+// argument (or a NUL byte, where the C string ends). Infinities, overflow
+// and even an empty number (0) are accepted; NaN is not.
+func parseRangeBound(b []byte) (v float64, ex, ok bool) {
+	if len(b) > 0 && b[0] == '(' {
+		ex = true
+		b = b[1:]
+	}
+	v, n, _ := strtod(b)
+	if n < len(b) && b[n] != 0 {
+		return 0, false, false
+	}
+	if math.IsNaN(v) {
+		return 0, false, false
+	}
+	return v, ex, true
+}
+
+// errMinMaxFloat is the reply to a malformed score range.
+const errMinMaxFloat = "ERR min or max is not a float"
+
+// errMinMaxLex is the reply to a malformed lex range.
+const errMinMaxLex = "ERR min or max not valid string range item"
+
+// parseScoreRange parses min and max into a ds.ScoreRange.
+func parseScoreRange(min, max []byte) (ds.ScoreRange, bool) {
+	var r ds.ScoreRange
+	var ok bool
+	if r.Min, r.MinEx, ok = parseRangeBound(min); !ok {
+		return r, false
+	}
+	if r.Max, r.MaxEx, ok = parseRangeBound(max); !ok {
+		return r, false
+	}
+	return r, true
+}
+
+// double2ll is Valkey's double2ll: d as an integer if it is one and lies
+// within +-LLONG_MAX/2.
+func double2ll(d float64) (int64, bool) {
+	if d < -math.MaxInt64/2 || d > math.MaxInt64/2 {
+		return 0, false
+	}
+	ll := int64(d)
+	if float64(ll) == d {
+		return ll, true
+	}
+	return 0, false
+}
+
+// appendScore formats f as Valkey 8's d2string, which is what every double
+// reply (ZSCORE, ZRANGE WITHSCORES, ZINCRBY...) shows: "nan", "inf",
+// "-inf", "-0", integers in +-2^62 in full, otherwise fpconv_dtoa: the
+// shortest round-tripping digits, written plain when the decimal exponent
+// is small and as d.ddde[+-]x (no padding) when not.
+func appendScore(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0"...)
+		}
+		return append(dst, '0')
+	}
+	if ll, ok := double2ll(f); ok {
+		return strconv.AppendInt(dst, ll, 10)
+	}
+	return appendFpconv(dst, f)
+}
+
+// appendFpconv is fpconv_dtoa's layout over Go's shortest digits.
+func appendFpconv(dst []byte, f float64) []byte {
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
+	neg := false
+	if e[0] == '-' {
+		neg = true
+		dst = append(dst, '-')
+		e = e[1:]
+	}
+	// e is d[.ddd]e[+-]xx: collect the digits and the exponent.
+	var digits [20]byte
+	nd := 0
+	k := 0
+	for ; k < len(e) && e[k] != 'e'; k++ {
+		if e[k] != '.' {
+			digits[nd] = e[k]
+			nd++
+		}
+	}
+	x, _ := strconv.Atoi(string(e[k+1:]))
+	// value = digits * 10^K with K = x - (nd-1).
+	K := x - (nd - 1)
+	exp := x
+	if exp < 0 {
+		exp = -exp
+	}
+	d := digits[:nd]
+	switch {
+	case K >= 0 && exp < nd+7:
+		dst = append(dst, d...)
+		for range K {
+			dst = append(dst, '0')
+		}
+		return dst
+	case K < 0 && (K > -7 || exp < 4):
+		offset := nd + K
+		if offset <= 0 {
+			dst = append(dst, '0', '.')
+			for range -offset {
+				dst = append(dst, '0')
+			}
+			return append(dst, d...)
+		}
+		dst = append(dst, d[:offset]...)
+		dst = append(dst, '.')
+		return append(dst, d[offset:]...)
+	}
+	lim := 18
+	if neg {
+		lim = 17
+	}
+	if nd > lim {
+		d = d[:lim]
+	}
+	dst = append(dst, d[0])
+	if len(d) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, d[1:]...)
+	}
+	dst = append(dst, 'e')
+	if x < 0 {
+		dst = append(dst, '-')
+	} else {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(exp), 10)
+}
+
+// replyScore writes a double reply: a bulk string in RESP2, ',' in RESP3.
+func (c *Ctx) replyScore(f float64) { writeScore(c.W, f) }
+
+// writeScore is replyScore for any writer.
+func writeScore(w *resp.Writer, f float64) {
+	var tmp [48]byte
+	if w.Proto >= 3 {
+		b := append(tmp[:0], ',')
+		b = appendScore(b, f)
+		w.Raw(append(b, '\r', '\n'))
+		return
+	}
+	w.Bulk(appendScore(tmp[:0], f))
+}

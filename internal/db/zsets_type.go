@@ -1,0 +1,441 @@
+package db
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
+// A sorted set's Object.Val is one of Valkey's two encodings:
+//
+//   - *ds.ZPack ("listpack"): at most zset-max-listpack-entries members of
+//     at most zset-max-listpack-value bytes, in (score, member) order;
+//   - *ds.ZSet ("skiplist"): a Dict from member to score plus a skiplist
+//     with spans.
+//
+// A listpack converts to a skiplist when an add would cross a limit (or a
+// command announces more members than fit, zsetMaybeConvert). The reverse
+// only happens for freshly built results (zsetMaybeToPack), as in Valkey.
+
+// ZADD flags in (zaddNX...) and out (zaddAdded...), as Valkey's ZADD_IN_*
+// and ZADD_OUT_*.
+const (
+	zaddIncr = 1 << iota
+	zaddNX
+	zaddXX
+	zaddGT
+	zaddLT
+)
+
+const (
+	zaddNaN = 1 << iota
+	zaddAdded
+	zaddUpdated
+	zaddNop
+)
+
+// newZSetFor is zsetTypeCreate: a listpack if sizeHint members of at most
+// maxLen bytes fit one, else a skiplist sized for sizeHint.
+func newZSetFor(sizeHint, maxLen int) any {
+	if int64(sizeHint) <= zsetMaxListpackEntries() && int64(maxLen) <= zsetMaxListpackValue() {
+		return &ds.ZPack{}
+	}
+	return ds.NewZSet(sizeHint)
+}
+
+// zsetMaybeConvert is zsetTypeMaybeConvert.
+func zsetMaybeConvert(o *Object, sizeHint, maxLen int) {
+	if _, ok := o.Val.(*ds.ZPack); ok &&
+		(int64(sizeHint) > zsetMaxListpackEntries() || int64(maxLen) > zsetMaxListpackValue()) {
+		zsetToSkiplist(o, sizeHint)
+	}
+}
+
+// zsetLen returns the number of members.
+func zsetLen(o *Object) int {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		return v.Len()
+	case *ds.ZSet:
+		return v.Len()
+	}
+	return 0
+}
+
+// zsetEncoding names the encoding for OBJECT ENCODING.
+func zsetEncoding(o *Object) string {
+	switch o.Val.(type) {
+	case *ds.ZPack:
+		return "listpack"
+	case *ds.ZSet:
+		return "skiplist"
+	}
+	return ""
+}
+
+// packScore is the score a listpack keeps: Valkey stores integral scores
+// as integers there, which turns -0 into 0.
+func packScore(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
+}
+
+// zsetToSkiplist converts a listpack to a skiplist sized for capHint.
+func zsetToSkiplist(o *Object, capHint int) *ds.ZSet {
+	p := o.Val.(*ds.ZPack)
+	z := ds.NewZSet(max(capHint, p.Len()))
+	for off := p.First(); off >= 0; off = p.Next(off) {
+		m, s, _ := p.At(off)
+		z.Add(m, s)
+	}
+	o.Val = z
+	return z
+}
+
+// zsetMaybeToPack is zsetConvertToListpackIfNeeded for a freshly built
+// result: back to a listpack if it is small enough.
+func zsetMaybeToPack(o *Object, maxLen int) {
+	z, ok := o.Val.(*ds.ZSet)
+	if !ok || int64(z.Len()) > zsetMaxListpackEntries() || int64(maxLen) > zsetMaxListpackValue() {
+		return
+	}
+	p := &ds.ZPack{}
+	for n := z.List().First(); n != nil; n = n.Next() {
+		p.Append(sbytes(n.Member()), packScore(n.Score()))
+	}
+	o.Val = p
+}
+
+// zsetScore returns member's score.
+func zsetScore(o *Object, member []byte) (float64, bool) {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		off, s := v.Find(member)
+		return s, off >= 0
+	case *ds.ZSet:
+		return v.Score(member)
+	}
+	return 0, false
+}
+
+// zsetAdd is Valkey's zsetAdd: it adds or updates member under the flags
+// and returns what happened and the resulting score.
+func zsetAdd(o *Object, score float64, member []byte, in int) (out int, newScore float64) {
+	if math.IsNaN(score) {
+		return zaddNaN, 0
+	}
+	incr, nx, xx := in&zaddIncr != 0, in&zaddNX != 0, in&zaddXX != 0
+	gt, lt := in&zaddGT != 0, in&zaddLT != 0
+	if p, ok := o.Val.(*ds.ZPack); ok {
+		off, cur := p.Find(member)
+		switch {
+		case off >= 0:
+			if nx {
+				return zaddNop, 0
+			}
+			if incr {
+				score += cur
+				if math.IsNaN(score) {
+					return zaddNaN, 0
+				}
+			}
+			if (lt && score >= cur) || (gt && score <= cur) {
+				return zaddNop, 0
+			}
+			if score != cur {
+				p.Delete(off)
+				p.Insert(member, packScore(score))
+				return zaddUpdated, score
+			}
+			return 0, score
+		case xx:
+			return zaddNop, 0
+		case int64(p.Len())+1 > zsetMaxListpackEntries() || int64(len(member)) > zsetMaxListpackValue():
+			zsetToSkiplist(o, p.Len()+1)
+		default:
+			p.Insert(member, packScore(score))
+			return zaddAdded, score
+		}
+	}
+	z := o.Val.(*ds.ZSet)
+	if in == 0 {
+		// Plain ZADD: one lookup.
+		if added, old := z.Add(member, score); added {
+			return zaddAdded, score
+		} else if old != score {
+			return zaddUpdated, score
+		}
+		return 0, score
+	}
+	cur, exists := z.Score(member)
+	switch {
+	case exists:
+		if nx {
+			return zaddNop, 0
+		}
+		if incr {
+			score += cur
+			if math.IsNaN(score) {
+				return zaddNaN, 0
+			}
+		}
+		if (lt && score >= cur) || (gt && score <= cur) {
+			return zaddNop, 0
+		}
+		if score != cur {
+			z.Add(member, score)
+			return zaddUpdated, score
+		}
+		return 0, score
+	case xx:
+		return zaddNop, 0
+	}
+	z.Add(member, score)
+	return zaddAdded, score
+}
+
+// zsetDel removes member.
+func zsetDel(o *Object, member []byte) bool {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		if off, _ := v.Find(member); off >= 0 {
+			v.Delete(off)
+			return true
+		}
+	case *ds.ZSet:
+		return v.Remove(member)
+	}
+	return false
+}
+
+// zsetRank returns member's 0-based rank (from the highest when reverse).
+func zsetRank(o *Object, member []byte, reverse bool) (int, float64, bool) {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		r, s, ok := v.Rank(member)
+		if ok && reverse {
+			r = v.Len() - 1 - r
+		}
+		return r, s, ok
+	case *ds.ZSet:
+		return v.Rank(member, reverse)
+	}
+	return 0, 0, false
+}
+
+// zsetCopy duplicates a sorted set in the same encoding (COPY).
+func zsetCopy(o *Object) any {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		return v.Clone()
+	case *ds.ZSet:
+		z := ds.NewZSet(v.Len())
+		for n := v.List().Last(); n != nil; n = n.Prev() {
+			z.Add(sbytes(n.Member()), n.Score())
+		}
+		return z
+	}
+	return nil
+}
+
+// zpos is a position in a sorted set of either encoding, for range walks.
+type zpos struct {
+	p   *ds.ZPack
+	off int // listpack offset, -1 when past either end
+	n   *ds.Node
+}
+
+func (z *zpos) valid() bool {
+	if z.p != nil {
+		return z.off >= 0
+	}
+	return z.n != nil
+}
+
+// get returns the member (aliasing the set) and score.
+func (z *zpos) get() ([]byte, float64) {
+	if z.p != nil {
+		m, s, _ := z.p.At(z.off)
+		return m, s
+	}
+	return sbytes(z.n.Member()), z.n.Score()
+}
+
+func (z *zpos) score() float64 {
+	if z.p != nil {
+		_, s, _ := z.p.At(z.off)
+		return s
+	}
+	return z.n.Score()
+}
+
+func (z *zpos) member() string {
+	if z.p != nil {
+		m, _, _ := z.p.At(z.off)
+		return ustr(m)
+	}
+	return z.n.Member()
+}
+
+func (z *zpos) next() {
+	if z.p != nil {
+		z.off = z.p.Next(z.off)
+	} else {
+		z.n = z.n.Next()
+	}
+}
+
+func (z *zpos) prev() {
+	if z.p != nil {
+		z.off = z.p.Prev(z.off)
+	} else {
+		z.n = z.n.Prev()
+	}
+}
+
+// step moves forward, or backward when reverse.
+func (z *zpos) step(reverse bool) {
+	if reverse {
+		z.prev()
+	} else {
+		z.next()
+	}
+}
+
+// zsetAtRank returns the position of 0-based ascending rank r, which must
+// be in range.
+func zsetAtRank(o *Object, r int) zpos {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		return zpos{p: v, off: v.Seek(r)}
+	case *ds.ZSet:
+		return zpos{n: v.List().ByRank(r), off: -1}
+	}
+	return zpos{off: -1}
+}
+
+// rangeSpec is a score or lex range as the walks below need it.
+type rangeSpec interface {
+	gteMin(z *zpos) bool
+	lteMax(z *zpos) bool
+}
+
+type scoreSpec struct{ r ds.ScoreRange }
+
+func (s scoreSpec) gteMin(z *zpos) bool { return s.r.GteMin(z.score()) }
+func (s scoreSpec) lteMax(z *zpos) bool { return s.r.LteMax(z.score()) }
+
+type lexSpec struct{ r ds.LexRange }
+
+func (s lexSpec) gteMin(z *zpos) bool { return s.r.GteMin(z.member()) }
+func (s lexSpec) lteMax(z *zpos) bool { return s.r.LteMax(z.member()) }
+
+// zsetFirstIn returns the lowest position in the range (or an invalid one)
+// and, for a skiplist, its rank (-1 for a listpack). The skiplist uses its
+// O(log n) search; a listpack is walked.
+func zsetFirstIn(o *Object, spec rangeSpec) (zpos, int) {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		z := zpos{p: v, off: v.First()}
+		for ; z.valid(); z.next() {
+			if spec.gteMin(&z) {
+				if !spec.lteMax(&z) {
+					z.off = -1
+				}
+				break
+			}
+		}
+		return z, -1
+	case *ds.ZSet:
+		var n *ds.Node
+		var rank int
+		switch s := spec.(type) {
+		case scoreSpec:
+			n, rank = v.List().FirstInScoreRange(s.r)
+		case lexSpec:
+			n, rank = v.List().FirstInLexRange(s.r)
+		}
+		return zpos{n: n, off: -1}, rank
+	}
+	return zpos{off: -1}, -1
+}
+
+// zsetLastIn returns the highest position in the range and its rank.
+func zsetLastIn(o *Object, spec rangeSpec) (zpos, int) {
+	switch v := o.Val.(type) {
+	case *ds.ZPack:
+		z := zpos{p: v, off: v.Last()}
+		for ; z.valid(); z.prev() {
+			if spec.lteMax(&z) {
+				if !spec.gteMin(&z) {
+					z.off = -1
+				}
+				break
+			}
+		}
+		return z, -1
+	case *ds.ZSet:
+		var n *ds.Node
+		var rank int
+		switch s := spec.(type) {
+		case scoreSpec:
+			n, rank = v.List().LastInScoreRange(s.r)
+		case lexSpec:
+			n, rank = v.List().LastInLexRange(s.r)
+		}
+		return zpos{n: n, off: -1}, rank
+	}
+	return zpos{off: -1}, -1
+}
+
+// zposSkip moves z by offset places (backwards when reverse) without
+// checking the range, as Valkey's offset loop does. rank is z's rank for a
+// skiplist, which then jumps in O(log n); a listpack walks. A negative
+// offset walks off the end, as Valkey's "while (ln && offset--)" does.
+func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
+	if offset == 0 || !z.valid() {
+		return
+	}
+	if offset < 0 {
+		z.off, z.n = -1, nil
+		return
+	}
+	if zs, ok := o.Val.(*ds.ZSet); ok && rank >= 0 {
+		r := int64(rank) + offset
+		if reverse {
+			r = int64(rank) - offset
+		}
+		if r < 0 || r >= int64(zs.Len()) {
+			z.n = nil
+			return
+		}
+		z.n = zs.List().ByRank(int(r))
+		return
+	}
+	for ; offset > 0 && z.valid(); offset-- {
+		z.step(reverse)
+	}
+}
+
+// zsetCountIn counts the members in the range.
+func zsetCountIn(o *Object, spec rangeSpec) int {
+	if v, ok := o.Val.(*ds.ZSet); ok {
+		switch s := spec.(type) {
+		case scoreSpec:
+			return v.List().CountInScoreRange(s.r)
+		case lexSpec:
+			return v.List().CountInLexRange(s.r)
+		}
+	}
+	n := 0
+	for z, _ := zsetFirstIn(o, spec); z.valid() && spec.lteMax(&z); z.next() {
+		n++
+	}
+	return n
+}
+
+// ustr views bytes as a string for read-only use during a call.
+func ustr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

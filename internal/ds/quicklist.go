@@ -1,0 +1,411 @@
+package ds
+
+// Quicklist is the value of a list: a sequence of qlNodes, each a packed run
+// of entries, as Valkey's quicklist of listpacks. It has Valkey's two
+// encodings:
+//
+//   - "listpack": one node and no node limit; used while the whole list is
+//     within list-max-listpack-size (PrepareGrow converts before an add
+//     would exceed it);
+//   - "quicklist": nodes are filled up to the limit that was configured
+//     when the list converted, elements too large for a node get a plain
+//     node of their own, and a list that shrinks back to one small node
+//     turns into a listpack again (TryShrink).
+//
+// Every decision uses the sizes the entries would have in Valkey's listpack
+// (quicklist_size.go), so node boundaries and OBJECT ENCODING follow
+// Valkey for the same sequence of commands.
+//
+// Nodes are kept in a slice used as a deque (free slots at both ends), so
+// pushing a node at either end is amortised O(1) and finding the node of an
+// index is a walk over a contiguous array of pointers. The zero value is
+// not usable; call NewQuicklist.
+//
+// Byte slices returned by Head, Tail, Index, Range and Scan alias the
+// nodes' buffers and are valid only until the next change to the list.
+type Quicklist struct {
+	ring   []*qlNode // live nodes are ring[lo:hi]
+	lo, hi int
+	count  int
+	// fill is list-max-listpack-size as it was when the list became a
+	// quicklist; quicklist.c keeps it per list in the same way.
+	fill int
+	// packed reports the listpack encoding.
+	packed bool
+}
+
+// NewQuicklist returns an empty list in the listpack encoding.
+func NewQuicklist() *Quicklist {
+	return &Quicklist{packed: true}
+}
+
+// Len returns the number of elements.
+func (q *Quicklist) Len() int { return q.count }
+
+// IsListpack reports whether the list is in the listpack encoding.
+func (q *Quicklist) IsListpack() bool { return q.packed }
+
+// NodeCount returns the number of nodes.
+func (q *Quicklist) NodeCount() int { return q.hi - q.lo }
+
+func (q *Quicklist) nodes() []*qlNode { return q.ring[q.lo:q.hi] }
+
+func (q *Quicklist) node(i int) *qlNode { return q.ring[q.lo+i] }
+
+// MemUsage estimates the heap bytes held by the list.
+func (q *Quicklist) MemUsage() int {
+	m := 64 + 8*len(q.ring)
+	for _, n := range q.nodes() {
+		m += 48 + allocSize(len(n.b))
+	}
+	return m
+}
+
+// capHint is the buffer size a node should reach in one step: the node
+// size limit in the quicklist encoding with a size-based fill, else none.
+func (q *Quicklist) capHint() int {
+	if q.packed || q.fill >= 0 {
+		return 0
+	}
+	return qlNegFillLimit(q.fill)
+}
+
+// PrepareGrow is listTypeTryConversionAppend: called before adding
+// addCount elements of addBytes total length, it converts a listpack that
+// would exceed the limit of fill into a quicklist.
+func (q *Quicklist) PrepareGrow(fill, addBytes, addCount int) {
+	if !q.packed {
+		return
+	}
+	sz := vlpEmptySize
+	if q.NodeCount() > 0 {
+		sz = int(q.node(0).sz)
+	}
+	if QLExceedsLimit(fill, sz+addBytes, q.count+addCount) {
+		q.packed = false
+		q.fill = fill
+		if q.count == 0 {
+			q.clearNodes()
+		}
+	}
+}
+
+// TryShrink is listTypeTryConversion(LIST_CONV_SHRINKING): a quicklist of
+// a single packed node of at most half the limit of fill becomes a
+// listpack again.
+func (q *Quicklist) TryShrink(fill int) {
+	if q.packed || q.NodeCount() != 1 {
+		return
+	}
+	n := q.node(0)
+	if n.plain {
+		return
+	}
+	size, count := qlNodeLimit(fill)
+	if size >= 0 && int(n.sz) > size/2 {
+		return
+	}
+	if size < 0 && count >= 0 && int(n.count) > count/2 {
+		return
+	}
+	q.packed = true
+}
+
+// Clone returns a deep copy with tight buffers (COPY).
+func (q *Quicklist) Clone() *Quicklist {
+	c := &Quicklist{count: q.count, fill: q.fill, packed: q.packed}
+	c.ring = make([]*qlNode, q.NodeCount())
+	c.hi = len(c.ring)
+	for i, n := range q.nodes() {
+		c.ring[i] = n.clone()
+	}
+	return c
+}
+
+func (q *Quicklist) clearNodes() {
+	q.ring, q.lo, q.hi = nil, 0, 0
+}
+
+// insertNode puts n at node position i (0 <= i <= NodeCount()), shifting
+// whichever side of i is shorter.
+func (q *Quicklist) insertNode(i int, n *qlNode) {
+	live := q.hi - q.lo
+	front := i < live-i
+	if front && q.lo == 0 || !front && q.hi == len(q.ring) {
+		q.relayout(live + 1)
+	}
+	at := q.lo + i
+	if front {
+		copy(q.ring[q.lo-1:at-1], q.ring[q.lo:at])
+		q.lo--
+		q.ring[at-1] = n
+		return
+	}
+	copy(q.ring[at+1:q.hi+1], q.ring[at:q.hi])
+	q.ring[at] = n
+	q.hi++
+}
+
+// relayout centres the live nodes in a ring with room for at least need
+// of them and free slots at both ends, growing it when it is more than
+// about 3/4 full. Each relayout is followed by many O(1) end insertions,
+// so pushing nodes at either end is amortised O(1).
+func (q *Quicklist) relayout(need int) {
+	live := q.hi - q.lo
+	size := len(q.ring)
+	if need+need/4+2 > size {
+		size = max(8, 2*size, need+need/4+2)
+	}
+	lo := (size - live) / 2
+	if size == len(q.ring) {
+		copy(q.ring[lo:lo+live], q.ring[q.lo:q.hi])
+		clear(q.ring[:lo])
+		clear(q.ring[lo+live:])
+	} else {
+		nr := make([]*qlNode, size)
+		copy(nr[lo:], q.ring[q.lo:q.hi])
+		q.ring = nr
+	}
+	q.lo, q.hi = lo, lo+live
+}
+
+// removeNode drops the node at position i.
+func (q *Quicklist) removeNode(i int) {
+	at := q.lo + i
+	live := q.hi - q.lo
+	if i < live/2 {
+		copy(q.ring[q.lo+1:at+1], q.ring[q.lo:at])
+		q.ring[q.lo] = nil
+		q.lo++
+	} else {
+		copy(q.ring[at:q.hi-1], q.ring[at+1:q.hi])
+		q.hi--
+		q.ring[q.hi] = nil
+	}
+	live--
+	if live == 0 {
+		q.clearNodes()
+		return
+	}
+	if len(q.ring) > 16 && live < len(q.ring)/8 {
+		nr := make([]*qlNode, 2*live+2)
+		lo := (len(nr) - live) / 2
+		copy(nr[lo:], q.ring[q.lo:q.hi])
+		q.ring, q.lo, q.hi = nr, lo, lo+live
+	}
+}
+
+// locate returns the node position and in-node index of element i
+// (0 <= i < Len), walking from the nearer end.
+func (q *Quicklist) locate(i int) (ni, ei int) {
+	if i < q.count/2 {
+		for ni = 0; ; ni++ {
+			c := int(q.node(ni).count)
+			if i < c {
+				return ni, i
+			}
+			i -= c
+		}
+	}
+	r := q.count - 1 - i // index from the tail
+	for ni = q.NodeCount() - 1; ; ni-- {
+		c := int(q.node(ni).count)
+		if r < c {
+			return ni, c - 1 - r
+		}
+		r -= c
+	}
+}
+
+// PushHead adds v before the first element. Call PrepareGrow first.
+func (q *Quicklist) PushHead(v []byte) {
+	q.count++
+	if q.packed {
+		if q.NodeCount() == 0 {
+			q.insertNode(0, newQLNode())
+		}
+		q.node(0).pushFront(v, 0)
+		return
+	}
+	sz := len(v)
+	if qlIsLarge(sz, q.fill) {
+		q.insertNode(0, newPlainNode(v))
+		return
+	}
+	var h *qlNode
+	if q.NodeCount() > 0 {
+		h = q.node(0)
+	}
+	if !qlAllowInsert(h, q.fill, sz) {
+		h = newQLNode()
+		q.insertNode(0, h)
+	}
+	h.pushFront(v, q.capHint())
+}
+
+// PushTail adds v after the last element. Call PrepareGrow first.
+func (q *Quicklist) PushTail(v []byte) {
+	q.count++
+	if q.packed {
+		if q.NodeCount() == 0 {
+			q.insertNode(0, newQLNode())
+		}
+		q.node(0).pushBack(v, 0)
+		return
+	}
+	sz := len(v)
+	if qlIsLarge(sz, q.fill) {
+		q.insertNode(q.NodeCount(), newPlainNode(v))
+		return
+	}
+	var t *qlNode
+	if q.NodeCount() > 0 {
+		t = q.node(q.NodeCount() - 1)
+	}
+	if !qlAllowInsert(t, q.fill, sz) {
+		t = newQLNode()
+		q.insertNode(q.NodeCount(), t)
+	}
+	t.pushBack(v, q.capHint())
+}
+
+func newPlainNode(v []byte) *qlNode {
+	n := &qlNode{plain: true}
+	n.b = make([]byte, LpEntryLen(len(v)))
+	n.end = int32(lpPut(n.b, v))
+	n.count = 1
+	n.sz = int32(len(v))
+	return n
+}
+
+// Head returns the first element; the list must not be empty.
+func (q *Quicklist) Head() []byte {
+	n := q.node(0)
+	v, _ := lpGet(n.b, int(n.off))
+	return v
+}
+
+// Tail returns the last element; the list must not be empty.
+func (q *Quicklist) Tail() []byte {
+	n := q.node(q.NodeCount() - 1)
+	v, _ := lpGetBack(n.b, int(n.end))
+	return v
+}
+
+// PopHead removes the first element and returns it appended to dst.
+func (q *Quicklist) PopHead(dst []byte) []byte {
+	n := q.node(0)
+	v, _ := lpGet(n.b, int(n.off))
+	dst = append(dst, v...)
+	q.delEntry(0, n, int(n.off))
+	return dst
+}
+
+// PopTail removes the last element and returns it appended to dst.
+func (q *Quicklist) PopTail(dst []byte) []byte {
+	ni := q.NodeCount() - 1
+	n := q.node(ni)
+	v, p := lpGetBack(n.b, int(n.end))
+	dst = append(dst, v...)
+	q.delEntry(ni, n, p)
+	return dst
+}
+
+// delEntry is quicklistDelIndex: removes the entry at byte offset p of
+// node ni, dropping the node when it empties. It reports whether the node
+// was dropped.
+func (q *Quicklist) delEntry(ni int, n *qlNode, p int) bool {
+	q.count--
+	if n.plain || n.count == 1 {
+		q.removeNode(ni)
+		return true
+	}
+	n.deleteAt(p)
+	return false
+}
+
+// Index returns element i; negative i counts from the tail.
+func (q *Quicklist) Index(i int) ([]byte, bool) {
+	if i < 0 {
+		i += q.count
+	}
+	if i < 0 || i >= q.count {
+		return nil, false
+	}
+	ni, ei := q.locate(i)
+	n := q.node(ni)
+	v, _ := lpGet(n.b, n.seek(ei))
+	return v, true
+}
+
+// Range calls fn for n elements starting at index start (0 <= start <
+// Len), towards the tail, or towards the head when reverse is set. fn must
+// not change the list.
+func (q *Quicklist) Range(start, n int, reverse bool, fn func(v []byte)) {
+	if n <= 0 {
+		return
+	}
+	ni, ei := q.locate(start)
+	node := q.node(ni)
+	p := node.seek(ei)
+	if !reverse {
+		for {
+			for p < int(node.end) && n > 0 {
+				var v []byte
+				v, p = lpGet(node.b, p)
+				fn(v)
+				n--
+			}
+			if n == 0 {
+				return
+			}
+			ni++
+			node = q.node(ni)
+			p = int(node.off)
+		}
+	}
+	// Reverse: start with the element at p, then walk back.
+	_, p = lpGet(node.b, p) // p is now the end of the start element
+	for {
+		for p > int(node.off) && n > 0 {
+			var v []byte
+			v, p = lpGetBack(node.b, p)
+			fn(v)
+			n--
+		}
+		if n == 0 {
+			return
+		}
+		ni--
+		node = q.node(ni)
+		p = int(node.end)
+	}
+}
+
+// Scan calls fn for every element from the head (or from the tail when
+// fromTail is set) until fn returns false. fn must not change the list.
+func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
+	if !fromTail {
+		for _, node := range q.nodes() {
+			for p := int(node.off); p < int(node.end); {
+				var v []byte
+				v, p = lpGet(node.b, p)
+				if !fn(v) {
+					return
+				}
+			}
+		}
+		return
+	}
+	ns := q.nodes()
+	for i := len(ns) - 1; i >= 0; i-- {
+		node := ns[i]
+		for p := int(node.end); p > int(node.off); {
+			var v []byte
+			v, p = lpGetBack(node.b, p)
+			if !fn(v) {
+				return
+			}
+		}
+	}
+}

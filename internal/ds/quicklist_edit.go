@@ -1,0 +1,276 @@
+package ds
+
+import "bytes"
+
+// Edits in the middle of a Quicklist: range deletion (LTRIM, LPOP count),
+// removal by value (LREM), insertion next to a pivot (LINSERT) and
+// replacement by index (LSET). They follow quicklist.c's node handling:
+// deletions drop emptied nodes and never merge; an insertion into a full
+// node uses a neighbour with room, a new node, or a split followed by
+// merging; a replacement that does not fit splits the node around it.
+
+// DelRange removes n elements starting at index start (0 <= start); it is
+// clipped to the end of the list.
+func (q *Quicklist) DelRange(start, n int) {
+	if n <= 0 || start >= q.count {
+		return
+	}
+	n = min(n, q.count-start)
+	ni, ei := q.locate(start)
+	for n > 0 {
+		node := q.node(ni)
+		c := int(node.count)
+		if ei == 0 && n >= c || node.plain {
+			q.count -= c
+			n -= c
+			q.removeNode(ni)
+			ei = 0
+			continue
+		}
+		del := min(n, c-ei)
+		node.deleteRange(ei, del)
+		q.count -= del
+		n -= del
+		if node.count == 0 {
+			q.removeNode(ni)
+		} else {
+			ni++
+		}
+		ei = 0
+	}
+}
+
+// Remove deletes up to count elements equal to v (all of them when count
+// is 0), scanning from the head, or from the tail when fromTail is set. It
+// returns how many it removed.
+func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
+	removed := 0
+	limit := func() int {
+		if count == 0 {
+			return -1
+		}
+		return count - removed
+	}
+	if !fromTail {
+		for ni := 0; ni < q.NodeCount() && limit() != 0; {
+			node := q.node(ni)
+			k := node.filter(v, limit(), false)
+			removed += k
+			q.count -= k
+			if node.count == 0 {
+				q.removeNode(ni)
+				continue
+			}
+			ni++
+		}
+		return removed
+	}
+	for ni := q.NodeCount() - 1; ni >= 0 && limit() != 0; ni-- {
+		node := q.node(ni)
+		k := node.filter(v, limit(), true)
+		removed += k
+		q.count -= k
+		if node.count == 0 {
+			q.removeNode(ni)
+		}
+	}
+	return removed
+}
+
+// Insert puts v just before (or after, when after is set) the first element
+// equal to pivot, scanning from the head. It reports whether the pivot was
+// found.
+func (q *Quicklist) Insert(pivot, v []byte, after bool) bool {
+	for ni, node := range q.nodes() {
+		ei := 0
+		for p := int(node.off); p < int(node.end); ei++ {
+			e, next := lpGet(node.b, p)
+			if bytes.Equal(e, pivot) {
+				q.insertAt(ni, ei, p, next, v, after)
+				return true
+			}
+			p = next
+		}
+	}
+	return false
+}
+
+// insertAt is _quicklistInsert: add v next to entry ei (at byte offset p,
+// next entry at next) of node ni.
+func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
+	node := q.node(ni)
+	q.count++
+	if q.packed {
+		if after {
+			node.insertAt(next, v, placeCenter, 0)
+		} else {
+			node.insertAt(p, v, placeCenter, 0)
+		}
+		return
+	}
+	fill, sz := q.fill, len(v)
+	full := !qlAllowInsert(node, fill, sz)
+	var prev, nxt *qlNode
+	if ni > 0 {
+		prev = q.node(ni - 1)
+	}
+	if ni+1 < q.NodeCount() {
+		nxt = q.node(ni + 1)
+	}
+	atTail := after && ei == int(node.count)-1
+	atHead := !after && ei == 0
+	availNext := atTail && qlAllowInsert(nxt, fill, sz)
+	availPrev := atHead && qlAllowInsert(prev, fill, sz)
+	pos := ni // node position the new node goes to
+	if after {
+		pos = ni + 1
+	}
+	if qlIsLarge(sz, fill) {
+		if node.plain || atTail || atHead {
+			q.insertNode(pos, newPlainNode(v))
+			return
+		}
+		split := ei
+		if after {
+			split = ei + 1
+		}
+		rest := node.splitAt(split)
+		q.insertNode(ni+1, newPlainNode(v))
+		q.insertNode(ni+2, rest)
+		return
+	}
+	switch {
+	case !full && after:
+		node.insertAt(next, v, placeCenter, 0)
+	case !full:
+		node.insertAt(p, v, placeCenter, 0)
+	case atTail && availNext:
+		nxt.pushFront(v, 0)
+	case atHead && availPrev:
+		prev.pushBack(v, 0)
+	case atTail || atHead:
+		n := newQLNode()
+		n.pushBack(v, 0)
+		q.insertNode(pos, n)
+	default:
+		// Split: with after, node keeps [0, ei] and the new node gets
+		// v + (ei, end); without, the new node gets [0, ei) + v and node
+		// keeps [ei, end).
+		if after {
+			rest := node.splitAt(ei + 1)
+			rest.pushFront(v, 0)
+			q.insertNode(ni+1, rest)
+			q.mergeAround(ni)
+		} else {
+			rest := node.splitAt(ei)
+			// node now holds [0, ei): it becomes the new node (with v
+			// appended) and rest, holding [ei, end), the original.
+			node.pushBack(v, 0)
+			q.insertNode(ni+1, rest)
+			q.mergeAround(ni + 1)
+		}
+	}
+}
+
+// mergeAround is _quicklistMergeNodes around node position c.
+func (q *Quicklist) mergeAround(c int) {
+	fill := q.fill
+	get := func(i int) *qlNode {
+		if i < 0 || i >= q.NodeCount() {
+			return nil
+		}
+		return q.node(i)
+	}
+	// (prev_prev, prev)
+	if qlAllowMerge(get(c-1), get(c-2), fill) {
+		q.mergeNodes(c - 2)
+		c--
+	}
+	// (next, next_next)
+	if qlAllowMerge(get(c+1), get(c+2), fill) {
+		q.mergeNodes(c + 1)
+	}
+	// (prev, center)
+	if qlAllowMerge(get(c), get(c-1), fill) {
+		q.mergeNodes(c - 1)
+		c--
+	}
+	// (center, next)
+	if qlAllowMerge(get(c), get(c+1), fill) {
+		q.mergeNodes(c)
+	}
+}
+
+// mergeNodes merges node i+1 into node i.
+func (q *Quicklist) mergeNodes(i int) {
+	a, b := q.node(i), q.node(i+1)
+	a.appendNode(b)
+	q.removeNode(i + 1)
+}
+
+// Replace sets element i (negative counts from the tail) to v and reports
+// whether i was in range. In the listpack encoding the caller must have
+// called PrepareGrow.
+func (q *Quicklist) Replace(i int, v []byte) bool {
+	if i < 0 {
+		i += q.count
+	}
+	if i < 0 || i >= q.count {
+		return false
+	}
+	ni, ei := q.locate(i)
+	node := q.node(ni)
+	p := node.seek(ei)
+	if q.packed {
+		node.replaceAt(p, v)
+		return true
+	}
+	fill, sz := q.fill, len(v)
+	if !node.plain && !qlIsLarge(sz, fill) {
+		old, _ := lpGet(node.b, p)
+		projected := int(node.sz) - vlpEntrySize(old) + vlpEntrySize(v)
+		if !QLExceedsLimit(fill, projected, int(node.count)) {
+			node.replaceAt(p, v)
+			return true
+		}
+	}
+	if node.plain {
+		if qlIsLarge(sz, fill) {
+			node.replaceAt(p, v)
+			return true
+		}
+		// A small value replacing a plain node: insert it after, then drop
+		// the plain node.
+		_, next := lpGet(node.b, p)
+		q.insertAt(ni, 0, p, next, v, true)
+		q.count--
+		q.removeNode(ni)
+		return true
+	}
+	// The node would be too big (or v is large): split off the entries
+	// after ei, give v a node of its own between, then drop the old entry,
+	// now the last of node.
+	var rest *qlNode
+	if ei != int(node.count)-1 {
+		rest = node.splitAt(ei + 1)
+	}
+	var nn *qlNode
+	if qlIsLarge(sz, fill) {
+		nn = newPlainNode(v)
+	} else {
+		nn = newQLNode()
+		nn.pushBack(v, 0)
+	}
+	q.insertNode(ni+1, nn)
+	if rest != nil {
+		q.insertNode(ni+2, rest)
+	}
+	if node.count == 1 {
+		q.removeNode(ni)
+		return true
+	}
+	_, last := lpGetBack(node.b, int(node.end))
+	node.deleteAt(last)
+	q.mergeAround(ni + 1)
+	return true
+}

@@ -1,0 +1,310 @@
+package ds
+
+// qlNode is one quicklist node: a run of packed entries (listpack.go) kept
+// in b[off:end]. The buffer is a gap buffer: free space may sit on both
+// sides of the data, so pushing onto whichever end the list grows from
+// writes the new entry into the free space without moving the others. A
+// node that receives only LPUSHes keeps its data at the end of its buffer,
+// one that receives RPUSHes at the start.
+type qlNode struct {
+	b     []byte
+	off   int32
+	end   int32
+	count int32
+	// sz is the node's size as a Valkey listpack (lpBytes), or, for a
+	// plain node, the element's length, as in quicklist.c.
+	sz int32
+	// plain marks a node that holds one element too large to share a node
+	// (QUICKLIST_NODE_CONTAINER_PLAIN).
+	plain bool
+}
+
+// Placement of the data when a node's buffer is reallocated.
+const (
+	placeStart  = iota // free space after the data (the node grows at its tail)
+	placeEnd           // free space before the data (it grows at its head)
+	placeCenter        // both
+)
+
+func newQLNode() *qlNode { return &qlNode{sz: vlpEmptySize} }
+
+// data returns the packed entries.
+func (n *qlNode) data() []byte { return n.b[n.off:n.end] }
+
+func (n *qlNode) used() int { return int(n.end - n.off) }
+
+// seek returns the byte offset (into b) of the entry with in-node index i,
+// walking from whichever end is nearer.
+func (n *qlNode) seek(i int) int {
+	if i <= int(n.count)/2 {
+		p := int(n.off)
+		for ; i > 0; i-- {
+			p = lpSkip(n.b, p)
+		}
+		return p
+	}
+	p := int(n.end)
+	for j := int(n.count); j > i; j-- {
+		_, p = lpGetBack(n.b, p)
+	}
+	return p
+}
+
+// openGap makes k free bytes at byte offset pos (off <= pos <= end) and
+// returns the offset of the gap, which moves if the data had to. where says
+// how to lay out the data if the buffer must grow; capHint, if positive, is
+// the capacity a growing node should reach in one step (the node size limit
+// of a quicklist, so a full node is one exact allocation).
+func (n *qlNode) openGap(pos, k, where, capHint int) int {
+	off, end, c := int(n.off), int(n.end), len(n.b)
+	switch {
+	case pos == off && off >= k:
+		n.off -= int32(k)
+		return pos - k
+	case pos == end && c-end >= k:
+		n.end += int32(k)
+		return pos
+	case c-end >= k && (end-pos <= pos-off || off < k):
+		copy(n.b[pos+k:end+k], n.b[pos:end])
+		n.end += int32(k)
+		return pos
+	case off >= k:
+		copy(n.b[off-k:pos-k], n.b[off:pos])
+		n.off -= int32(k)
+		return pos - k
+	}
+	// Not enough room on either side: move to a bigger buffer.
+	used := end - off
+	need := used + k
+	nc := 2 * c
+	switch {
+	case capHint > 0 && need <= capHint:
+		nc = capHint
+	case capHint > 0:
+		nc = need + need/4
+	}
+	nc = allocSize(max(nc, need))
+	nb := make([]byte, nc)
+	var start int
+	switch where {
+	case placeStart:
+		start = 0
+	case placeEnd:
+		start = nc - need
+	default:
+		start = (nc - need) / 2
+	}
+	// Copy [off,pos) then leave the gap then [pos,end).
+	copy(nb[start:], n.b[off:pos])
+	gap := start + (pos - off)
+	copy(nb[gap+k:], n.b[pos:end])
+	n.b = nb
+	n.off = int32(start)
+	n.end = int32(start + need)
+	return gap
+}
+
+// closeGap removes bytes [pos, pos+k) by moving the shorter side.
+func (n *qlNode) closeGap(pos, k int) {
+	off, end := int(n.off), int(n.end)
+	if pos-off < end-(pos+k) {
+		copy(n.b[off+k:pos+k], n.b[off:pos])
+		n.off += int32(k)
+	} else {
+		copy(n.b[pos:end-k], n.b[pos+k:end])
+		n.end -= int32(k)
+	}
+	if n.off == n.end {
+		// Empty: re-centre so the next push of either kind is cheap.
+		mid := int32(len(n.b) / 2)
+		n.off, n.end = mid, mid
+	}
+	n.maybeShrink()
+}
+
+// maybeShrink releases a buffer that lost most of its data (LTRIM of a big
+// node, a plain node replaced by a small value).
+func (n *qlNode) maybeShrink() {
+	used := n.used()
+	if len(n.b) > 256 && used < len(n.b)/4 {
+		nc := allocSize(max(used+used/4, 32))
+		nb := make([]byte, nc)
+		start := (nc - used) / 2
+		copy(nb[start:], n.data())
+		n.b = nb
+		n.off = int32(start)
+		n.end = int32(start + used)
+	}
+}
+
+// insertAt writes v as a new entry at byte offset pos.
+func (n *qlNode) insertAt(pos int, v []byte, where, capHint int) {
+	k := LpEntryLen(len(v))
+	p := n.openGap(pos, k, where, capHint)
+	lpPut(n.b[p:], v)
+	n.count++
+	if n.plain {
+		n.sz = int32(len(v))
+	} else {
+		n.sz += int32(vlpEntrySize(v))
+	}
+}
+
+// pushFront and pushBack add an entry at the node's head or tail.
+func (n *qlNode) pushFront(v []byte, capHint int) {
+	n.insertAt(int(n.off), v, placeEnd, capHint)
+}
+
+func (n *qlNode) pushBack(v []byte, capHint int) {
+	n.insertAt(int(n.end), v, placeStart, capHint)
+}
+
+// deleteAt removes the entry at byte offset pos.
+func (n *qlNode) deleteAt(pos int) {
+	v, next := lpGet(n.b, pos)
+	if !n.plain {
+		n.sz -= int32(vlpEntrySize(v))
+	}
+	n.count--
+	n.closeGap(pos, next-pos)
+}
+
+// deleteRange removes cnt entries starting at in-node index i.
+func (n *qlNode) deleteRange(i, cnt int) {
+	if cnt <= 0 {
+		return
+	}
+	start := n.seek(i)
+	p := start
+	var vs int
+	for j := 0; j < cnt; j++ {
+		var v []byte
+		v, p = lpGet(n.b, p)
+		vs += vlpEntrySize(v)
+	}
+	n.count -= int32(cnt)
+	if !n.plain {
+		n.sz -= int32(vs)
+	}
+	n.closeGap(start, p-start)
+}
+
+// replaceAt overwrites the entry at byte offset pos with v.
+func (n *qlNode) replaceAt(pos int, v []byte) {
+	old, next := lpGet(n.b, pos)
+	if !n.plain {
+		n.sz += int32(vlpEntrySize(v) - vlpEntrySize(old))
+	} else {
+		n.sz = int32(len(v))
+	}
+	oldLen, newLen := next-pos, LpEntryLen(len(v))
+	switch {
+	case newLen > oldLen:
+		// Open the extra room just after the old entry: whatever moves,
+		// the old entry's bytes still end where the gap starts.
+		pos = n.openGap(next, newLen-oldLen, placeCenter, 0) - oldLen
+		lpPut(n.b[pos:], v)
+	case newLen < oldLen:
+		// Write the shorter entry in place, then drop the leftover bytes.
+		lpPut(n.b[pos:], v)
+		n.closeGap(pos+newLen, oldLen-newLen)
+	default:
+		lpPut(n.b[pos:], v)
+	}
+}
+
+// clone returns a copy of the node with a tight buffer.
+func (n *qlNode) clone() *qlNode {
+	c := *n
+	c.b = append(make([]byte, 0, n.used()), n.data()...)
+	c.off, c.end = 0, int32(n.used())
+	return &c
+}
+
+// splitAt moves the entries from in-node index i onwards into a new node,
+// which it returns.
+func (n *qlNode) splitAt(i int) *qlNode {
+	p := n.seek(i)
+	nn := newQLNode()
+	tail := n.b[p:n.end]
+	nn.b = append(make([]byte, 0, allocSize(len(tail))), tail...)
+	nn.end = int32(len(tail))
+	nn.count = n.count - int32(i)
+	var vs int
+	for q := 0; q < len(tail); {
+		var v []byte
+		v, q = lpGet(tail, q)
+		vs += vlpEntrySize(v)
+	}
+	nn.sz = int32(vlpEmptySize + vs)
+	n.sz -= int32(vs)
+	n.count = int32(i)
+	n.end = int32(p)
+	n.maybeShrink()
+	return nn
+}
+
+// appendNode moves all of b's entries to the end of n.
+func (n *qlNode) appendNode(b *qlNode) {
+	d := b.data()
+	p := n.openGap(int(n.end), len(d), placeCenter, 0)
+	copy(n.b[p:], d)
+	n.count += b.count
+	n.sz += b.sz - vlpEmptySize
+}
+
+// filter deletes up to limit entries equal to v (all when limit < 0),
+// scanning from the head or the tail, and returns how many it deleted. It
+// compacts the node in one pass: kept entries are copied over the deleted
+// ones towards the end the scan started from.
+func (n *qlNode) filter(v []byte, limit int, fromTail bool) int {
+	removed, freed := 0, 0
+	if !fromTail {
+		w := int(n.off)
+		for p := int(n.off); p < int(n.end); {
+			e, next := lpGet(n.b, p)
+			if limit != removed && string(e) == string(v) {
+				removed++
+				if !n.plain {
+					freed += vlpEntrySize(e)
+				}
+			} else {
+				if w != p {
+					copy(n.b[w:], n.b[p:next])
+				}
+				w += next - p
+			}
+			p = next
+		}
+		n.end = int32(w)
+	} else {
+		w := int(n.end)
+		for p := int(n.end); p > int(n.off); {
+			e, start := lpGetBack(n.b, p)
+			if limit != removed && string(e) == string(v) {
+				removed++
+				if !n.plain {
+					freed += vlpEntrySize(e)
+				}
+			} else {
+				size := p - start
+				if w != p {
+					copy(n.b[w-size:w], n.b[start:p])
+				}
+				w -= size
+			}
+			p = start
+		}
+		n.off = int32(w)
+	}
+	if removed > 0 {
+		n.count -= int32(removed)
+		n.sz -= int32(freed)
+		if n.off == n.end {
+			mid := int32(len(n.b) / 2)
+			n.off, n.end = mid, mid
+		}
+		n.maybeShrink()
+	}
+	return removed
+}

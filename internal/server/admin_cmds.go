@@ -1,0 +1,73 @@
+package server
+
+import (
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// TIME: [unix seconds, microseconds] as bulk strings.
+func timeCommand(c *Client) {
+	now := time.Now()
+	c.w.ArrayLen(2)
+	c.w.BulkInt(now.Unix())
+	c.w.BulkInt(int64(now.Nanosecond() / 1000))
+}
+
+// LASTSAVE: the time of the last successful save. Corvid does not persist
+// yet, so it is the start-up time, which is what Valkey reports before its
+// first save.
+func lastsaveCommand(c *Client) { c.w.Int(c.srv.ext().lastSave.Load()) }
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]
+//
+// On success the process exits without replying, as Valkey does: the client
+// just sees the connection close. Corvid has no persistence, so SAVE cannot
+// be honoured: it fails the way a failed save fails in Valkey, unless FORCE
+// is given, so nobody is led to believe the data was written.
+func shutdownCommand(c *Client) {
+	var nosave, save, force, abort, withFlags bool
+	for _, a := range c.ctx.Argv[1:] {
+		switch {
+		case db.EqualFold(a, "nosave"):
+			nosave, withFlags = true, true
+		case db.EqualFold(a, "save"):
+			save, withFlags = true, true
+		case db.EqualFold(a, "now"):
+			withFlags = true // nothing to wait for: there are no replicas
+		case db.EqualFold(a, "force"):
+			force, withFlags = true, true
+		case db.EqualFold(a, "abort"):
+			abort = true
+		default:
+			c.w.Error(db.ErrSyntax)
+			return
+		}
+	}
+	if (abort && withFlags) || (nosave && save) {
+		c.w.Error(db.ErrSyntax)
+		return
+	}
+	s := c.srv
+	if abort {
+		c.w.Error("ERR No shutdown in progress.")
+		return
+	}
+	if save && !force {
+		s.log.warn("Error trying to save the DB, can't exit: Corvid has no persistence yet (use SHUTDOWN NOSAVE, or SHUTDOWN SAVE FORCE to exit anyway).")
+		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	if save {
+		s.log.warn("Corvid has no persistence: exiting without saving because of SHUTDOWN FORCE.")
+	}
+	c.closeAfter = true
+	if s.shutdownFn != nil {
+		s.shutdownFn() // Run logs the shutdown and closes the server
+		return
+	}
+	s.log.notice("User requested shutdown...")
+	// Close waits for every connection goroutine, this one included, so it
+	// must not run on it.
+	go s.Close()
+}

@@ -1,0 +1,692 @@
+package server
+
+import (
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// The CLIENT command family. Every subcommand runs on the caller's own
+// goroutine; other clients are reached through the registry (Server.mu,
+// copied out before anything else is locked), their mutex-guarded mirror
+// fields and their atomics, never through the fields their goroutine owns.
+
+// Client types, as Valkey's getClientTypeByName names them. Corvid has no
+// replicas or primaries yet, so every client is normal (pubsub once the
+// pub/sub commands exist).
+const (
+	clientTypeNormal = iota
+	clientTypeReplica
+	clientTypePubsub
+	clientTypePrimary
+)
+
+func clientTypeByName(name []byte) int {
+	switch {
+	case db.EqualFold(name, "normal"):
+		return clientTypeNormal
+	case db.EqualFold(name, "slave"), db.EqualFold(name, "replica"):
+		return clientTypeReplica
+	case db.EqualFold(name, "pubsub"):
+		return clientTypePubsub
+	case db.EqualFold(name, "master"), db.EqualFold(name, "primary"):
+		return clientTypePrimary
+	}
+	return -1
+}
+
+func (c *Client) clientType() int { return clientTypeNormal }
+
+// clientsSnapshot returns the connected clients in connection (id) order,
+// which is the order Valkey lists them in.
+func (s *Server) clientsSnapshot() []*Client {
+	s.mu.Lock()
+	out := make([]*Client, 0, len(s.mu.clients))
+	for _, c := range s.mu.clients {
+		out = append(out, c)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b *Client) int { return int(a.id - b.id) })
+	return out
+}
+
+func (s *Server) clientByID(id int64) *Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mu.clients[id]
+}
+
+// publishState copies the connection-owned state that CLIENT LIST shows for
+// other connections (MULTI, WATCH, closing, last command) into c.mu, where
+// other goroutines may read it. last may be nil to keep the previous
+// command name.
+//
+// TODO(lead): call c.publishState(cm) at the end of Client.call (or once per
+// batch in serve) so other clients see multi=, watch=, cmd= and flags x/c.
+func (c *Client) publishState(last *cmd) {
+	var flags string
+	multi := 0
+	if c.multi != nil {
+		flags += "x"
+		multi = len(c.multi.cmds)
+	}
+	if c.closeAfter {
+		flags += "c"
+	}
+	watching := c.watch.Watching()
+	c.mu.Lock()
+	c.mu.flags = flags
+	c.mu.multiCount = multi
+	c.mu.watchCount = watching
+	if last != nil {
+		c.mu.lastCmd = last.name
+	}
+	c.mu.Unlock()
+}
+
+// infoLine renders one CLIENT LIST / CLIENT INFO line (without the newline)
+// with Valkey 8.0's fields in Valkey 8.0's order. self is the client running
+// the command: its own goroutine-owned fields are read directly; for any
+// other client only the mirrors and atomics are used.
+func (c *Client) infoLine(self *Client, curCmd string) string {
+	now := time.Now()
+	isSelf := c == self
+
+	c.mu.Lock()
+	name, libName, libVer, user := c.mu.name, c.mu.libName, c.mu.libVer, c.mu.user
+	pubFlags, multiCount, watchCount, lastCmd := c.mu.flags, c.mu.multiCount, c.mu.watchCount, c.mu.lastCmd
+	noEvict, noTouch := c.mu.noEvict, c.mu.noTouch
+	c.mu.Unlock()
+
+	multi := -1
+	var qbuf, qbufFree, argvMem, multiMem, obl int
+	respVer := 2 // TODO(lead): mirror w.Proto into c.mu so other clients show their RESP version
+	if isSelf {
+		pubFlags = ""
+		if c.multi != nil {
+			pubFlags += "x"
+			multi = len(c.multi.cmds)
+			for _, q := range c.multi.cmds {
+				for _, a := range q.argv {
+					multiMem += len(a)
+				}
+			}
+		}
+		if c.closeAfter {
+			pubFlags += "c"
+		}
+		watchCount = c.watch.Watching()
+		qbuf = c.rd.Buffered()
+		if qbuf > 0 {
+			qbufFree = c.rd.Cap() - qbuf
+		}
+		for _, a := range c.ctx.Argv {
+			argvMem += len(a)
+		}
+		obl = c.w.Len()
+		respVer = c.w.Proto
+		lastCmd = curCmd
+	} else {
+		if strings.Contains(pubFlags, "x") {
+			multi = multiCount
+		}
+		if lastCmd == "" {
+			lastCmd = "NULL"
+		}
+	}
+
+	// Flag letters in catClientInfoString's order.
+	var fl []byte
+	if strings.Contains(pubFlags, "x") {
+		fl = append(fl, 'x')
+	}
+	if c.blocked.Load() {
+		fl = append(fl, 'b')
+	}
+	if c.watch.Dirty.Load() {
+		fl = append(fl, 'd')
+	}
+	if strings.Contains(pubFlags, "c") || c.killed.Load() {
+		fl = append(fl, 'c')
+	}
+	if noEvict {
+		fl = append(fl, 'e')
+	}
+	if noTouch {
+		fl = append(fl, 'T')
+	}
+	if len(fl) == 0 {
+		fl = append(fl, 'N')
+	}
+
+	const replyBuf = 16 * 1024 // the reply buffer every connection starts with
+	// tot-mem approximates Valkey's getClientMemoryUsage: reply buffer,
+	// pending query bytes, the client struct, arguments and MULTI queue.
+	totMem := replyBuf + 2048 + argvMem + multiMem
+	if qbuf > 0 {
+		totMem += c.rd.Cap()
+	}
+	netIn, netOut, cmds := c.trafficCounters()
+
+	var b strings.Builder
+	b.Grow(400)
+	kv := func(k string, v string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(v)
+	}
+	ki := func(k string, v int64) { kv(k, strconv.FormatInt(v, 10)) }
+	ki("id", c.id)
+	kv("addr", c.addr)
+	kv("laddr", c.laddr)
+	ki("fd", int64(connFD(c.conn)))
+	kv("name", name)
+	ki("age", int64(now.Sub(c.created)/time.Second))
+	ki("idle", max(0, (now.UnixMilli()-c.lastActive.Load())/1000))
+	kv("flags", string(fl))
+	ki("db", int64(c.dbIndex.Load()))
+	ki("sub", 0)
+	ki("psub", 0)
+	ki("ssub", 0)
+	ki("multi", int64(multi))
+	ki("watch", int64(watchCount))
+	ki("qbuf", int64(qbuf))
+	ki("qbuf-free", int64(qbufFree))
+	ki("argv-mem", int64(argvMem))
+	ki("multi-mem", int64(multiMem))
+	ki("rbs", replyBuf)
+	ki("rbp", replyBuf)
+	ki("obl", int64(obl))
+	ki("oll", 0)
+	ki("omem", 0)
+	ki("tot-mem", int64(totMem))
+	kv("events", "r")
+	kv("cmd", lastCmd)
+	kv("user", user)
+	ki("redir", -1)
+	ki("resp", int64(respVer))
+	kv("lib-name", libName)
+	kv("lib-ver", libVer)
+	// Valkey 8.0 added the per-client traffic counters (Redis 7.x lacks them).
+	ki("tot-net-in", netIn)
+	ki("tot-net-out", netOut)
+	ki("tot-cmds", cmds)
+	return b.String()
+}
+
+// trafficCounters returns the bytes read from and written to the client
+// and the commands it ran.
+//
+// TODO(lead): Valkey 8 keeps these per client (tot-net-in, tot-net-out,
+// tot-cmds); add three atomics to Client, bump them in serve/flush/call and
+// return them here. Until then the fields read 0.
+func (c *Client) trafficCounters() (in, out, cmds int64) { return 0, 0, 0 }
+
+// connFD returns the socket's file descriptor, or -1.
+func connFD(conn net.Conn) int {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	if raw.Control(func(f uintptr) { fd = int(f) }) != nil {
+		return -1
+	}
+	return fd
+}
+
+// isLocal reports a loopback (or unix socket) peer, for the "local"
+// settings of enable-debug-command and enable-protected-configs.
+func (c *Client) isLocal() bool {
+	switch a := c.conn.RemoteAddr().(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	return false
+}
+
+// CLIENT ID
+func clientIDCommand(c *Client) { c.w.Int(c.id) }
+
+// CLIENT INFO
+func clientInfoCommand(c *Client) {
+	c.w.Verbatim("txt", c.infoLine(c, "client|info")+"\n")
+}
+
+// CLIENT LIST [TYPE type] [ID id ...]
+func clientListCommand(c *Client) {
+	argv := c.ctx.Argv
+	s := c.srv
+	var clients []*Client
+	switch {
+	case len(argv) == 4 && db.EqualFold(argv[2], "type"):
+		t := clientTypeByName(argv[3])
+		if t == -1 {
+			c.w.Error("ERR Unknown client type '" + string(argv[3]) + "'")
+			return
+		}
+		for _, o := range s.clientsSnapshot() {
+			if o.clientType() == t {
+				clients = append(clients, o)
+			}
+		}
+	case len(argv) > 3 && db.EqualFold(argv[2], "id"):
+		// Valkey lists the ids in the order given, repeating duplicates.
+		for _, a := range argv[3:] {
+			id, ok := db.ParseInt(a)
+			if !ok {
+				c.w.Error("ERR Invalid client ID")
+				return
+			}
+			if o := s.clientByID(id); o != nil {
+				clients = append(clients, o)
+			}
+		}
+	case len(argv) != 2:
+		c.w.Error(db.ErrSyntax)
+		return
+	default:
+		clients = s.clientsSnapshot()
+	}
+	var b strings.Builder
+	for _, o := range clients {
+		b.WriteString(o.infoLine(c, "client|list"))
+		b.WriteByte('\n')
+	}
+	c.w.Verbatim("txt", b.String())
+}
+
+// CLIENT SETNAME name
+func clientSetnameCommand(c *Client) {
+	name := c.ctx.Argv[2]
+	if !validClientName(name) {
+		c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+		return
+	}
+	c.mu.Lock()
+	c.mu.name = string(name) // an empty name removes it
+	c.mu.Unlock()
+	c.w.OK()
+}
+
+// CLIENT GETNAME
+func clientGetnameCommand(c *Client) {
+	c.mu.Lock()
+	name := c.mu.name
+	c.mu.Unlock()
+	if name == "" {
+		c.w.Null()
+		return
+	}
+	c.w.BulkString(name)
+}
+
+// CLIENT SETINFO LIB-NAME|LIB-VER value (Valkey 8 / Redis 7.2; Redis 7.0
+// has no SETINFO).
+func clientSetinfoCommand(c *Client) {
+	argv := c.ctx.Argv
+	attr, val := argv[2], argv[3]
+	var dst *string
+	switch {
+	case db.EqualFold(attr, "lib-name"):
+		dst = &c.mu.libName
+	case db.EqualFold(attr, "lib-ver"):
+		dst = &c.mu.libVer
+	default:
+		c.w.Error("ERR Unrecognized option '" + string(attr) + "'")
+		return
+	}
+	if !validClientName(val) {
+		c.w.Error("ERR " + string(attr) + " cannot contain spaces, newlines or special characters.")
+		return
+	}
+	c.mu.Lock()
+	*dst = string(val)
+	c.mu.Unlock()
+	c.w.OK()
+}
+
+// CLIENT KILL addr
+// CLIENT KILL [ID id] [TYPE type] [ADDR addr] [LADDR addr] [USER name]
+//
+//	[SKIPME yes|no] [MAXAGE seconds]
+func clientKillCommand(c *Client) {
+	argv := c.ctx.Argv
+	var (
+		addr, laddr, user string
+		hasAddr, hasLaddr bool
+		hasUser           bool
+		typ               = -1
+		id, maxAge        int64
+		skipMe            = true
+	)
+	oldForm := len(argv) == 3
+	if oldForm {
+		addr, hasAddr = string(argv[2]), true
+		skipMe = false // the old form may kill the caller itself
+	} else {
+		for i := 2; i < len(argv); i += 2 {
+			opt := argv[i]
+			if i+1 >= len(argv) {
+				c.w.Error(db.ErrSyntax)
+				return
+			}
+			val := argv[i+1]
+			switch {
+			case db.EqualFold(opt, "id"):
+				n, ok := db.ParseInt(val)
+				if !ok || n < 1 {
+					c.w.Error("ERR client-id should be greater than 0")
+					return
+				}
+				id = n
+			case db.EqualFold(opt, "maxage"): // Valkey 8 / Redis 7.4
+				n, ok := db.ParseInt(val)
+				if !ok {
+					c.w.Error("ERR maxage is not an integer or out of range")
+					return
+				}
+				if n <= 0 {
+					c.w.Error("ERR maxage should be greater than 0")
+					return
+				}
+				maxAge = n
+			case db.EqualFold(opt, "type"):
+				typ = clientTypeByName(val)
+				if typ == -1 {
+					c.w.Error("ERR Unknown client type '" + string(val) + "'")
+					return
+				}
+			case db.EqualFold(opt, "addr"):
+				addr, hasAddr = string(val), true
+			case db.EqualFold(opt, "laddr"):
+				laddr, hasLaddr = string(val), true
+			case db.EqualFold(opt, "user"):
+				// The default user is the only ACL user so far.
+				if string(val) != "default" {
+					c.w.Error("ERR No such user '" + string(val) + "'")
+					return
+				}
+				user, hasUser = string(val), true
+			case db.EqualFold(opt, "skipme"):
+				switch {
+				case db.EqualFold(val, "yes"):
+					skipMe = true
+				case db.EqualFold(val, "no"):
+					skipMe = false
+				default:
+					c.w.Error(db.ErrSyntax)
+					return
+				}
+			default:
+				c.w.Error(db.ErrSyntax)
+				return
+			}
+		}
+	}
+
+	nowSec := time.Now().Unix()
+	killed := 0
+	for _, o := range c.srv.clientsSnapshot() {
+		if hasAddr && o.addr != addr {
+			continue
+		}
+		if hasLaddr && o.laddr != laddr {
+			continue
+		}
+		if typ != -1 && o.clientType() != typ {
+			continue
+		}
+		if id != 0 && o.id != id {
+			continue
+		}
+		if hasUser {
+			o.mu.Lock()
+			u := o.mu.user
+			o.mu.Unlock()
+			if u != user {
+				continue
+			}
+		}
+		if o == c && skipMe {
+			continue
+		}
+		if maxAge != 0 && nowSec-o.created.Unix() < maxAge {
+			continue
+		}
+		if o == c {
+			c.closeAfter = true // after this reply is written
+		} else {
+			o.kill()
+		}
+		killed++
+	}
+	if oldForm {
+		if killed == 0 {
+			c.w.Error("ERR No such client")
+		} else {
+			c.w.OK()
+		}
+		return
+	}
+	c.w.Int(int64(killed))
+}
+
+// CLIENT PAUSE timeout [WRITE|ALL]
+func clientPauseCommand(c *Client) {
+	argv := c.ctx.Argv
+	if len(argv) > 4 {
+		c.subcommandSyntaxError()
+		return
+	}
+	writeOnly := false
+	if len(argv) == 4 {
+		switch {
+		case db.EqualFold(argv[3], "write"):
+			writeOnly = true
+		case db.EqualFold(argv[3], "all"):
+		default:
+			c.w.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
+			return
+		}
+	}
+	ms, ok := db.ParseInt(argv[2])
+	if !ok {
+		c.w.Error("ERR timeout is not an integer or out of range")
+		return
+	}
+	if ms < 0 {
+		c.w.Error("ERR timeout is negative")
+		return
+	}
+	if ms > 1<<62/int64(time.Millisecond) {
+		ms = 1 << 62 / int64(time.Millisecond) // far enough to be forever
+	}
+	c.srv.pause.pause(time.Duration(ms)*time.Millisecond, writeOnly)
+	c.w.OK()
+}
+
+// CLIENT UNPAUSE
+func clientUnpauseCommand(c *Client) {
+	c.srv.pause.unpause()
+	c.w.OK()
+}
+
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]
+func clientUnblockCommand(c *Client) {
+	argv := c.ctx.Argv
+	if len(argv) > 4 {
+		c.subcommandSyntaxError()
+		return
+	}
+	reason := db.UnblockTimeout
+	if len(argv) == 4 {
+		switch {
+		case db.EqualFold(argv[3], "timeout"):
+		case db.EqualFold(argv[3], "error"):
+			reason = db.UnblockError
+		default:
+			c.w.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+			return
+		}
+	}
+	id, ok := db.ParseInt(argv[2])
+	if !ok {
+		c.w.Error(db.ErrNotInt)
+		return
+	}
+	t := c.srv.clientByID(id)
+	if t == nil || !t.blocked.Load() {
+		c.w.Int(0)
+		return
+	}
+	select {
+	case t.unblock <- reason:
+	default: // a wake-up is already pending
+	}
+	c.w.Int(1)
+}
+
+// CLIENT REPLY ON|OFF|SKIP
+func clientReplyCommand(c *Client) {
+	arg := c.ctx.Argv[2]
+	switch {
+	case db.EqualFold(arg, "on"):
+		c.replyMode, c.skipNext = replyOn, false
+		c.w.OK()
+	case db.EqualFold(arg, "off"):
+		c.replyMode = replyOff // no reply, as in Valkey
+	case db.EqualFold(arg, "skip"):
+		if c.replyMode != replyOff {
+			c.skipNext = true
+		}
+	default:
+		if c.replyMode != replyOff { // while OFF, errors are silenced too
+			c.w.Error(db.ErrSyntax)
+		}
+	}
+}
+
+// CLIENT NO-EVICT ON|OFF
+func clientNoEvictCommand(c *Client) {
+	on, ok := onOff(c.ctx.Argv[2])
+	if !ok {
+		c.w.Error(db.ErrSyntax)
+		return
+	}
+	c.mu.Lock()
+	c.mu.noEvict = on
+	c.mu.Unlock()
+	c.w.OK()
+}
+
+// CLIENT NO-TOUCH ON|OFF (Valkey 8 / Redis 7.2)
+func clientNoTouchCommand(c *Client) {
+	on, ok := onOff(c.ctx.Argv[2])
+	if !ok {
+		c.w.Error(db.ErrSyntax)
+		return
+	}
+	c.mu.Lock()
+	c.mu.noTouch = on
+	c.mu.Unlock()
+	c.ctx.NoTouch = on
+	c.w.OK()
+}
+
+func onOff(b []byte) (on, ok bool) {
+	switch {
+	case db.EqualFold(b, "on"):
+		return true, true
+	case db.EqualFold(b, "off"):
+		return false, true
+	}
+	return false, false
+}
+
+// CLIENT TRACKINGINFO: tracking is not implemented, so it is always off.
+func clientTrackinginfoCommand(c *Client) {
+	w := c.w
+	w.MapLen(3)
+	w.BulkString("flags")
+	w.SetLen(1)
+	w.BulkString("off")
+	w.BulkString("redirect")
+	w.Int(-1)
+	w.BulkString("prefixes")
+	w.ArrayLen(0)
+}
+
+// CLIENT GETREDIR: -1 while tracking is off.
+func clientGetredirCommand(c *Client) { c.w.Int(-1) }
+
+// CLIENT CACHING YES|NO is only valid with tracking on, which it never is.
+func clientCachingCommand(c *Client) {
+	c.w.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+}
+
+// CLIENT CAPA capability [...] (Valkey 8): "redirect" is accepted and
+// means nothing without replicas; unknown capabilities are ignored.
+func clientCapaCommand(c *Client) { c.w.OK() }
+
+var clientHelp = []string{
+	"CACHING (YES|NO)",
+	"    Only meaningful with client-side caching, which Corvid does not offer yet.",
+	"CAPA <capability> [...]",
+	"    Declare client capabilities (accepted and ignored).",
+	"GETNAME",
+	"    Reply with this connection's name, or null.",
+	"GETREDIR",
+	"    Reply with the tracking redirection id (-1: tracking is off).",
+	"ID",
+	"    Reply with this connection's id.",
+	"INFO",
+	"    Reply with this connection's CLIENT LIST line.",
+	"KILL <ip:port>",
+	"    Close the connection coming from <ip:port>.",
+	"KILL <filter> <value> [<filter> <value> ...]",
+	"    Close every connection matching all filters:",
+	"    * ID <client-id>",
+	"    * ADDR <ip:port> (the peer) or LADDR <ip:port> (our side)",
+	"    * TYPE (NORMAL|PRIMARY|REPLICA|PUBSUB)",
+	"    * USER <username>",
+	"    * SKIPME (YES|NO): spare the calling connection (default YES)",
+	"    * MAXAGE <seconds>: only connections at least this old",
+	"LIST [TYPE (NORMAL|PRIMARY|REPLICA|PUBSUB)] [ID <client-id> ...]",
+	"    Reply with one line of fields per connection.",
+	"NO-EVICT (ON|OFF)",
+	"    Exempt this connection from client eviction.",
+	"NO-TOUCH (ON|OFF)",
+	"    While ON, reads by this connection leave LRU/LFU data untouched.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Hold back all commands, or only writes, for <timeout> milliseconds.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Switch replies on or off, or drop the reply of the next command only.",
+	"SETINFO (LIB-NAME|LIB-VER) <value>",
+	"    Record the client library's name or version.",
+	"SETNAME <name>",
+	"    Name this connection (an empty name removes it).",
+	"TRACKINGINFO",
+	"    Reply with this connection's tracking state.",
+	"UNBLOCK <client-id> [TIMEOUT|ERROR]",
+	"    Wake a client waiting in a blocking command, as a timeout or an error.",
+	"UNPAUSE",
+	"    End a CLIENT PAUSE now.",
+}
+
+// CLIENT HELP
+func clientHelpCommand(c *Client) { c.writeHelp("CLIENT", clientHelp) }

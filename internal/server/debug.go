@@ -1,0 +1,570 @@
+package server
+
+import (
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// DEBUG, the subcommands Valkey's own tooling and test suites rely on.
+// DEBUG has no subcommand table in Valkey (it parses argv[1] itself), so
+// neither does it here.
+
+// debugRefusal is Valkey's text for a protected command that is disabled.
+const debugRefusal = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", " +
+	"you can run it from a local connection, otherwise you need to set this option in the configuration file, " +
+	"and then restart the server."
+
+// protectedRefusal returns the rejection for a PROTECTED command
+// (enable-debug-command no|yes|local) or "" when it may run.
+//
+// TODO(lead): Valkey rejects in processCommand, right after the arity
+// check and before queueing in MULTI (so the transaction is flagged and
+// rejected_calls counts it). Call this in execute() there, via c.reject; the
+// check in debugCommand then stays as a safety net.
+func (c *Client) protectedRefusal(cm *cmd) string {
+	if cm.meta.Flags&command.FlagProtected == 0 || cm.name != "debug" {
+		return ""
+	}
+	switch c.srv.cfg.EnableDebugCommand() {
+	case "yes":
+		return ""
+	case "local":
+		if c.isLocal() {
+			return ""
+		}
+	}
+	return debugRefusal
+}
+
+func debugCommand(c *Client) {
+	if msg := c.protectedRefusal(c.srv.table.cmds["debug"]); msg != "" {
+		c.w.Error(msg)
+		return
+	}
+	argv := c.ctx.Argv
+	sub := strings.ToLower(string(argv[1]))
+	argc := len(argv)
+	s := c.srv
+	w := c.w
+	switch {
+	case sub == "help" && argc == 2:
+		c.writeHelp("DEBUG", debugHelp)
+	case sub == "sleep" && argc == 3:
+		debugSleep(c, strtodPrefix(string(argv[2])))
+	case sub == "set-active-expire" && argc == 3:
+		s.expire.Store(atoiPrefix(argv[2]) != 0)
+		w.OK()
+	case sub == "object" && (argc == 3 || argc == 4):
+		debugObject(c)
+	case sub == "protocol" && argc == 3:
+		debugProtocol(c, argv[2])
+	case (sub == "stringmatch-len" || sub == "stringmatch-test") && argc == 2:
+		globFuzz(2000)
+		w.Simple("Apparently Valkey did not crash: test passed")
+	case sub == "digest" && argc == 2:
+		d := c.datasetDigest()
+		w.Simple(hex.EncodeToString(d[:]))
+	case sub == "digest-value":
+		debugDigestValue(c)
+	case sub == "change-repl-id" && argc == 2:
+		s.log.notice("Changing replication IDs after receiving DEBUG change-repl-id")
+		s.ext().changeReplID()
+		w.OK()
+	case sub == "quicklist-packed-threshold" && argc == 3:
+		n, ok := memToBytes(string(argv[2]))
+		if !ok || n > 1<<32-1<<20 {
+			w.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
+			return
+		}
+		if n == 0 {
+			n = 1 << 30 // 0 restores the default
+		}
+		s.ext().packedThreshold.Store(int64(n))
+		w.OK()
+	case sub == "listpack" && argc == 3:
+		debugEncodingDump(c, "listpack", "Not a listpack encoded object.", "Listpack structure printed on stdout")
+	case sub == "quicklist" && (argc == 3 || argc == 4):
+		debugEncodingDump(c, "quicklist", "Not a quicklist encoded object.", "Quicklist structure printed on stdout")
+	case sub == "populate" && argc >= 3 && argc <= 5:
+		debugPopulate(c)
+	case sub == "log" && argc == 3:
+		s.log.warn("DEBUG LOG: %s", string(argv[2]))
+		w.OK()
+	case sub == "error" && argc == 3:
+		w.Error(string(argv[2])) // the text is the whole error, code included
+	case sub == "reload":
+		w.Error("ERR DEBUG RELOAD needs RDB persistence, which Corvid does not have yet")
+	case sub == "loadaof":
+		w.Error("ERR DEBUG LOADAOF needs AOF persistence, which Corvid does not have yet")
+	case sub == "jmap":
+		w.Error("ERR DEBUG JMAP is not supported")
+	default:
+		c.subcommandSyntaxError()
+	}
+}
+
+var debugHelp = []string{
+	"CHANGE-REPL-ID",
+	"    Give the instance new replication ids (for replication tests only).",
+	"DIGEST",
+	"    Reply with a hex signature of the whole dataset (all zeros when empty).",
+	"DIGEST-VALUE <key> [<key> ...]",
+	"    Reply with a hex signature of the value of each key.",
+	"ERROR <string>",
+	"    Reply with <string> as an error (for client tests).",
+	"LISTPACK <key>",
+	"    Dump the listpack behind <key> to the server's standard output.",
+	"LOG <message>",
+	"    Write <message> to the server log.",
+	"OBJECT <key> [fast]",
+	"    Reply with low level facts about the value at <key>.",
+	"POPULATE <count> [<prefix>] [<size>]",
+	"    Create <count> string keys <prefix>:<n> (prefix 'key') that do not exist yet.",
+	"PROTOCOL <type>",
+	"    Reply with a sample value of a RESP type: string, integer, double, bignum,",
+	"    null, array, set, map, attrib, push, verbatim, true or false.",
+	"QUICKLIST <key> [<0|1>]",
+	"    Dump the quicklist behind <key> to the server's standard output.",
+	"QUICKLIST-PACKED-THRESHOLD <size>",
+	"    Set the size above which list elements are stored as plain nodes (0: default).",
+	"SET-ACTIVE-EXPIRE <0|1>",
+	"    Switch the background expiry of keys off (0) or on (1).",
+	"SLEEP <seconds>",
+	"    Stall the keyspace for <seconds> (decimals allowed).",
+	"STRINGMATCH-LEN",
+	"    Fuzz the glob matcher; reply if nothing broke.",
+}
+
+// debugSleep stalls for d seconds with every stripe held, so that data
+// commands from all clients wait, which is what tests use DEBUG SLEEP for
+// (Valkey's single thread simply sleeps).
+func debugSleep(c *Client, secs float64) {
+	if secs > 0 && !math.IsNaN(secs) {
+		d := time.Duration(math.Min(secs, 1<<30) * float64(time.Second))
+		unlock := c.lockAllKeys()
+		time.Sleep(d)
+		unlock()
+	}
+	c.w.OK()
+}
+
+// debugProtocol replies with Valkey's sample value of each RESP type; the
+// writer supplies the RESP2 fallbacks.
+func debugProtocol(c *Client, name []byte) {
+	w := c.w
+	switch strings.ToLower(string(name)) {
+	case "string":
+		w.BulkString("Hello World")
+	case "integer":
+		w.Int(12345)
+	case "double":
+		w.Double(3.141)
+	case "bignum":
+		w.BigNumber("1234567999999999999999999999999999999")
+	case "null":
+		w.Null()
+	case "array":
+		w.ArrayLen(3)
+		for j := int64(0); j < 3; j++ {
+			w.Int(j)
+		}
+	case "set":
+		w.SetLen(3)
+		for j := int64(0); j < 3; j++ {
+			w.Int(j)
+		}
+	case "map":
+		w.MapLen(3)
+		for j := int64(0); j < 3; j++ {
+			w.Int(j)
+			w.Bool(j == 1)
+		}
+	case "attrib":
+		if w.Proto >= 3 {
+			w.AttrLen(1)
+			w.BulkString("key-popularity")
+			w.ArrayLen(2)
+			w.BulkString("key:123")
+			w.Int(90)
+		}
+		// An attribute only decorates the reply that follows it.
+		w.BulkString("Some real reply following the attribute")
+	case "push":
+		if w.Proto < 3 {
+			w.Error("ERR RESP2 is not supported by this command")
+			return
+		}
+		w.PushLen(2)
+		w.BulkString("server-cpu-usage")
+		w.Int(42)
+		// Pushes are out of band; a normal reply follows for the caller.
+		w.BulkString("Some real reply following the push reply")
+	case "true":
+		w.Bool(true)
+	case "false":
+		w.Bool(false)
+	case "verbatim":
+		w.Verbatim("txt", "This is a verbatim\nstring")
+	default:
+		w.Error("ERR Wrong protocol type name. Please use one of the following: " +
+			"string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
+	}
+}
+
+// Optional interfaces a collection value (db.Object.Val) may implement so
+// DEBUG can describe it the way Valkey does. Values that do not are
+// reported with what the generic code knows.
+type (
+	// debugDigester calls fn once per element with the element's parts:
+	// list: the element (in order); set: the member; hash: field, value;
+	// zset: member, score in reply format; stream: id, then fields and
+	// values.
+	debugDigester interface {
+		DigestElements(fn func(parts ...[]byte))
+	}
+	// debugSerializer reports the value's RDB serialized length.
+	debugSerializer interface{ SerializedLen() int64 }
+	// debugDescriber adds encoding details to DEBUG OBJECT (" ql_nodes:3 ...").
+	debugDescriber interface{ DebugObjectExtra(fast bool) string }
+	// debugDumper prints the encoding's internal layout (DEBUG LISTPACK).
+	debugDumper interface{ DebugDump() string }
+)
+
+// xorDigest and mixDigest are Valkey's digest primitives: xor adds an
+// unordered element, mix folds an ordered one into the running digest.
+func xorDigest(d *[20]byte, p []byte) {
+	h := sha1.Sum(p)
+	for i := range d {
+		d[i] ^= h[i]
+	}
+}
+
+func mixDigest(d *[20]byte, p []byte) {
+	xorDigest(d, p)
+	*d = sha1.Sum(d[:])
+}
+
+// valkeyTypeCode is the OBJ_* number Valkey mixes into a value's digest.
+func valkeyTypeCode(t db.Type) uint32 {
+	switch t {
+	case db.TypeString:
+		return 0
+	case db.TypeList:
+		return 1
+	case db.TypeSet:
+		return 2
+	case db.TypeZSet:
+		return 3
+	case db.TypeHash:
+		return 4
+	case db.TypeStream:
+		return 6
+	}
+	return 5 // OBJ_MODULE
+}
+
+// xorObjectDigest ports Valkey's function of that name.
+func xorObjectDigest(d *[20]byte, o *db.Object) {
+	var aux [4]byte
+	binary.BigEndian.PutUint32(aux[:], valkeyTypeCode(o.Type))
+	mixDigest(d, aux[:])
+	if o.Type == db.TypeString {
+		mixDigest(d, o.Str)
+	} else if dg, ok := o.Val.(debugDigester); ok {
+		dg.DigestElements(func(parts ...[]byte) {
+			switch o.Type {
+			case db.TypeList, db.TypeStream:
+				for _, p := range parts {
+					mixDigest(d, p)
+				}
+			case db.TypeSet:
+				for _, p := range parts {
+					xorDigest(d, p)
+				}
+			default: // hash, zset: each pair hashed on its own, then xored
+				var ele [20]byte
+				for _, p := range parts {
+					mixDigest(&ele, p)
+				}
+				xorDigest(d, ele[:])
+			}
+		})
+	}
+	if o.Expire != 0 {
+		xorDigest(d, []byte("!!expire!!"))
+	}
+}
+
+// datasetDigest is computeDatasetDigest: per database (mixing its index),
+// the xor of every key's SHA1(key) mixed with its value digest. Keys whose
+// TTL passed but that were not collected yet are included, as in Valkey.
+func (c *Client) datasetDigest() [20]byte {
+	var final [20]byte
+	ks := c.srv.ks
+	unlock := c.lockAllKeys()
+	defer unlock()
+	for dbi := 0; dbi < ks.Databases(); dbi++ {
+		if ks.DBSize(dbi, true) == 0 {
+			continue
+		}
+		var aux [4]byte
+		binary.BigEndian.PutUint32(aux[:], uint32(dbi))
+		mixDigest(&final, aux[:])
+		ks.Keys(dbi, math.MinInt64, func(key string, o *db.Object) {
+			var d [20]byte
+			mixDigest(&d, []byte(key))
+			xorObjectDigest(&d, o)
+			xorDigest(&final, d[:])
+		})
+	}
+	return final
+}
+
+// DEBUG DIGEST-VALUE key [key ...]: one digest per key, zeros if missing.
+func debugDigestValue(c *Client) {
+	keys := c.ctx.Argv[2:]
+	c.w.ArrayLen(len(keys))
+	for _, k := range keys {
+		var d [20]byte
+		unlock := c.lockKey(k)
+		if o := c.ctx.LookupDB(c.ctx.DB, k); o != nil {
+			xorObjectDigest(&d, o)
+		}
+		unlock()
+		c.w.Simple(hex.EncodeToString(d[:]))
+	}
+}
+
+// DEBUG OBJECT key [fast]
+func debugObject(c *Client) {
+	argv := c.ctx.Argv
+	fast := len(argv) == 4 && db.EqualFold(argv[3], "fast")
+	key := argv[2]
+	unlock := c.lockKey(key)
+	o := c.ctx.LookupDB(c.ctx.DB, key)
+	if o == nil {
+		unlock()
+		c.w.Error(db.ErrNoSuchKey)
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Value at:%p refcount:%d encoding:%s", o, objectRefcount(o), objectEncoding(o))
+	if !fast {
+		fmt.Fprintf(&b, " serializedlength:%d", serializedLen(o))
+	}
+	// Either pair is meaningful, depending on maxmemory-policy; Valkey 8
+	// prints both (Redis 7.0 has no lfu_* fields).
+	fmt.Fprintf(&b, " lru:%d lru_seconds_idle:%d", o.LRU, db.IdleSeconds(o.LRU))
+	fmt.Fprintf(&b, " lfu_freq:%d lfu_access_time_minutes:%d", db.LFUDecr(o.LRU), o.LRU>>8)
+	if d, ok := o.Val.(debugDescriber); ok {
+		b.WriteString(d.DebugObjectExtra(fast))
+	}
+	unlock()
+	c.w.Simple(b.String())
+}
+
+// debugEncodingDump implements DEBUG LISTPACK / QUICKLIST: the layout goes
+// to standard output, the reply only confirms.
+func debugEncodingDump(c *Client, enc, wrongMsg, okMsg string) {
+	key := c.ctx.Argv[2]
+	unlock := c.lockKey(key)
+	defer unlock()
+	o := c.ctx.LookupDB(c.ctx.DB, key)
+	if o == nil {
+		c.w.Error(db.ErrNoSuchKey)
+		return
+	}
+	if objectEncoding(o) != enc {
+		c.w.Error("ERR " + wrongMsg)
+		return
+	}
+	if d, ok := o.Val.(debugDumper); ok {
+		fmt.Println(d.DebugDump())
+	}
+	c.w.Simple(okMsg)
+}
+
+// DEBUG POPULATE count [prefix] [size]: create prefix:N = value:N for
+// every N below count that does not exist yet (padded or cut to size).
+func debugPopulate(c *Client) {
+	argv := c.ctx.Argv
+	// getPositiveLongFromObjectOrReply: one message for both failures.
+	count, ok := db.ParseInt(argv[2])
+	if !ok || count < 0 {
+		c.w.Error(db.ErrNotPositive)
+		return
+	}
+	prefix := "key"
+	if len(argv) >= 4 {
+		prefix = string(argv[3])
+	}
+	size := int64(0)
+	if len(argv) == 5 {
+		n, ok := db.ParseInt(argv[4])
+		if !ok || n < 0 {
+			c.w.Error(db.ErrNotPositive)
+			return
+		}
+		size = n
+	}
+	ctx := &c.ctx
+	dirty := ctx.Dirty
+	var kb, vb []byte
+	for j := int64(0); j < count; j++ {
+		kb = strconv.AppendInt(append(append(kb[:0], prefix...), ':'), j, 10)
+		vb = strconv.AppendInt(append(vb[:0], "value:"...), j, 10)
+		val := vb
+		if size > 0 {
+			val = make([]byte, size)
+			copy(val, vb)
+		}
+		unlock := c.lockKey(kb)
+		if ctx.LookupDB(ctx.DB, kb) == nil {
+			ctx.SetString(kb, val, false)
+			ctx.Touch(kb) // invalidates WATCH, as signalModifiedKey does
+		}
+		unlock()
+	}
+	ctx.Dirty = dirty // Valkey's POPULATE does not count as changes
+	c.w.OK()
+}
+
+// objectEncoding mirrors OBJECT ENCODING.
+func objectEncoding(o *db.Object) string {
+	if o.Type == db.TypeString {
+		return o.StrEncoding()
+	}
+	if db.EncodingOf != nil {
+		if e := db.EncodingOf(o); e != "" {
+			return e
+		}
+	}
+	return "unknown"
+}
+
+// objectRefcount mirrors OBJECT REFCOUNT: shared small integers report
+// INT_MAX, everything else 1.
+func objectRefcount(o *db.Object) int64 {
+	if o.Type == db.TypeString && o.StrEncoding() == "int" && len(o.Str) <= 4 && o.Str[0] != '-' {
+		return 1<<31 - 1
+	}
+	return 1
+}
+
+// serializedLen estimates rdbSavedObjectLen. Strings follow Valkey's
+// rules (small integers in 2/3/5 bytes, else a length prefix and the
+// bytes) except that LZF compression of long strings is not modelled.
+func serializedLen(o *db.Object) int64 {
+	if o.Type != db.TypeString {
+		if sz, ok := o.Val.(debugSerializer); ok {
+			return sz.SerializedLen()
+		}
+		return 0
+	}
+	b := o.Str
+	if len(b) <= 11 {
+		if n, err := strconv.ParseInt(string(b), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(b) {
+			switch {
+			case n >= math.MinInt8 && n <= math.MaxInt8:
+				return 2
+			case n >= math.MinInt16 && n <= math.MaxInt16:
+				return 3
+			case n >= math.MinInt32 && n <= math.MaxInt32:
+				return 5
+			}
+		}
+	}
+	return rdbLenSize(int64(len(b))) + int64(len(b))
+}
+
+func rdbLenSize(n int64) int64 {
+	switch {
+	case n < 1<<6:
+		return 1
+	case n < 1<<14:
+		return 2
+	case n <= math.MaxUint32:
+		return 5
+	}
+	return 9
+}
+
+// memToBytes parses Valkey's memory values: digits with an optional
+// b, k, kb, m, mb, g or gb suffix (k = 1000, kb = 1024).
+func memToBytes(s string) (uint64, bool) {
+	units := []struct {
+		suffix string
+		mul    uint64
+	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"g", 1e9}, {"m", 1e6}, {"k", 1e3}, {"b", 1}}
+	lower := strings.ToLower(s)
+	mul := uint64(1)
+	for _, u := range units {
+		if strings.HasSuffix(lower, u.suffix) {
+			lower, mul = lower[:len(lower)-len(u.suffix)], u.mul
+			break
+		}
+	}
+	n, err := strconv.ParseUint(lower, 10, 64)
+	if err != nil || (mul > 1 && n > math.MaxUint64/mul) {
+		return 0, false
+	}
+	return n * mul, true
+}
+
+// strtodPrefix parses the longest numeric prefix like C's strtod, 0 when
+// there is none (DEBUG SLEEP does not validate its argument).
+func strtodPrefix(s string) float64 {
+	s = strings.TrimLeft(s, " \t")
+	for end := len(s); end > 0; end-- {
+		if f, err := strconv.ParseFloat(s[:end], 64); err == nil {
+			return f
+		}
+	}
+	return 0
+}
+
+// atoiPrefix is C's atoi.
+func atoiPrefix(b []byte) int64 {
+	i, neg := 0, false
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	if i < len(b) && (b[i] == '-' || b[i] == '+') {
+		neg = b[i] == '-'
+		i++
+	}
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// globFuzz runs the glob matcher over random patterns and strings, as
+// Valkey's stringmatchlen_fuzz_test does; a bug shows as a panic.
+func globFuzz(rounds int) {
+	const alphabet = "ab*?[]^-\\xyz"
+	rnd := func(n int) string {
+		b := make([]byte, rand.IntN(n))
+		for i := range b {
+			b[i] = alphabet[rand.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for i := 0; i < rounds; i++ {
+		command.Glob(rnd(32), rnd(32), i%2 == 0)
+	}
+}

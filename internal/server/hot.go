@@ -1,0 +1,34 @@
+package server
+
+import (
+	"sync/atomic"
+	_ "unsafe" // for go:linkname
+
+	"github.com/corvid-kv/corvid/internal/config"
+)
+
+// hotConfig caches the config values read on every request, so the
+// connection loop does not go through the config table's lookup each time.
+// applyConfig refreshes it after start-up and after every CONFIG SET.
+type hotConfig struct {
+	timeoutSec    atomic.Int64
+	maxBulk       atomic.Int64
+	maxQuery      atomic.Int64
+	slowlogUsec   atomic.Int64
+	slowlogMaxLen atomic.Int64
+}
+
+func (h *hotConfig) load(cfg *config.Config) {
+	h.timeoutSec.Store(cfg.Int("timeout"))
+	h.maxBulk.Store(cfg.ProtoMaxBulkLen())
+	h.maxQuery.Store(cfg.ClientQueryBufferLimit())
+	h.slowlogUsec.Store(cfg.Int("slowlog-log-slower-than"))
+	h.slowlogMaxLen.Store(cfg.Int("slowlog-max-len"))
+}
+
+// nanotime is the runtime's monotonic clock. time.Now reads both the wall
+// and the monotonic clock; timing a command needs only the latter, and the
+// dispatcher does it twice per command.
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64

@@ -1,0 +1,147 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// TestSeedConfig starts corvid-server with the seed article's valkey.conf
+// (its "// ..." annotations removed). The test overrides port, bind and
+// daemonize so that it controls a foreground process on loopback; every
+// other directive is the article's.
+func TestSeedConfig(t *testing.T) {
+	srv := testutil.StartCorvid(t, abs(t, "testdata/seed-valkey.conf"), "--daemonize", "no")
+	ctx := testCtx(t, 10*time.Second)
+	c := newClient(t, srv.Addr, 2)
+	want := map[string]string{
+		"maxmemory":           "109521666048", // 102gb = 102 * 1024^3
+		"maxmemory-policy":    "allkeys-lru",
+		"io-threads":          "14",
+		"io-threads-do-reads": "yes",
+		"protected-mode":      "no",
+		"daemonize":           "no",
+		"bind":                "127.0.0.1",
+	}
+	for k, v := range want {
+		got, err := c.ConfigGet(ctx, k).Result()
+		if err != nil {
+			t.Fatalf("CONFIG GET %s: %v", k, err)
+		}
+		if got[k] != v {
+			t.Errorf("CONFIG GET %s = %q, want %q", k, got[k], v)
+		}
+	}
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v := c.Get(ctx, "k").Val(); v != "v" {
+		t.Fatalf("GET k = %q", v)
+	}
+}
+
+// TestSeedConfigAnnotatedFails: the article's file as printed, with the
+// "// ..." remarks, is refused as valkey-server refuses it: Valkey's
+// FATAL CONFIG FILE ERROR naming the first bad line, exit status 1.
+func TestSeedConfigAnnotatedFails(t *testing.T) {
+	out, code := testutil.RunCorvid(t, 10*time.Second, abs(t, "testdata/seed-valkey-annotated.conf"), "--daemonize", "no")
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	want := "\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***\n" +
+		"Reading the configuration file, at line 6\n" +
+		">>> 'maxmemory 102gb   // 4xlarge 实例内存容量的80%'\n" +
+		"wrong number of arguments\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("output:\n%s\nwant it to contain:\n%s", out, want)
+	}
+}
+
+// TestStartupRefusals: persistence and other features Corvid does not have
+// are refused at start-up when switched on (from a file or the command
+// line) with a message saying so; their off values are accepted; unknown
+// directives fail like Valkey's.
+func TestStartupRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of the output
+	}{
+		{"appendonly in file", []string{write("aof.conf", "# persistence\nappendonly yes\n")},
+			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "at line 2", ">>> 'appendonly yes'", "appendonly yes is not supported"}},
+		{"appendonly flag", []string{"--appendonly", "yes"},
+			[]string{"FATAL CONFIG FILE ERROR", "appendonly", "not supported"}},
+		{"save in file", []string{write("save.conf", "save 900 1\n")},
+			[]string{"FATAL CONFIG FILE ERROR", "at line 1", ">>> 'save 900 1'", "not supported", "RDB"}},
+		{"save flag", []string{"--save", "900 1"},
+			[]string{"FATAL CONFIG FILE ERROR", "save", "not supported"}},
+		{"save several rules", []string{write("save3.conf", "port 0\nsave 3600 1 300 100 60 10000\n")},
+			[]string{"at line 2", "not supported"}},
+		{"unknown directive", []string{write("bad.conf", "port 6379\nnot-a-directive yes\n")},
+			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "Reading the configuration file, at line 2", ">>> 'not-a-directive yes'", "Bad directive or wrong number of arguments"}},
+		{"bad value", []string{"--maxmemory-policy", "sometimes"},
+			[]string{"FATAL CONFIG FILE ERROR", "argument(s) must be one of the following"}},
+		{"missing file", []string{filepath.Join(dir, "nope.conf")},
+			[]string{"Fatal error, can't open config file '" + filepath.Join(dir, "nope.conf") + "': No such file or directory"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := testutil.RunCorvid(t, 10*time.Second, tc.args...)
+			if code != 1 {
+				t.Errorf("exit status %d, want 1; output:\n%s", code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+
+	// Off values are accepted and reported.
+	srv := testutil.StartCorvid(t, write("off.conf", "save \"\"\nappendonly no\n"))
+	ctx := testCtx(t, 10*time.Second)
+	c := newClient(t, srv.Addr, 2)
+	got, err := c.ConfigGet(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["save"] != "" || got["appendonly"] != "no" {
+		t.Errorf("CONFIG GET save/appendonly = %q/%q", got["save"], got["appendonly"])
+	}
+	// And CONFIG SET refuses to turn persistence on at run time.
+	if err := c.ConfigSet(ctx, "appendonly", "yes").Err(); err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("CONFIG SET appendonly yes: %v", err)
+	}
+	if err := c.ConfigSet(ctx, "save", "900 1").Err(); err == nil {
+		t.Error("CONFIG SET save 900 1 accepted")
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "1gb").Err(); err != nil {
+		t.Errorf("CONFIG SET maxmemory 1gb: %v", err)
+	}
+	if v := c.ConfigGet(ctx, "maxmemory").Val()["maxmemory"]; v != "1073741824" {
+		t.Errorf("maxmemory after CONFIG SET 1gb = %q", v)
+	}
+}
+
+// TestProtectedModeLoopback: with protected mode on and no password,
+// loopback clients are still served (the refusal of other peers is
+// unit-tested in internal/server: a non-loopback peer cannot be made here).
+func TestProtectedModeLoopback(t *testing.T) {
+	srv := testutil.StartCorvid(t, "--protected-mode", "yes")
+	c := testutil.Dial(t, srv.Addr)
+	expect(t, c, "+PONG", "PING")
+	expect(t, c, "*[\"protected-mode\", \"yes\"]", "CONFIG", "GET", "protected-mode")
+}

@@ -1,0 +1,87 @@
+package integration
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// TestExpiryPX: a key set with PX 50 is visible, then gone for every
+// command that could observe it.
+func TestExpiryPX(t *testing.T) {
+	srv := testutil.StartCorvid(t, "--enable-debug-command", "yes")
+	ctx := testCtx(t, 20*time.Second)
+	c := newClient(t, srv.Addr, 2)
+	if err := c.Set(ctx, "px", "v", 50*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if pttl := c.PTTL(ctx, "px").Val(); pttl <= 0 || pttl > 50*time.Millisecond {
+		t.Errorf("PTTL right after SET PX 50 = %v", pttl)
+	}
+	time.Sleep(120 * time.Millisecond)
+	if err := c.Get(ctx, "px").Err(); err != redis.Nil {
+		t.Errorf("GET after expiry: %v, want nil", err)
+	}
+	if n := c.Exists(ctx, "px").Val(); n != 0 {
+		t.Errorf("EXISTS after expiry = %d", n)
+	}
+	if d := c.TTL(ctx, "px").Val(); d != -2 {
+		t.Errorf("TTL after expiry = %v, want -2", d)
+	}
+
+	// Expired keys are invisible to every read path before the active
+	// cycle gets to them; each path gets its own expired key.
+	r := testutil.Dial(t, srv.Addr)
+	expect(t, r, "+OK", "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	defer r.Do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+	for i := 1; i <= 8; i++ {
+		expect(t, r, "+OK", "SET", "e"+strconv.Itoa(i), "v", "PX", "30")
+	}
+	expect(t, r, "+OK", "SET", "keep", "v")
+	time.Sleep(60 * time.Millisecond)
+	expect(t, r, "*[\"keep\"]", "KEYS", "*")
+	expect(t, r, "\"keep\"", "RANDOMKEY")
+	expect(t, r, "*[\"0\", *[\"keep\"]]", "SCAN", "0", "COUNT", "1000")
+	expect(t, r, "*[(nil), \"v\"]", "MGET", "e1", "keep")
+	expect(t, r, "+none", "TYPE", "e2")
+	expect(t, r, ":0", "PERSIST", "e3")
+	expect(t, r, "-ERR no such key", "RENAME", "e4", "x")
+	expect(t, r, ":1", "SETNX", "e5", "fresh")
+	expect(t, r, ":-1", "TTL", "e5")
+	expect(t, r, ":0", "EXISTS", "e6")
+	expect(t, r, "(nil)", "GETDEL", "e7")
+	expect(t, r, ":1", "INCR", "e8")
+}
+
+// TestActiveExpiry: 1000 keys with PX 100 disappear without ever being
+// read; DBSIZE (which does not touch keys) drops to 0.
+func TestActiveExpiry(t *testing.T) {
+	srv := testutil.StartCorvid(t)
+	ctx := testCtx(t, 30*time.Second)
+	c := newClient(t, srv.Addr, 2)
+	p := c.Pipeline()
+	for i := 0; i < 1000; i++ {
+		p.Set(ctx, "ae:"+strconv.Itoa(i), "v", 100*time.Millisecond)
+	}
+	p.Set(ctx, "persistent", "v", 0)
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.DBSize(ctx).Val(); n < 2 {
+		t.Fatalf("DBSIZE right after the SETs = %d", n)
+	}
+	var n int64
+	if !waitFor(10*time.Second, func() bool {
+		n = c.DBSize(ctx).Val()
+		return n == 1
+	}) {
+		t.Fatalf("DBSIZE still %d 10s after the keys expired (active expiry not running?)", n)
+	}
+	if c.Exists(ctx, "persistent").Val() != 1 {
+		t.Fatal("active expiry removed a key without a TTL")
+	}
+}
