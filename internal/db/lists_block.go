@@ -225,6 +225,11 @@ func parseTimeoutFloat(b []byte) (float64, bool) {
 	if strings.ContainsRune(s, '_') {
 		return 0, false
 	}
+	// strtold takes hexadecimal without a binary exponent ("0x10");
+	// ParseFloat wants one.
+	if h := strings.TrimLeft(s, "+-"); len(h) > 2 && (h[:2] == "0x" || h[:2] == "0X") && !strings.ContainsAny(h, "pP") {
+		s += "p0"
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {

@@ -78,6 +78,11 @@ func (r *Reader) Fill(src io.Reader) (int, error) {
 	}
 	n, err := src.Read(r.buf[r.w:])
 	r.w += n
+	if int64(r.w-r.r) > r.MaxQuery {
+		// Valkey closes a client whose pending query exceeds
+		// client-query-buffer-limit: the request can never complete.
+		return n, ErrQueryBufferLimit
+	}
 	return n, err
 }
 

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -60,6 +62,11 @@ type Client struct {
 
 	unblock chan int    // CLIENT UNBLOCK, kill; buffered 1
 	blocked atomic.Bool // inside a blocking command's wait
+
+	// Event-loop path (netpath.go); nc is nil on the goroutine path.
+	nc         *netloop.Conn
+	offLoop    bool     // detached from the loop, running on its own goroutine
+	detachArgv [][]byte // the command that made the client leave its loop
 }
 
 const (
@@ -112,10 +119,22 @@ func (s *Server) accept(conn net.Conn) {
 		s.stats.rejectedConns.Add(1)
 		return
 	}
+	if tc, ok := conn.(*net.TCPConn); ok && s.loops != nil {
+		// Move the socket to an event loop before other goroutines can
+		// see the client (c.conn changes).
+		if !s.takeForLoop(c, tc) {
+			s.mu.Unlock()
+			return
+		}
+	}
 	s.mu.clients[c.id] = c
 	s.nclients.Add(1)
 	s.mu.Unlock()
 	s.wg.Add(1)
+	if c.nc != nil {
+		c.nc.Attach()
+		return
+	}
 	go c.serve()
 }
 
@@ -148,6 +167,7 @@ func (c *Client) serve() {
 	s := c.srv
 	defer s.wg.Done()
 	defer c.cleanup()
+	defer c.recoverPanic()
 	for {
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
@@ -200,6 +220,12 @@ func (c *Client) runBuffered() bool {
 		if argv == nil {
 			return true
 		}
+		if c.nc != nil && !c.offLoop && c.mustLeaveLoop(argv) {
+			// Run it on a goroutine of its own (serveDetached).
+			c.detachArgv = argv
+			c.publish()
+			return true
+		}
 		c.execute(argv)
 		if c.closeAfter {
 			c.publish()
@@ -219,6 +245,22 @@ func (c *Client) publish() {
 	if c.lastCmd != nil {
 		c.publishState(c.lastCmd)
 	}
+}
+
+// recoverPanic keeps a bug in one command from taking the whole server
+// down: the panic and its stack are logged, the client gets an error and is
+// disconnected, and the stripe locks the command held were released by
+// callData's deferred unlock. Valkey would abort with a crash report; a
+// multi-threaded server can do better and keep serving everyone else.
+func (c *Client) recoverPanic() {
+	r := recover()
+	if r == nil {
+		return
+	}
+	c.srv.log.warn("PANIC while serving client id=%d addr=%s: %v\n%s", c.id, c.addr, r, debug.Stack())
+	c.srv.stats.unexpectedErrs.Add(1)
+	c.w.Error("ERR internal error (see the server log); connection closed")
+	c.flush()
 }
 
 // flush writes pending replies in one syscall.

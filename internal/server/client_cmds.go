@@ -442,6 +442,11 @@ func clientKillCommand(c *Client) {
 	nowSec := time.Now().Unix()
 	killed := 0
 	for _, o := range c.srv.clientsSnapshot() {
+		// A client already killed is on its way out (Valkey frees it at
+		// once); it must not be matched or counted twice.
+		if o.killed.Load() || (o == c && c.closeAfter) {
+			continue
+		}
 		if hasAddr && o.addr != addr {
 			continue
 		}

@@ -15,6 +15,10 @@ func (c *Client) execute(argv [][]byte) {
 	cm, buf := s.table.lookup(argv[0], c.nameBuf)
 	c.nameBuf = buf
 	if cm == nil {
+		if string(buf) == "post" || string(buf) == "host:" {
+			c.securityWarning()
+			return
+		}
 		c.rejectUnknown(argv)
 		return
 	}
@@ -37,6 +41,10 @@ func (c *Client) execute(argv [][]byte) {
 	}
 	if msg := c.protectedRefusal(cm); msg != "" {
 		c.reject(cm, msg)
+		return
+	}
+	if c.multi != nil && cm.meta.Flags&command.FlagNoMulti != 0 {
+		c.reject(cm, "ERR Command not allowed inside a transaction")
 		return
 	}
 	if c.multi != nil && !multiControl(cm.name) {
@@ -75,6 +83,16 @@ func multiControl(name string) bool {
 	return false
 }
 
+// securityWarning handles "POST" and "Host:" lines: an HTTP request sent
+// to the server, the signature of a cross-protocol scripting attack. As
+// Valkey does, it logs and closes the connection without a reply, so the
+// rest of the request is never executed.
+func (c *Client) securityWarning() {
+	c.srv.log.warn("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Valkey. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Valkey instance. Connection from %s aborted.", c.addr)
+	c.killed.Store(true)
+	c.conn.Close()
+}
+
 // rejectUnknown writes Valkey's unknown-command error, quoting up to 128
 // bytes of arguments.
 func (c *Client) rejectUnknown(argv [][]byte) {
@@ -93,10 +111,17 @@ func (c *Client) reject(cm *cmd, msg string) {
 	if cm != nil {
 		cm.stats.rejected.Add(1)
 	}
-	if c.multi != nil {
+	if cm != nil && cm.name == "exec" {
+		// execCommandAbort: a rejected EXEC discards the transaction (if
+		// any) and says why, even outside MULTI.
+		c.multi = nil
+		c.srv.ks.Unwatch(&c.watch)
+		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "-")
+	} else if c.multi != nil {
 		c.multi.aborted = true
 	}
 	c.srv.errs.count(msg)
+	c.srv.stats.totalErrors.Add(1)
 	c.w.Error(sanitize(msg))
 }
 
@@ -144,6 +169,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	s.stats.commands.Add(1)
 	if c.w.Len() > mark && c.w.Bytes()[mark] == '-' {
 		cm.stats.failed.Add(1)
+		s.stats.totalErrors.Add(1)
 		s.errs.countReply(c.w.Bytes()[mark:])
 	}
 	if ctx.Dirty > 0 {
@@ -171,12 +197,17 @@ func (c *Client) callData(cm *cmd) {
 		cm.dbProc(ctx)
 		return
 	}
+	// Unlocks are deferred so that a panicking procedure (a bug) cannot
+	// leave stripes locked for everyone else; see Client.recoverPanic.
+	// Open-coded defers cost about a nanosecond.
 	switch cm.lock {
 	case db.LockNone:
 		cm.dbProc(ctx)
 	case db.LockAll:
 		ks.LockAll()
+		defer ks.UnlockAll()
 		ctx.Locked = true
+		defer func() { ctx.Locked = false }()
 		cm.dbProc(ctx)
 		if ctx.HasReady() {
 			// Serve clients blocked on keys this command made ready
@@ -185,8 +216,6 @@ func (c *Client) callData(cm *cmd) {
 			c.locks.All()
 			ctx.ServeReady(&c.locks)
 		}
-		ctx.Locked = false
-		ks.UnlockAll()
 	default:
 		c.keyPos = cm.meta.KeyPositions(ctx.Argv, c.keyPos[:0])
 		if len(c.keyPos) == 0 {
@@ -197,6 +226,7 @@ func (c *Client) callData(cm *cmd) {
 			// The common case: one key, one stripe, no sorting.
 			st := ks.StripeOf(ctx.Argv[c.keyPos[0]])
 			ks.LockStripe(st)
+			defer ks.UnlockStripe(st)
 			cm.dbProc(ctx)
 			if ctx.HasReady() {
 				// A push woke blocked clients: serve them now, while
@@ -205,7 +235,6 @@ func (c *Client) callData(cm *cmd) {
 				c.locks.AddStripe(st)
 				ctx.ServeReady(&c.locks)
 			}
-			ks.UnlockStripe(st)
 			return
 		}
 		c.locks.Reset()
@@ -213,8 +242,8 @@ func (c *Client) callData(cm *cmd) {
 			c.locks.Add(ks, ctx.Argv[p])
 		}
 		ks.Lock(&c.locks)
+		defer ks.Unlock(&c.locks)
 		cm.dbProc(ctx)
 		ctx.ServeReady(&c.locks)
-		ks.Unlock(&c.locks)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/netloop"
 )
 
 // Version is the Valkey version Corvid is compatible with, reported where
@@ -56,6 +57,9 @@ type Server struct {
 	expire atomic.Bool // DEBUG SET-ACTIVE-EXPIRE
 	hot    hotConfig
 	extras *serverExtras // INFO rates, latency monitor, histograms, repl ids
+
+	loops   *netloop.Engine // CORVID_NETLOOP event loops; nil: goroutine per connection
+	offLoop *offLoopSet     // commands that make a client leave its loop
 }
 
 type serverStats struct {
@@ -152,6 +156,9 @@ func (s *Server) Addr() string {
 
 // Serve accepts connections until Close. It starts the background jobs.
 func (s *Server) Serve() error {
+	if err := s.startNetloop(); err != nil {
+		return err
+	}
 	s.startIntrospection()
 	s.wg.Add(1)
 	go func() {
@@ -222,6 +229,9 @@ func (s *Server) Close() {
 		c.kill()
 	}
 	s.wg.Wait()
+	if s.loops != nil {
+		s.loops.Close()
+	}
 }
 
 // Keyspace exposes the data for tests and embedding.

@@ -21,6 +21,10 @@ type cmd struct {
 	parent *cmd
 
 	stats cmdStats
+	// hist is the command's latency histogram (LATENCY HISTOGRAM, INFO
+	// latencystats); a field rather than a map entry so that recording a
+	// call costs no lookup.
+	hist histSlot
 }
 
 type cmdStats struct {

@@ -1,8 +1,10 @@
 package integration
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +43,57 @@ func TestSeedConfig(t *testing.T) {
 	}
 	if v := c.Get(ctx, "k").Val(); v != "v" {
 		t.Fatalf("GET k = %q", v)
+	}
+}
+
+// TestSeedConfigDaemonize runs the seed config as written (daemonize yes):
+// the launching process exits 0 at once, a detached server keeps serving,
+// writes its pidfile, and removes it when SHUTDOWN stops it.
+func TestSeedConfigDaemonize(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "corvid.pid")
+	launcher := testutil.LaunchCorvid(t, abs(t, "testdata/seed-valkey.conf"), "--pidfile", pidfile)
+	code, ok := launcher.WaitExit(10 * time.Second)
+	if !ok || code != 0 {
+		t.Fatalf("daemonizing parent: exited=%v status=%d\n%s", ok, code, launcher.Output())
+	}
+	var pid int
+	if !waitFor(10*time.Second, func() bool {
+		b, err := os.ReadFile(pidfile)
+		if err != nil {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && pid > 0
+	}) {
+		t.Fatal("no pidfile from the daemon")
+	}
+	// The daemon is not our child: make sure it does not outlive the test.
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	})
+	addr := launcher.Addr
+	if !waitFor(10*time.Second, func() bool {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false
+		}
+		conn.Close()
+		return true
+	}) {
+		t.Fatal("daemon not listening")
+	}
+	c := testutil.Dial(t, addr)
+	expect(t, c, "+PONG", "PING")
+	expect(t, c, `*["daemonize", "yes"]`, "CONFIG", "GET", "daemonize")
+	expect(t, c, `*["maxmemory", "109521666048"]`, "CONFIG", "GET", "maxmemory")
+	expect(t, c, "<EOF>", "SHUTDOWN", "NOSAVE")
+	if !waitFor(10*time.Second, func() bool {
+		_, err := os.Stat(pidfile)
+		return os.IsNotExist(err)
+	}) {
+		t.Error("pidfile still present 10s after SHUTDOWN")
 	}
 }
 

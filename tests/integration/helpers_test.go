@@ -76,7 +76,7 @@ func expectExact(t *testing.T, c *testutil.Raw, want string, args ...string) {
 // more than what was already read).
 func expectClosed(t *testing.T, c *testutil.Raw) {
 	t.Helper()
-	if got := c.Read(); got != "<EOF>" {
+	if got := c.ReadWithin(5 * time.Second); got != "<EOF>" {
 		t.Errorf("connection still open; next reply: %s", got)
 	}
 }

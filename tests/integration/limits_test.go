@@ -149,20 +149,22 @@ func TestSecurityAttackCommands(t *testing.T) {
 // TestQueryBufferLimit: a client whose pending request exceeds
 // client-query-buffer-limit is disconnected; others are not.
 func TestQueryBufferLimit(t *testing.T) {
-	srv := testutil.StartCorvid(t, "--client-query-buffer-limit", "1mb")
-	keeper := testutil.Dial(t, srv.Addr)
-	expect(t, keeper, "+OK", "SET", "k", "v")
-	c := testutil.Dial(t, srv.Addr)
-	// Declare a 3 MB argument and send 2 MB of it: the buffered request is
-	// over the limit and can never complete within it.
-	c.WriteRaw("*2\r\n$4\r\nECHO\r\n$3000000\r\n")
-	chunk := strings.Repeat("z", 64<<10)
-	closed := false
-	for sent := 0; sent < 2<<20 && !closed; sent += len(chunk) {
-		closed = c.TryWrite(chunk) != nil
-	}
-	expectClosed(t, c)
-	expect(t, keeper, `"v"`, "GET", "k")
-	// A request under the limit still works.
-	expect(t, keeper, `"`+strings.Repeat("y", 500000)+`"`, "ECHO", strings.Repeat("y", 500000))
+	forServers(t, []string{"--client-query-buffer-limit", "1mb"}, func(t *testing.T, srv *testutil.Proc) {
+		keeper := testutil.Dial(t, srv.Addr)
+		expect(t, keeper, "+OK", "SET", "k", "v")
+		c := testutil.Dial(t, srv.Addr)
+		// Declare a 3 MB argument and send 2 MB of it: the buffered request is
+		// over the limit and can never complete within it.
+		c.WriteRaw("*2\r\n$4\r\nECHO\r\n$3000000\r\n")
+		chunk := strings.Repeat("z", 64<<10)
+		for sent := 0; sent < 2<<20; sent += len(chunk) {
+			if c.TryWrite(chunk) != nil {
+				break
+			}
+		}
+		expectClosed(t, c)
+		expect(t, keeper, `"v"`, "GET", "k")
+		// A request under the limit still works.
+		expect(t, keeper, `"`+strings.Repeat("y", 500000)+`"`, "ECHO", strings.Repeat("y", 500000))
+	})
 }

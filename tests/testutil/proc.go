@@ -154,6 +154,7 @@ func launch(t testing.TB, bin string, args []string, dir string) *Proc {
 	// after all output was copied, so Output is complete after exit.
 	cmd.Stdout = logWriter{p}
 	cmd.Stderr = logWriter{p}
+	setDeathSig(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +233,16 @@ func exitCode(err error) int {
 	return -1
 }
 
+// LaunchCorvid starts corvid-server like StartCorvid but returns at once,
+// without waiting for it to answer, for tests of start-up failures and
+// daemonization. The process is killed in t.Cleanup if still running.
+func LaunchCorvid(t testing.TB, args ...string) *Proc {
+	t.Helper()
+	p := launch(t, ServerBinary(t), args, t.TempDir())
+	t.Cleanup(p.Stop)
+	return p
+}
+
 // RunCorvid runs corvid-server with args (plus loopback --port/--bind/--dir
 // overrides, as StartCorvid) and waits up to timeout for it to exit, for
 // tests of start-up failures. It returns everything the process printed
@@ -239,7 +250,7 @@ func exitCode(err error) int {
 // killed and the test fails.
 func RunCorvid(t testing.TB, timeout time.Duration, args ...string) (output string, code int) {
 	t.Helper()
-	p := launch(t, ServerBinary(t), args, t.TempDir())
+	p := LaunchCorvid(t, args...)
 	code, ok := p.WaitExit(timeout)
 	if !ok {
 		p.Stop()

@@ -1,0 +1,241 @@
+package ds
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type zsEnt struct {
+	m string
+	s float64
+}
+
+func zsCmp(a, b zsEnt) int {
+	switch {
+	case a.s < b.s:
+		return -1
+	case a.s > b.s:
+		return 1
+	}
+	return strings.Compare(a.m, b.m)
+}
+
+// checkZSkip verifies z against the sorted model: order both ways, spans
+// (ByRank and Rank), the hash index and the tail.
+func checkZSkip(t *testing.T, z *ZSkip, model []zsEnt) {
+	t.Helper()
+	if z.Len() != len(model) {
+		t.Fatalf("Len %d, model %d", z.Len(), len(model))
+	}
+	i := 0
+	for n := z.First(); n != nil; n = n.Next() {
+		if n.MemberString() != model[i].m || n.Score() != model[i].s {
+			t.Fatalf("rank %d: (%s %v), want (%s %v)", i, n.MemberString(), n.Score(), model[i].m, model[i].s)
+		}
+		i++
+	}
+	i = len(model) - 1
+	for n := z.Last(); n != nil; n = n.Prev() {
+		if n.MemberString() != model[i].m {
+			t.Fatalf("backward rank %d: %s, want %s", i, n.MemberString(), model[i].m)
+		}
+		i--
+	}
+	for i, e := range model {
+		if n := z.ByRank(i); n == nil || n.MemberString() != e.m {
+			t.Fatalf("ByRank(%d) wrong", i)
+		}
+		r, s, ok := z.Rank([]byte(e.m), false)
+		if !ok || r != i || s != e.s {
+			t.Fatalf("Rank(%s) = %d %v %v, want %d", e.m, r, s, ok, i)
+		}
+		if r, _, _ := z.Rank([]byte(e.m), true); r != len(model)-1-i {
+			t.Fatalf("reverse Rank(%s) = %d", e.m, r)
+		}
+	}
+	if z.ByRank(len(model)) != nil || z.ByRank(-1) != nil {
+		t.Fatal("ByRank out of range returned a node")
+	}
+}
+
+func TestZSkipModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	z := NewZSkip(0)
+	var model []zsEnt
+	set := func(m string, s float64) {
+		model = slices.DeleteFunc(model, func(e zsEnt) bool { return e.m == m })
+		i, _ := slices.BinarySearchFunc(model, zsEnt{m, s}, zsCmp)
+		model = slices.Insert(model, i, zsEnt{m, s})
+	}
+	scores := []float64{math.Inf(-1), -1, 0, 0.5, 1, 2, 3, math.Inf(1)}
+	for step := range 20000 {
+		var m string
+		switch r.IntN(4) {
+		case 0:
+			m = strings.Repeat("L", 200+r.IntN(200)) + fmt.Sprint(r.IntN(50)) // ext members
+		default:
+			m = fmt.Sprintf("m%d", r.IntN(400))
+		}
+		switch op := r.IntN(20); {
+		case op < 11:
+			s := scores[r.IntN(len(scores))]
+			_, had := z.Score([]byte(m))
+			added, _ := z.Add([]byte(m), s)
+			if added == had {
+				t.Fatalf("Add(%s) added=%v, present before=%v", m, added, had)
+			}
+			set(m, s)
+		case op < 16:
+			_, had := z.Score([]byte(m))
+			if z.Remove([]byte(m)) != had {
+				t.Fatalf("Remove(%s) disagrees with presence %v", m, had)
+			}
+			model = slices.DeleteFunc(model, func(e zsEnt) bool { return e.m == m })
+		case op < 17 && len(model) > 0:
+			a, b := r.IntN(len(model)), r.IntN(len(model))
+			if got := z.DeleteRangeByRank(a, b); got != max(b-a+1, 0) {
+				t.Fatalf("DeleteRangeByRank(%d,%d) = %d", a, b, got)
+			}
+			if a <= b {
+				model = slices.Delete(model, a, b+1)
+			}
+		case op < 18:
+			sr := ScoreRange{Min: scores[r.IntN(len(scores))], Max: scores[r.IntN(len(scores))], MinEx: r.IntN(2) == 0, MaxEx: r.IntN(2) == 0}
+			want := 0
+			model = slices.DeleteFunc(model, func(e zsEnt) bool {
+				if sr.Contains(e.s) {
+					want++
+					return true
+				}
+				return false
+			})
+			if got := z.DeleteRangeByScore(sr); got != want {
+				t.Fatalf("DeleteRangeByScore(%+v) = %d, want %d", sr, got, want)
+			}
+		case op < 19:
+			sr := ScoreRange{Min: scores[r.IntN(len(scores))], Max: scores[r.IntN(len(scores))], MinEx: r.IntN(2) == 0, MaxEx: r.IntN(2) == 0}
+			var in []zsEnt
+			for _, e := range model {
+				if sr.Contains(e.s) {
+					in = append(in, e)
+				}
+			}
+			if got := z.CountInScoreRange(sr); got != len(in) {
+				t.Fatalf("CountInScoreRange(%+v) = %d, want %d", sr, got, len(in))
+			}
+			f, fr := z.FirstInScoreRange(sr)
+			l, lr := z.LastInScoreRange(sr)
+			if len(in) == 0 {
+				if f != nil || l != nil {
+					t.Fatalf("range %+v: found nodes in an empty range", sr)
+				}
+			} else if f.MemberString() != in[0].m || l.MemberString() != in[len(in)-1].m || lr-fr+1 != len(in) {
+				t.Fatalf("range %+v: first %s@%d last %s@%d, want %s..%s", sr, f.MemberString(), fr, l.MemberString(), lr, in[0].m, in[len(in)-1].m)
+			}
+		default:
+			m := model
+			if len(m) > 0 {
+				e := m[r.IntN(len(m))]
+				if s, ok := z.Score([]byte(e.m)); !ok || s != e.s {
+					t.Fatalf("Score(%s) = %v %v", e.m, s, ok)
+				}
+			}
+		}
+		if step%1000 == 0 {
+			checkZSkip(t, z, model)
+		}
+	}
+	checkZSkip(t, z, model)
+	runtime.GC() // the ext members and interior pointers must survive a GC
+	checkZSkip(t, z, model)
+}
+
+func TestZSkipLex(t *testing.T) {
+	z := NewZSkip(4)
+	for _, m := range []string{"a", "b", "c", "d", "e"} {
+		z.Add([]byte(m), 0)
+	}
+	lr, _ := ParseLexRange([]byte("(b"), []byte("[d"))
+	if n := z.CountInLexRange(lr); n != 2 {
+		t.Fatalf("CountInLexRange = %d", n)
+	}
+	if f, r := z.FirstInLexRange(lr); f.MemberString() != "c" || r != 2 {
+		t.Fatalf("FirstInLexRange = %s %d", f.MemberString(), r)
+	}
+	if l, r := z.LastInLexRange(lr); l.MemberString() != "d" || r != 3 {
+		t.Fatalf("LastInLexRange = %s %d", l.MemberString(), r)
+	}
+	if got := z.DeleteRangeByLex(lr); got != 2 || z.Len() != 3 {
+		t.Fatalf("DeleteRangeByLex = %d, Len %d", got, z.Len())
+	}
+	c := z.Clone()
+	c.Add([]byte("z"), 1)
+	if z.Len() != 3 || c.Len() != 4 {
+		t.Fatal("Clone shares state")
+	}
+	if !bytes.Equal(c.First().Member(), []byte("a")) {
+		t.Fatal("Clone order")
+	}
+}
+
+// TestZSkipScan checks the scan guarantee while the table grows and
+// shrinks between calls.
+func TestZSkipScan(t *testing.T) {
+	z := NewZSkip(0)
+	for i := range 2000 {
+		z.Add([]byte(fmt.Sprint("k", i)), float64(i))
+	}
+	seen := map[string]bool{}
+	cursor := uint64(0)
+	calls := 0
+	for {
+		cursor = z.Scan(cursor, func(n *ZNode) { seen[n.MemberString()] = true })
+		calls++
+		// Churn: add and remove other members so the table resizes.
+		for j := range 30 {
+			k := []byte(fmt.Sprint("x", calls, "_", j))
+			z.Add(k, 0)
+			if calls%3 == 0 {
+				z.Remove(k)
+			}
+		}
+		if cursor == 0 {
+			break
+		}
+	}
+	for i := range 2000 {
+		if !seen[fmt.Sprint("k", i)] {
+			t.Fatalf("k%d never scanned", i)
+		}
+	}
+}
+
+func TestZSkipMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates")
+	}
+	const n = 100_000
+	member := make([]byte, 128)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	z := NewZSkip(0)
+	for i := range n {
+		copy(member, fmt.Sprintf("%0128d", i))
+		z.Add(member, float64(i%1000))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapAlloc-before.HeapAlloc) / n
+	runtime.KeepAlive(z)
+	t.Logf("%.1f heap bytes per 128-byte member (MemUsage estimate %.1f)", per, float64(z.MemUsage())/n)
+	if per > 215 {
+		t.Errorf("%.1f bytes per member, want at most 215", per)
+	}
+}

@@ -1,0 +1,245 @@
+package netloop
+
+import (
+	"io"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Conn is one connection of an Engine. See the package doc for which
+// goroutine may call what.
+type Conn struct {
+	l *loop
+	h Handler
+
+	mu struct {
+		sync.Mutex
+		fd     int // -1 once closed
+		closed bool
+	}
+
+	// Owner-only state. sysfd mirrors mu.fd for the owner, the only
+	// goroutine that closes it, so the owner reads it without locking.
+	sysfd            int
+	attached         bool   // in the loop's epoll set
+	wantOut          bool   // registered for EPOLLOUT: pending output, input paused
+	closeWhenFlushed bool   // close once pending output has drained
+	out              []byte // output the socket has not taken yet
+	detachFn         func() // set by Detach, run by the loop after OnReadable
+}
+
+// FD is the socket's descriptor, or -1 once closed. Any goroutine.
+func (c *Conn) FD() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mu.fd
+}
+
+// Shutdown shuts the socket down in both directions. Any goroutine: the
+// owner then sees end-of-file (or a write error) and closes the Conn.
+func (c *Conn) Shutdown() {
+	c.mu.Lock()
+	if c.mu.fd >= 0 {
+		unix.Shutdown(c.mu.fd, unix.SHUT_RDWR)
+	}
+	c.mu.Unlock()
+}
+
+// Read reads once without blocking: (0, ErrWouldBlock) when there is no
+// data, (0, io.EOF) at end of file. Owner only.
+func (c *Conn) Read(p []byte) (int, error) {
+	fd := c.sysfd
+	if fd < 0 {
+		return 0, io.ErrClosedPipe
+	}
+	for {
+		n, err := unix.Read(fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, ErrWouldBlock
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Write sends p. Attached, it never blocks: what the socket does not take
+// is queued and sent when the socket drains, while input is paused.
+// Detached, it blocks until everything is written. It reports len(p) and
+// nil unless the connection failed. Owner only.
+func (c *Conn) Write(p []byte) (int, error) {
+	if !c.attached {
+		if err := c.writeBlocking(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if c.wantOut {
+		c.out = append(c.out, p...)
+		return len(p), nil
+	}
+	n, err := c.writeSome(p)
+	if err != nil {
+		return 0, err
+	}
+	if n < len(p) {
+		c.out = append(c.out[:0], p[n:]...)
+		c.wantOut = true
+		c.setInterest()
+	}
+	return len(p), nil
+}
+
+// writeSome writes until the socket is full; EAGAIN is not an error.
+func (c *Conn) writeSome(p []byte) (int, error) {
+	fd := c.sysfd
+	if fd < 0 {
+		return 0, io.ErrClosedPipe
+	}
+	done := 0
+	for done < len(p) {
+		n, err := unix.Write(fd, p[done:])
+		if n > 0 {
+			done += n
+		}
+		switch err {
+		case nil:
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return done, nil
+		default:
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// drain writes pending output; wantOut stays set while some remains.
+func (c *Conn) drain() error {
+	n, err := c.writeSome(c.out)
+	if err != nil {
+		return err
+	}
+	rest := copy(c.out, c.out[n:])
+	c.out = c.out[:rest]
+	if rest == 0 {
+		c.wantOut = false
+		if cap(c.out) > 1<<20 {
+			c.out = nil // give back what a burst left behind
+		}
+	}
+	return nil
+}
+
+// writeBlocking drains pending output and then writes p, waiting in
+// poll(2) whenever the socket is full (detached owner).
+func (c *Conn) writeBlocking(p []byte) error {
+	for _, b := range [2][]byte{c.out, p} {
+		for len(b) > 0 {
+			n, err := c.writeSome(b)
+			if err != nil {
+				return err
+			}
+			b = b[n:]
+			if len(b) > 0 {
+				if err := c.waitWritable(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	c.out = c.out[:0]
+	c.wantOut = false
+	return nil
+}
+
+func (c *Conn) waitWritable() error {
+	fd := c.sysfd
+	if fd < 0 {
+		return io.ErrClosedPipe
+	}
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+	for {
+		_, err := unix.Poll(pfd, -1)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// interest is the epoll event mask for the current state.
+func (c *Conn) interest() uint32 {
+	if c.wantOut {
+		return unix.EPOLLOUT
+	}
+	return unix.EPOLLIN | unix.EPOLLRDHUP
+}
+
+func (c *Conn) setInterest() {
+	if !c.attached {
+		return
+	}
+	fd := c.sysfd
+	ev := unix.EpollEvent{Events: c.interest(), Fd: int32(fd)}
+	unix.EpollCtl(c.l.epfd, unix.EPOLL_CTL_MOD, fd, &ev)
+}
+
+// Detach makes the loop, once OnReadable returns, take the connection out
+// of its epoll set and run fn on a new goroutine, which then owns the
+// Conn (blocking writes) until it calls Attach or Close. Loop only, from
+// OnReadable.
+func (c *Conn) Detach(fn func()) { c.detachFn = fn }
+
+// Attach hands the connection to its loop, which owns it from then on.
+// Called once by Register's caller, and by a detached owner to give the
+// connection back (its pending output must have been written).
+func (c *Conn) Attach() {
+	l := c.l
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		c.Close()
+		return
+	}
+	l.inbox = append(l.inbox, c)
+	l.mu.Unlock()
+	l.wake()
+}
+
+// Close closes the socket (dropping pending output) and runs the
+// handler's OnClose. Owner only; idempotent.
+func (c *Conn) Close() {
+	if c.attached {
+		c.l.remove(c)
+	}
+	c.mu.Lock()
+	fd := c.mu.fd
+	closed := c.mu.closed
+	c.mu.fd, c.mu.closed = -1, true
+	c.sysfd = -1
+	if fd >= 0 {
+		unix.Close(fd)
+	}
+	c.mu.Unlock()
+	c.out = nil
+	c.wantOut = false
+	if !closed {
+		c.h.OnClose(c)
+	}
+}
+
+// CloseWhenFlushed closes the connection once its pending output has been
+// written (at once if there is none). Loop only.
+func (c *Conn) CloseWhenFlushed() {
+	if !c.wantOut {
+		c.Close()
+		return
+	}
+	c.closeWhenFlushed = true
+}

@@ -1,0 +1,41 @@
+// Package netloop is Corvid's epoll event-loop engine for TCP connections:
+// N loops, each owning an epoll instance and the connections attached to
+// it, with level-triggered readiness and every ready connection of one
+// epoll_wait handled in a batch.
+//
+// It exists because, on loopback, a non-pipelined request costs the server
+// mostly kernel time, and Go's goroutine-per-connection path adds a read
+// that returns EAGAIN, a park and an unpark per request; an event loop
+// reads, runs and writes a connection's batch inline with two syscalls
+// (measured in docs/benchmarks.md, "Network path").
+//
+// # Ownership
+//
+// A Conn is owned by exactly one goroutine at a time:
+//
+//   - attached: by its loop. The loop calls Handler.OnReadable when the
+//     socket is readable, and OnTick on every tick; only from those calls
+//     may the handler use Read, Write, Close, CloseWhenFlushed and Detach.
+//   - detached: by the goroutine that Detach starts. It may use Read,
+//     Write (which then blocks until written), Close, and finally Attach to
+//     give the connection back to its loop.
+//
+// Shutdown and FD may be called from any goroutine at any time: Shutdown
+// is how another goroutine (CLIENT KILL, server shutdown) ends a
+// connection; the owner then sees end-of-file or a write error and closes
+// it. The fd number is only closed by the owner, under Conn.mu, so
+// Shutdown never hits a reused descriptor.
+//
+// # Output
+//
+// Write on an attached Conn writes at once; what the socket does not take
+// is kept in the Conn's pending buffer and the fd is switched from EPOLLIN
+// to EPOLLOUT, so the loop stops reading that client until its output has
+// drained (back-pressure). A detached Conn's Write first drains pending
+// output, then waits with poll(2) whenever the socket is full.
+//
+// # Lock order
+//
+// loop.mu (the inbox) and Conn.mu are leaves; neither is held while a
+// handler runs.
+package netloop

@@ -1,0 +1,293 @@
+package netloop
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Handler receives a connection's events on its loop.
+type Handler interface {
+	// OnReadable runs on the loop when the socket is readable or hung up.
+	// It should Read once (the loop reports the socket again while data
+	// remains), process, and Write the replies.
+	OnReadable(c *Conn)
+	// OnClose runs once, on the owner's goroutine, after the fd is closed.
+	OnClose(c *Conn)
+}
+
+// Ticker is implemented by handlers that want OnTick on every tick of
+// Options.Tick while attached (idle timeouts).
+type Ticker interface {
+	OnTick(c *Conn, now time.Time)
+}
+
+// Options configures an Engine.
+type Options struct {
+	Loops int           // event loops; at least 1
+	Tick  time.Duration // period of OnTick calls; 0 for none
+}
+
+// Engine is a set of event loops.
+type Engine struct {
+	loops []*loop
+	next  atomic.Uint32
+	wg    sync.WaitGroup
+	tick  time.Duration
+}
+
+// loop owns an epoll instance and the connections attached to it.
+type loop struct {
+	e    *Engine
+	epfd int
+	efd  int // eventfd: the inbox has work or the engine is closing
+
+	mu      sync.Mutex
+	inbox   []*Conn // connections to attach; under mu
+	closing bool    // under mu
+
+	conns []*Conn // indexed by fd; owned by the loop goroutine
+}
+
+// ErrWouldBlock is returned by Read when the socket has no data.
+var ErrWouldBlock = errors.New("netloop: read would block")
+
+// New starts an engine with opts.Loops loops.
+func New(opts Options) (*Engine, error) {
+	e := &Engine{tick: opts.Tick}
+	for range max(1, opts.Loops) {
+		l, err := newLoop(e)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.loops = append(e.loops, l)
+	}
+	for _, l := range e.loops {
+		e.wg.Add(1)
+		go l.run()
+	}
+	return e, nil
+}
+
+func newLoop(e *Engine) (*loop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(efd)
+		return nil, err
+	}
+	return &loop{e: e, epfd: epfd, efd: efd}, nil
+}
+
+// Loops is the number of event loops.
+func (e *Engine) Loops() int { return len(e.loops) }
+
+// Close stops the loops. Connections still attached are closed (their
+// OnClose runs); the caller should have ended its connections first.
+func (e *Engine) Close() {
+	for _, l := range e.loops {
+		l.mu.Lock()
+		l.closing = true
+		l.mu.Unlock()
+		l.wake()
+	}
+	e.wg.Wait()
+}
+
+// TakeConn moves a TCP connection out of Go's netpoller and returns its
+// socket as a non-blocking fd with TCP_NODELAY, ready for Register: it
+// duplicates the fd and closes c. c's addresses stay readable.
+func TakeConn(c *net.TCPConn) (int, error) {
+	c.SetNoDelay(true)
+	raw, err := c.SyscallConn()
+	if err != nil {
+		c.Close()
+		return -1, err
+	}
+	fd := -1
+	var derr error
+	cerr := raw.Control(func(s uintptr) {
+		fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	c.Close()
+	if cerr != nil {
+		return -1, cerr
+	}
+	if derr != nil {
+		return -1, derr
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// Register wraps fd (non-blocking, owned from now on by the Conn) for h and
+// assigns it a loop round-robin. The Conn is detached, owned by the caller,
+// until Attach.
+func (e *Engine) Register(fd int, h Handler) *Conn {
+	l := e.loops[int(e.next.Add(1)-1)%len(e.loops)]
+	c := &Conn{l: l, h: h, sysfd: fd}
+	c.mu.fd = fd
+	return c
+}
+
+func (l *loop) wake() {
+	one := uint64(1)
+	unix.Write(l.efd, (*[8]byte)(unsafe.Pointer(&one))[:])
+}
+
+// run is the loop goroutine.
+func (l *loop) run() {
+	defer l.e.wg.Done()
+	defer l.shutdown()
+	events := make([]unix.EpollEvent, 256)
+	tick := l.e.tick
+	var nextTick time.Time
+	if tick > 0 {
+		nextTick = time.Now().Add(tick)
+	}
+	for {
+		timeout := -1
+		if tick > 0 {
+			timeout = max(0, int(time.Until(nextTick)/time.Millisecond)+1)
+		}
+		n, err := unix.EpollWait(l.epfd, events, timeout)
+		if err != nil && err != unix.EINTR {
+			panic("netloop: epoll_wait: " + err.Error())
+		}
+		for i := 0; i < n; i++ {
+			fd := int(events[i].Fd)
+			if fd == l.efd {
+				if !l.takeInbox() {
+					return
+				}
+				continue
+			}
+			if fd >= len(l.conns) || l.conns[fd] == nil {
+				continue
+			}
+			l.handle(l.conns[fd])
+		}
+		if tick > 0 {
+			if now := time.Now(); !now.Before(nextTick) {
+				l.tickAll(now)
+				nextTick = now.Add(tick)
+			}
+		}
+	}
+}
+
+// takeInbox attaches the queued connections; false means the engine is
+// closing.
+func (l *loop) takeInbox() bool {
+	var buf [8]byte
+	unix.Read(l.efd, buf[:])
+	l.mu.Lock()
+	in, closing := l.inbox, l.closing
+	l.inbox = nil
+	l.mu.Unlock()
+	for _, c := range in {
+		l.add(c)
+	}
+	return !closing
+}
+
+// add registers c with the loop's epoll instance.
+func (l *loop) add(c *Conn) {
+	fd := c.sysfd
+	if fd < 0 {
+		c.Close() // shut down while it was being handed over
+		return
+	}
+	for fd >= len(l.conns) {
+		l.conns = append(l.conns, make([]*Conn, max(64, len(l.conns)))...)
+	}
+	l.conns[fd] = c
+	c.attached = true
+	ev := unix.EpollEvent{Events: c.interest(), Fd: int32(fd)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		c.Close()
+	}
+}
+
+// handle dispatches one ready connection.
+func (l *loop) handle(c *Conn) {
+	if c.wantOut {
+		if err := c.drain(); err != nil {
+			c.Close()
+			return
+		}
+		if c.wantOut {
+			return
+		}
+		if c.closeWhenFlushed {
+			c.Close()
+			return
+		}
+		c.setInterest()
+		return // EPOLLIN is level-triggered: the next wait reports input
+	}
+	c.h.OnReadable(c)
+	if c.detachFn != nil {
+		fn := c.detachFn
+		c.detachFn = nil
+		l.remove(c)
+		go fn()
+	}
+}
+
+// remove takes c out of the epoll set and the table (detach).
+func (l *loop) remove(c *Conn) {
+	fd := c.sysfd
+	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+	if fd >= 0 && fd < len(l.conns) && l.conns[fd] == c {
+		l.conns[fd] = nil
+	}
+	c.attached = false
+}
+
+func (l *loop) tickAll(now time.Time) {
+	for _, c := range l.conns {
+		if c == nil {
+			continue
+		}
+		if t, ok := c.h.(Ticker); ok {
+			t.OnTick(c, now)
+		}
+	}
+}
+
+// shutdown closes what is left when the engine closes.
+func (l *loop) shutdown() {
+	for _, c := range l.conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+	l.mu.Lock()
+	in := l.inbox
+	l.inbox = nil
+	l.mu.Unlock()
+	for _, c := range in {
+		c.Close()
+	}
+	unix.Close(l.epfd)
+	unix.Close(l.efd)
+}

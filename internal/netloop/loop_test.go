@@ -1,0 +1,277 @@
+package netloop
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// lineHandler answers each line: "echo X" with X, "big N" with N bytes of
+// 'x' and a newline, "detach X" with X written from a detached goroutine
+// after a pause, "quit" by closing after the reply.
+type lineHandler struct {
+	buf     []byte
+	closed  chan struct{}
+	onClose sync.Once
+}
+
+func newLineHandler() *lineHandler { return &lineHandler{closed: make(chan struct{})} }
+
+func (h *lineHandler) OnReadable(c *Conn) {
+	var tmp [4096]byte
+	n, err := c.Read(tmp[:])
+	h.buf = append(h.buf, tmp[:n]...)
+	for {
+		i := bytes.IndexByte(h.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(h.buf[:i])
+		h.buf = h.buf[i+1:]
+		cmd, arg, _ := strings.Cut(line, " ")
+		switch cmd {
+		case "echo":
+			c.Write([]byte(arg + "\n"))
+		case "big":
+			c.Write(append(bytes.Repeat([]byte("x"), atoiT(arg)), '\n'))
+		case "quit":
+			c.Write([]byte("bye\n"))
+			c.CloseWhenFlushed()
+			return
+		case "detach":
+			c.Detach(func() {
+				time.Sleep(20 * time.Millisecond) // the loop must not wait for this
+				c.Write([]byte(arg + "\n"))
+				c.Attach()
+			})
+			return
+		}
+	}
+	if err != nil && err != ErrWouldBlock {
+		c.Close()
+	}
+}
+
+func (h *lineHandler) OnClose(*Conn) { h.onClose.Do(func() { close(h.closed) }) }
+
+func atoiT(s string) int {
+	n := 0
+	for _, ch := range s {
+		n = n*10 + int(ch-'0')
+	}
+	return n
+}
+
+// serve starts an engine and a listener whose connections go to it.
+func serve(t *testing.T, loops int) (addr string, handlers chan *lineHandler, conns chan *Conn) {
+	t.Helper()
+	e, err := New(Options{Loops: loops, Tick: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	handlers = make(chan *lineHandler, 16)
+	conns = make(chan *Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fd, err := TakeConn(c.(*net.TCPConn))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			h := newLineHandler()
+			nc := e.Register(fd, h)
+			handlers <- h
+			conns <- nc
+			nc.Attach()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); e.Close() })
+	return ln.Addr().String(), handlers, conns
+}
+
+func dial(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return c, bufio.NewReader(c)
+}
+
+func expectLine(t *testing.T, r *bufio.Reader, want string) {
+	t.Helper()
+	got, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading %q: %v", want, err)
+	}
+	if got != want+"\n" {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestEchoAndPipeline(t *testing.T) {
+	for _, loops := range []int{1, 3} {
+		addr, _, _ := serve(t, loops)
+		for range 4 {
+			c, r := dial(t, addr)
+			c.Write([]byte("echo a\necho b\nech"))
+			expectLine(t, r, "a")
+			expectLine(t, r, "b")
+			c.Write([]byte("o c\n"))
+			expectLine(t, r, "c")
+		}
+	}
+}
+
+// TestBackPressure sends replies larger than the socket buffers while the
+// client reads nothing: the loop must queue them (EPOLLOUT) without
+// blocking, keep serving another client, and deliver everything in order.
+func TestBackPressure(t *testing.T) {
+	addr, _, _ := serve(t, 1)
+	slow, slowR := dial(t, addr)
+	const size = 32 << 20
+	slow.Write([]byte("big 33554432\necho after\n"))
+	other, otherR := dial(t, addr)
+	other.Write([]byte("echo ping\n"))
+	expectLine(t, otherR, "ping") // the loop is not stuck on slow
+	got, err := slowR.ReadString('\n')
+	if err != nil || len(got) != size+1 {
+		t.Fatalf("big reply: %d bytes, %v", len(got), err)
+	}
+	expectLine(t, slowR, "after")
+}
+
+// TestDetach runs a reply on a detached goroutine while the loop goes on
+// serving, then reattaches.
+func TestDetach(t *testing.T) {
+	addr, _, _ := serve(t, 1)
+	a, ar := dial(t, addr)
+	b, br := dial(t, addr)
+	a.Write([]byte("detach late\n"))
+	time.Sleep(2 * time.Millisecond)
+	b.Write([]byte("echo early\n"))
+	expectLine(t, br, "early")
+	expectLine(t, ar, "late")
+	a.Write([]byte("echo again\n")) // back on the loop
+	expectLine(t, ar, "again")
+}
+
+// TestShutdownFromElsewhere ends a connection from another goroutine; the
+// loop closes it and OnClose runs.
+func TestShutdownFromElsewhere(t *testing.T) {
+	addr, handlers, conns := serve(t, 2)
+	c, r := dial(t, addr)
+	c.Write([]byte("echo x\n"))
+	expectLine(t, r, "x")
+	h, nc := <-handlers, <-conns
+	nc.Shutdown()
+	select {
+	case <-h.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnClose did not run")
+	}
+	if nc.FD() != -1 {
+		t.Fatal("fd not released")
+	}
+	if _, err := r.ReadString('\n'); err != io.EOF {
+		t.Fatalf("client read after shutdown: %v", err)
+	}
+	nc.Shutdown() // idempotent, no fd reuse
+}
+
+func TestCloseWhenFlushedAndPeerClose(t *testing.T) {
+	addr, handlers, _ := serve(t, 1)
+	c, r := dial(t, addr)
+	c.Write([]byte("quit\n"))
+	expectLine(t, r, "bye")
+	if _, err := r.ReadString('\n'); err != io.EOF {
+		t.Fatalf("after quit: %v", err)
+	}
+	<-(<-handlers).closed
+
+	c2, _ := dial(t, addr)
+	h2 := <-handlers
+	c2.Close()
+	select {
+	case <-h2.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("peer close not noticed")
+	}
+}
+
+type tickHandler struct {
+	*lineHandler
+	ticks atomic.Int32
+}
+
+func (h *tickHandler) OnTick(c *Conn, now time.Time) {
+	if h.ticks.Add(1) == 3 {
+		c.Close()
+	}
+}
+
+func TestTick(t *testing.T) {
+	e, err := New(Options{Loops: 1, Tick: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	go func() {
+		c, _ := net.Dial("tcp", ln.Addr().String())
+		if c != nil {
+			defer c.Close()
+			io.Copy(io.Discard, c)
+		}
+	}()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := TakeConn(c.(*net.TCPConn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &tickHandler{lineHandler: newLineHandler()}
+	e.Register(fd, h).Attach()
+	select {
+	case <-h.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("tick did not close the idle connection")
+	}
+}
+
+// TestEngineClose closes connections still attached.
+func TestEngineClose(t *testing.T) {
+	e, err := New(Options{Loops: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	c, _ := net.Dial("tcp", ln.Addr().String())
+	defer c.Close()
+	s, _ := ln.Accept()
+	fd, _ := TakeConn(s.(*net.TCPConn))
+	h := newLineHandler()
+	e.Register(fd, h).Attach()
+	e.Close()
+	<-h.closed
+}

@@ -1,0 +1,246 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/netloop"
+	"github.com/corvid-kv/corvid/internal/resp"
+)
+
+// The event-loop network path (package netloop), chosen by the environment
+// variable CORVID_NETLOOP until it becomes the default:
+//
+//	unset, "", "0"  one goroutine per connection on Go's netpoller (default)
+//	N (N >= 1)      N event loops
+//	"auto"          GOMAXPROCS event loops
+//
+// On a loop, a client's batch runs inline: read once, run every complete
+// command through runBuffered/execute, write the replies once. A command
+// that can wait (the blocking flag: BLPOP, WAIT, ...; DEBUG; any command
+// while CLIENT PAUSE would hold it) must not stall the loop's other
+// clients, so the client is detached: the loop drops it from its epoll set
+// and a goroutine runs that command and the rest of the batch with
+// blocking writes, then gives the client back. See docs/architecture.md,
+// "Network path".
+
+// netloopLoops reads CORVID_NETLOOP: 0 means the goroutine path.
+func netloopLoops() int {
+	v := os.Getenv("CORVID_NETLOOP")
+	switch v {
+	case "", "0", "off", "no":
+		return 0
+	case "auto":
+		return runtime.GOMAXPROCS(0)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// startNetloop starts the event loops when CORVID_NETLOOP asks for them.
+func (s *Server) startNetloop() error {
+	n := netloopLoops()
+	if n == 0 {
+		return nil
+	}
+	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second})
+	if err != nil {
+		return err
+	}
+	s.loops = e
+	s.offLoop = offLoopCommands(s.table)
+	s.log.notice("Network path: %d event loop(s)", n)
+	return nil
+}
+
+// offLoopSet names the commands that may wait, indexed by the first letter
+// of their name for a cheap pre-check on every request.
+type offLoopSet struct {
+	first [256]bool
+	cmds  map[*cmd]bool
+}
+
+func offLoopCommands(t *table) *offLoopSet {
+	o := &offLoopSet{cmds: map[*cmd]bool{}}
+	for _, c := range t.all() {
+		off := c.meta.Flags&command.FlagBlocking != 0 || c.name == "debug"
+		for _, sub := range c.subs {
+			if sub.meta.Flags&command.FlagBlocking != 0 {
+				off = true
+			}
+		}
+		if off {
+			o.cmds[c] = true
+			o.first[c.name[0]] = true
+			o.first[c.name[0]&^0x20] = true
+		}
+	}
+	return o
+}
+
+// takeForLoop moves an accepted connection's socket out of Go's netpoller
+// for an event loop; the caller attaches it. It reports false if the
+// socket could not be taken (the connection is then closed).
+func (s *Server) takeForLoop(c *Client, tc *net.TCPConn) bool {
+	laddr, raddr := tc.LocalAddr(), tc.RemoteAddr()
+	fd, err := netloop.TakeConn(tc)
+	if err != nil {
+		return false
+	}
+	c.nc = s.loops.Register(fd, c)
+	c.conn = &loopConn{nc: c.nc, laddr: laddr, raddr: raddr}
+	return true
+}
+
+// mustLeaveLoop reports whether the next command may wait, so the client
+// has to leave its loop before running it. Most requests are decided by
+// their first letter and an atomic load.
+func (c *Client) mustLeaveLoop(argv [][]byte) bool {
+	s := c.srv
+	if len(argv) == 0 || len(argv[0]) == 0 {
+		return false
+	}
+	paused := s.pause.active.Load()
+	if !paused && !s.offLoop.first[argv[0][0]] {
+		return false
+	}
+	cm, buf := s.table.lookup(argv[0], c.nameBuf)
+	c.nameBuf = buf
+	if cm == nil || c.multi != nil && !multiControl(cm.name) {
+		return false // unknown, or queued by MULTI: does not wait
+	}
+	if s.offLoop.cmds[cm] {
+		return true
+	}
+	if !paused {
+		return false
+	}
+	if cm.subs != nil && len(argv) >= 2 {
+		if sub, buf := lookupSub(cm, argv[1], c.nameBuf); sub != nil {
+			c.nameBuf = buf
+			cm = sub
+		}
+	}
+	return s.pause.blocks(cm)
+}
+
+// OnReadable runs one batch on the loop: read once, run every complete
+// command, write the replies.
+func (c *Client) OnReadable(nc *netloop.Conn) {
+	s := c.srv
+	c.rd.MaxBulk = s.hot.maxBulk.Load()
+	c.rd.MaxQuery = s.hot.maxQuery.Load()
+	c.rd.Unauthenticated = !c.authed
+	n, err := c.rd.Fill(nc)
+	if n > 0 {
+		s.stats.netInput.Add(int64(n))
+		c.batchNow = time.Now().UnixMilli()
+		c.lastActive.Store(c.batchNow)
+		ok := c.runBuffered()
+		if c.detachArgv != nil {
+			c.offLoop = true
+			nc.Detach(c.serveDetached)
+			return
+		}
+		if !ok {
+			c.flush()
+			nc.CloseWhenFlushed()
+			return
+		}
+		if !c.flush() {
+			nc.Close()
+			return
+		}
+		if c.closeAfter {
+			nc.CloseWhenFlushed()
+			return
+		}
+	}
+	if err != nil && err != netloop.ErrWouldBlock {
+		if errors.Is(err, resp.ErrQueryBufferLimit) {
+			s.log.warn("Closing client that reached max query buffer length: id=%d addr=%s", c.id, c.addr)
+		}
+		nc.Close()
+	}
+}
+
+// serveDetached runs on its own goroutine, which owns the connection: the
+// command that made the client leave its loop, then the rest of the batch,
+// with blocking writes; then it gives the client back to its loop.
+func (c *Client) serveDetached() {
+	argv := c.detachArgv
+	c.detachArgv = nil
+	ok := true
+	if !c.killed.Load() {
+		c.execute(argv)
+		if !c.closeAfter {
+			ok = c.runBuffered()
+		} else {
+			c.publish()
+		}
+	}
+	flushed := c.flush()
+	if !ok || !flushed || c.closeAfter || c.killed.Load() {
+		c.nc.Close()
+		return
+	}
+	c.offLoop = false
+	c.nc.Attach()
+}
+
+// OnClose releases the client once its socket is closed.
+func (c *Client) OnClose(*netloop.Conn) {
+	c.cleanup()
+	c.srv.wg.Done()
+}
+
+// OnTick closes a client idle for longer than the timeout setting, as the
+// goroutine path's read deadline does (not inside MULTI, as there).
+func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
+	t := c.srv.hot.timeoutSec.Load()
+	if t > 0 && c.multi == nil && now.UnixMilli()-c.lastActive.Load() > t*1000 {
+		nc.Close()
+	}
+}
+
+// loopConn presents a loop connection as the net.Conn the rest of the
+// server knows: addresses, the fd for CLIENT LIST, and Close from any
+// goroutine (CLIENT KILL, shutdown), which shuts the socket down so that
+// its owner closes it.
+type loopConn struct {
+	nc           *netloop.Conn
+	laddr, raddr net.Addr
+}
+
+func (l *loopConn) Read(p []byte) (int, error)            { return l.nc.Read(p) }
+func (l *loopConn) Write(p []byte) (int, error)           { return l.nc.Write(p) }
+func (l *loopConn) Close() error                          { l.nc.Shutdown(); return nil }
+func (l *loopConn) LocalAddr() net.Addr                   { return l.laddr }
+func (l *loopConn) RemoteAddr() net.Addr                  { return l.raddr }
+func (l *loopConn) SetDeadline(time.Time) error           { return errors.ErrUnsupported }
+func (l *loopConn) SetReadDeadline(time.Time) error       { return errors.ErrUnsupported }
+func (l *loopConn) SetWriteDeadline(time.Time) error      { return errors.ErrUnsupported }
+func (l *loopConn) SyscallConn() (syscall.RawConn, error) { return loopRaw{l.nc}, nil }
+
+// loopRaw gives CLIENT LIST the descriptor; nothing does I/O through it.
+type loopRaw struct{ nc *netloop.Conn }
+
+func (r loopRaw) Control(f func(fd uintptr)) error {
+	fd := r.nc.FD()
+	if fd < 0 {
+		return net.ErrClosed
+	}
+	f(uintptr(fd))
+	return nil
+}
+func (r loopRaw) Read(func(fd uintptr) bool) error  { return errors.ErrUnsupported }
+func (r loopRaw) Write(func(fd uintptr) bool) error { return errors.ErrUnsupported }
