@@ -60,8 +60,11 @@ type Client struct {
 	keyPos  []int
 	locks   db.LockSet
 
-	unblock chan int    // CLIENT UNBLOCK, kill; buffered 1
-	blocked atomic.Bool // inside a blocking command's wait
+	proto atomic.Int32 // mirror of w.Proto for CLIENT LIST
+	// Per-client traffic (CLIENT LIST tot-net-in/tot-net-out/tot-cmds).
+	netIn, netOut, cmds atomic.Int64
+	unblock             chan int    // CLIENT UNBLOCK, kill; buffered 1
+	blocked             atomic.Bool // inside a blocking command's wait
 
 	// Event-loop path (netpath.go); nc is nil on the goroutine path.
 	nc         *netloop.Conn
@@ -95,6 +98,7 @@ func (s *Server) accept(conn net.Conn) {
 		unblock: make(chan int, 1),
 	}
 	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c}
+	c.proto.Store(2)
 	c.authed = s.cfg.RequirePass() == ""
 	c.mu.user = "default"
 	c.lastActive.Store(c.created.UnixMilli())
@@ -178,6 +182,7 @@ func (c *Client) serve() {
 		n, err := c.rd.Fill(c.conn)
 		if n > 0 {
 			s.stats.netInput.Add(int64(n))
+			c.netIn.Add(int64(n))
 			// One wall-clock read per batch: it is the clock of every
 			// command in the batch (Valkey also caches the time).
 			c.batchNow = time.Now().UnixMilli()
@@ -270,6 +275,7 @@ func (c *Client) flush() bool {
 	}
 	n, err := c.conn.Write(c.w.Bytes())
 	c.srv.stats.netOutput.Add(int64(n))
+	c.netOut.Add(int64(n))
 	c.w.Reset()
 	c.w.Shrink(4 << 20)
 	return err == nil

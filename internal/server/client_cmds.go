@@ -66,8 +66,7 @@ func (s *Server) clientByID(id int64) *Client {
 // other goroutines may read it. last may be nil to keep the previous
 // command name.
 //
-// TODO(lead): call c.publishState(cm) at the end of Client.call (or once per
-// batch in serve) so other clients see multi=, watch=, cmd= and flags x/c.
+// The connection loop calls it once per batch (Client.publish).
 func (c *Client) publishState(last *cmd) {
 	var flags string
 	multi := 0
@@ -105,7 +104,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 
 	multi := -1
 	var qbuf, qbufFree, argvMem, multiMem, obl int
-	respVer := 2 // TODO(lead): mirror w.Proto into c.mu so other clients show their RESP version
+	respVer := int(c.proto.Load())
 	if isSelf {
 		pubFlags = ""
 		if c.multi != nil {
@@ -225,10 +224,10 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 // trafficCounters returns the bytes read from and written to the client
 // and the commands it ran.
 //
-// TODO(lead): Valkey 8 keeps these per client (tot-net-in, tot-net-out,
-// tot-cmds); add three atomics to Client, bump them in serve/flush/call and
-// return them here. Until then the fields read 0.
-func (c *Client) trafficCounters() (in, out, cmds int64) { return 0, 0, 0 }
+// Valkey 8 keeps these per client (tot-net-in, tot-net-out, tot-cmds).
+func (c *Client) trafficCounters() (in, out, cmds int64) {
+	return c.netIn.Load(), c.netOut.Load(), c.cmds.Load()
+}
 
 // connFD returns the socket's file descriptor, or -1.
 func connFD(conn net.Conn) int {

@@ -48,9 +48,8 @@ func configSetCommand(c *Client) {
 
 // applyRuntimeConfig pushes the eviction-related settings into package db:
 // the LRU/LFU clock layout follows maxmemory-policy, and the LFU tuning.
-//
-// TODO(lead): call it from applyConfig too, so a config file's
-// allkeys-lfu takes effect at start-up.
+// applyConfig calls it too, so a config file's allkeys-lfu takes effect at
+// start-up.
 func (s *Server) applyRuntimeConfig() {
 	db.SetLFU(strings.Contains(s.cfg.MaxMemoryPolicy(), "lfu"))
 	db.LFULogFactor.Store(int64(s.cfg.LFULogFactor()))

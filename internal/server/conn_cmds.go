@@ -59,6 +59,7 @@ func resetCommand(c *Client) {
 	c.srv.ks.Unwatch(&c.watch)
 	c.selectDB(0)
 	c.w.Proto = 2
+	c.proto.Store(2)
 	c.replyMode, c.skipNext = replyOn, false
 	c.authed = c.srv.cfg.RequirePass() == ""
 	c.mu.Lock()
@@ -163,6 +164,7 @@ func helloCommand(c *Client) {
 	}
 	if ver != 0 {
 		c.w.Proto = int(ver)
+		c.proto.Store(int32(ver))
 	}
 	w := c.w
 	w.MapLen(7)

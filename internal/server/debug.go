@@ -27,10 +27,10 @@ const debugRefusal = "ERR DEBUG command not allowed. If the enable-debug-command
 // protectedRefusal returns the rejection for a PROTECTED command
 // (enable-debug-command no|yes|local) or "" when it may run.
 //
-// TODO(lead): Valkey rejects in processCommand, right after the arity
-// check and before queueing in MULTI (so the transaction is flagged and
-// rejected_calls counts it). Call this in execute() there, via c.reject; the
-// check in debugCommand then stays as a safety net.
+// Valkey rejects in processCommand, right after the arity check and
+// before queueing in MULTI (so the transaction is flagged and rejected_calls
+// counts it); execute() does the same, and the check in debugCommand stays
+// as a safety net.
 func (c *Client) protectedRefusal(cm *cmd) string {
 	if cm.meta.Flags&command.FlagProtected == 0 || cm.name != "debug" {
 		return ""

@@ -167,6 +167,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	cm.stats.calls.Add(1)
 	cm.stats.usec.Add(usec)
 	s.stats.commands.Add(1)
+	c.cmds.Add(1)
 	if c.w.Len() > mark && c.w.Bytes()[mark] == '-' {
 		cm.stats.failed.Add(1)
 		s.stats.totalErrors.Add(1)

@@ -71,8 +71,6 @@ func randomHex40() string {
 
 // startIntrospection starts the background sampler behind INFO's
 // instantaneous_* fields. Serve calls it once; it stops with the server.
-//
-// TODO(lead): call s.startIntrospection() from Serve.
 func (s *Server) startIntrospection() {
 	e := s.ext()
 	s.wg.Add(1)
