@@ -51,14 +51,15 @@ gnet=yes
 all_variants=(
 	"redis||redis-server --port PORT --bind 127.0.0.1 --save '' --appendonly no"
 	"corvid||$tmp/corvid-server --port PORT --bind 127.0.0.1"
-	"corvid-netloop|CORVID_NETLOOP=1|$tmp/corvid-server --port PORT --bind 127.0.0.1"
+	"corvid-netloop1|CORVID_NETLOOP=1|$tmp/corvid-server --port PORT --bind 127.0.0.1"
+	"corvid-netloop2|CORVID_NETLOOP=2|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"null-goroutine||$tmp/nullserver -port PORT -mode goroutine"
 	"null-goroutine-mp1|GOMAXPROCS=1|$tmp/nullserver -port PORT -mode goroutine"
 	"null-epoll1||$tmp/nullserver -port PORT -mode epoll -loops 1"
 	"null-epoll2||$tmp/nullserver -port PORT -mode epoll -loops 2"
 	"null-epoll1-mp1|GOMAXPROCS=1|$tmp/nullserver -port PORT -mode epoll -loops 1"
-	"null-epoll1-spin|| $tmp/nullserver -port PORT -mode epoll -loops 1 -spin 50us"
-	"null-epoll2-spin|| $tmp/nullserver -port PORT -mode epoll -loops 2 -spin 50us"
+	"null-epoll1-spin||$tmp/nullserver -port PORT -mode epoll -loops 1 -spin 50us"
+	"null-epoll2-spin||$tmp/nullserver -port PORT -mode epoll -loops 2 -spin 50us"
 	"null-epoll1-raw-spin||$tmp/nullserver -port PORT -mode epoll -loops 1 -spin 50us -raw"
 )
 if [ "$gnet" = yes ]; then

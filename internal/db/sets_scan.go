@@ -38,7 +38,7 @@ func (c *Ctx) scanCollection(t Type) {
 		return
 	}
 	count := int64(scanDefaultCount)
-	var pat string
+	var pat []byte
 	usePat, noScores := false, false
 	argv := c.Argv
 	for i := 3; i < len(argv); {
@@ -58,7 +58,7 @@ func (c *Ctx) scanCollection(t Type) {
 		case EqualFold(a, "MATCH") && more:
 			p := argv[i+1]
 			usePat = !(len(p) == 1 && p[0] == '*')
-			pat = string(p)
+			pat = p
 			i += 2
 		case EqualFold(a, "NOVALUES"):
 			c.W.Error("ERR NOVALUES option can only be used in HSCAN")
@@ -75,7 +75,7 @@ func (c *Ctx) scanCollection(t Type) {
 			return
 		}
 	}
-	match := func(m []byte) bool { return !usePat || ds.MatchString(pat, bstring(m), false) }
+	match := func(m []byte) bool { return !usePat || ds.Match(pat, m, false) }
 
 	var items [][]byte
 	add := func(b []byte) { items = append(items, append([]byte(nil), b...)) }
@@ -87,15 +87,17 @@ func (c *Ctx) scanCollection(t Type) {
 				items = append(items, sbytes(k))
 			}
 		})
-	case *ds.ZSet:
-		next = scanDict(v.Dict(), cursor, count, func(k string, score *float64) {
-			if match(sbytes(k)) {
-				items = append(items, sbytes(k))
+	case *ds.ZSkip:
+		next = scanZSkip(v, cursor, count, func(n *ds.ZNode) {
+			if m := n.Member(); match(m) {
+				items = append(items, m)
 				if !noScores {
 					// A skiplist's scores print as ld2string(%.17Lg).
-					items = append(items, strconv.AppendFloat(nil, *score, 'g', 17, 64))
-					if math.IsInf(*score, 0) {
-						items[len(items)-1] = []byte(infString(*score))
+					s := n.Score()
+					if math.IsInf(s, 0) {
+						items = append(items, []byte(infString(s)))
+					} else {
+						items = append(items, strconv.AppendFloat(nil, s, 'g', 17, 64))
 					}
 				}
 			}
@@ -151,10 +153,18 @@ func scanDict[V any](d *ds.Dict[V], cursor uint64, count int64, fn func(string, 
 	}
 }
 
-// bstring views bytes as a string for read-only use during a call.
-func bstring(b []byte) string {
-	if len(b) == 0 {
-		return ""
+// scanZSkip is scanDict for a skiplist-encoded sorted set.
+func scanZSkip(z *ds.ZSkip, cursor uint64, count int64, fn func(*ds.ZNode)) uint64 {
+	maxIter := count * 10
+	var sampled int64
+	for {
+		cursor = z.Scan(cursor, func(n *ds.ZNode) {
+			sampled++
+			fn(n)
+		})
+		if cursor == 0 || maxIter == 0 || sampled >= count {
+			return cursor
+		}
+		maxIter--
 	}
-	return string(b) // the compiler avoids the copy in comparisons only
 }

@@ -161,12 +161,11 @@ func (c *Ctx) sortGeneric(readonly bool) {
 		})
 	case o.Type == TypeZSet:
 		// Valkey walks the member dict here; the sort below decides the
-		// order.
+		// order, so the skiplist's order does as well.
 		vec = make([]sortElem, 0, vlen)
-		o.Val.(*ds.ZSet).Dict().Range(func(k string, _ *float64) bool {
-			vec = append(vec, sortElem{obj: []byte(k)})
-			return true
-		})
+		for n := o.Val.(*ds.ZSkip).First(); n != nil; n = n.Next() {
+			vec = append(vec, sortElem{obj: append([]byte(nil), n.Member()...)})
+		}
 	}
 
 	convErr := false

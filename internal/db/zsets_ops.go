@@ -186,9 +186,9 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 		slices.SortStableFunc(src, func(a, b zsrc) int { return a.len() - b.len() })
 	}
 
-	var res *ds.ZSet
+	var res *ds.ZSkip
 	if !cardOnly {
-		res = ds.NewZSet(0)
+		res = ds.NewZSkip(0)
 	}
 	var card int64
 	switch op {
@@ -252,7 +252,7 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 		}
 		o := &Object{Type: TypeZSet, Val: res}
 		maxLen := 0
-		for n := res.List().First(); n != nil; n = n.Next() {
+		for n := res.First(); n != nil; n = n.Next() {
 			maxLen = max(maxLen, len(n.Member()))
 		}
 		zsetMaybeToPack(o, maxLen)
@@ -266,11 +266,11 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 		} else {
 			c.W.ArrayLen(n)
 		}
-		for e := res.List().First(); e != nil; e = e.Next() {
+		for e := res.First(); e != nil; e = e.Next() {
 			if withScores && c.W.Proto > 2 {
 				c.W.ArrayLen(2)
 			}
-			c.W.BulkString(e.Member())
+			c.W.Bulk(e.Member())
 			if withScores {
 				c.replyScore(e.Score())
 			}
@@ -280,7 +280,7 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 
 // zdiffInto puts src[0] minus the other inputs into res. Both of Valkey's
 // algorithms give the same members and scores, so one is enough here.
-func zdiffInto(res *ds.ZSet, src []zsrc) {
+func zdiffInto(res *ds.ZSkip, src []zsrc) {
 	if src[0].len() == 0 {
 		return
 	}

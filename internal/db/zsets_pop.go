@@ -308,9 +308,9 @@ func zsetRandom(o *Object) ([]byte, float64) {
 	case *ds.ZPack:
 		m, s, _ := v.At(v.Seek(rand.IntN(v.Len())))
 		return m, s
-	case *ds.ZSet:
-		k, s, _ := v.Dict().RandomKey()
-		return sbytes(k), *s
+	case *ds.ZSkip:
+		n := v.Random()
+		return n.Member(), n.Score()
 	}
 	return nil, 0
 }
@@ -379,15 +379,14 @@ func (c *Ctx) zrandmemberWithCount(l int64, withScores bool) {
 		}
 		return
 	}
-	z := o.Val.(*ds.ZSet)
+	z := o.Val.(*ds.ZSkip)
 	if count*zrandmemberSubStrategyMul > size {
 		// Copy everything, drop random members, reply with the rest.
 		picked := ds.New[float64](int(size))
-		z.Dict().Range(func(k string, s *float64) bool {
-			v, _ := picked.UpsertString(k)
-			*v = *s
-			return true
-		})
+		for n := z.First(); n != nil; n = n.Next() {
+			v, _ := picked.Upsert(n.Member())
+			*v = n.Score()
+		}
 		for n := size; n > count; n-- {
 			k, _, _ := picked.RandomKey()
 			picked.DeleteString(k)

@@ -360,8 +360,8 @@ func zsetDeleteRank(o *Object, start, end int) int {
 	case *ds.ZPack:
 		v.DeleteRange(v.Seek(start), end-start+1)
 		return end - start + 1
-	case *ds.ZSet:
-		return v.DeleteRangeByRank(start, end, nil)
+	case *ds.ZSkip:
+		return v.DeleteRangeByRank(start, end)
 	}
 	return 0
 }
@@ -380,12 +380,12 @@ func zsetDeleteIn(o *Object, spec rangeSpec) int {
 		}
 		v.DeleteRange(z.off, n)
 		return n
-	case *ds.ZSet:
+	case *ds.ZSkip:
 		switch s := spec.(type) {
 		case scoreSpec:
-			return v.DeleteRangeByScore(s.r, nil)
+			return v.DeleteRangeByScore(s.r)
 		case lexSpec:
-			return v.DeleteRangeByLex(s.r, nil)
+			return v.DeleteRangeByLex(s.r)
 		}
 	}
 	return 0

@@ -11,8 +11,8 @@ import (
 //
 //   - *ds.ZPack ("listpack"): at most zset-max-listpack-entries members of
 //     at most zset-max-listpack-value bytes, in (score, member) order;
-//   - *ds.ZSet ("skiplist"): a Dict from member to score plus a skiplist
-//     with spans.
+//   - *ds.ZSkip ("skiplist"): a hash table of skiplist nodes with spans,
+//     each member one allocation (ds/zskip.go).
 //
 // A listpack converts to a skiplist when an add would cross a limit (or a
 // command announces more members than fit, zsetMaybeConvert). The reverse
@@ -41,7 +41,7 @@ func newZSetFor(sizeHint, maxLen int) any {
 	if int64(sizeHint) <= zsetMaxListpackEntries() && int64(maxLen) <= zsetMaxListpackValue() {
 		return &ds.ZPack{}
 	}
-	return ds.NewZSet(sizeHint)
+	return ds.NewZSkip(sizeHint)
 }
 
 // zsetMaybeConvert is zsetTypeMaybeConvert.
@@ -57,7 +57,7 @@ func zsetLen(o *Object) int {
 	switch v := o.Val.(type) {
 	case *ds.ZPack:
 		return v.Len()
-	case *ds.ZSet:
+	case *ds.ZSkip:
 		return v.Len()
 	}
 	return 0
@@ -68,7 +68,7 @@ func zsetEncoding(o *Object) string {
 	switch o.Val.(type) {
 	case *ds.ZPack:
 		return "listpack"
-	case *ds.ZSet:
+	case *ds.ZSkip:
 		return "skiplist"
 	}
 	return ""
@@ -84,9 +84,9 @@ func packScore(f float64) float64 {
 }
 
 // zsetToSkiplist converts a listpack to a skiplist sized for capHint.
-func zsetToSkiplist(o *Object, capHint int) *ds.ZSet {
+func zsetToSkiplist(o *Object, capHint int) *ds.ZSkip {
 	p := o.Val.(*ds.ZPack)
-	z := ds.NewZSet(max(capHint, p.Len()))
+	z := ds.NewZSkip(max(capHint, p.Len()))
 	for off := p.First(); off >= 0; off = p.Next(off) {
 		m, s, _ := p.At(off)
 		z.Add(m, s)
@@ -98,13 +98,13 @@ func zsetToSkiplist(o *Object, capHint int) *ds.ZSet {
 // zsetMaybeToPack is zsetConvertToListpackIfNeeded for a freshly built
 // result: back to a listpack if it is small enough.
 func zsetMaybeToPack(o *Object, maxLen int) {
-	z, ok := o.Val.(*ds.ZSet)
+	z, ok := o.Val.(*ds.ZSkip)
 	if !ok || int64(z.Len()) > zsetMaxListpackEntries() || int64(maxLen) > zsetMaxListpackValue() {
 		return
 	}
 	p := &ds.ZPack{}
-	for n := z.List().First(); n != nil; n = n.Next() {
-		p.Append(sbytes(n.Member()), packScore(n.Score()))
+	for n := z.First(); n != nil; n = n.Next() {
+		p.Append(n.Member(), packScore(n.Score()))
 	}
 	o.Val = p
 }
@@ -115,7 +115,7 @@ func zsetScore(o *Object, member []byte) (float64, bool) {
 	case *ds.ZPack:
 		off, s := v.Find(member)
 		return s, off >= 0
-	case *ds.ZSet:
+	case *ds.ZSkip:
 		return v.Score(member)
 	}
 	return 0, false
@@ -160,7 +160,7 @@ func zsetAdd(o *Object, score float64, member []byte, in int) (out int, newScore
 			return zaddAdded, score
 		}
 	}
-	z := o.Val.(*ds.ZSet)
+	z := o.Val.(*ds.ZSkip)
 	if in == 0 {
 		// Plain ZADD: one lookup.
 		if added, old := z.Add(member, score); added {
@@ -205,7 +205,7 @@ func zsetDel(o *Object, member []byte) bool {
 			v.Delete(off)
 			return true
 		}
-	case *ds.ZSet:
+	case *ds.ZSkip:
 		return v.Remove(member)
 	}
 	return false
@@ -220,7 +220,7 @@ func zsetRank(o *Object, member []byte, reverse bool) (int, float64, bool) {
 			r = v.Len() - 1 - r
 		}
 		return r, s, ok
-	case *ds.ZSet:
+	case *ds.ZSkip:
 		return v.Rank(member, reverse)
 	}
 	return 0, 0, false
@@ -231,12 +231,8 @@ func zsetCopy(o *Object) any {
 	switch v := o.Val.(type) {
 	case *ds.ZPack:
 		return v.Clone()
-	case *ds.ZSet:
-		z := ds.NewZSet(v.Len())
-		for n := v.List().Last(); n != nil; n = n.Prev() {
-			z.Add(sbytes(n.Member()), n.Score())
-		}
-		return z
+	case *ds.ZSkip:
+		return v.Clone()
 	}
 	return nil
 }
@@ -245,7 +241,7 @@ func zsetCopy(o *Object) any {
 type zpos struct {
 	p   *ds.ZPack
 	off int // listpack offset, -1 when past either end
-	n   *ds.Node
+	n   *ds.ZNode
 }
 
 func (z *zpos) valid() bool {
@@ -261,7 +257,7 @@ func (z *zpos) get() ([]byte, float64) {
 		m, s, _ := z.p.At(z.off)
 		return m, s
 	}
-	return sbytes(z.n.Member()), z.n.Score()
+	return z.n.Member(), z.n.Score()
 }
 
 func (z *zpos) score() float64 {
@@ -277,7 +273,7 @@ func (z *zpos) member() string {
 		m, _, _ := z.p.At(z.off)
 		return ustr(m)
 	}
-	return z.n.Member()
+	return z.n.MemberString()
 }
 
 func (z *zpos) next() {
@@ -311,8 +307,8 @@ func zsetAtRank(o *Object, r int) zpos {
 	switch v := o.Val.(type) {
 	case *ds.ZPack:
 		return zpos{p: v, off: v.Seek(r)}
-	case *ds.ZSet:
-		return zpos{n: v.List().ByRank(r), off: -1}
+	case *ds.ZSkip:
+		return zpos{n: v.ByRank(r), off: -1}
 	}
 	return zpos{off: -1}
 }
@@ -349,14 +345,14 @@ func zsetFirstIn(o *Object, spec rangeSpec) (zpos, int) {
 			}
 		}
 		return z, -1
-	case *ds.ZSet:
-		var n *ds.Node
+	case *ds.ZSkip:
+		var n *ds.ZNode
 		var rank int
 		switch s := spec.(type) {
 		case scoreSpec:
-			n, rank = v.List().FirstInScoreRange(s.r)
+			n, rank = v.FirstInScoreRange(s.r)
 		case lexSpec:
-			n, rank = v.List().FirstInLexRange(s.r)
+			n, rank = v.FirstInLexRange(s.r)
 		}
 		return zpos{n: n, off: -1}, rank
 	}
@@ -377,14 +373,14 @@ func zsetLastIn(o *Object, spec rangeSpec) (zpos, int) {
 			}
 		}
 		return z, -1
-	case *ds.ZSet:
-		var n *ds.Node
+	case *ds.ZSkip:
+		var n *ds.ZNode
 		var rank int
 		switch s := spec.(type) {
 		case scoreSpec:
-			n, rank = v.List().LastInScoreRange(s.r)
+			n, rank = v.LastInScoreRange(s.r)
 		case lexSpec:
-			n, rank = v.List().LastInLexRange(s.r)
+			n, rank = v.LastInLexRange(s.r)
 		}
 		return zpos{n: n, off: -1}, rank
 	}
@@ -403,7 +399,7 @@ func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
 		z.off, z.n = -1, nil
 		return
 	}
-	if zs, ok := o.Val.(*ds.ZSet); ok && rank >= 0 {
+	if zs, ok := o.Val.(*ds.ZSkip); ok && rank >= 0 {
 		r := int64(rank) + offset
 		if reverse {
 			r = int64(rank) - offset
@@ -412,7 +408,7 @@ func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
 			z.n = nil
 			return
 		}
-		z.n = zs.List().ByRank(int(r))
+		z.n = zs.ByRank(int(r))
 		return
 	}
 	for ; offset > 0 && z.valid(); offset-- {
@@ -422,12 +418,12 @@ func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
 
 // zsetCountIn counts the members in the range.
 func zsetCountIn(o *Object, spec rangeSpec) int {
-	if v, ok := o.Val.(*ds.ZSet); ok {
+	if v, ok := o.Val.(*ds.ZSkip); ok {
 		switch s := spec.(type) {
 		case scoreSpec:
-			return v.List().CountInScoreRange(s.r)
+			return v.CountInScoreRange(s.r)
 		case lexSpec:
-			return v.List().CountInLexRange(s.r)
+			return v.CountInLexRange(s.r)
 		}
 	}
 	n := 0

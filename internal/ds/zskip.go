@@ -417,9 +417,10 @@ func (z *ZSkip) Scan(cursor uint64, fn func(n *ZNode)) uint64 {
 
 // ---- skiplist --------------------------------------------------------------
 
-// zless reports whether (s1, m1) sorts before (s2, m2).
-func zless(s1 float64, m1 string, s2 float64, m2 string) bool {
-	return s1 < s2 || (s1 == s2 && m1 < m2)
+// before reports whether n sorts before (score, member). The member is
+// only looked at on equal scores.
+func (n *ZNode) before(score float64, member string) bool {
+	return n.score < score || (n.score == score && n.MemberString() < member)
 }
 
 func zRandomLevel() int {
@@ -439,7 +440,7 @@ func (z *ZSkip) insertNode(n *ZNode) {
 		for {
 			l := x.lvl(i)
 			f := l.forward
-			if f == nil || !zless(f.score, f.MemberString(), score, member) {
+			if f == nil || !f.before(score, member) {
 				break
 			}
 			rank[i] += l.span
@@ -486,7 +487,7 @@ func (z *ZSkip) findUpdate(n *ZNode, update *[SkiplistMaxLevel]*ZNode) {
 	for i := z.level - 1; i >= 0; i-- {
 		for {
 			f := x.lvl(i).forward
-			if f == nil || f == n || !zless(f.score, f.MemberString(), score, member) {
+			if f == nil || f == n || !f.before(score, member) {
 				break
 			}
 			x = f
@@ -586,7 +587,7 @@ func (z *ZSkip) rankOf(n *ZNode) int {
 		for {
 			l := x.lvl(i)
 			f := l.forward
-			if f == nil || (f != n && !zless(f.score, f.MemberString(), score, member)) {
+			if f == nil || (f != n && !f.before(score, member)) {
 				break
 			}
 			rank += l.span

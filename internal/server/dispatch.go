@@ -116,7 +116,10 @@ func (c *Client) reject(cm *cmd, msg string) {
 		// any) and says why, even outside MULTI.
 		c.multi = nil
 		c.srv.ks.Unwatch(&c.watch)
-		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "-")
+		// Errors Valkey formats itself (rejectCommandFormat) carry no
+		// "ERR " inside the abort text; shared ones (NOAUTH, OOM) keep
+		// their code.
+		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
 	} else if c.multi != nil {
 		c.multi.aborted = true
 	}

@@ -46,7 +46,8 @@ func netloopLoops() int {
 	return n
 }
 
-// startNetloop starts the event loops when CORVID_NETLOOP asks for them.
+// startNetloop starts the event loops when CORVID_NETLOOP asks for them
+// (from Listen, so that they exist before Serve accepts).
 func (s *Server) startNetloop() error {
 	n := netloopLoops()
 	if n == 0 {

@@ -137,6 +137,10 @@ func (s *Server) Listen() error {
 		s.listeners = append(s.listeners, ln)
 	}
 	s.port = port
+	if err := s.startNetloop(); err != nil {
+		s.closeListeners()
+		return err
+	}
 	return nil
 }
 
@@ -156,9 +160,6 @@ func (s *Server) Addr() string {
 
 // Serve accepts connections until Close. It starts the background jobs.
 func (s *Server) Serve() error {
-	if err := s.startNetloop(); err != nil {
-		return err
-	}
 	s.startIntrospection()
 	s.wg.Add(1)
 	go func() {

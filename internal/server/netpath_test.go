@@ -1,0 +1,215 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// bothPaths runs f against an in-process server on the goroutine path and
+// on the event-loop path (one loop, so that a stalled loop would stall
+// every client), which must behave the same.
+func bothPaths(t *testing.T, f func(t *testing.T, s *Server, addr string)) {
+	for _, p := range []struct{ name, env string }{{"goroutine", "0"}, {"netloop", "1"}} {
+		t.Run(p.name, func(t *testing.T) {
+			t.Setenv("CORVID_NETLOOP", p.env)
+			s, addr := startIntroServer(t)
+			if (p.env == "1") != (s.loops != nil) {
+				t.Fatalf("CORVID_NETLOOP=%s: loops %v", p.env, s.loops)
+			}
+			f(t, s, addr)
+		})
+	}
+}
+
+// TestBlockingLeavesLoop: a client blocked in BLPOP does not stall the
+// others; the command pipelined after BLPOP runs after it, in order; the
+// client is served again afterwards.
+func TestBlockingLeavesLoop(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		a := testutil.Dial(t, addr)
+		b := testutil.Dial(t, addr)
+		a.WriteRaw("*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n0\r\n*2\r\n$4\r\nECHO\r\n$5\r\nafter\r\n")
+		if got := a.ReadWithin(100 * time.Millisecond); got != "<TIMEOUT>" {
+			t.Fatalf("BLPOP on an empty list answered %s", got)
+		}
+		for i := range 3 {
+			if got := b.Do("SET", "k", "v"); got != "+OK" {
+				t.Fatalf("SET %d while another client blocks: %s", i, got)
+			}
+		}
+		if got := b.Do("RPUSH", "q", "x"); got != ":1" {
+			t.Fatalf("RPUSH: %s", got)
+		}
+		if got := a.Read(); got != `*["q", "x"]` {
+			t.Fatalf("BLPOP: %s", got)
+		}
+		if got := a.Read(); got != `"after"` {
+			t.Fatalf("pipelined after BLPOP: %s", got)
+		}
+		if got := a.Do("GET", "k"); got != `"v"` {
+			t.Fatalf("GET after the blocking command: %s", got)
+		}
+	})
+}
+
+// TestPauseLeavesLoop: a write paused by CLIENT PAUSE WRITE waits without
+// stalling reads of other clients.
+func TestPauseLeavesLoop(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		a := testutil.Dial(t, addr)
+		w := testutil.Dial(t, addr)
+		r := testutil.Dial(t, addr)
+		if got := a.Do("SET", "k", "old"); got != "+OK" {
+			t.Fatal(got)
+		}
+		if got := a.Do("CLIENT", "PAUSE", "300", "WRITE"); got != "+OK" {
+			t.Fatal(got)
+		}
+		start := time.Now()
+		w.Send("SET", "k", "new")
+		if got := r.Do("GET", "k"); got != `"old"` {
+			t.Fatalf("GET during the pause: %s", got)
+		}
+		if time.Since(start) > 250*time.Millisecond {
+			t.Fatalf("a read waited for the pause (%v)", time.Since(start))
+		}
+		if got := w.Read(); got != "+OK" {
+			t.Fatalf("paused SET: %s", got)
+		}
+		if time.Since(start) < 250*time.Millisecond {
+			t.Fatalf("paused SET ran after %v", time.Since(start))
+		}
+		if got := w.Do("GET", "k"); got != `"new"` {
+			t.Fatal(got)
+		}
+	})
+}
+
+// TestKillOnLoop: CLIENT KILL ends an idle client and a blocked one; both
+// leave the client list.
+func TestKillOnLoop(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		admin := testutil.Dial(t, addr)
+		idle := testutil.Dial(t, addr)
+		blocked := testutil.Dial(t, addr)
+		idleID := strings.TrimPrefix(idle.Do("CLIENT", "ID"), ":")
+		blockedID := strings.TrimPrefix(blocked.Do("CLIENT", "ID"), ":")
+		blocked.Send("BLPOP", "nothing", "0")
+		time.Sleep(50 * time.Millisecond)
+		for _, id := range []string{idleID, blockedID} {
+			if got := admin.Do("CLIENT", "KILL", "ID", id); got != ":1" {
+				t.Fatalf("CLIENT KILL ID %s: %s", id, got)
+			}
+		}
+		if got := idle.ReadWithin(5 * time.Second); got != "<EOF>" {
+			t.Fatalf("killed idle client: %s", got)
+		}
+		if got := blocked.ReadWithin(5 * time.Second); got != "<EOF>" {
+			t.Fatalf("killed blocked client: %s", got)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for s.nclients.Load() != 1 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n := s.nclients.Load(); n != 1 {
+			t.Fatalf("%d clients left, want 1", n)
+		}
+	})
+}
+
+// TestLargeRepliesDoNotStall: a client that pipelines big replies without
+// reading them must not stall another client of the same loop, and gets
+// all its replies in order once it reads.
+func TestLargeRepliesDoNotStall(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		a := testutil.Dial(t, addr)
+		big := strings.Repeat("v", 4<<20)
+		if got := a.Do("SET", "big", big); got != "+OK" {
+			t.Fatal(got)
+		}
+		var req strings.Builder
+		for range 8 {
+			req.WriteString("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
+		}
+		req.WriteString("*2\r\n$4\r\nECHO\r\n$3\r\nend\r\n")
+		a.WriteRaw(req.String())
+		time.Sleep(50 * time.Millisecond)
+		b := testutil.Dial(t, addr)
+		if got := b.Do("PING"); got != "+PONG" {
+			t.Fatalf("PING while another client's output is full: %s", got)
+		}
+		for i := range 8 {
+			if got := a.Read(); len(got) != len(big)+2 {
+				t.Fatalf("GET %d: %d bytes", i, len(got))
+			}
+		}
+		if got := a.Read(); got != `"end"` {
+			t.Fatal(got)
+		}
+	})
+}
+
+// TestQuitAndProtocolErrorOnLoop: the reply is written before the close.
+func TestQuitAndProtocolErrorOnLoop(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		a := testutil.Dial(t, addr)
+		a.WriteRaw("PING\r\nQUIT\r\nPING\r\n")
+		for _, want := range []string{"+PONG", "+OK", "<EOF>"} {
+			if got := a.Read(); got != want {
+				t.Fatalf("got %s, want %s", got, want)
+			}
+		}
+		b := testutil.Dial(t, addr)
+		b.WriteRaw("*1\r\n$4\r\nPING\r\n*x\r\n")
+		for _, want := range []string{"+PONG", "-ERR Protocol error: invalid multibulk length", "<EOF>"} {
+			if got := b.Read(); got != want {
+				t.Fatalf("got %s, want %s", got, want)
+			}
+		}
+	})
+}
+
+// TestIdleTimeoutOnLoop: the timeout setting closes idle clients, but not
+// a client inside MULTI.
+func TestIdleTimeoutOnLoop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a 1 s timeout")
+	}
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		a := testutil.Dial(t, addr)
+		m := testutil.Dial(t, addr)
+		if got := a.Do("CONFIG", "SET", "timeout", "1"); got != "+OK" {
+			t.Fatal(got)
+		}
+		if got := m.Do("MULTI"); got != "+OK" {
+			t.Fatal(got)
+		}
+		if got := a.ReadWithin(5 * time.Second); got != "<EOF>" {
+			t.Fatalf("idle client: %s", got)
+		}
+		if got := m.Do("PING"); got != "+QUEUED" {
+			t.Fatalf("client in MULTI: %s", got)
+		}
+	})
+}
+
+// TestCloseWithBlockedClients: Close returns while clients are blocked.
+func TestCloseWithBlockedClients(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		for range 3 {
+			testutil.Dial(t, addr).Send("BLPOP", "nothing", "0")
+		}
+		testutil.Dial(t, addr).Do("PING")
+		time.Sleep(50 * time.Millisecond)
+		done := make(chan struct{})
+		go func() { s.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close hangs")
+		}
+	})
+}
