@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/bench/wire"
+	"github.com/corvid-kv/corvid/internal/server"
 )
 
 // startRedis runs redis-server on a free loopback port for the test, or
@@ -54,13 +55,20 @@ func startRedis(t *testing.T, extra ...string) string {
 }
 
 // servers are the targets of the end-to-end tests: a redis-server the test
-// starts, plus a running corvid-server when CORVID_SERVER_ADDR names one
-// (the embedded server is wired by cmd/corvid-bench, not importable here).
+// starts and an in-process corvid-server (or the one CORVID_SERVER_ADDR
+// names, to test a separately built binary).
 func servers(t *testing.T) map[string]string {
 	out := map[string]string{"redis": startRedis(t)}
 	if a := os.Getenv("CORVID_SERVER_ADDR"); a != "" {
 		out["corvid"] = a
+		return out
 	}
+	addr, stop, err := server.StartEmbedded()
+	if err != nil {
+		t.Fatalf("embedded corvid-server: %v", err)
+	}
+	t.Cleanup(stop)
+	out["corvid"] = addr
 	return out
 }
 

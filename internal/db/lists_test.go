@@ -255,7 +255,7 @@ func TestListEncoding(t *testing.T) {
 	}
 	h.do(cl, "COPY", "big", "big2")
 	h.do(cl, "RPUSH", "big2", "more")
-	if got := h.do(cl, "LLEN", "big"); got != rInt(1) {
+	if got := h.do(cl, "LLEN", "big"); got != rInt(2) {
 		t.Fatalf("COPY shares data: LLEN big %q", got)
 	}
 }
