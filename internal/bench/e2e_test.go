@@ -206,9 +206,11 @@ func cut(s, marker string) string {
 }
 
 func TestSLAEndToEnd(t *testing.T) {
-	a, b := startRedis(t), startRedis(t)
+	// One redis-server and one corvid-server as the two instances.
+	srv := servers(t)
+	a, b := srv["redis"], srv["corvid"]
 	js := filepath.Join(t.TempDir(), "sla.json")
-	out, errOut, code := run(t, "sla", "--target", "r1="+a, "--target", "r2="+b, "--connections", "1,2",
+	out, errOut, code := run(t, "sla", "--target", "r1="+a, "--target", "c1="+b, "--connections", "1,2",
 		"--sla", "2s", "--test-time", "200ms", "--pipeline", "4", "--json-out-file", js)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
