@@ -61,6 +61,8 @@ all_variants=(
 	"null-epoll1-spin||$tmp/nullserver -port PORT -mode epoll -loops 1 -spin 50us"
 	"null-epoll2-spin||$tmp/nullserver -port PORT -mode epoll -loops 2 -spin 50us"
 	"null-epoll1-raw-spin||$tmp/nullserver -port PORT -mode epoll -loops 1 -spin 50us -raw"
+	"null-epoll1-tryfirst||$tmp/nullserver -port PORT -mode epoll -loops 1 -raw -tryfirst"
+	"null-epoll1-rawblock||$tmp/nullserver -port PORT -mode epoll -loops 1 -raw -rawblock"
 )
 if [ "$gnet" = yes ]; then
 	all_variants+=(

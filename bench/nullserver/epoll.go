@@ -13,7 +13,9 @@ import (
 type epollOpts struct {
 	loops      int
 	spin       time.Duration
-	raw        bool
+	raw        bool // read/write/zero-timeout polls as RawSyscall
+	rawBlock   bool // the blocking epoll_wait as RawSyscall too (keeps the P)
+	tryFirst   bool // one zero-timeout poll before the blocking wait
 	lockThread bool
 }
 
@@ -168,7 +170,25 @@ func (l *eloop) wait(events []unix.EpollEvent) int {
 			}
 		}
 	}
+	if l.opts.tryFirst {
+		if n := l.poll(events, 0); n > 0 {
+			return n
+		}
+	}
 	for {
+		if l.opts.rawBlock {
+			// Blocks in the kernel without telling the scheduler: the P
+			// stays with this goroutine, so no hand-off and no sysmon
+			// retake; preemption signals (SIGURG) return EINTR.
+			r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), ^uintptr(0), 0, 0)
+			if e == 0 {
+				return int(r)
+			}
+			if e != unix.EINTR {
+				panic(e)
+			}
+			continue
+		}
 		n, err := unix.EpollWait(l.epfd, events, -1)
 		if err == nil {
 			return n

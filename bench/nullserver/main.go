@@ -9,8 +9,10 @@
 //	-mode epoll      -loops event loops, each owning an epoll fd and its
 //	                 connections (level-triggered, every ready fd of one
 //	                 EpollWait handled in a batch); -spin D polls with a zero
-//	                 timeout for up to D before blocking; -raw issues read/write/
-//	                 zero-timeout epoll_wait as raw syscalls (no scheduler hooks)
+//	                 timeout for up to D before blocking; -tryfirst polls once;
+//	                 -raw issues read/write/zero-timeout epoll_wait as raw
+//	                 syscalls (no scheduler hooks); -rawblock also the blocking
+//	                 epoll_wait (the loop keeps its P while it sleeps)
 //
 // Skipping the speculative read in goroutine mode is not possible with
 // Go's public API: syscall.RawConn.Read resets the poller's readiness
@@ -46,6 +48,8 @@ func main() {
 	loops := flag.Int("loops", runtime.GOMAXPROCS(0), "event loops (epoll mode)")
 	spin := flag.Duration("spin", 0, "epoll mode: poll with a zero timeout for up to this long before blocking")
 	raw := flag.Bool("raw", false, "epoll mode: non-blocking syscalls as RawSyscall")
+	rawBlock := flag.Bool("rawblock", false, "epoll mode: the blocking epoll_wait as RawSyscall (the loop keeps its P)")
+	tryFirst := flag.Bool("tryfirst", false, "epoll mode: one zero-timeout poll before each blocking wait")
 	lock := flag.Bool("lockthread", false, "epoll mode: LockOSThread in every loop")
 	flag.Parse()
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
@@ -65,7 +69,7 @@ func main() {
 	case "goroutine":
 		serveGoroutines(ln)
 	case "epoll":
-		serveEpoll(ln, epollOpts{loops: max(1, *loops), spin: *spin, raw: *raw, lockThread: *lock})
+		serveEpoll(ln, epollOpts{loops: max(1, *loops), spin: *spin, raw: *raw, rawBlock: *rawBlock, tryFirst: *tryFirst, lockThread: *lock})
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", *mode)
 		os.Exit(2)

@@ -60,8 +60,15 @@ func (ks *Keyspace) FlushDB(db int) int {
 		for d, sh := range st.shards {
 			if sh != nil && (db < 0 || d == db) {
 				n += sh.keys.Len()
+				ks.dropShard(sh)
 				st.shards[d] = nil
 			}
+		}
+	}
+	for d := range ks.mem.nonEmpty {
+		if db < 0 || d == db {
+			ks.mem.nonEmpty[d].keys.Store(0)
+			ks.mem.nonEmpty[d].expires.Store(0)
 		}
 	}
 	ks.watch.touchDB(db)
@@ -75,6 +82,13 @@ func (ks *Keyspace) SwapDB(a, b int) {
 		sh := ks.stripes[i].shards
 		sh[a], sh[b] = sh[b], sh[a]
 	}
+	// Memory stays with the stripes; only the per-database shapes move.
+	na, nb := &ks.mem.nonEmpty[a], &ks.mem.nonEmpty[b]
+	ka, ea := na.keys.Load(), na.expires.Load()
+	na.keys.Store(nb.keys.Load())
+	na.expires.Store(nb.expires.Load())
+	nb.keys.Store(ka)
+	nb.expires.Store(ea)
 	ks.watch.touchDB(a)
 	ks.watch.touchDB(b)
 	ks.dirty.Add(1)

@@ -38,17 +38,20 @@ type Ctx struct {
 // Arg returns argv[i] as a string (allocates; use for option words only).
 func (c *Ctx) Arg(i int) string { return string(c.Argv[i]) }
 
-// Touch marks a key as modified: it counts a change and invalidates
-// WATCHes on it.
+// Touch marks a key as modified: it counts a change, invalidates WATCHes
+// on it and re-measures its value for memory accounting (mem.go), so every
+// write must call it after changing a value in place.
 func (c *Ctx) Touch(key []byte) {
 	c.Dirty++
 	c.KS.watch.touch(c.DB, key)
+	c.KS.accountKey(c.DB, key)
 }
 
 // TouchDB marks a key in another database as modified.
 func (c *Ctx) TouchDB(db int, key []byte) {
 	c.Dirty++
 	c.KS.watch.touch(db, key)
+	c.KS.accountKey(db, key)
 }
 
 // SetNow refreshes the cached clock.
@@ -113,10 +116,14 @@ func (c *Ctx) Create(key []byte, t Type) *Object {
 func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	sh := c.KS.shardFor(db, key, true)
 	o, existed := sh.keys.Upsert(key)
-	if existed && o.Expire != 0 {
-		sh.expires.Delete(key)
+	if existed {
+		sh.unaccount(o.mem)
+		if o.Expire != 0 {
+			sh.expires.Delete(key)
+		}
 	}
 	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
+	c.KS.settle(db, sh)
 	return o
 }
 
@@ -126,10 +133,12 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	sh := c.KS.shardFor(c.DB, key, true)
 	o, existed := sh.keys.Upsert(key)
+	reshaped := !existed
 	if existed {
 		if o.Expire != 0 && (!keepTTL || o.Expire <= c.Now) {
 			sh.expires.Delete(key)
 			o.Expire = 0
+			reshaped = true
 		}
 		if o.Type != TypeString {
 			o.Val = nil
@@ -142,6 +151,12 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	o.LRU = c.KS.newClock(c.Now)
 	o.Raw = false
 	o.setBytes(val)
+	sh.accountObj(o)
+	if reshaped {
+		c.KS.settle(c.DB, sh)
+	} else {
+		c.KS.publish(sh.st, false)
+	}
 	return o
 }
 
@@ -166,7 +181,10 @@ func (c *Ctx) DeleteDB(db int, key []byte) bool {
 		}
 		sh.expires.Delete(key)
 	}
-	sh.keys.Delete(key)
+	if v, ok := sh.keys.Delete(key); ok {
+		sh.unaccount(v.mem)
+	}
+	c.KS.settle(db, sh)
 	return true
 }
 
@@ -185,4 +203,5 @@ func (c *Ctx) SetExpireDB(db int, key []byte, o *Object, ms int64) {
 		sh.expires.Delete(key)
 	}
 	o.Expire = ms
+	c.KS.settle(db, sh)
 }

@@ -8,7 +8,10 @@ import (
 // expireKey deletes an expired key. The key's stripe is locked.
 func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 	sh.expires.Delete(key)
-	sh.keys.Delete(key)
+	if v, ok := sh.keys.Delete(key); ok {
+		sh.unaccount(v.mem)
+	}
+	ks.settle(db, sh)
 	ks.Stats.ExpiredKeys.Add(1)
 	ks.watch.touch(db, key)
 	ks.dirty.Add(1)

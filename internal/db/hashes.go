@@ -50,7 +50,7 @@ func (c *Ctx) hashLookupWriteOrCreate(key []byte) *Object {
 		return o
 	}
 	o = c.Create(key, TypeHash)
-	o.Val = &ds.Listpack{}
+	o.Val = ds.NewListpack()
 	return o
 }
 
@@ -72,13 +72,6 @@ func (c *Ctx) hsetGeneric(name string) {
 	}
 	args := c.Argv[2:]
 	hashTryConversion(o, args)
-	if lp, ok := o.Val.(*ds.Listpack); ok && len(args) > 2 {
-		total := 0
-		for _, a := range args {
-			total += ds.LpEntryLen(len(a))
-		}
-		lp.Grow(total)
-	}
 	created := 0
 	for i := 0; i < len(args); i += 2 {
 		if !hashSet(o, args[i], args[i+1]) {
@@ -162,7 +155,7 @@ func hdelCommand(c *Ctx) {
 	}
 	deleted := 0
 	for _, f := range c.Argv[2:] {
-		if hashDelete(o.Val, f) {
+		if hashDelete(o, f) {
 			deleted++
 			if hashLen(o.Val) == 0 {
 				c.Delete(key)

@@ -253,6 +253,8 @@ func hscanCommand(c *Ctx) {
 			return true
 		})
 	case *hashDict:
+		// As Valkey: visit buckets until COUNT items (fields and values
+		// both count) were collected, at most 10*COUNT buckets per call.
 		maxIter := count * 10
 		next = cursor
 		for {
@@ -260,7 +262,7 @@ func hscanCommand(c *Ctx) {
 				add(hbytes(k), hbytes(*s))
 			})
 			maxIter--
-			if next == 0 || maxIter <= 0 || int64(len(out)) >= count*pairWidth(noValues) {
+			if next == 0 || maxIter <= 0 || int64(len(out)) >= count {
 				break
 			}
 		}
@@ -272,11 +274,4 @@ func hscanCommand(c *Ctx) {
 	for _, b := range out {
 		c.W.Bulk(b)
 	}
-}
-
-func pairWidth(noValues bool) int64 {
-	if noValues {
-		return 1
-	}
-	return 2
 }

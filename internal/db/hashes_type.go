@@ -18,7 +18,14 @@ import (
 //
 // A hash never converts back to a listpack, and an empty hash is never
 // stored: the command that removes the last field deletes the key.
+//
+// The value strings live outside the dict's entries, so every store,
+// overwrite and delete reports their size with AddMemUsage (hashValMem),
+// which keeps MemUsage, and so memory accounting, O(1) and exact.
 type hashDict = ds.Dict[string]
+
+// hashValMem is the heap a hash value string of length n occupies.
+func hashValMem(n int) int { return ds.AllocSize(n) }
 
 // hashLen returns the number of fields.
 func hashLen(v any) int {
@@ -94,6 +101,7 @@ func hashToDict(o *Object, lp *ds.Listpack, extra int) *hashDict {
 		val, next := lp.Next(vp)
 		s, _ := d.Upsert(f)
 		*s = string(val)
+		d.AddMemUsage(hashValMem(len(val)))
 		p = next
 	}
 	o.Val = d
@@ -110,11 +118,11 @@ func hashSet(o *Object, field, value []byte) (update bool) {
 			hashToDict(o, lp, 1)
 		} else {
 			if p := lpFindField(lp, field); p >= 0 {
-				lp.Replace(lp.Skip(p), value)
+				o.Val = lp.Replace(lp.Skip(p), value)
 				return true
 			}
-			lp.Append(field)
-			lp.Append(value)
+			lp = lp.Append(field).Append(value)
+			o.Val = lp
 			if int64(lp.Len()/2) > HashMaxListpackEntries.Load() {
 				hashToDict(o, lp, 0)
 			}
@@ -124,23 +132,27 @@ func hashSet(o *Object, field, value []byte) (update bool) {
 	d := o.Val.(*hashDict)
 	s, existed := d.Upsert(field)
 	if !existed || *s != string(value) {
+		d.AddMemUsage(hashValMem(len(value)) - hashValMem(len(*s)))
 		*s = string(value)
 	}
 	return existed
 }
 
 // hashDelete removes field and reports whether it existed.
-func hashDelete(v any, field []byte) bool {
-	switch h := v.(type) {
+func hashDelete(o *Object, field []byte) bool {
+	switch h := o.Val.(type) {
 	case *ds.Listpack:
 		p := lpFindField(h, field)
 		if p < 0 {
 			return false
 		}
-		h.Delete(p, 2)
+		o.Val = h.Delete(p, 2)
 		return true
 	case *hashDict:
-		_, ok := h.Delete(field)
+		v, ok := h.Delete(field)
+		if ok {
+			h.AddMemUsage(-hashValMem(len(v)))
+		}
 		return ok
 	}
 	panic("db: not a hash")
@@ -181,6 +193,7 @@ func hashCopy(o *Object) any {
 		h.Range(func(k string, s *string) bool {
 			p, _ := d.UpsertString(k)
 			*p = *s
+			d.AddMemUsage(hashValMem(len(*s)))
 			return true
 		})
 		return d

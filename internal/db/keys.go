@@ -63,8 +63,12 @@ func (c *Ctx) peekRead(key []byte) *Object {
 
 // signalDB invalidates WATCHes on a key without counting a change. Commands
 // that modify two keys but are one change in Valkey's dirty counter (RENAME,
-// MOVE) Touch one key and signal the other.
-func (c *Ctx) signalDB(db int, key []byte) { c.KS.watch.touch(db, key) }
+// MOVE) Touch one key and signal the other. Like Touch it re-measures the
+// key's value (mem.go).
+func (c *Ctx) signalDB(db int, key []byte) {
+	c.KS.watch.touch(db, key)
+	c.KS.accountKey(db, key)
+}
 
 // storeDB puts v under key in database db, replacing any existing key. v
 // keeps its TTL and access clock (RENAME and MOVE move the value, they do not
@@ -74,6 +78,10 @@ func (c *Ctx) storeDB(db int, key []byte, v Object) *Object {
 	exp := v.Expire
 	v.Expire = 0
 	*n = v
+	// The copy carries the old key's accounted size, which was subtracted
+	// when that key went: count the value afresh here (mem.go).
+	n.mem = 0
+	c.KS.accountKey(db, key)
 	if exp != 0 {
 		c.SetExpireDB(db, key, n, exp)
 	}

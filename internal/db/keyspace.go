@@ -30,6 +30,10 @@ type Keyspace struct {
 
 	// Hooks lets the server observe writes (AOF/replication/keyspace events).
 	Hooks Hooks
+
+	// Memory accounting and eviction (mem.go, evict.go).
+	mem memState
+	ev  evictor
 }
 
 // Stats are keyspace counters reported by INFO.
@@ -39,6 +43,10 @@ type Stats struct {
 	KeyspaceHits    atomic.Int64
 	KeyspaceMisses  atomic.Int64
 	ExpireCycleTime atomic.Int64 // microseconds spent in active expiry
+	// EvictionExceeded is the total time (microseconds) used memory spent
+	// above maxmemory, not counting the current stretch (see
+	// Keyspace.EvictionExceededTime).
+	EvictionExceeded atomic.Int64
 }
 
 // Hooks are callbacks into the server, all optional.
@@ -49,18 +57,32 @@ type Hooks struct {
 	// Expired is called (with the key's stripe locked) when a key is
 	// deleted because its TTL passed, so the server can propagate a DEL.
 	Expired func(db int, key []byte)
+	// Evicted is called (with the key's stripe locked) when maxmemory
+	// eviction deletes a key, for the same reason.
+	Evicted func(db int, key []byte)
 }
 
 type stripe struct {
 	mu     sync.Mutex
 	shards []*shard // indexed by db; nil until first written
-	_      [40]byte // keep neighbouring mutexes on separate cache lines
+	// mem is the heap this stripe's shards hold (all databases) and pub
+	// the part of it already added to the keyspace total; see mem.go.
+	// Both are guarded by mu.
+	mem, pub int64
+	_        [24]byte // keep neighbouring mutexes on separate cache lines
 }
 
 // shard is the part of one database whose keys hash to one stripe.
 type shard struct {
 	keys    *ds.Dict[Object]
 	expires *ds.Dict[struct{}] // keys with a TTL, sampled by active expiry
+	st      *stripe            // the stripe holding the shard (SWAPDB keeps it)
+	// val is the sum of the accounted value sizes (Object.mem) of keys,
+	// dict the two dicts' MemUsage when last settled; their sum is this
+	// shard's part of st.mem. hasKeys/hasExp record whether the dicts
+	// were non-empty then (for the per-database counts in memState).
+	val, dict       int64
+	hasKeys, hasExp bool
 }
 
 // New returns an empty keyspace with n databases.
@@ -70,6 +92,8 @@ func New(n int) *Keyspace {
 		ks.stripes[i].shards = make([]*shard, n)
 	}
 	ks.watch.init()
+	ks.mem.init(n)
+	ks.ev.init()
 	return ks
 }
 
@@ -182,7 +206,7 @@ func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
 	st := &ks.stripes[stripe]
 	sh := st.shards[db]
 	if sh == nil && create {
-		sh = &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0)}
+		sh = &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0), st: st}
 		st.shards[db] = sh
 	}
 	return sh

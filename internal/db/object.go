@@ -36,6 +36,10 @@ type Object struct {
 	// SETBIT, BITOP, BITFIELD), which makes Valkey report encoding "raw"
 	// whatever the content.
 	Raw bool
+	// mem is the value size last added to the shard's memory count, so
+	// the next change can add the difference (mem.go). It fits the
+	// struct's padding: Object stays 56 bytes.
+	mem memCode
 }
 
 // StrEncoding is OBJECT ENCODING for a string value.

@@ -88,6 +88,7 @@ func (c *Ctx) sortGeneric(readonly bool) {
 	if o != nil && o.Type == TypeZSet {
 		if _, ok := o.Val.(*ds.ZPack); ok {
 			zsetToSkiplist(o, 0)
+			c.remeasure(argv[1]) // a read that grows the value (mem.go)
 		}
 	}
 

@@ -34,6 +34,9 @@ type Dict[V any] struct {
 	policy      ResizePolicy
 	// entryBytes estimates the heap bytes of all entries, for MemUsage.
 	entryBytes int
+	// extBytes is memory the caller keeps outside the entries on the
+	// Dict's behalf (a hash's value strings), reported via AddMemUsage.
+	extBytes int
 }
 
 // entry is one key/value pair. val must stay addressable and must not move:
@@ -156,14 +159,20 @@ func (d *Dict[V]) Clear() {
 	d.used = [2]int{}
 	d.rehashIdx = -1
 	d.entryBytes = 0
+	d.extBytes = 0
 }
 
 // MemUsage estimates the heap bytes held by the Dict: its header, bucket
-// tables, entries and key bytes. Memory referenced from values is not
-// included; callers add it.
+// tables, entries and key bytes, plus whatever callers declared with
+// AddMemUsage. It is O(1).
 func (d *Dict[V]) MemUsage() int {
-	return int(unsafe.Sizeof(*d)) + 8*(len(d.tables[0])+len(d.tables[1])) + d.entryBytes
+	return int(unsafe.Sizeof(*d)) + 8*(len(d.tables[0])+len(d.tables[1])) + d.entryBytes + d.extBytes
 }
+
+// AddMemUsage adds delta to MemUsage, for memory referenced from values
+// that the Dict cannot see (the caller keeps it exact: add on store,
+// subtract on overwrite and delete). Clear resets it.
+func (d *Dict[V]) AddMemUsage(delta int) { d.extBytes += delta }
 
 // lookup finds key in both tables without rehashing.
 func (d *Dict[V]) lookup(h uint64, key string) *entry[V] {

@@ -82,29 +82,56 @@ func entrySize[V any](n int) int {
 	return allocSize(base) + allocSize(n)
 }
 
-// allocSize rounds n up roughly the way Go's allocator size classes do
-// (exact below 256 bytes, an over-estimate by at most 1/8 above).
+// allocSize rounds n up to the size Go's allocator really hands out for an
+// n-byte pointer-free object: its size class up to 32 KiB (the table is
+// internal/runtime/gc's SizeClassToSize), whole 8 KiB pages above. Buffers
+// sized with it waste nothing, and memory accounting built on it (package
+// db's used_memory) matches the heap the objects occupy.
 func allocSize(n int) int {
 	switch {
 	case n <= 0:
 		return 0
-	case n <= 16:
-		return (n + 7) &^ 7
-	case n <= 32:
-		if n <= 24 {
-			return 24
+	case n <= smallSizeMax:
+		return int(sizeClasses[sizeClassIndex[(n+7)>>3]])
+	case n <= maxSmallSize:
+		for _, c := range sizeClasses[largeClassStart:] {
+			if int(c) >= n {
+				return int(c)
+			}
 		}
-		return 32
-	case n <= 256:
-		if n <= 48 {
-			return 48
-		}
-		return (n + 15) &^ 15
 	}
-	// Above 256 bytes classes are spaced at most 1/8 apart.
-	step := 1
-	for step*8 < n {
-		step <<= 1
-	}
-	return (n + step - 1) / step * step
+	return (n + pageSize - 1) &^ (pageSize - 1)
 }
+
+// AllocSize is allocSize for other packages (memory accounting).
+func AllocSize(n int) int { return allocSize(n) }
+
+// EntryMemUsage is the heap bytes of one Dict[V] entry with an n-byte key,
+// as counted by MemUsage (MEMORY USAGE adds it to a value's size).
+func EntryMemUsage[V any](n int) int { return entrySize[V](n) }
+
+const (
+	smallSizeMax = 1024     // classes up to here are found by table lookup
+	maxSmallSize = 32 << 10 // largest size class
+	pageSize     = 8 << 10  // the runtime's page: large objects round to it
+)
+
+// sizeClasses are Go's size classes (runtime SizeClassToSize, unchanged
+// since Go 1.12 apart from the 24-byte class added in 1.15).
+var sizeClasses = [...]uint16{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
+
+// largeClassStart is the index of the first class above smallSizeMax.
+const largeClassStart = 32
+
+// sizeClassIndex maps (n+7)/8 to the index of the smallest class >= n, for
+// n <= smallSizeMax.
+var sizeClassIndex = func() (t [smallSizeMax/8 + 1]uint8) {
+	c := 0
+	for i := range t {
+		for int(sizeClasses[c]) < i*8 {
+			c++
+		}
+		t[i] = uint8(c)
+	}
+	return t
+}()

@@ -1,6 +1,9 @@
 package ds
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // Packed entries: the byte layout shared by Listpack (small hashes) and the
 // nodes of Quicklist (lists). Each entry is
@@ -106,107 +109,162 @@ func lpSkip(b []byte, pos int) int {
 	return next
 }
 
-// Listpack is a sequence of byte strings packed in one buffer, the encoding
-// of small hashes (field, value, field, value, ...). Lookups are linear
-// scans; the owner keeps it small (hash-max-listpack-*). Positions returned
-// by its methods are byte offsets of entries, invalidated by any change
-// before them. The zero value is an empty Listpack.
+// Listpack is a sequence of byte strings packed in one allocation, the
+// encoding of small hashes (field, value, field, value, ...). Lookups are
+// linear scans; the owner keeps it small (hash-max-listpack-*).
+//
+// A *Listpack points to the start of its allocation: an 8-byte header
+// (entry count, bytes used) followed by the entries, so a small hash costs
+// exactly one allocation. The allocation is always exactly the size class
+// of header+used bytes (allocSize), like a listpack realloc'ed to its size
+// by jemalloc: its capacity is implied and need not be stored. Entries are
+// hdr | data (listpack.go's header without the trailer: hashes are only
+// ever scanned forwards).
+//
+// Methods that change the contents return the Listpack to use afterwards,
+// which is a new one whenever the size class changed; the old one must not
+// be used again. Positions are byte offsets of entries, invalidated by any
+// change before them.
 type Listpack struct {
-	b []byte
-	n int
+	n    uint32 // entries
+	used uint32 // bytes of entries
 }
 
+const lpHeader = 8 // unsafe.Sizeof(Listpack{})
+
+// NewListpack returns an empty Listpack.
+func NewListpack() *Listpack { return lpAlloc(0) }
+
+// lpAlloc allocates a Listpack with room for used bytes of entries (used
+// is recorded; n is 0).
+func lpAlloc(used int) *Listpack {
+	size := allocSize(lpHeader + used)
+	words := make([]uint64, size/8) // 8-aligned and pointer-free
+	lp := (*Listpack)(unsafe.Pointer(&words[0]))
+	lp.used = uint32(used)
+	return lp
+}
+
+// all returns the whole allocation.
+func (lp *Listpack) all() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(lp)), allocSize(lpHeader+int(lp.used)))
+}
+
+// data returns the entries.
+func (lp *Listpack) data() []byte { return lp.all()[lpHeader : lpHeader+lp.used] }
+
 // Len returns the number of entries.
-func (lp *Listpack) Len() int { return lp.n }
+func (lp *Listpack) Len() int { return int(lp.n) }
 
-// Size returns the encoded size in bytes.
-func (lp *Listpack) Size() int { return len(lp.b) }
+// Size returns the bytes used by the entries.
+func (lp *Listpack) Size() int { return int(lp.used) }
 
-// MemUsage estimates the heap bytes held, the struct included.
-func (lp *Listpack) MemUsage() int { return 32 + allocSize(cap(lp.b)) }
+// MemUsage returns the heap bytes held: the one allocation.
+func (lp *Listpack) MemUsage() int { return allocSize(lpHeader + int(lp.used)) }
 
-// End is the offset just past the last entry; Next returns it at the end.
-func (lp *Listpack) End() int { return len(lp.b) }
+// End is the offset just past the last entry: Next returns it at the end.
+func (lp *Listpack) End() int { return int(lp.used) }
 
 // Next returns the entry at pos and the offset of the following one.
-func (lp *Listpack) Next(pos int) (v []byte, next int) { return lpGet(lp.b, pos) }
+func (lp *Listpack) Next(pos int) (v []byte, next int) { return lpfGet(lp.data(), pos) }
 
 // Skip returns the offset of the entry after the one at pos.
-func (lp *Listpack) Skip(pos int) int { return lpSkip(lp.b, pos) }
+func (lp *Listpack) Skip(pos int) int {
+	_, next := lpfGet(lp.data(), pos)
+	return next
+}
+
+// splice replaces bytes [pos, pos+oldLen) of the entries with room for
+// newLen bytes, moving what follows, and returns the Listpack to use (the
+// same one while the size class does not change) and the offset of the
+// room, which the caller fills.
+func (lp *Listpack) splice(pos, oldLen, newLen int) *Listpack {
+	used := int(lp.used)
+	nused := used - oldLen + newLen
+	if allocSize(lpHeader+nused) == allocSize(lpHeader+used) {
+		b := lp.all()[lpHeader:]
+		copy(b[pos+newLen:nused], b[pos+oldLen:used])
+		lp.used = uint32(nused)
+		return lp
+	}
+	nl := lpAlloc(nused)
+	nl.n = lp.n
+	old, nb := lp.data(), nl.data()
+	copy(nb, old[:pos])
+	copy(nb[pos+newLen:], old[pos+oldLen:])
+	return nl
+}
 
 // Append adds v at the end.
-func (lp *Listpack) Append(v []byte) {
-	n := LpEntryLen(len(v))
-	at := len(lp.b)
-	lp.b = growBytes(lp.b, n)
-	lpPut(lp.b[at:], v)
+func (lp *Listpack) Append(v []byte) *Listpack {
+	pos := int(lp.used)
+	lp = lp.splice(pos, 0, lpfLen(len(v)))
+	lpfPut(lp.data()[pos:], v)
 	lp.n++
+	return lp
 }
 
 // Replace overwrites the entry at pos with v.
-func (lp *Listpack) Replace(pos int, v []byte) {
-	next := lpSkip(lp.b, pos)
-	old := next - pos
-	n := LpEntryLen(len(v))
-	if n != old {
-		lp.b = spliceGap(lp.b, pos+old, n-old)
-	}
-	lpPut(lp.b[pos:], v)
+func (lp *Listpack) Replace(pos int, v []byte) *Listpack {
+	old := lp.Skip(pos) - pos
+	lp = lp.splice(pos, old, lpfLen(len(v)))
+	lpfPut(lp.data()[pos:], v)
+	return lp
 }
 
 // Delete removes count consecutive entries starting at pos.
-func (lp *Listpack) Delete(pos, count int) {
+func (lp *Listpack) Delete(pos, count int) *Listpack {
 	end := pos
 	for i := 0; i < count; i++ {
-		end = lpSkip(lp.b, end)
+		end = lp.Skip(end)
 	}
-	lp.b = append(lp.b[:pos], lp.b[end:]...)
-	lp.n -= count
-	// A Listpack that lost most of its entries gives memory back, the way
-	// a listpack is realloc'ed down in Valkey.
-	if cap(lp.b) > 64 && len(lp.b) < cap(lp.b)/4 {
-		lp.b = append(make([]byte, 0, len(lp.b)+len(lp.b)/8), lp.b...)
-	}
+	lp = lp.splice(pos, end-pos, 0)
+	lp.n -= uint32(count)
+	return lp
 }
 
-// Clone returns an independent copy with a tight buffer.
+// Clone returns an independent copy.
 func (lp *Listpack) Clone() *Listpack {
-	return &Listpack{b: append(make([]byte, 0, len(lp.b)), lp.b...), n: lp.n}
+	c := lpAlloc(int(lp.used))
+	c.n = lp.n
+	copy(c.data(), lp.data())
+	return c
 }
 
-// Grow makes room for about extra more bytes, so that a batch of inserts
-// reallocates at most once.
-func (lp *Listpack) Grow(extra int) {
-	if cap(lp.b)-len(lp.b) < extra {
-		nb := make([]byte, len(lp.b), len(lp.b)+extra)
-		copy(nb, lp.b)
-		lp.b = nb
+// lpfLen is the encoded size of a forward-only entry of l bytes.
+func lpfLen(l int) int { return lpHdrLen(l) + l }
+
+// lpfPut encodes v (header and data, no trailer) at the start of dst.
+func lpfPut(dst, v []byte) int {
+	l := len(v)
+	switch {
+	case l < lpTiny:
+		dst[0] = byte(l)
+		copy(dst[1:], v)
+		return l + 1
+	case l < lpSmall:
+		x := l - lpTiny
+		dst[0], dst[1] = byte(lpTiny|x>>8), byte(x)
+		copy(dst[2:], v)
+		return l + 2
 	}
+	dst[0] = lpLarge
+	binary.LittleEndian.PutUint32(dst[1:], uint32(l))
+	copy(dst[5:], v)
+	return l + 5
 }
 
-// growBytes extends b by n bytes (contents of the new bytes unspecified).
-// Growth is geometric by 1.25x, not append's 2x: a small collection's
-// buffer is most of its memory, and Valkey's realloc keeps it within the
-// allocator's size-class spacing.
-func growBytes(b []byte, n int) []byte {
-	need := len(b) + n
-	if need <= cap(b) {
-		return b[:need]
+// lpfGet decodes the forward-only entry at pos.
+func lpfGet(b []byte, pos int) (v []byte, next int) {
+	h := b[pos]
+	switch {
+	case h < lpTiny:
+		l := int(h)
+		return b[pos+1 : pos+1+l], pos + 1 + l
+	case h < lpLarge:
+		l := int(h&0x0F)<<8 | int(b[pos+1]) + lpTiny
+		return b[pos+2 : pos+2+l], pos + 2 + l
 	}
-	c := max(need, cap(b)+cap(b)/4, 16)
-	nb := make([]byte, need, allocSize(c))
-	copy(nb, b)
-	return nb
-}
-
-// spliceGap grows (delta > 0) or shrinks (delta < 0) b at offset at,
-// moving the bytes from at onwards by delta.
-func spliceGap(b []byte, at, delta int) []byte {
-	if delta < 0 {
-		return append(b[:at+delta], b[at:]...)
-	}
-	old := len(b)
-	b = growBytes(b, delta)
-	copy(b[at+delta:], b[at:old])
-	return b
+	l := int(binary.LittleEndian.Uint32(b[pos+1:]))
+	return b[pos+5 : pos+5+l], pos + 5 + l
 }

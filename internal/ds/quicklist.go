@@ -32,6 +32,11 @@ type Quicklist struct {
 	fill int
 	// packed reports the listpack encoding.
 	packed bool
+	// nodeBytes is the heap held by the live nodes (struct plus buffer,
+	// nodeMem), kept up to date so that MemUsage is O(1): push and pop
+	// adjust it for the node they touch, the rarer edits (quicklist_edit.go)
+	// recount it.
+	nodeBytes int
 }
 
 // NewQuicklist returns an empty list in the listpack encoding.
@@ -52,13 +57,22 @@ func (q *Quicklist) nodes() []*qlNode { return q.ring[q.lo:q.hi] }
 
 func (q *Quicklist) node(i int) *qlNode { return q.ring[q.lo+i] }
 
-// MemUsage estimates the heap bytes held by the list.
+// MemUsage estimates the heap bytes held by the list. It is O(1).
 func (q *Quicklist) MemUsage() int {
-	m := 64 + 8*len(q.ring)
+	return 64 + allocSize(8*len(q.ring)) + q.nodeBytes
+}
+
+// nodeMem is the heap of one node: the qlNode (32-byte class) and its
+// buffer.
+func nodeMem(n *qlNode) int { return 32 + allocSize(int(n.bcap)) }
+
+// recount recomputes nodeBytes from the nodes.
+func (q *Quicklist) recount() {
+	m := 0
 	for _, n := range q.nodes() {
-		m += 48 + allocSize(len(n.b))
+		m += nodeMem(n)
 	}
-	return m
+	q.nodeBytes = m
 }
 
 // capHint is the buffer size a node should reach in one step: the node
@@ -119,16 +133,19 @@ func (q *Quicklist) Clone() *Quicklist {
 	for i, n := range q.nodes() {
 		c.ring[i] = n.clone()
 	}
+	c.recount()
 	return c
 }
 
 func (q *Quicklist) clearNodes() {
 	q.ring, q.lo, q.hi = nil, 0, 0
+	q.nodeBytes = 0
 }
 
 // insertNode puts n at node position i (0 <= i <= NodeCount()), shifting
 // whichever side of i is shorter.
 func (q *Quicklist) insertNode(i int, n *qlNode) {
+	q.nodeBytes += nodeMem(n)
 	live := q.hi - q.lo
 	front := i < live-i
 	if front && q.lo == 0 || !front && q.hi == len(q.ring) {
@@ -147,14 +164,15 @@ func (q *Quicklist) insertNode(i int, n *qlNode) {
 }
 
 // relayout centres the live nodes in a ring with room for at least need
-// of them and free slots at both ends, growing it when it is more than
-// about 3/4 full. Each relayout is followed by many O(1) end insertions,
-// so pushing nodes at either end is amortised O(1).
+// of them and free slots at both ends, growing it by 1.25x when it is more
+// than about 4/5 full. Each relayout is followed by at least need/10 O(1)
+// end insertions, so pushing nodes at either end is amortised O(1); the
+// modest growth keeps the ring's slack small for huge lists.
 func (q *Quicklist) relayout(need int) {
 	live := q.hi - q.lo
 	size := len(q.ring)
-	if need+need/4+2 > size {
-		size = max(8, 2*size, need+need/4+2)
+	if need+need/5+2 > size {
+		size = max(8, size+size/4, need+need/4+2)
 	}
 	lo := (size - live) / 2
 	if size == len(q.ring) {
@@ -171,6 +189,7 @@ func (q *Quicklist) relayout(need int) {
 
 // removeNode drops the node at position i.
 func (q *Quicklist) removeNode(i int) {
+	q.nodeBytes -= nodeMem(q.node(i))
 	at := q.lo + i
 	live := q.hi - q.lo
 	if i < live/2 {
@@ -224,7 +243,10 @@ func (q *Quicklist) PushHead(v []byte) {
 		if q.NodeCount() == 0 {
 			q.insertNode(0, newQLNode())
 		}
-		q.node(0).pushFront(v, 0)
+		h := q.node(0)
+		before := nodeMem(h)
+		h.pushFront(v, 0)
+		q.nodeBytes += nodeMem(h) - before
 		return
 	}
 	sz := len(v)
@@ -240,7 +262,9 @@ func (q *Quicklist) PushHead(v []byte) {
 		h = newQLNode()
 		q.insertNode(0, h)
 	}
+	before := nodeMem(h)
 	h.pushFront(v, q.capHint())
+	q.nodeBytes += nodeMem(h) - before
 }
 
 // PushTail adds v after the last element. Call PrepareGrow first.
@@ -250,7 +274,10 @@ func (q *Quicklist) PushTail(v []byte) {
 		if q.NodeCount() == 0 {
 			q.insertNode(0, newQLNode())
 		}
-		q.node(0).pushBack(v, 0)
+		t := q.node(0)
+		before := nodeMem(t)
+		t.pushBack(v, 0)
+		q.nodeBytes += nodeMem(t) - before
 		return
 	}
 	sz := len(v)
@@ -266,13 +293,15 @@ func (q *Quicklist) PushTail(v []byte) {
 		t = newQLNode()
 		q.insertNode(q.NodeCount(), t)
 	}
+	before := nodeMem(t)
 	t.pushBack(v, q.capHint())
+	q.nodeBytes += nodeMem(t) - before
 }
 
 func newPlainNode(v []byte) *qlNode {
 	n := &qlNode{plain: true}
-	n.b = make([]byte, LpEntryLen(len(v)))
-	n.end = int32(lpPut(n.b, v))
+	n.setBuf(make([]byte, LpEntryLen(len(v))))
+	n.end = int32(lpPut(n.buf(), v))
 	n.count = 1
 	n.sz = int32(len(v))
 	return n
@@ -281,21 +310,21 @@ func newPlainNode(v []byte) *qlNode {
 // Head returns the first element; the list must not be empty.
 func (q *Quicklist) Head() []byte {
 	n := q.node(0)
-	v, _ := lpGet(n.b, int(n.off))
+	v, _ := lpGet(n.buf(), int(n.off))
 	return v
 }
 
 // Tail returns the last element; the list must not be empty.
 func (q *Quicklist) Tail() []byte {
 	n := q.node(q.NodeCount() - 1)
-	v, _ := lpGetBack(n.b, int(n.end))
+	v, _ := lpGetBack(n.buf(), int(n.end))
 	return v
 }
 
 // PopHead removes the first element and returns it appended to dst.
 func (q *Quicklist) PopHead(dst []byte) []byte {
 	n := q.node(0)
-	v, _ := lpGet(n.b, int(n.off))
+	v, _ := lpGet(n.buf(), int(n.off))
 	dst = append(dst, v...)
 	q.delEntry(0, n, int(n.off))
 	return dst
@@ -305,7 +334,7 @@ func (q *Quicklist) PopHead(dst []byte) []byte {
 func (q *Quicklist) PopTail(dst []byte) []byte {
 	ni := q.NodeCount() - 1
 	n := q.node(ni)
-	v, p := lpGetBack(n.b, int(n.end))
+	v, p := lpGetBack(n.buf(), int(n.end))
 	dst = append(dst, v...)
 	q.delEntry(ni, n, p)
 	return dst
@@ -320,7 +349,9 @@ func (q *Quicklist) delEntry(ni int, n *qlNode, p int) bool {
 		q.removeNode(ni)
 		return true
 	}
+	before := nodeMem(n)
 	n.deleteAt(p)
+	q.nodeBytes += nodeMem(n) - before
 	return false
 }
 
@@ -334,7 +365,7 @@ func (q *Quicklist) Index(i int) ([]byte, bool) {
 	}
 	ni, ei := q.locate(i)
 	n := q.node(ni)
-	v, _ := lpGet(n.b, n.seek(ei))
+	v, _ := lpGet(n.buf(), n.seek(ei))
 	return v, true
 }
 
@@ -352,7 +383,7 @@ func (q *Quicklist) Range(start, n int, reverse bool, fn func(v []byte)) {
 		for {
 			for p < int(node.end) && n > 0 {
 				var v []byte
-				v, p = lpGet(node.b, p)
+				v, p = lpGet(node.buf(), p)
 				fn(v)
 				n--
 			}
@@ -365,11 +396,11 @@ func (q *Quicklist) Range(start, n int, reverse bool, fn func(v []byte)) {
 		}
 	}
 	// Reverse: start with the element at p, then walk back.
-	_, p = lpGet(node.b, p) // p is now the end of the start element
+	_, p = lpGet(node.buf(), p) // p is now the end of the start element
 	for {
 		for p > int(node.off) && n > 0 {
 			var v []byte
-			v, p = lpGetBack(node.b, p)
+			v, p = lpGetBack(node.buf(), p)
 			fn(v)
 			n--
 		}
@@ -389,7 +420,7 @@ func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
 		for _, node := range q.nodes() {
 			for p := int(node.off); p < int(node.end); {
 				var v []byte
-				v, p = lpGet(node.b, p)
+				v, p = lpGet(node.buf(), p)
 				if !fn(v) {
 					return
 				}
@@ -402,7 +433,7 @@ func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
 		node := ns[i]
 		for p := int(node.end); p > int(node.off); {
 			var v []byte
-			v, p = lpGetBack(node.b, p)
+			v, p = lpGetBack(node.buf(), p)
 			if !fn(v) {
 				return
 			}

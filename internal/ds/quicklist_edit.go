@@ -28,7 +28,9 @@ func (q *Quicklist) DelRange(start, n int) {
 			continue
 		}
 		del := min(n, c-ei)
+		before := nodeMem(node)
 		node.deleteRange(ei, del)
+		q.nodeBytes += nodeMem(node) - before
 		q.count -= del
 		n -= del
 		if node.count == 0 {
@@ -44,6 +46,8 @@ func (q *Quicklist) DelRange(start, n int) {
 // is 0), scanning from the head, or from the tail when fromTail is set. It
 // returns how many it removed.
 func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
+	// O(n) anyway: recount the nodes rather than track each step.
+	defer q.recount()
 	removed := 0
 	limit := func() int {
 		if count == 0 {
@@ -81,10 +85,12 @@ func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
 // equal to pivot, scanning from the head. It reports whether the pivot was
 // found.
 func (q *Quicklist) Insert(pivot, v []byte, after bool) bool {
+	// O(n) anyway: recount the nodes rather than track each step.
+	defer q.recount()
 	for ni, node := range q.nodes() {
 		ei := 0
 		for p := int(node.off); p < int(node.end); ei++ {
-			e, next := lpGet(node.b, p)
+			e, next := lpGet(node.buf(), p)
 			if bytes.Equal(e, pivot) {
 				q.insertAt(ni, ei, p, next, v, after)
 				return true
@@ -212,6 +218,8 @@ func (q *Quicklist) mergeNodes(i int) {
 // whether i was in range. In the listpack encoding the caller must have
 // called PrepareGrow.
 func (q *Quicklist) Replace(i int, v []byte) bool {
+	// O(n) anyway: recount the nodes rather than track each step.
+	defer q.recount()
 	if i < 0 {
 		i += q.count
 	}
@@ -227,7 +235,7 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 	}
 	fill, sz := q.fill, len(v)
 	if !node.plain && !qlIsLarge(sz, fill) {
-		old, _ := lpGet(node.b, p)
+		old, _ := lpGet(node.buf(), p)
 		projected := int(node.sz) - vlpEntrySize(old) + vlpEntrySize(v)
 		if !QLExceedsLimit(fill, projected, int(node.count)) {
 			node.replaceAt(p, v)
@@ -241,7 +249,7 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 		}
 		// A small value replacing a plain node: insert it after, then drop
 		// the plain node.
-		_, next := lpGet(node.b, p)
+		_, next := lpGet(node.buf(), p)
 		q.insertAt(ni, 0, p, next, v, true)
 		q.count--
 		q.removeNode(ni)
@@ -269,7 +277,7 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 		q.removeNode(ni)
 		return true
 	}
-	_, last := lpGetBack(node.b, int(node.end))
+	_, last := lpGetBack(node.buf(), int(node.end))
 	node.deleteAt(last)
 	q.mergeAround(ni + 1)
 	return true

@@ -1,5 +1,7 @@
 package ds
 
+import "unsafe"
+
 // qlNode is one quicklist node: a run of packed entries (listpack.go) kept
 // in b[off:end]. The buffer is a gap buffer: free space may sit on both
 // sides of the data, so pushing onto whichever end the list grows from
@@ -7,7 +9,12 @@ package ds
 // node that receives only LPUSHes keeps its data at the end of its buffer,
 // one that receives RPUSHes at the start.
 type qlNode struct {
-	b     []byte
+	// p and bcap are the buffer ([]byte without its length word, which
+	// keeps the struct at 32 bytes: this is 0.4% of a list of 128-byte
+	// values). p points to the start of the allocation, so it keeps it
+	// alive like a slice would.
+	p     *byte
+	bcap  int32
 	off   int32
 	end   int32
 	count int32
@@ -17,6 +24,24 @@ type qlNode struct {
 	// plain marks a node that holds one element too large to share a node
 	// (QUICKLIST_NODE_CONTAINER_PLAIN).
 	plain bool
+}
+
+// buf returns the node's whole buffer.
+func (n *qlNode) buf() []byte {
+	if n.p == nil {
+		return nil
+	}
+	return unsafe.Slice(n.p, n.bcap)
+}
+
+// setBuf makes b's backing array (up to its capacity) the node's buffer.
+func (n *qlNode) setBuf(b []byte) {
+	b = b[:cap(b)]
+	if len(b) == 0 {
+		n.p, n.bcap = nil, 0
+		return
+	}
+	n.p, n.bcap = &b[0], int32(len(b))
 }
 
 // Placement of the data when a node's buffer is reallocated.
@@ -29,7 +54,7 @@ const (
 func newQLNode() *qlNode { return &qlNode{sz: vlpEmptySize} }
 
 // data returns the packed entries.
-func (n *qlNode) data() []byte { return n.b[n.off:n.end] }
+func (n *qlNode) data() []byte { return n.buf()[n.off:n.end] }
 
 func (n *qlNode) used() int { return int(n.end - n.off) }
 
@@ -39,13 +64,13 @@ func (n *qlNode) seek(i int) int {
 	if i <= int(n.count)/2 {
 		p := int(n.off)
 		for ; i > 0; i-- {
-			p = lpSkip(n.b, p)
+			p = lpSkip(n.buf(), p)
 		}
 		return p
 	}
 	p := int(n.end)
 	for j := int(n.count); j > i; j-- {
-		_, p = lpGetBack(n.b, p)
+		_, p = lpGetBack(n.buf(), p)
 	}
 	return p
 }
@@ -56,7 +81,7 @@ func (n *qlNode) seek(i int) int {
 // the capacity a growing node should reach in one step (the node size limit
 // of a quicklist, so a full node is one exact allocation).
 func (n *qlNode) openGap(pos, k, where, capHint int) int {
-	off, end, c := int(n.off), int(n.end), len(n.b)
+	off, end, c := int(n.off), int(n.end), int(n.bcap)
 	switch {
 	case pos == off && off >= k:
 		n.off -= int32(k)
@@ -65,11 +90,11 @@ func (n *qlNode) openGap(pos, k, where, capHint int) int {
 		n.end += int32(k)
 		return pos
 	case c-end >= k && (end-pos <= pos-off || off < k):
-		copy(n.b[pos+k:end+k], n.b[pos:end])
+		copy(n.buf()[pos+k:end+k], n.buf()[pos:end])
 		n.end += int32(k)
 		return pos
 	case off >= k:
-		copy(n.b[off-k:pos-k], n.b[off:pos])
+		copy(n.buf()[off-k:pos-k], n.buf()[off:pos])
 		n.off -= int32(k)
 		return pos - k
 	}
@@ -95,10 +120,10 @@ func (n *qlNode) openGap(pos, k, where, capHint int) int {
 		start = (nc - need) / 2
 	}
 	// Copy [off,pos) then leave the gap then [pos,end).
-	copy(nb[start:], n.b[off:pos])
+	copy(nb[start:], n.buf()[off:pos])
 	gap := start + (pos - off)
-	copy(nb[gap+k:], n.b[pos:end])
-	n.b = nb
+	copy(nb[gap+k:], n.buf()[pos:end])
+	n.setBuf(nb)
 	n.off = int32(start)
 	n.end = int32(start + need)
 	return gap
@@ -108,15 +133,15 @@ func (n *qlNode) openGap(pos, k, where, capHint int) int {
 func (n *qlNode) closeGap(pos, k int) {
 	off, end := int(n.off), int(n.end)
 	if pos-off < end-(pos+k) {
-		copy(n.b[off+k:pos+k], n.b[off:pos])
+		copy(n.buf()[off+k:pos+k], n.buf()[off:pos])
 		n.off += int32(k)
 	} else {
-		copy(n.b[pos:end-k], n.b[pos+k:end])
+		copy(n.buf()[pos:end-k], n.buf()[pos+k:end])
 		n.end -= int32(k)
 	}
 	if n.off == n.end {
 		// Empty: re-centre so the next push of either kind is cheap.
-		mid := int32(len(n.b) / 2)
+		mid := int32(int(n.bcap) / 2)
 		n.off, n.end = mid, mid
 	}
 	n.maybeShrink()
@@ -126,12 +151,12 @@ func (n *qlNode) closeGap(pos, k int) {
 // node, a plain node replaced by a small value).
 func (n *qlNode) maybeShrink() {
 	used := n.used()
-	if len(n.b) > 256 && used < len(n.b)/4 {
+	if int(n.bcap) > 256 && used < int(n.bcap)/4 {
 		nc := allocSize(max(used+used/4, 32))
 		nb := make([]byte, nc)
 		start := (nc - used) / 2
 		copy(nb[start:], n.data())
-		n.b = nb
+		n.setBuf(nb)
 		n.off = int32(start)
 		n.end = int32(start + used)
 	}
@@ -141,7 +166,7 @@ func (n *qlNode) maybeShrink() {
 func (n *qlNode) insertAt(pos int, v []byte, where, capHint int) {
 	k := LpEntryLen(len(v))
 	p := n.openGap(pos, k, where, capHint)
-	lpPut(n.b[p:], v)
+	lpPut(n.buf()[p:], v)
 	n.count++
 	if n.plain {
 		n.sz = int32(len(v))
@@ -161,7 +186,7 @@ func (n *qlNode) pushBack(v []byte, capHint int) {
 
 // deleteAt removes the entry at byte offset pos.
 func (n *qlNode) deleteAt(pos int) {
-	v, next := lpGet(n.b, pos)
+	v, next := lpGet(n.buf(), pos)
 	if !n.plain {
 		n.sz -= int32(vlpEntrySize(v))
 	}
@@ -179,7 +204,7 @@ func (n *qlNode) deleteRange(i, cnt int) {
 	var vs int
 	for j := 0; j < cnt; j++ {
 		var v []byte
-		v, p = lpGet(n.b, p)
+		v, p = lpGet(n.buf(), p)
 		vs += vlpEntrySize(v)
 	}
 	n.count -= int32(cnt)
@@ -191,7 +216,7 @@ func (n *qlNode) deleteRange(i, cnt int) {
 
 // replaceAt overwrites the entry at byte offset pos with v.
 func (n *qlNode) replaceAt(pos int, v []byte) {
-	old, next := lpGet(n.b, pos)
+	old, next := lpGet(n.buf(), pos)
 	if !n.plain {
 		n.sz += int32(vlpEntrySize(v) - vlpEntrySize(old))
 	} else {
@@ -203,20 +228,20 @@ func (n *qlNode) replaceAt(pos int, v []byte) {
 		// Open the extra room just after the old entry: whatever moves,
 		// the old entry's bytes still end where the gap starts.
 		pos = n.openGap(next, newLen-oldLen, placeCenter, 0) - oldLen
-		lpPut(n.b[pos:], v)
+		lpPut(n.buf()[pos:], v)
 	case newLen < oldLen:
 		// Write the shorter entry in place, then drop the leftover bytes.
-		lpPut(n.b[pos:], v)
+		lpPut(n.buf()[pos:], v)
 		n.closeGap(pos+newLen, oldLen-newLen)
 	default:
-		lpPut(n.b[pos:], v)
+		lpPut(n.buf()[pos:], v)
 	}
 }
 
 // clone returns a copy of the node with a tight buffer.
 func (n *qlNode) clone() *qlNode {
 	c := *n
-	c.b = append(make([]byte, 0, n.used()), n.data()...)
+	c.setBuf(append(make([]byte, 0, n.used()), n.data()...))
 	c.off, c.end = 0, int32(n.used())
 	return &c
 }
@@ -226,8 +251,8 @@ func (n *qlNode) clone() *qlNode {
 func (n *qlNode) splitAt(i int) *qlNode {
 	p := n.seek(i)
 	nn := newQLNode()
-	tail := n.b[p:n.end]
-	nn.b = append(make([]byte, 0, allocSize(len(tail))), tail...)
+	tail := n.buf()[p:n.end]
+	nn.setBuf(append(make([]byte, 0, allocSize(len(tail))), tail...))
 	nn.end = int32(len(tail))
 	nn.count = n.count - int32(i)
 	var vs int
@@ -248,7 +273,7 @@ func (n *qlNode) splitAt(i int) *qlNode {
 func (n *qlNode) appendNode(b *qlNode) {
 	d := b.data()
 	p := n.openGap(int(n.end), len(d), placeCenter, 0)
-	copy(n.b[p:], d)
+	copy(n.buf()[p:], d)
 	n.count += b.count
 	n.sz += b.sz - vlpEmptySize
 }
@@ -262,7 +287,7 @@ func (n *qlNode) filter(v []byte, limit int, fromTail bool) int {
 	if !fromTail {
 		w := int(n.off)
 		for p := int(n.off); p < int(n.end); {
-			e, next := lpGet(n.b, p)
+			e, next := lpGet(n.buf(), p)
 			if limit != removed && string(e) == string(v) {
 				removed++
 				if !n.plain {
@@ -270,7 +295,7 @@ func (n *qlNode) filter(v []byte, limit int, fromTail bool) int {
 				}
 			} else {
 				if w != p {
-					copy(n.b[w:], n.b[p:next])
+					copy(n.buf()[w:], n.buf()[p:next])
 				}
 				w += next - p
 			}
@@ -280,7 +305,7 @@ func (n *qlNode) filter(v []byte, limit int, fromTail bool) int {
 	} else {
 		w := int(n.end)
 		for p := int(n.end); p > int(n.off); {
-			e, start := lpGetBack(n.b, p)
+			e, start := lpGetBack(n.buf(), p)
 			if limit != removed && string(e) == string(v) {
 				removed++
 				if !n.plain {
@@ -289,7 +314,7 @@ func (n *qlNode) filter(v []byte, limit int, fromTail bool) int {
 			} else {
 				size := p - start
 				if w != p {
-					copy(n.b[w-size:w], n.b[start:p])
+					copy(n.buf()[w-size:w], n.buf()[start:p])
 				}
 				w -= size
 			}
@@ -301,7 +326,7 @@ func (n *qlNode) filter(v []byte, limit int, fromTail bool) int {
 		n.count -= int32(removed)
 		n.sz -= int32(freed)
 		if n.off == n.end {
-			mid := int32(len(n.b) / 2)
+			mid := int32(int(n.bcap) / 2)
 			n.off, n.end = mid, mid
 		}
 		n.maybeShrink()

@@ -76,8 +76,10 @@ func TestZSkipModel(t *testing.T) {
 	scores := []float64{math.Inf(-1), -1, 0, 0.5, 1, 2, 3, math.Inf(1)}
 	for step := range 20000 {
 		var m string
-		switch r.IntN(4) {
-		case 0:
+		switch r.IntN(40) {
+		case 39:
+			m = "" // the empty member
+		case 0, 1, 2, 3, 4, 5, 6, 7, 8, 9:
 			m = strings.Repeat("L", 200+r.IntN(200)) + fmt.Sprint(r.IntN(50)) // ext members
 		default:
 			m = fmt.Sprintf("m%d", r.IntN(400))

@@ -1,7 +1,6 @@
 package resp
 
 import (
-	"math"
 	"strconv"
 )
 
@@ -171,25 +170,6 @@ func (w *Writer) Double(f float64) {
 		return
 	}
 	w.Bulk(b)
-}
-
-// AppendDouble formats f the way Valkey 8 replies with doubles: "inf",
-// "-inf", "nan", otherwise the shortest round-trip form in %g style.
-func AppendDouble(dst []byte, f float64) []byte {
-	switch {
-	case math.IsInf(f, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-inf"...)
-	case math.IsNaN(f):
-		return append(dst, "nan"...)
-	}
-	// fpconv_dtoa switches to exponent notation like %g: when the decimal
-	// exponent is < -4 or >= 17 digits would be needed.
-	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
-		return strconv.AppendInt(dst, int64(f), 10)
-	}
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
 }
 
 // Bool writes #t/#f in RESP3 and :1/:0 in RESP2.

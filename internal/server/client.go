@@ -60,6 +60,10 @@ type Client struct {
 	keyPos  []int
 	locks   db.LockSet
 
+	// memAcct is the memory this client has declared to the keyspace's
+	// used_memory (noteMem); owned by the connection goroutine.
+	memAcct int64
+
 	proto atomic.Int32 // mirror of w.Proto for CLIENT LIST
 	// Per-client traffic (CLIENT LIST tot-net-in/tot-net-out/tot-cmds).
 	netIn, netOut, cmds atomic.Int64
@@ -247,6 +251,7 @@ func (c *Client) runBuffered() bool {
 // publish makes the connection's state visible to CLIENT LIST/INFO from
 // other clients, once per batch rather than once per command.
 func (c *Client) publish() {
+	c.noteMem()
 	if c.lastCmd != nil {
 		c.publishState(c.lastCmd)
 	}
@@ -296,6 +301,7 @@ func (c *Client) kill() {
 
 func (c *Client) cleanup() {
 	c.conn.Close()
+	c.releaseMem()
 	c.srv.ks.Unwatch(&c.watch)
 	s := c.srv
 	s.mu.Lock()

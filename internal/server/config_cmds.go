@@ -54,6 +54,7 @@ func (s *Server) applyRuntimeConfig() {
 	db.SetLFU(strings.Contains(s.cfg.MaxMemoryPolicy(), "lfu"))
 	db.LFULogFactor.Store(int64(s.cfg.LFULogFactor()))
 	db.LFUDecayTime.Store(int64(s.cfg.LFUDecayTime()))
+	s.applyMemoryConfig()
 }
 
 // replyErrorText turns an error from package config into reply text. Its
@@ -95,7 +96,7 @@ func (s *Server) resetStats() {
 	e.ops.reset()
 	e.netIn.reset()
 	e.netOut.reset()
-	e.peakMem.Store(heapBytes())
+	e.peakMem.Store(s.usedMemory())
 }
 
 // CONFIG REWRITE

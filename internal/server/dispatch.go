@@ -47,6 +47,9 @@ func (c *Client) execute(argv [][]byte) {
 		c.reject(cm, "ERR Command not allowed inside a transaction")
 		return
 	}
+	if s.ks.MaxMemory() > 0 && c.oomRefused(cm) {
+		return
+	}
 	if c.multi != nil && !multiControl(cm.name) {
 		c.queue(cm, argv)
 		return

@@ -68,5 +68,13 @@ func serverHandlers() []srvHandler {
 		{name: "command|getkeysandflags", proc: commandGetkeysandflagsCommand},
 		{name: "command|help", proc: commandHelpCommand},
 		{name: "debug", proc: debugCommand},
+
+		// MEMORY (memory_cmds.go)
+		{name: "memory|usage", proc: memoryUsageCommand},
+		{name: "memory|stats", proc: memoryStatsCommand},
+		{name: "memory|doctor", proc: memoryDoctorCommand},
+		{name: "memory|malloc-stats", proc: memoryMallocStatsCommand},
+		{name: "memory|purge", proc: memoryPurgeCommand},
+		{name: "memory|help", proc: memoryHelpCommand},
 	}
 }

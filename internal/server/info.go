@@ -197,24 +197,26 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 	}
 
 	if req.want("memory") {
-		m := readMemStats()
-		e.notePeak(m.used)
-		peak := e.peakMem.Load()
-		rss := processRSS()
+		// used_memory is Corvid's own count (memory_cmds.go): dataset,
+		// clients and start-up base; the allocator_* fields are the Go
+		// runtime's view of the heap.
+		r := s.memReport(c.keysHeld())
+		m := r.alloc
+		used, peak, rss := r.used, r.peak, r.rss
 		maxmem := s.cfg.MaxMemory()
 		sysMem := totalSystemMemory()
-		startup := e.startupMem()
-		overhead := min(startup, m.used)
-		dataset := m.used - overhead
-		net := max(1, m.used-startup)
+		startup := r.startup
+		overhead := r.overhead()
+		dataset := r.dataset
+		net := max(1, used-startup)
 		w.section("Memory")
-		w.int("used_memory", m.used)
-		w.str("used_memory_human", bytesToHuman(m.used))
+		w.int("used_memory", used)
+		w.str("used_memory_human", bytesToHuman(used))
 		w.int("used_memory_rss", rss)
 		w.str("used_memory_rss_human", bytesToHuman(rss))
 		w.int("used_memory_peak", peak)
 		w.str("used_memory_peak_human", bytesToHuman(peak))
-		w.str("used_memory_peak_perc", fmt.Sprintf("%.2f%%", ratio(m.used, peak)*100))
+		w.str("used_memory_peak_perc", fmt.Sprintf("%.2f%%", ratio(used, peak)*100))
 		w.int("used_memory_overhead", overhead)
 		w.int("used_memory_startup", startup)
 		w.int("used_memory_dataset", dataset)
@@ -248,13 +250,13 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.float("rss_overhead_ratio", ratio(rss, m.resident))
 		w.int("rss_overhead_bytes", rss-m.resident)
 		// Named for backward compatibility: the whole RSS overhead.
-		w.float("mem_fragmentation_ratio", ratio(rss, m.used))
-		w.int("mem_fragmentation_bytes", rss-m.used)
+		w.float("mem_fragmentation_ratio", ratio(rss, used))
+		w.int("mem_fragmentation_bytes", rss-used)
 		w.int("mem_not_counted_for_evict", 0)
 		w.int("mem_replication_backlog", 0)
 		w.int("mem_total_replication_buffers", 0)
 		w.int("mem_clients_slaves", 0)
-		w.int("mem_clients_normal", s.nclients.Load()*(16*1024+2048))
+		w.int("mem_clients_normal", r.clients)
 		w.int("mem_cluster_links", 0)
 		w.int("mem_aof_buffer", 0)
 		w.str("mem_allocator", "go-"+runtime.Version())
@@ -325,8 +327,9 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("evicted_keys", ks.EvictedKeys.Load())
 		w.int("evicted_clients", 0)
 		w.int("evicted_scripts", 0)
-		w.int("total_eviction_exceeded_time", 0)
-		w.int("current_eviction_exceeded_time", 0)
+		exceeded, current := s.ks.EvictionExceededTime()
+		w.int("total_eviction_exceeded_time", exceeded)
+		w.int("current_eviction_exceeded_time", current)
 		w.int("keyspace_hits", ks.KeyspaceHits.Load())
 		w.int("keyspace_misses", ks.KeyspaceMisses.Load())
 		w.int("pubsub_channels", 0)

@@ -87,7 +87,7 @@ func (s *Server) startIntrospection() {
 				e.ops.sample(s.stats.commands.Load(), ms)
 				e.netIn.sample(s.stats.netInput.Load(), ms)
 				e.netOut.sample(s.stats.netOutput.Load(), ms)
-				e.notePeak(heapBytes())
+				e.notePeak(s.usedMemory())
 			}
 		}
 	}()

@@ -88,6 +88,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.expire.Store(true)
 	s.table = buildTable(dataHandlers(), serverHandlers())
 	s.extras = newServerExtras(s)
+	s.initMemory()
 	s.slow.init()
 	s.errs.init()
 	s.applyConfig()
@@ -168,6 +169,11 @@ func (s *Server) Serve() error {
 			func() time.Duration { return time.Second / time.Duration(max(1, s.cfg.Hz())) },
 			func() int { return s.cfg.ActiveExpireEffort() },
 			s.expire.Load)
+	}()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.ks.RunEviction(s.stop)
 	}()
 	errc := make(chan error, len(s.listeners))
 	for _, ln := range s.listeners {

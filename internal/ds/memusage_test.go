@@ -1,0 +1,100 @@
+package ds
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// TestAllocSizeMatchesRuntime checks allocSize against what the runtime
+// really charges for pointer-free objects of each size.
+func TestAllocSizeMatchesRuntime(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	for _, n := range []int{1, 8, 9, 17, 25, 33, 49, 100, 255, 256, 257, 300, 513, 1000, 1024, 1025, 1200, 4000, 8192, 9000, 20000, 32768, 32769, 40000, 100000, 140000} {
+		// The least of a few trials: other goroutines (the test runner)
+		// may allocate meanwhile, never free.
+		got := 1 << 30
+		for trial := 0; trial < 3; trial++ {
+			const k = 256
+			keep := make([][]byte, k)
+			var ms0, ms1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms0)
+			for i := range keep {
+				keep[i] = make([]byte, n)
+			}
+			runtime.ReadMemStats(&ms1)
+			runtime.KeepAlive(keep)
+			got = min(got, int(ms1.HeapAlloc-ms0.HeapAlloc)/k)
+		}
+		// Tiny (<16 B) objects share blocks; everything else is exact.
+		if d := got - allocSize(n); d < -16 || d > 16 {
+			t.Errorf("%d bytes: runtime charges %d, allocSize says %d", n, got, allocSize(n))
+		}
+	}
+}
+
+// TestQuicklistMemUsageIncremental runs random list operations and checks
+// that the O(1) MemUsage always equals a recount over the nodes.
+func TestQuicklistMemUsageIncremental(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, fill := range []int{-2, -1, 4, 128} {
+		q := NewQuicklist()
+		val := func() []byte {
+			n := r.IntN(40)
+			if r.IntN(50) == 0 {
+				n = 5000 + r.IntN(10000) // plain nodes
+			}
+			return bytes.Repeat([]byte{byte('a' + r.IntN(3))}, n)
+		}
+		for step := 0; step < 4000; step++ {
+			switch op := r.IntN(10); {
+			case op < 3:
+				v := val()
+				q.PrepareGrow(fill, len(v), 1)
+				q.PushHead(v)
+			case op < 6:
+				v := val()
+				q.PrepareGrow(fill, len(v), 1)
+				q.PushTail(v)
+			case op == 6 && q.Len() > 0:
+				q.PopHead(nil)
+			case op == 7 && q.Len() > 0:
+				q.DelRange(r.IntN(q.Len()), r.IntN(5))
+			case op == 8 && q.Len() > 0:
+				v := val()
+				q.PrepareGrow(fill, len(v), 1)
+				if !q.Insert(bytes.Repeat([]byte{'a'}, r.IntN(3)), v, r.IntN(2) == 0) {
+					q.Replace(r.IntN(q.Len()), v)
+				}
+			case op == 9 && q.Len() > 0:
+				q.Remove([]byte("b"), r.IntN(3), r.IntN(2) == 0)
+				q.TryShrink(fill)
+			}
+			got := q.MemUsage()
+			q.recount()
+			if want := q.MemUsage(); got != want {
+				t.Fatalf("fill %d step %d: MemUsage %d, recount %d", fill, step, got, want)
+			}
+		}
+		if c := q.Clone(); c.MemUsage() > q.MemUsage()+64 {
+			t.Fatalf("clone %d > original %d", c.MemUsage(), q.MemUsage())
+		}
+	}
+}
+
+// TestDictAddMemUsage checks the caller-declared bytes.
+func TestDictAddMemUsage(t *testing.T) {
+	d := New[string](0)
+	base := d.MemUsage()
+	d.AddMemUsage(100)
+	if d.MemUsage() != base+100 {
+		t.Fatal("AddMemUsage not reported")
+	}
+	d.Clear()
+	if d.MemUsage() != base {
+		t.Fatal("Clear kept declared bytes")
+	}
+}

@@ -1,0 +1,262 @@
+package integration
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+const oomReply = "-OOM command not allowed when used memory > 'maxmemory'."
+
+// infoFields parses an INFO reply (as testutil.Raw quotes it) into fields.
+func infoFields(t *testing.T, c *testutil.Raw, section string) map[string]string {
+	t.Helper()
+	text, err := strconv.Unquote(c.Do("INFO", section))
+	if err != nil {
+		t.Fatalf("INFO %s: %v", section, err)
+	}
+	out := make(map[string]string)
+	for _, l := range strings.Split(text, "\r\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func infoInt(t *testing.T, c *testutil.Raw, section, field string) int64 {
+	t.Helper()
+	v, err := strconv.ParseInt(infoFields(t, c, section)[field], 10, 64)
+	if err != nil {
+		t.Fatalf("INFO %s %s: %v", section, field, err)
+	}
+	return v
+}
+
+// setBatch pipelines n SETs of size-byte random values, keys prefix+i
+// from first on, and checks every reply.
+func setBatch(t *testing.T, c *testutil.Raw, prefix string, first, n, size int) {
+	t.Helper()
+	val := make([]byte, size)
+	rand.Read(val)
+	var b strings.Builder
+	for i := first; i < first+n; i++ {
+		k := prefix + strconv.Itoa(i)
+		fmt.Fprintf(&b, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", len(k), k, size, val)
+	}
+	c.WriteRaw(b.String())
+	for i := 0; i < n; i++ {
+		if got := c.Read(); got != "+OK" {
+			t.Fatalf("SET %s%d: %s", prefix, first+i, got)
+		}
+	}
+}
+
+// TestMaxmemoryStaysWithinLimit writes 100 MB of 1 KiB values into a
+// server limited to 20 MB with allkeys-lru: used_memory must stay at the
+// limit (plus the accounting's small publication lag) the whole time and
+// the process's RSS must stay bounded instead of following the data.
+func TestMaxmemoryStaysWithinLimit(t *testing.T) {
+	srv := testutil.StartCorvid(t, "--maxmemory", "20mb", "--maxmemory-policy", "allkeys-lru")
+	c := testutil.Dial(t, srv.Addr)
+	const maxmem = 20 << 20
+	if got := infoInt(t, c, "memory", "maxmemory"); got != maxmem {
+		t.Fatalf("maxmemory %d", got)
+	}
+	// The published total may lag the exact one by 1/64 of the limit, and
+	// one command may overshoot by its own value before the next evicts.
+	slack := int64(maxmem/64 + 64<<10)
+	var peakUsed, peakRSS int64
+	const total, batch, size = 100 << 20, 1000, 1024
+	for i := 0; i < total/size; i += batch {
+		setBatch(t, c, "key:", i, batch, size)
+		m := infoFields(t, c, "memory")
+		used, _ := strconv.ParseInt(m["used_memory"], 10, 64)
+		rss, _ := strconv.ParseInt(m["used_memory_rss"], 10, 64)
+		peakUsed, peakRSS = max(peakUsed, used), max(peakRSS, rss)
+		if used > maxmem+slack {
+			t.Fatalf("after %d MB written: used_memory %d > maxmemory %d + %d", (i+batch)*size>>20, used, maxmem, slack)
+		}
+	}
+	evicted := infoInt(t, c, "stats", "evicted_keys")
+	keys, _ := strconv.Atoi(strings.TrimPrefix(c.Do("DBSIZE"), ":"))
+	t.Logf("peak used_memory %.1f MB, peak RSS %.1f MB, %d keys kept, %d evicted", float64(peakUsed)/(1<<20), float64(peakRSS)/(1<<20), keys, evicted)
+	if evicted == 0 || keys >= total/size || int64(keys)+evicted < total/size {
+		t.Fatalf("%d keys kept, %d evicted, of %d written", keys, evicted, total/size)
+	}
+	if peakUsed < maxmem*9/10 {
+		t.Errorf("peak used_memory %d: the limit was never approached", peakUsed)
+	}
+	// RSS: the Go runtime's memory limit (maxmemory + 1/16 + 4 MB) plus
+	// the binary. Not checked under -race, whose shadow memory dwarfs it.
+	if !raceBuild && peakRSS > 2*maxmem+16<<20 {
+		t.Errorf("peak RSS %d for maxmemory %d: memory is not bounded", peakRSS, maxmem)
+	}
+	// The most recently written keys are the ones LRU keeps.
+	if got := c.Do("EXISTS", "key:"+strconv.Itoa(total/size-1)); got != ":1" {
+		t.Errorf("the last key written was evicted: %s", got)
+	}
+}
+
+// TestOOMRefusals checks the maxmemory rules of processCommand with
+// noeviction, against Redis 7.0 too: DENYOOM commands are refused with the
+// exact OOM error, reads and DEL keep working, inside MULTI everything but
+// EXEC/DISCARD is refused (and dooms the transaction), and EXEC of a
+// transaction with a queued DENYOOM command is aborted with the OOM text.
+func TestOOMRefusals(t *testing.T) {
+	forServers(t, []string{"--maxmemory-policy", "noeviction"}, func(t *testing.T, srv *testutil.Proc) {
+		c := testutil.Dial(t, srv.Addr)
+		other := testutil.Dial(t, srv.Addr)
+		expect(t, c, "+OK", "SET", "k", "v")
+		expect(t, c, "+OK", "SET", "gone", "v")
+		// A transaction queued while there was room.
+		expect(t, other, "+OK", "MULTI")
+		expect(t, other, "+QUEUED", "SET", "k", "v2")
+
+		expect(t, c, "+OK", "CONFIG", "SET", "maxmemory", "1")
+		expect(t, c, oomReply, "SET", "k", "v2")
+		expect(t, c, oomReply, "LPUSH", "l", "x")
+		expect(t, c, oomReply, "INCR", "n")
+		expect(t, c, `"v"`, "GET", "k")
+		expect(t, c, ":1", "EXISTS", "k")
+		expect(t, c, ":1", "DEL", "gone")
+		expect(t, c, ":1", "EXPIRE", "k", "100") // write, not DENYOOM
+		expect(t, c, "+PONG", "PING")
+
+		expect(t, other, "-EXECABORT Transaction discarded because of: OOM command not allowed when used memory > 'maxmemory'.", "EXEC")
+		expect(t, other, `"v"`, "GET", "k")
+
+		// Inside MULTI even a read is refused (queueing takes memory), and
+		// the transaction is then discarded at EXEC.
+		expect(t, c, "+OK", "MULTI")
+		expect(t, c, oomReply, "GET", "k")
+		expect(t, c, "-EXECABORT Transaction discarded because of previous errors.", "EXEC")
+		expect(t, c, "+OK", "MULTI")
+		expect(t, c, oomReply, "SET", "k", "x")
+		expect(t, c, "+OK", "DISCARD")
+		// An empty transaction still executes.
+		expect(t, c, "+OK", "MULTI")
+		expect(t, c, "*[]", "EXEC")
+
+		expect(t, c, "+OK", "CONFIG", "SET", "maxmemory", "0")
+		expect(t, c, "+OK", "SET", "k", "v3")
+	})
+}
+
+// TestOOMWhenNothingToEvict: a volatile policy with no key that has a TTL
+// has nothing to evict, so writes are refused like noeviction; once a key
+// with a TTL exists it is evicted instead.
+func TestOOMWhenNothingToEvict(t *testing.T) {
+	forServers(t, []string{"--maxmemory-policy", "volatile-lru"}, func(t *testing.T, srv *testutil.Proc) {
+		c := testutil.Dial(t, srv.Addr)
+		expect(t, c, "+OK", "SET", "persistent", "v")
+		expect(t, c, "+OK", "SET", "volatile", "v", "EX", "1000")
+		expect(t, c, "+OK", "CONFIG", "SET", "maxmemory", "1")
+		// The first write evicts the only volatile key, then fails.
+		expect(t, c, oomReply, "SET", "x", "y")
+		expect(t, c, ":0", "EXISTS", "volatile")
+		expect(t, c, ":1", "EXISTS", "persistent")
+		expect(t, c, oomReply, "SET", "x", "y")
+	})
+}
+
+// TestConfigSetMaxmemoryEvicts: lowering maxmemory evicts down to the new
+// limit promptly, without waiting for a command; changing the policy takes
+// effect at once.
+func TestConfigSetMaxmemoryEvicts(t *testing.T) {
+	srv := testutil.StartCorvid(t, "--maxmemory-policy", "allkeys-random")
+	c := testutil.Dial(t, srv.Addr)
+	for i := 0; i < 30000; i += 1000 {
+		setBatch(t, c, "key:", i, 1000, 1000)
+	}
+	used := infoInt(t, c, "memory", "used_memory")
+	if used < 30<<20 {
+		t.Fatalf("used_memory %d after writing 30 MB", used)
+	}
+	limit := used / 2
+	expect(t, c, "+OK", "CONFIG", "SET", "maxmemory", strconv.FormatInt(limit, 10))
+	if !waitFor(10*time.Second, func() bool { return infoInt(t, c, "memory", "used_memory") <= limit }) {
+		t.Fatalf("used_memory %d still above the new maxmemory %d", infoInt(t, c, "memory", "used_memory"), limit)
+	}
+	if infoInt(t, c, "stats", "evicted_keys") == 0 {
+		t.Fatal("no key evicted")
+	}
+	expect(t, c, `*["maxmemory", "`+strconv.FormatInt(limit, 10)+`"]`, "CONFIG", "GET", "maxmemory")
+
+	// noeviction from now on: the next write over the limit is refused.
+	expect(t, c, "+OK", "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	expect(t, c, "+OK", "CONFIG", "SET", "maxmemory", "1mb")
+	expect(t, c, oomReply, "SET", "k", "v")
+	expect(t, c, "+OK", "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	expect(t, c, "+OK", "SET", "k", "v") // evicts instead
+}
+
+// TestMemoryCommand covers MEMORY's subcommands and INFO memory's fields.
+func TestMemoryCommand(t *testing.T) {
+	srv := testutil.StartCorvid(t, "--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lfu")
+	c := testutil.Dial(t, srv.Addr)
+	expect(t, c, "+OK", "SET", "small", "v")
+	expect(t, c, "+OK", "SET", "big", strings.Repeat("x", 100000))
+	small := c.Do("MEMORY", "USAGE", "small")
+	big := c.Do("MEMORY", "USAGE", "big")
+	sn, _ := strconv.Atoi(strings.TrimPrefix(small, ":"))
+	bn, _ := strconv.Atoi(strings.TrimPrefix(big, ":"))
+	if sn <= 0 || sn > 200 || bn < 100000 || bn > 110000 {
+		t.Errorf("MEMORY USAGE small %s, big %s", small, big)
+	}
+	expect(t, c, big, "MEMORY", "USAGE", "big", "SAMPLES", "0")
+	expect(t, c, "(nil)", "MEMORY", "USAGE", "nosuchkey")
+	expect(t, c, "-ERR syntax error", "MEMORY", "USAGE", "big", "SAMPLES", "-1")
+	expect(t, c, "-ERR value is not an integer or out of range", "MEMORY", "USAGE", "big", "SAMPLES", "x")
+	expect(t, c, "-ERR syntax error", "MEMORY", "USAGE", "big", "FOO")
+	expect(t, c, "+OK", "MEMORY", "PURGE")
+
+	stats := c.Do("MEMORY", "STATS")
+	for _, f := range []string{`"peak.allocated"`, `"total.allocated"`, `"startup.allocated"`, `"clients.normal"`,
+		`"db.0"`, `"overhead.hashtable.main"`, `"keys.count", :2`, `"dataset.bytes"`, `"fragmentation"`} {
+		if !strings.Contains(stats, f) {
+			t.Errorf("MEMORY STATS lacks %s: %s", f, stats)
+		}
+	}
+	if d := c.Do("MEMORY", "DOCTOR"); !strings.Contains(d, "Sam") {
+		t.Errorf("MEMORY DOCTOR: %s", d)
+	}
+	if h := c.Do("MEMORY", "HELP"); !strings.Contains(h, "USAGE <key> [SAMPLES <count>]") {
+		t.Errorf("MEMORY HELP: %s", h)
+	}
+	if s := c.Do("MEMORY", "MALLOC-STATS"); !strings.Contains(s, "/memory/classes/heap/objects:bytes") {
+		t.Errorf("MEMORY MALLOC-STATS: %.200s", s)
+	}
+
+	m := infoFields(t, c, "memory")
+	num := func(k string) int64 {
+		v, err := strconv.ParseInt(m[k], 10, 64)
+		if err != nil {
+			t.Fatalf("INFO %s = %q", k, m[k])
+		}
+		return v
+	}
+	if m["maxmemory"] != strconv.Itoa(100<<20) || m["maxmemory_human"] != "100.00M" || m["maxmemory_policy"] != "allkeys-lfu" {
+		t.Errorf("maxmemory fields: %q %q %q", m["maxmemory"], m["maxmemory_human"], m["maxmemory_policy"])
+	}
+	used, dataset, startup := num("used_memory"), num("used_memory_dataset"), num("used_memory_startup")
+	if dataset < 100000 || used < startup+dataset || used != num("used_memory_overhead")+dataset {
+		t.Errorf("used_memory %d, dataset %d, startup %d, overhead %d", used, dataset, startup, num("used_memory_overhead"))
+	}
+	if num("used_memory_rss") <= 0 || num("used_memory_peak") < used || m["mem_fragmentation_ratio"] == "" {
+		t.Errorf("rss/peak/fragmentation: %v", m)
+	}
+	// OBJECT FREQ works under an LFU policy.
+	if f := c.Do("OBJECT", "FREQ", "small"); !strings.HasPrefix(f, ":") {
+		t.Errorf("OBJECT FREQ: %s", f)
+	}
+	expect(t, c, "+OK", "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	if f := c.Do("OBJECT", "IDLETIME", "small"); !strings.HasPrefix(f, ":") {
+		t.Errorf("OBJECT IDLETIME: %s", f)
+	}
+}
