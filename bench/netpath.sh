@@ -52,6 +52,7 @@ all_variants=(
 	"redis||redis-server --port PORT --bind 127.0.0.1 --save '' --appendonly no"
 	"corvid||$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"corvid-netloop1|CORVID_NETLOOP=1|$tmp/corvid-server --port PORT --bind 127.0.0.1"
+	"corvid-netloop1-sched|CORVID_NETLOOP=1 CORVID_NETLOOP_WAIT=sched|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"corvid-netloop2|CORVID_NETLOOP=2|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"null-goroutine||$tmp/nullserver -port PORT -mode goroutine"
 	"null-goroutine-mp1|GOMAXPROCS=1|$tmp/nullserver -port PORT -mode goroutine"

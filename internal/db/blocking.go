@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/corvid-kv/corvid/internal/resp"
 )
 
 // Blocking commands (BLPOP, BLMOVE, BLMPOP, BZPOPMIN, ...) and how a push
@@ -311,7 +313,9 @@ func (r *blockRegistry) serveOne(c *Ctx, w *waiter, db int, key []byte, m *strip
 		w.mu.Unlock()
 		return false, false
 	}
-	sc := Ctx{KS: ks, DB: db, Now: c.Now, Locked: true, Client: servingMarker, NoTouch: true}
+	// Serve functions must not reply; a writer whose output is dropped
+	// keeps a mistaken one from crashing the pusher's connection.
+	sc := Ctx{KS: ks, W: resp.NewWriter(0), DB: db, Now: c.Now, Locked: true, Client: servingMarker}
 	ok := w.serve(&sc, key)
 	if ok {
 		w.state.Store(waitServed)

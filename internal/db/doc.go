@@ -24,4 +24,17 @@
 // No lock other than stripe mutexes is held while executing a procedure,
 // except the watch registry's mutex, which is a leaf (taken last, never held
 // while taking another).
+//
+// Eviction (evict.go) runs before a command takes its stripes: it holds the
+// evictor's mutex and locks one stripe at a time under it, so the order is
+// evictor -> one stripe -> watch registry, and no eviction ever waits for a
+// stripe while holding another.
+//
+// # Memory accounting
+//
+// Every stripe counts the heap its shards hold (mem.go). Every write must go
+// through the choke points that keep the count: Create/SetString, Delete,
+// SetExpire, and Touch or signalDB after changing a value in place (they
+// re-measure the value). A read that changes a value's size must call
+// remeasure.
 package db

@@ -286,11 +286,11 @@ func hincrbyCommand(c *Ctx) {
 
 // HINCRBYFLOAT key field increment
 func hincrbyfloatCommand(c *Ctx) {
-	incr, ok := c.FloatArg(3)
-	if !ok {
+	// The increment is checked before the key, as in Valkey.
+	if _, inf, ok := parseLongDouble(c.Argv[3]); !ok {
+		c.W.Error(ErrNotFloat)
 		return
-	}
-	if math.IsInf(incr, 0) {
+	} else if inf {
 		c.W.Error("ERR value is NaN or Infinity")
 		return
 	}
@@ -299,20 +299,15 @@ func hincrbyfloatCommand(c *Ctx) {
 	if o == nil {
 		return
 	}
-	var cur float64
-	if v, found := hashGet(o.Val, c.Argv[2]); found {
-		if cur, ok = ParseFloat(v); !ok {
-			c.W.Error("ERR hash value is not a float")
-			return
-		}
+	cur, found := hashGet(o.Val, c.Argv[2])
+	if !found {
+		cur = nil
 	}
-	cur += incr
-	if math.IsNaN(cur) || math.IsInf(cur, 0) {
-		c.W.Error(ErrNaN)
+	b, errMsg := hashIncrFloat(cur, c.Argv[3])
+	if errMsg != "" {
+		c.W.Error(errMsg)
 		return
 	}
-	var buf [400]byte
-	b := AppendLongDouble(buf[:0], cur)
 	hashSet(o, c.Argv[2], b)
 	c.Touch(key)
 	c.W.Bulk(b)

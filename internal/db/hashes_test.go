@@ -84,7 +84,24 @@ func TestHashIncr(t *testing.T) {
 		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "c", "fl", "nan"),
 		st(rErr("ERR hash value is not a float"), "HINCRBYFLOAT", "c", "s", "1"),
 		st(rBulk("-2.5"), "HINCRBYFLOAT", "c", "f", "2.5"),
+		// long double, not float64: 0.1+0.2 is 0.3, 17 decimals kept.
+		st(rBulk("0.1"), "HINCRBYFLOAT", "c", "x", "0.1"),
+		st(rBulk("0.3"), "HINCRBYFLOAT", "c", "x", "0.2"),
+		st(rBulk("0.33333333333333333"), "HINCRBYFLOAT", "c", "t", "0.333333333333333333333"),
+		st(rBulk("0"), "HINCRBYFLOAT", "c", "u", "1e-20"),
+		st(rBulk("0"), "HINCRBYFLOAT", "c", "m", "-1e-18"),
+		st(rBulk("16"), "HINCRBYFLOAT", "c", "h", "0x10"),
+		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "c", "h", "1e5000"),
+		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "c", "h", "0b1"),
+		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "nokey", "h", "abc"),
 	})
+	// Doubling DBL_MAX fits a long double.
+	if got := h.do(cl, "HINCRBYFLOAT", "c", "big", "1.7976931348623157e308"); !strings.HasPrefix(got, "$309\r\n1797693134862315") {
+		t.Fatalf("DBL_MAX: %q", got[:min(len(got), 40)])
+	}
+	if got := h.do(cl, "HINCRBYFLOAT", "c", "big", "1.7976931348623157e308"); !strings.HasPrefix(got, "$309\r\n3595386269724631") {
+		t.Fatalf("2*DBL_MAX: %q", got[:min(len(got), 40)])
+	}
 }
 
 func TestHashRandField(t *testing.T) {

@@ -92,8 +92,10 @@ func (c *Ctx) storeDB(db int, key []byte, v Object) *Object {
 // keyAdded tells blocked clients that a key which can be waited on (list,
 // zset, stream) appeared, as Valkey's dbAdd does through signalKeyAsReady.
 func (c *Ctx) keyAdded(db int, key []byte, t Type) {
-	if h := c.KS.Hooks.KeyReady; h != nil && (t == TypeList || t == TypeZSet || t == TypeStream) {
-		h(db, key)
+	if t == TypeList || t == TypeZSet || t == TypeStream {
+		// A key that gained elements wakes clients blocked on it (served
+		// by the dispatcher after this command, see blocking.go).
+		c.SignalReadyDB(db, key)
 	}
 }
 
@@ -333,6 +335,9 @@ func swapdbCommand(c *Ctx) {
 		c.KS.AddDirty(1)
 	} else {
 		c.KS.SwapDB(a, b)
+		// Clients blocked on keys of either database may now find data.
+		c.SignalDBReady(a)
+		c.SignalDBReady(b)
 	}
 	c.W.OK()
 }

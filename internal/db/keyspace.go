@@ -51,9 +51,6 @@ type Stats struct {
 
 // Hooks are callbacks into the server, all optional.
 type Hooks struct {
-	// KeyReady is called (with the key's stripe locked) when a list or zset
-	// key gains elements, so blocked clients can be served.
-	KeyReady func(db int, key []byte)
 	// Expired is called (with the key's stripe locked) when a key is
 	// deleted because its TTL passed, so the server can propagate a DEL.
 	Expired func(db int, key []byte)

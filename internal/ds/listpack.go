@@ -39,11 +39,11 @@ func lpHdrLen(l int) int {
 	return 5
 }
 
-// LpEntryLen is the encoded size of an entry holding l bytes.
-func LpEntryLen(l int) int { return 2*lpHdrLen(l) + l }
+// lpEntryLen is the encoded size of an entry holding l bytes.
+func lpEntryLen(l int) int { return 2*lpHdrLen(l) + l }
 
 // lpPut encodes v at the start of dst, which must have room for
-// LpEntryLen(len(v)) bytes, and returns the size written.
+// lpEntryLen(len(v)) bytes, and returns the size written.
 func lpPut(dst, v []byte) int {
 	l := len(v)
 	switch {

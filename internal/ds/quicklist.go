@@ -95,7 +95,7 @@ func (q *Quicklist) PrepareGrow(fill, addBytes, addCount int) {
 	if q.NodeCount() > 0 {
 		sz = int(q.node(0).sz)
 	}
-	if QLExceedsLimit(fill, sz+addBytes, q.count+addCount) {
+	if qlExceedsLimit(fill, sz+addBytes, q.count+addCount) {
 		q.packed = false
 		q.fill = fill
 		if q.count == 0 {
@@ -300,7 +300,7 @@ func (q *Quicklist) PushTail(v []byte) {
 
 func newPlainNode(v []byte) *qlNode {
 	n := &qlNode{plain: true}
-	n.setBuf(make([]byte, LpEntryLen(len(v))))
+	n.setBuf(make([]byte, lpEntryLen(len(v))))
 	n.end = int32(lpPut(n.buf(), v))
 	n.count = 1
 	n.sz = int32(len(v))

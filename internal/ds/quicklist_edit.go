@@ -237,7 +237,7 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 	if !node.plain && !qlIsLarge(sz, fill) {
 		old, _ := lpGet(node.buf(), p)
 		projected := int(node.sz) - vlpEntrySize(old) + vlpEntrySize(v)
-		if !QLExceedsLimit(fill, projected, int(node.count)) {
+		if !qlExceedsLimit(fill, projected, int(node.count)) {
 			node.replaceAt(p, v)
 			return true
 		}

@@ -164,7 +164,7 @@ func (n *qlNode) maybeShrink() {
 
 // insertAt writes v as a new entry at byte offset pos.
 func (n *qlNode) insertAt(pos int, v []byte, where, capHint int) {
-	k := LpEntryLen(len(v))
+	k := lpEntryLen(len(v))
 	p := n.openGap(pos, k, where, capHint)
 	lpPut(n.buf()[p:], v)
 	n.count++
@@ -222,7 +222,7 @@ func (n *qlNode) replaceAt(pos int, v []byte) {
 	} else {
 		n.sz = int32(len(v))
 	}
-	oldLen, newLen := next-pos, LpEntryLen(len(v))
+	oldLen, newLen := next-pos, lpEntryLen(len(v))
 	switch {
 	case newLen > oldLen:
 		// Open the extra room just after the old entry: whatever moves,

@@ -125,9 +125,9 @@ func qlNegFillLimit(fill int) int {
 	return qlOptimizationLevel[off]
 }
 
-// QLExceedsLimit is quicklistNodeExceedsLimit: whether a node (or a
+// qlExceedsLimit is quicklistNodeExceedsLimit: whether a node (or a
 // listpack-encoded list) of newSz bytes and newCount entries is too big.
-func QLExceedsLimit(fill, newSz, newCount int) bool {
+func qlExceedsLimit(fill, newSz, newCount int) bool {
 	size, count := qlNodeLimit(fill)
 	if size >= 0 {
 		return newSz > size
@@ -151,7 +151,7 @@ func qlAllowInsert(n *qlNode, fill, sz int) bool {
 	if n == nil || n.plain || qlIsLarge(sz, fill) {
 		return false
 	}
-	return !QLExceedsLimit(fill, int(n.sz)+sz+qlSizeEstimate, int(n.count)+1)
+	return !qlExceedsLimit(fill, int(n.sz)+sz+qlSizeEstimate, int(n.count)+1)
 }
 
 // qlAllowMerge is _quicklistNodeAllowMerge.
@@ -159,5 +159,5 @@ func qlAllowMerge(a, b *qlNode, fill int) bool {
 	if a == nil || b == nil || a.plain || b.plain {
 		return false
 	}
-	return !QLExceedsLimit(fill, int(a.sz)+int(b.sz)-vlpEmptySize, int(a.count)+int(b.count))
+	return !qlExceedsLimit(fill, int(a.sz)+int(b.sz)-vlpEmptySize, int(a.count)+int(b.count))
 }

@@ -69,10 +69,10 @@ func (q *Quicklist) all() [][]byte {
 func TestLpEntryCodec(t *testing.T) {
 	for _, l := range []int{0, 1, 239, 240, 241, 1000, 4079, 4080, 4081, 70000} {
 		v := bytes.Repeat([]byte{'x'}, l)
-		buf := make([]byte, LpEntryLen(l)+3)
+		buf := make([]byte, lpEntryLen(l)+3)
 		n := lpPut(buf[1:], v)
-		if n != LpEntryLen(l) {
-			t.Fatalf("len %d: wrote %d want %d", l, n, LpEntryLen(l))
+		if n != lpEntryLen(l) {
+			t.Fatalf("len %d: wrote %d want %d", l, n, lpEntryLen(l))
 		}
 		got, next := lpGet(buf, 1)
 		if !bytes.Equal(got, v) || next != 1+n {

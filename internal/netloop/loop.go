@@ -3,8 +3,10 @@ package netloop
 import (
 	"errors"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -31,14 +33,24 @@ type Ticker interface {
 type Options struct {
 	Loops int           // event loops; at least 1
 	Tick  time.Duration // period of OnTick calls; 0 for none
+	// RawWait makes each loop sleep in epoll_wait without telling Go's
+	// scheduler (a raw syscall): the loop keeps its P while it sleeps, so
+	// there is no P hand-off, no sysmon retake and no thread switch per
+	// wake-up. It is ignored unless GOMAXPROCS exceeds Loops, because the
+	// other goroutines (accept, expiry, detached clients) need a P of
+	// their own. A signal (the runtime's preemption request, e.g. for a GC
+	// stop-the-world) interrupts the raw wait with EINTR, and the loop then
+	// waits once through the scheduler so that the request is honoured.
+	RawWait bool
 }
 
 // Engine is a set of event loops.
 type Engine struct {
-	loops []*loop
-	next  atomic.Uint32
-	wg    sync.WaitGroup
-	tick  time.Duration
+	loops   []*loop
+	next    atomic.Uint32
+	wg      sync.WaitGroup
+	tick    time.Duration
+	rawWait bool
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -51,7 +63,8 @@ type loop struct {
 	inbox   []*Conn // connections to attach; under mu
 	closing bool    // under mu
 
-	conns []*Conn // indexed by fd; owned by the loop goroutine
+	conns  []*Conn // indexed by fd; owned by the loop goroutine
+	events []unix.EpollEvent
 }
 
 // ErrWouldBlock is returned by Read when the socket has no data.
@@ -59,7 +72,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops)}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
 		if err != nil {
@@ -91,11 +104,15 @@ func newLoop(e *Engine) (*loop, error) {
 		unix.Close(efd)
 		return nil, err
 	}
-	return &loop{e: e, epfd: epfd, efd: efd}, nil
+	return &loop{e: e, epfd: epfd, efd: efd, events: make([]unix.EpollEvent, 256)}, nil
 }
 
 // Loops is the number of event loops.
 func (e *Engine) Loops() int { return len(e.loops) }
+
+// RawWait reports whether the loops wait with raw syscalls (Options.RawWait
+// and enough Ps).
+func (e *Engine) RawWait() bool { return e.rawWait }
 
 // Close stops the loops. Connections still attached are closed (their
 // OnClose runs); the caller should have ended its connections first.
@@ -157,7 +174,7 @@ func (l *loop) wake() {
 func (l *loop) run() {
 	defer l.e.wg.Done()
 	defer l.shutdown()
-	events := make([]unix.EpollEvent, 256)
+	events := l.events
 	tick := l.e.tick
 	var nextTick time.Time
 	if tick > 0 {
@@ -168,7 +185,7 @@ func (l *loop) run() {
 		if tick > 0 {
 			timeout = max(0, int(time.Until(nextTick)/time.Millisecond)+1)
 		}
-		n, err := unix.EpollWait(l.epfd, events, timeout)
+		n, err := l.wait(timeout)
 		if err != nil && err != unix.EINTR {
 			panic("netloop: epoll_wait: " + err.Error())
 		}
@@ -192,6 +209,23 @@ func (l *loop) run() {
 			}
 		}
 	}
+}
+
+// wait waits for events (see Options.RawWait).
+func (l *loop) wait(timeout int) (int, error) {
+	if l.e.rawWait {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(timeout), 0, 0)
+		if e == 0 {
+			return int(r), nil
+		}
+		if e != syscall.EINTR {
+			return 0, e
+		}
+		// Most likely a preemption request: wait through the scheduler,
+		// which lets a stop-the-world proceed while this loop sleeps.
+	}
+	return unix.EpollWait(l.epfd, l.events, timeout)
 }
 
 // takeInbox attaches the queued connections; false means the engine is

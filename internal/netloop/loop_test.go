@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -274,4 +275,50 @@ func TestEngineClose(t *testing.T) {
 	e.Register(fd, h).Attach()
 	e.Close()
 	<-h.closed
+}
+
+// TestRawWait: loops that sleep in a raw epoll_wait still serve, and do
+// not hold up a stop-the-world (runtime.GC) while idle.
+func TestRawWait(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("RawWait needs GOMAXPROCS > loops")
+	}
+	e, err := New(Options{Loops: 1, RawWait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if !e.RawWait() {
+		t.Fatal("RawWait not in effect")
+	}
+	time.Sleep(20 * time.Millisecond) // the loop is asleep in the kernel
+	done := make(chan struct{})
+	go func() {
+		for range 20 {
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("GC blocked by a loop in a raw wait")
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	c, _ := net.Dial("tcp", ln.Addr().String())
+	defer c.Close()
+	s, _ := ln.Accept()
+	fd, _ := TakeConn(s.(*net.TCPConn))
+	e.Register(fd, newLineHandler()).Attach()
+	r := bufio.NewReader(c)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	for i := range 100 {
+		c.Write([]byte("echo x\n"))
+		expectLine(t, r, "x")
+		if i%10 == 0 {
+			runtime.GC()
+		}
+	}
 }

@@ -70,6 +70,14 @@ type Client struct {
 	unblock             chan int    // CLIENT UNBLOCK, kill; buffered 1
 	blocked             atomic.Bool // inside a blocking command's wait
 
+	// Disconnect watcher, active only while blocked (see SetBlocked).
+	watching  bool
+	stopWatch atomic.Bool
+	gone      chan struct{}
+	watchDone chan struct{}
+	pendingMu sync.Mutex
+	pendingIn []byte
+
 	// Event-loop path (netpath.go); nc is nil on the goroutine path.
 	nc         *netloop.Conn
 	offLoop    bool     // detached from the loop, running on its own goroutine
@@ -236,6 +244,9 @@ func (c *Client) runBuffered() bool {
 			return true
 		}
 		c.execute(argv)
+		if c.pendingIn != nil {
+			c.takePending()
+		}
 		if c.closeAfter {
 			c.publish()
 			return true
@@ -318,7 +329,73 @@ func (c *Client) Flush() { c.flush() }
 func (c *Client) UnblockChan() <-chan int { return c.unblock }
 
 // SetBlocked records whether the client is waiting in a blocking command.
-func (c *Client) SetBlocked(on bool) { c.blocked.Store(on) }
+// While it is, a watcher goroutine reads the socket so that a disconnect is
+// noticed at once (a push must not hand data to a dead client) and any
+// commands the client pipelines meanwhile are kept for later, as Valkey
+// buffers a blocked client's input.
+func (c *Client) SetBlocked(on bool) {
+	c.blocked.Store(on)
+	if on {
+		c.startWatcher()
+	} else {
+		c.stopWatcher()
+	}
+}
+
+// Disconnected is closed when the peer goes away while the client is
+// blocked (db.Ctx.Block selects on it).
+func (c *Client) Disconnected() <-chan struct{} { return c.gone }
+
+func (c *Client) startWatcher() {
+	if c.watching {
+		return
+	}
+	c.watching = true
+	gone, done := make(chan struct{}), make(chan struct{})
+	c.gone, c.watchDone = gone, done
+	c.stopWatch.Store(false)
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := c.conn.Read(buf)
+			if n > 0 {
+				c.pendingMu.Lock()
+				c.pendingIn = append(c.pendingIn, buf[:n]...)
+				c.pendingMu.Unlock()
+			}
+			if err != nil {
+				if !c.stopWatch.Load() {
+					close(gone)
+				}
+				return
+			}
+		}
+	}()
+}
+
+func (c *Client) stopWatcher() {
+	if !c.watching {
+		return
+	}
+	c.watching = false
+	c.stopWatch.Store(true)
+	c.conn.SetReadDeadline(time.Now()) // interrupt the watcher's Read
+	<-c.watchDone
+	c.conn.SetReadDeadline(time.Time{})
+}
+
+// takePending moves input read while blocked into the request reader. It
+// runs between commands, when no argv aliases the reader's buffer.
+func (c *Client) takePending() {
+	c.pendingMu.Lock()
+	p := c.pendingIn
+	c.pendingIn = nil
+	c.pendingMu.Unlock()
+	if len(p) > 0 {
+		c.rd.Feed(p)
+	}
+}
 
 func (c *Client) setLastCmd(name string) {
 	c.mu.Lock()

@@ -80,7 +80,7 @@ func (s *Server) resetStats() {
 		&st.connsReceived, &st.commands, &st.rejectedConns, &st.netInput,
 		&st.netOutput, &st.totalErrors, &st.unexpectedErrs,
 		&s.ks.Stats.ExpiredKeys, &s.ks.Stats.EvictedKeys, &s.ks.Stats.KeyspaceHits,
-		&s.ks.Stats.KeyspaceMisses, &s.ks.Stats.ExpireCycleTime,
+		&s.ks.Stats.KeyspaceMisses, &s.ks.Stats.ExpireCycleTime, &s.ks.Stats.EvictionExceeded,
 	} {
 		a.Store(0)
 	}

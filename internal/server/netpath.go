@@ -21,6 +21,10 @@ import (
 //	N (N >= 1)      N event loops
 //	"auto"          GOMAXPROCS event loops
 //
+// CORVID_NETLOOP_WAIT=sched makes the loops wait in epoll_wait through Go's
+// scheduler instead of with a raw syscall (netloop.Options.RawWait, the
+// default whenever GOMAXPROCS exceeds the number of loops).
+//
 // On a loop, a client's batch runs inline: read once, run every complete
 // command through runBuffered/execute, write the replies once. A command
 // that can wait (the blocking flag: BLPOP, WAIT, ...; DEBUG; any command
@@ -53,13 +57,18 @@ func (s *Server) startNetloop() error {
 	if n == 0 {
 		return nil
 	}
-	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second})
+	raw := os.Getenv("CORVID_NETLOOP_WAIT") != "sched"
+	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: raw})
 	if err != nil {
 		return err
 	}
 	s.loops = e
 	s.offLoop = offLoopCommands(s.table)
-	s.log.notice("Network path: %d event loop(s)", n)
+	wait := "scheduler"
+	if e.RawWait() {
+		wait = "raw"
+	}
+	s.log.notice("Network path: %d event loop(s), %s epoll_wait", n, wait)
 	return nil
 }
 

@@ -239,6 +239,9 @@ func (s *Server) Close() {
 	if s.loops != nil {
 		s.loops.Close()
 	}
+	// The runtime's memory limit is process-wide: do not leave this
+	// server's behind (tests and embedders run several servers).
+	setGoMemoryLimit(0)
 }
 
 // Keyspace exposes the data for tests and embedding.

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// TestEvictionUnderConcurrentWrites has several clients write every value
+// type into a small maxmemory while another reads INFO and MEMORY STATS and
+// changes the policy: used memory must end within the limit, keys must have
+// been evicted, and (under -race) the accounting and eviction paths must be
+// free of data races.
+func TestEvictionUnderConcurrentWrites(t *testing.T) {
+	s, addr := startIntroServer(t, "--maxmemory-policy", "allkeys-lru")
+	// The start-up base is the whole test process's runtime memory, so the
+	// limit is set relative to what is in use.
+	maxmem := s.ks.UsedMemory() + 3<<20
+	if got := testutil.Dial(t, addr).Do("CONFIG", "SET", "maxmemory", strconv.FormatInt(maxmem, 10)); got != "+OK" {
+		t.Fatal(got)
+	}
+	cmds := []string{"SET k:%d %s", "LPUSH l:%d %s", "HSET h:%d f%d %s", "SADD s:%d %s", "ZADD z:%d %d %s"}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			c := testutil.Dial(t, addr)
+			val := strings.Repeat(strconv.Itoa(w), 200)
+			for i := 0; i < 3000; i++ {
+				var args []string
+				switch f := cmds[(i+w)%len(cmds)]; strings.Count(f, "%") {
+				case 2:
+					args = strings.Fields(fmt.Sprintf(f, i%300, val+strconv.Itoa(i)))
+				default:
+					args = strings.Fields(fmt.Sprintf(f, i%300, i, val+strconv.Itoa(i)))
+				}
+				if got := c.Do(args...); strings.HasPrefix(got, "-") {
+					t.Errorf("%v: %s", args, got)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c := testutil.Dial(t, addr)
+		for i := 0; i < 30; i++ {
+			c.Do("INFO", "memory")
+			c.Do("MEMORY", "STATS")
+			c.Do("MEMORY", "USAGE", "l:1")
+			c.Do("CONFIG", "SET", "maxmemory-policy", []string{"allkeys-lru", "allkeys-lfu", "allkeys-random"}[i%3])
+		}
+	}()
+	wg.Wait()
+	c := testutil.Dial(t, addr)
+	c.Do("PING") // one command: evicts down to the limit if the last write overshot
+	used := s.ks.DatasetBytes(false) + s.ks.Overhead()
+	if used > maxmem+maxmem/64+64<<10 {
+		t.Errorf("used memory %d above maxmemory %d", used, maxmem)
+	}
+	if s.ks.Stats.EvictedKeys.Load() == 0 {
+		t.Error("nothing was evicted")
+	}
+}
+
+// TestGoMemoryLimitFollowsMaxmemory checks the runtime limit set from
+// maxmemory and its removal.
+func TestGoMemoryLimitFollowsMaxmemory(t *testing.T) {
+	if goMemLimitFor(0) != 1<<63-1 {
+		t.Fatal("maxmemory 0 must leave the runtime unlimited")
+	}
+	if got, want := goMemLimitFor(512<<20), int64(512<<20+32<<20+4<<20); got != want {
+		t.Fatalf("limit for 512mb: %d, want %d", got, want)
+	}
+}
