@@ -13,8 +13,7 @@ import (
 // the same precision and rounding, and the result printed as Valkey's
 // ld2string(LD_STR_HUMAN): "%.17Lf" with trailing zeros removed.
 //
-// (INCRBYFLOAT has the same needs; float.go's AppendLongDouble uses
-// float64.)
+// INCRBYFLOAT (strings.go) uses the same helpers.
 
 const (
 	ldMantBits = 64    // x87 extended precision

@@ -2,6 +2,7 @@ package db
 
 import (
 	"math"
+	"math/big"
 )
 
 // StringCommands are the string group's procedures (the rest of the group
@@ -402,33 +403,51 @@ func (c *Ctx) incrDecr(by int64) {
 }
 
 // INCRBYFLOAT key increment
+//
+// Computed in 80-bit long double precision like Valkey (see
+// hashes_float.go), so 0.1+0.2 prints "0.3" and results beyond the double
+// range still work.
 func incrbyfloatCommand(c *Ctx) {
 	key := c.Argv[1]
-	by, ok := c.FloatArg(2)
-	if !ok {
+	o := c.LookupWrite(key)
+	if o != nil && o.Type != TypeString {
+		c.W.Error(ErrWrongType)
 		return
 	}
-	o := c.LookupWrite(key)
-	var cur float64
+	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven)
 	if o != nil {
-		if o.Type != TypeString {
-			c.W.Error(ErrWrongType)
-			return
-		}
-		if cur, ok = ParseFloat(o.Str); !ok {
+		v, inf, ok := parseLongDouble(o.Str)
+		if !ok {
 			c.W.Error(ErrNotFloat)
 			return
 		}
+		if inf {
+			c.W.Error(ErrNaN)
+			return
+		}
+		sum.Set(v)
 	}
-	cur += by
-	if math.IsNaN(cur) || math.IsInf(cur, 0) {
+	in, inf, ok := parseLongDouble(c.Argv[2])
+	if !ok {
+		c.W.Error(ErrNotFloat)
+		return
+	}
+	if inf {
 		c.W.Error(ErrNaN)
 		return
 	}
-	if o == nil {
-		o = c.SetString(key, nil, false)
+	sum.Add(sum, in)
+	if sum.MantExp(nil) > ldMaxExp {
+		c.W.Error(ErrNaN)
+		return
 	}
-	o.Str = AppendLongDouble(o.Str[:0], cur)
+	out := appendLongDoubleHuman(nil, sum)
+	if o == nil {
+		o = c.SetString(key, out, false)
+	} else {
+		o.Str = append(o.Str[:0], out...)
+		o.Raw = false
+	}
 	c.Touch(key)
 	c.W.Bulk(o.Str)
 }
