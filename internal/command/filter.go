@@ -1,5 +1,11 @@
 package command
 
+import (
+	"strings"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
+
 // ListFilter selects commands for COMMAND LIST FILTERBY. It is applied to
 // top-level commands and subcommands alike, as in Valkey.
 type ListFilter func(m *Meta) bool
@@ -46,111 +52,13 @@ func Filter(keep ListFilter) []*Meta {
 }
 
 // Glob reports whether s matches the glob pattern with Valkey's
-// stringmatchlen semantics: '*', '?', '[...]' classes with '^' negation,
-// ranges (reversed ranges allowed) and '\' escapes; a trailing '\' and an
-// unterminated class are taken literally / to the end, as Valkey does. It
-// backtracks only to the last '*', so it runs in O(len(pattern)*len(s)).
+// stringmatchlen semantics (see ds.MatchString), except that a pattern of
+// only '*' also matches the empty string, the way KEYS and SCAN special-case
+// a lone "*". Command names are never empty, so FILTERBY PATTERN is
+// unaffected; the exception keeps Glob's contract for its other callers.
 func Glob(pattern, s string, nocase bool) bool {
-	px, sx := 0, 0
-	starPx, starSx := -1, 0
-	for px < len(pattern) || sx < len(s) {
-		if px < len(pattern) {
-			switch c := pattern[px]; c {
-			case '*':
-				starPx, starSx = px, sx
-				px++
-				continue
-			case '?':
-				if sx < len(s) {
-					px++
-					sx++
-					continue
-				}
-			case '[':
-				if sx < len(s) {
-					if ok, next := matchClass(pattern, px, s[sx], nocase); ok {
-						px = next
-						sx++
-						continue
-					}
-				}
-			default:
-				lit, next := c, px+1
-				if c == '\\' && px+1 < len(pattern) {
-					lit, next = pattern[px+1], px+2
-				}
-				if sx < len(s) && eqByte(lit, s[sx], nocase) {
-					px = next
-					sx++
-					continue
-				}
-			}
-		}
-		// Mismatch: let the last '*' swallow one more byte.
-		if starPx >= 0 && starSx < len(s) {
-			starSx++
-			px, sx = starPx+1, starSx
-			continue
-		}
-		return false
+	if s == "" && pattern != "" && strings.Trim(pattern, "*") == "" {
+		return true
 	}
-	return true
-}
-
-// matchClass matches c against the class starting at pattern[px] == '['
-// and returns the index just past the class.
-func matchClass(pattern string, px int, c byte, nocase bool) (bool, int) {
-	px++
-	not := px < len(pattern) && pattern[px] == '^'
-	if not {
-		px++
-	}
-	match := false
-	for {
-		if px >= len(pattern) {
-			break // unterminated: the class runs to the end of the pattern
-		}
-		p := pattern[px]
-		switch {
-		case p == '\\' && px+1 < len(pattern):
-			px++
-			if pattern[px] == c { // escapes compare case-sensitively in Valkey
-				match = true
-			}
-		case p == ']':
-			return match != not, px + 1
-		case px+2 < len(pattern) && pattern[px+1] == '-':
-			lo, hi, x := p, pattern[px+2], c
-			if lo > hi {
-				lo, hi = hi, lo
-			}
-			if nocase {
-				lo, hi, x = lower(lo), lower(hi), lower(x)
-			}
-			if x >= lo && x <= hi {
-				match = true
-			}
-			px += 2
-		default:
-			if eqByte(p, c, nocase) {
-				match = true
-			}
-		}
-		px++
-	}
-	return match != not, len(pattern)
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func eqByte(a, b byte, nocase bool) bool {
-	if nocase {
-		return lower(a) == lower(b)
-	}
-	return a == b
+	return ds.MatchString(pattern, s, nocase)
 }

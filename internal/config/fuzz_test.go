@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
 
 // FuzzRepr: every value CONFIG REWRITE quotes reads back unchanged.
 func FuzzRepr(f *testing.F) {
@@ -26,7 +30,7 @@ func FuzzParsers(f *testing.F) {
 		string2ll(a)
 		strtoll(a, 8)
 		string2d(a)
-		globMatch(a, b, true)
+		ds.MatchString(a, b, true)
 		validProcTitle(a)
 		notifyFlags(a)
 	})

@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
 
 // Get is CONFIG GET with one or more patterns. A pattern without glob
 // characters is an exact, case-insensitive lookup that also finds hidden
@@ -27,7 +31,8 @@ func (c *Config) Get(patterns ...string) [][2]string {
 			if r.e.has(fHidden) || seen[r.name] {
 				continue
 			}
-			if globMatch(p, r.name, true) {
+			// Valkey matches with stringmatch(pattern, name, nocase=1).
+			if ds.MatchString(p, r.name, true) {
 				seen[r.name] = true
 				out = append(out, [2]string{r.name, r.e.format(st.v[r.e.idx])})
 			}

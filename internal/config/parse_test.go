@@ -3,6 +3,8 @@ package config
 import (
 	"reflect"
 	"testing"
+
+	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -182,11 +184,11 @@ func TestGlobMatch(t *testing.T) {
 		{"x**", "x", true},
 	}
 	for _, tc := range tests {
-		if got := globMatch(tc.pat, tc.s, true); got != tc.want {
-			t.Errorf("globMatch(%q, %q) = %v, want %v", tc.pat, tc.s, got, tc.want)
+		if got := ds.MatchString(tc.pat, tc.s, true); got != tc.want {
+			t.Errorf("MatchString(%q, %q) = %v, want %v", tc.pat, tc.s, got, tc.want)
 		}
 	}
-	if globMatch("MAX*", "maxmemory", false) {
+	if ds.MatchString("MAX*", "maxmemory", false) {
 		t.Error("case-sensitive glob matched")
 	}
 }

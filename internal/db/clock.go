@@ -27,7 +27,6 @@ func lruClockAt(nowMs int64) uint32 { return uint32(nowMs/1000) & lruClockMax }
 
 func lfuMinutesAt(nowMs int64) uint32 { return uint32(nowMs/60000) & 0xffff }
 
-
 // newClock is the clock value for a freshly created key.
 func (ks *Keyspace) newClock(nowMs int64) uint32 {
 	if lfuMode.Load() {

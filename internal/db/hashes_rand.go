@@ -186,9 +186,8 @@ func lpPairOffsets(lp *ds.Listpack) []int {
 // A listpack-encoded hash is returned whole in one call with cursor 0, as
 // Valkey does; a hashtable is walked with the dict's reverse-binary cursor.
 func hscanCommand(c *Ctx) {
-	cursor, ok := parseScanCursor(c.Argv[2])
+	cursor, ok := c.scanCursor(2)
 	if !ok {
-		c.W.Error("ERR invalid cursor")
 		return
 	}
 	o, ok := c.lookupHashRead(c.Argv[1])
@@ -201,47 +200,17 @@ func hscanCommand(c *Ctx) {
 		c.W.ArrayLen(0)
 		return
 	}
-	count := int64(scanDefaultCount)
-	var pat string
-	usePat, noValues := false, false
-	argv := c.Argv
-	for i := 3; i < len(argv); {
-		a, more := argv[i], len(argv)-i >= 2
-		switch {
-		case EqualFold(a, "COUNT") && more:
-			n, ok := c.IntArg(i + 1)
-			if !ok {
-				return
-			}
-			if n < 1 {
-				c.W.Error(ErrSyntax)
-				return
-			}
-			count = n
-			i += 2
-		case EqualFold(a, "MATCH") && more:
-			p := argv[i+1]
-			usePat = !(len(p) == 1 && p[0] == '*')
-			pat = string(p)
-			i += 2
-		case EqualFold(a, "NOVALUES"):
-			noValues = true
-			i++
-		case EqualFold(a, "NOSCORES"):
-			c.W.Error("ERR NOSCORES option can only be used in ZSCAN")
-			return
-		default:
-			c.W.Error(ErrSyntax)
-			return
-		}
+	args, ok := c.parseScanArgs(3, scanHash)
+	if !ok {
+		return
 	}
 	var out [][]byte // field, value pairs (or fields) in reply order
 	add := func(f, v []byte) {
-		if usePat && !ds.MatchString(pat, string(f), false) {
+		if !args.match(f) {
 			return
 		}
 		out = append(out, f)
-		if !noValues {
+		if !args.noValues {
 			out = append(out, v)
 		}
 	}
@@ -255,14 +224,14 @@ func hscanCommand(c *Ctx) {
 	case *hashDict:
 		// As Valkey: visit buckets until COUNT items (fields and values
 		// both count) were collected, at most 10*COUNT buckets per call.
-		maxIter := count * 10
+		maxIter := args.count * 10
 		next = cursor
 		for {
 			next = h.Scan(next, func(k string, s *string) {
 				add(hbytes(k), hbytes(*s))
 			})
 			maxIter--
-			if next == 0 || maxIter <= 0 || int64(len(out)) >= count {
+			if next == 0 || maxIter <= 0 || int64(len(out)) >= args.count {
 				break
 			}
 		}

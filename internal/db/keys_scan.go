@@ -33,69 +33,25 @@ const scanDefaultCount = 10
 // time. The filters run under that stripe's lock; the collected key strings
 // are immutable, so the reply is written after the lock is dropped.
 func scanCommand(c *Ctx) {
-	cursor, ok := parseScanCursor(c.Argv[1])
+	cursor, ok := c.scanCursor(1)
 	if !ok {
-		c.W.Error("ERR invalid cursor")
 		return
 	}
-	count := int64(scanDefaultCount)
-	var pat string
-	usePat := false
-	typ, useType := Type(0), false
-	argv := c.Argv
-	for i := 2; i < len(argv); {
-		a, more := argv[i], len(argv)-i >= 2
-		switch {
-		case EqualFold(a, "COUNT") && more:
-			n, ok := c.IntArg(i + 1)
-			if !ok {
-				return
-			}
-			if n < 1 {
-				c.W.Error(ErrSyntax)
-				return
-			}
-			count = n
-			i += 2
-		case EqualFold(a, "MATCH") && more:
-			p := argv[i+1]
-			// "*" matches everything: the same as no pattern.
-			usePat = !(len(p) == 1 && p[0] == '*')
-			pat = string(p)
-			i += 2
-		case EqualFold(a, "TYPE") && more:
-			t, ok := typeByName(argv[i+1])
-			if !ok {
-				// Valkey 8 rejects an unknown type; Redis 7.0 scanned and
-				// returned nothing.
-				c.W.Error("ERR unknown type name '" + string(argv[i+1]) + "'")
-				return
-			}
-			typ, useType = t, true
-			i += 2
-		case EqualFold(a, "NOVALUES"):
-			// Valkey 8 knows these HSCAN/ZSCAN words and says so; Redis 7.0
-			// replied a syntax error.
-			c.W.Error("ERR NOVALUES option can only be used in HSCAN")
-			return
-		case EqualFold(a, "NOSCORES"):
-			c.W.Error("ERR NOSCORES option can only be used in ZSCAN")
-			return
-		default:
-			c.W.Error(ErrSyntax)
-			return
-		}
+	args, ok := c.parseScanArgs(2, scanKeys)
+	if !ok {
+		return
 	}
+	count := args.count
 	if count > math.MaxInt32 {
 		count = math.MaxInt32 // only bounds the work per call
 	}
 
 	var keys []string
 	next := c.KS.Scan(c.DB, cursor, int(count), c.Now, c.Locked, func(k string, o *Object) {
-		if useType && o.Type != typ {
+		if args.useType && o.Type != args.typ {
 			return
 		}
-		if usePat && !ds.MatchString(pat, k, false) {
+		if !args.matchString(k) {
 			return
 		}
 		keys = append(keys, k)

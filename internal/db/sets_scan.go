@@ -8,10 +8,10 @@ import (
 )
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]
-func sscanCommand(c *Ctx) { c.scanCollection(TypeSet) }
+func sscanCommand(c *Ctx) { c.scanCollection(TypeSet, scanSet) }
 
 // ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES]
-func zscanCommand(c *Ctx) { c.scanCollection(TypeZSet) }
+func zscanCommand(c *Ctx) { c.scanCollection(TypeZSet, scanZSet) }
 
 // emptyScan is the reply to a scan of a missing key: cursor 0, no items.
 const emptyScan = "*2\r\n$1\r\n0\r\n*0\r\n"
@@ -22,10 +22,9 @@ const emptyScan = "*2\r\n$1\r\n0\r\n*0\r\n"
 // returned whole with cursor 0; hashtables are scanned with the Dict's
 // reverse-binary cursor, visiting about COUNT elements (at most 10*COUNT
 // buckets).
-func (c *Ctx) scanCollection(t Type) {
-	cursor, ok := parseScanCursor(c.Argv[2])
+func (c *Ctx) scanCollection(t Type, kind scanKind) {
+	cursor, ok := c.scanCursor(2)
 	if !ok {
-		c.W.Error("ERR invalid cursor")
 		return
 	}
 	o := c.LookupRead(c.Argv[1])
@@ -37,45 +36,11 @@ func (c *Ctx) scanCollection(t Type) {
 		c.W.Error(ErrWrongType)
 		return
 	}
-	count := int64(scanDefaultCount)
-	var pat []byte
-	usePat, noScores := false, false
-	argv := c.Argv
-	for i := 3; i < len(argv); {
-		a, more := argv[i], len(argv)-i >= 2
-		switch {
-		case EqualFold(a, "COUNT") && more:
-			n, ok := c.IntArg(i + 1)
-			if !ok {
-				return
-			}
-			if n < 1 {
-				c.W.Error(ErrSyntax)
-				return
-			}
-			count = n
-			i += 2
-		case EqualFold(a, "MATCH") && more:
-			p := argv[i+1]
-			usePat = !(len(p) == 1 && p[0] == '*')
-			pat = p
-			i += 2
-		case EqualFold(a, "NOVALUES"):
-			c.W.Error("ERR NOVALUES option can only be used in HSCAN")
-			return
-		case EqualFold(a, "NOSCORES"):
-			if t != TypeZSet {
-				c.W.Error("ERR NOSCORES option can only be used in ZSCAN")
-				return
-			}
-			noScores = true
-			i++
-		default:
-			c.W.Error(ErrSyntax)
-			return
-		}
+	args, ok := c.parseScanArgs(3, kind)
+	if !ok {
+		return
 	}
-	match := func(m []byte) bool { return !usePat || ds.Match(pat, m, false) }
+	count, noScores, match := args.count, args.noScores, args.match
 
 	var items [][]byte
 	add := func(b []byte) { items = append(items, append([]byte(nil), b...)) }
