@@ -9,8 +9,10 @@
 # corvid-server and a fresh redis-server with --maxmemory (default 512mb)
 # and --maxmemory-policy allkeys-lru, runs corvid-bench against each for the
 # test time (default 60 s), samples every second the server's RSS
-# (/proc/PID/status VmRSS) and INFO used_memory, and prints peak RSS,
-# peak RSS / maxmemory, peak used_memory, evicted keys and ops/sec.
+# (/proc/PID/status VmRSS) and INFO used_memory, and prints ops/sec, the
+# server's CPU time per operation (utime+stime from /proc/PID/stat: steadier
+# than ops/sec on a shared machine), peak RSS, peak RSS / maxmemory, peak
+# used_memory and evicted keys.
 # The samples are kept in $OUT (default /tmp/maxmemory-compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,21 +65,23 @@ run() {
 	"$tmp/corvid-bench" -s 127.0.0.1 -p "$port" -t 2 -c 25 --distinct-client-seed \
 		--command="$cmd" --key-prefix="$prefix" --key-minimum=1 --key-maximum=500 \
 		--random-data --data-size=128 --test-time="$T" --hide-histogram >"$OUT/$name-$kind.bench" 2>&1
-	local ops evicted
+	local ops evicted ticks
 	ops=$(awk '/^Totals/{print $2}' "$OUT/$name-$kind.bench")
 	evicted=$(info "$port" stats evicted_keys)
+	ticks=$(awk '{print $14+$15}' "/proc/$pid/stat")
 	# One more sample after the load stops, then stop the server.
 	sleep 1.5
 	kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 	kill "$spid" 2>/dev/null || true; wait "$spid" 2>/dev/null || true
-	awk -v name="$name" -v kind="$kind" -v max="$maxbytes" -v ops="$ops" -v ev="$evicted" '
+	awk -v name="$name" -v kind="$kind" -v max="$maxbytes" -v ops="$ops" -v ev="$evicted" \
+		-v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v t="$T" '
 		NR > 1 { if ($2 > rss) rss = $2; if ($3 > used) used = $3 }
-		END { printf "%-6s %-7s %10.0f %9.1f %8.3f %9.1f %9.3f %10s\n", name, kind, ops,
-			rss/1048576, rss/max, used/1048576, used/max, ev }' "$samples"
+		END { printf "%-6s %-7s %10.0f %8.2f %9.1f %8.3f %9.1f %9.3f %10s\n", name, kind, ops,
+			ticks/hz*1e6/(ops*t), rss/1048576, rss/max, used/1048576, used/max, ev }' "$samples"
 }
 
 echo "maxmemory $MAXMEM ($maxbytes bytes), allkeys-lru, $T s per run, 2x25 connections, 500 keys, 128-byte values"
-printf "%-6s %-7s %10s %9s %8s %9s %9s %10s\n" cmd server ops/sec peakRSS/MiB RSS/max peakUsed/MiB used/max evicted
+printf "%-6s %-7s %10s %8s %9s %8s %9s %9s %10s\n" cmd server ops/sec cpu-us/op peakRSS/MiB RSS/max peakUsed/MiB used/max evicted
 for spec in "lpush|lpush __key__ __data__|list_" "zadd|zadd __key__ __key__ __data__|"; do
 	IFS='|' read -r name cmd prefix <<<"$spec"
 	for kind in corvid redis; do

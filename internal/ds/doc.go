@@ -55,4 +55,11 @@
 // to the *Hashed methods of whichever Dict the stripe owns. Bucket indexes use
 // the low bits of the hash and Stripe uses the high 32 bits, so a stripe's
 // keys still spread over all of its buckets.
+//
+// # Memory usage
+//
+// Every collection type reports MemUsage in O(1), kept up to date as it
+// changes, with sizes rounded by allocSize to Go's real size classes; the
+// keyspace's used_memory is built on it. A Dict cannot see memory its
+// values point to: its owner declares that with AddMemUsage.
 package ds

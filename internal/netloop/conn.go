@@ -2,8 +2,11 @@ package netloop
 
 import (
 	"io"
+	"os"
 	"sync"
 	"syscall"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,6 +21,17 @@ type Conn struct {
 		sync.Mutex
 		fd     int // -1 once closed
 		closed bool
+	}
+
+	// Blocking reads of a detached connection (ReadBlocking). wakefd is an
+	// eventfd, made on first use, that SetReadDeadline pokes so a waiting
+	// ReadBlocking re-reads the deadline.
+	rd struct {
+		sync.Mutex
+		deadline time.Time
+		wakefd   int  // valid while hasWake
+		hasWake  bool // false until the first ReadBlocking waits, and after Close
+		closed   bool
 	}
 
 	// Owner-only state. sysfd mirrors mu.fd for the owner, the only
@@ -180,6 +194,65 @@ func (c *Conn) waitWritable() error {
 	}
 }
 
+// ReadBlocking reads, waiting until data arrives, the peer hangs up, or
+// the read deadline passes (os.ErrDeadlineExceeded). It is for a detached
+// connection only: by its owner, or by a goroutine the owner lends reading
+// to while it does no I/O itself (Corvid's disconnect watcher of a blocked
+// client), which the owner interrupts with SetReadDeadline(time.Now()).
+func (c *Conn) ReadBlocking(p []byte) (int, error) {
+	for {
+		c.rd.Lock()
+		dl := c.rd.deadline
+		if c.rd.closed {
+			c.rd.Unlock()
+			return 0, io.ErrClosedPipe
+		}
+		if !c.rd.hasWake {
+			fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+			if err != nil {
+				c.rd.Unlock()
+				return 0, err
+			}
+			c.rd.wakefd, c.rd.hasWake = fd, true
+		}
+		wake := c.rd.wakefd
+		c.rd.Unlock()
+		timeout := -1
+		if !dl.IsZero() {
+			left := time.Until(dl)
+			if left <= 0 {
+				return 0, os.ErrDeadlineExceeded
+			}
+			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
+		}
+		n, err := c.Read(p)
+		if err != ErrWouldBlock {
+			return n, err
+		}
+		pfd := []unix.PollFd{{Fd: int32(c.sysfd), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
+		if _, err := unix.Poll(pfd, timeout); err != nil && err != unix.EINTR {
+			return 0, err
+		}
+		if pfd[1].Revents != 0 {
+			var buf [8]byte
+			unix.Read(wake, buf[:])
+		}
+	}
+}
+
+// SetReadDeadline sets the deadline of ReadBlocking (zero: none) and wakes
+// a ReadBlocking in progress so that it takes effect at once. Any
+// goroutine.
+func (c *Conn) SetReadDeadline(t time.Time) {
+	c.rd.Lock()
+	defer c.rd.Unlock()
+	c.rd.deadline = t
+	if c.rd.hasWake {
+		one := uint64(1)
+		unix.Write(c.rd.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
+	}
+}
+
 // interest is the epoll event mask for the current state.
 func (c *Conn) interest() uint32 {
 	if c.wantOut {
@@ -234,6 +307,13 @@ func (c *Conn) Close() {
 		unix.Close(fd)
 	}
 	c.mu.Unlock()
+	c.rd.Lock()
+	if c.rd.hasWake {
+		unix.Close(c.rd.wakefd)
+		c.rd.hasWake = false
+	}
+	c.rd.closed = true
+	c.rd.Unlock()
 	c.out = nil
 	c.wantOut = false
 	if !closed {

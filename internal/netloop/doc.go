@@ -17,10 +17,15 @@
 //     socket is readable, and OnTick on every tick; only from those calls
 //     may the handler use Read, Write, Close, CloseWhenFlushed and Detach.
 //   - detached: by the goroutine that Detach starts. It may use Read,
-//     Write (which then blocks until written), Close, and finally Attach to
-//     give the connection back to its loop.
+//     ReadBlocking, Write (which then blocks until written), Close, and
+//     finally Attach to give the connection back to its loop. It may lend
+//     reading to another goroutine while it does no I/O itself (Corvid's
+//     disconnect watcher of a blocked client uses ReadBlocking), and must
+//     take it back (SetReadDeadline(time.Now()) interrupts ReadBlocking)
+//     before it does I/O, Attach or Close again.
 //
-// Shutdown and FD may be called from any goroutine at any time: Shutdown
+// Shutdown, SetReadDeadline and FD may be called from any goroutine at any
+// time: Shutdown
 // is how another goroutine (CLIENT KILL, server shutdown) ends a
 // connection; the owner then sees end-of-file or a write error and closes
 // it. The fd number is only closed by the owner, under Conn.mu, so
@@ -36,6 +41,6 @@
 //
 // # Lock order
 //
-// loop.mu (the inbox) and Conn.mu are leaves; neither is held while a
-// handler runs.
+// loop.mu (the inbox), Conn.mu and Conn.rd are leaves; none is held while
+// a handler runs.
 package netloop

@@ -3,8 +3,10 @@ package netloop
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -320,5 +322,51 @@ func TestRawWait(t *testing.T) {
 		if i%10 == 0 {
 			runtime.GC()
 		}
+	}
+}
+
+// TestReadBlocking: a detached connection's blocking read returns data,
+// end-of-file, or os.ErrDeadlineExceeded when another goroutine sets a
+// past deadline while it waits.
+func TestReadBlocking(t *testing.T) {
+	e, err := New(Options{Loops: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	peer, _ := net.Dial("tcp", ln.Addr().String())
+	defer peer.Close()
+	s, _ := ln.Accept()
+	fd, _ := TakeConn(s.(*net.TCPConn))
+	nc := e.Register(fd, newLineHandler()) // never attached: the test owns it
+	defer nc.Close()
+	buf := make([]byte, 16)
+
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		nc.SetReadDeadline(time.Now())
+	}()
+	if _, err := nc.ReadBlocking(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("interrupted read: %v", err)
+	}
+	nc.SetReadDeadline(time.Time{})
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		peer.Write([]byte("hi"))
+	}()
+	if n, err := nc.ReadBlocking(buf); err != nil || string(buf[:n]) != "hi" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	nc.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	start := time.Now()
+	if _, err := nc.ReadBlocking(buf); !errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) < 25*time.Millisecond {
+		t.Fatalf("deadline read: %v after %v", err, time.Since(start))
+	}
+	nc.SetReadDeadline(time.Time{})
+	peer.Close()
+	if _, err := nc.ReadBlocking(buf); err != io.EOF {
+		t.Fatalf("after peer close: %v", err)
 	}
 }

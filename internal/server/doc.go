@@ -16,7 +16,9 @@
 // Order: keyspace stripes (ascending) → watch registry (leaf). The client
 // registry mutex (Server.mu) and a client's own mutex are never held while
 // a stripe is being taken. Procedures never block while holding stripes;
-// blocking commands release them before they wait.
+// blocking commands release them before they wait. Maxmemory eviction runs
+// in dispatch before a command takes its stripes (memory_cmds.go), so a
+// command never evicts while it holds a stripe.
 //
 // # Buffers
 //

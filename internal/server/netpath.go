@@ -192,6 +192,9 @@ func (c *Client) serveDetached() {
 	ok := true
 	if !c.killed.Load() {
 		c.execute(argv)
+		if c.pendingIn != nil {
+			c.takePending() // input read while it was blocked
+		}
 		if !c.closeAfter {
 			ok = c.runBuffered()
 		} else {
@@ -223,21 +226,29 @@ func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
 }
 
 // loopConn presents a loop connection as the net.Conn the rest of the
-// server knows: addresses, the fd for CLIENT LIST, and Close from any
-// goroutine (CLIENT KILL, shutdown), which shuts the socket down so that
-// its owner closes it.
+// server knows: addresses, the fd for CLIENT LIST, Close from any goroutine
+// (CLIENT KILL, shutdown), which shuts the socket down so that its owner
+// closes it, and the blocking Read with a read deadline that the
+// disconnect watcher of a blocked (hence detached) client uses. The loop
+// itself reads through netloop.Conn directly (non-blocking).
 type loopConn struct {
 	nc           *netloop.Conn
 	laddr, raddr net.Addr
 }
 
-func (l *loopConn) Read(p []byte) (int, error)            { return l.nc.Read(p) }
-func (l *loopConn) Write(p []byte) (int, error)           { return l.nc.Write(p) }
-func (l *loopConn) Close() error                          { l.nc.Shutdown(); return nil }
-func (l *loopConn) LocalAddr() net.Addr                   { return l.laddr }
-func (l *loopConn) RemoteAddr() net.Addr                  { return l.raddr }
-func (l *loopConn) SetDeadline(time.Time) error           { return errors.ErrUnsupported }
-func (l *loopConn) SetReadDeadline(time.Time) error       { return errors.ErrUnsupported }
+func (l *loopConn) Read(p []byte) (int, error)  { return l.nc.ReadBlocking(p) }
+func (l *loopConn) Write(p []byte) (int, error) { return l.nc.Write(p) }
+func (l *loopConn) Close() error                { l.nc.Shutdown(); return nil }
+func (l *loopConn) LocalAddr() net.Addr         { return l.laddr }
+func (l *loopConn) RemoteAddr() net.Addr        { return l.raddr }
+func (l *loopConn) SetDeadline(t time.Time) error {
+	l.nc.SetReadDeadline(t)
+	return nil
+}
+func (l *loopConn) SetReadDeadline(t time.Time) error {
+	l.nc.SetReadDeadline(t)
+	return nil
+}
 func (l *loopConn) SetWriteDeadline(time.Time) error      { return errors.ErrUnsupported }
 func (l *loopConn) SyscallConn() (syscall.RawConn, error) { return loopRaw{l.nc}, nil }
 

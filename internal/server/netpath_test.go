@@ -213,3 +213,41 @@ func TestCloseWithBlockedClients(t *testing.T) {
 		}
 	})
 }
+
+// TestBlockedClientInputOnLoop: while a client is blocked (on the loop
+// path: detached), a disconnect is noticed so a push does not hand data
+// to it, and input it pipelines meanwhile is kept and run afterwards.
+func TestBlockedClientInputOnLoop(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		b := testutil.Dial(t, addr)
+		gone := testutil.Dial(t, addr)
+		gone.Send("BLPOP", "q", "0")
+		time.Sleep(50 * time.Millisecond)
+		gone.Close()
+		time.Sleep(50 * time.Millisecond)
+		if got := b.Do("RPUSH", "q", "x"); got != ":1" {
+			t.Fatalf("RPUSH: %s", got)
+		}
+		if got := b.Do("LLEN", "q"); got != ":1" {
+			t.Fatalf("LLEN after pushing to a disconnected waiter: %s", got)
+		}
+
+		a := testutil.Dial(t, addr)
+		a.Send("BLPOP", "r", "0")
+		time.Sleep(50 * time.Millisecond)
+		a.Send("ECHO", "later")
+		time.Sleep(50 * time.Millisecond)
+		if got := b.Do("RPUSH", "r", "y"); got != ":1" {
+			t.Fatalf("RPUSH: %s", got)
+		}
+		if got := a.Read(); got != `*["r", "y"]` {
+			t.Fatalf("BLPOP: %s", got)
+		}
+		if got := a.Read(); got != `"later"` {
+			t.Fatalf("input sent while blocked: %s", got)
+		}
+		if got := a.Do("PING"); got != "+PONG" {
+			t.Fatalf("after: %s", got)
+		}
+	})
+}
