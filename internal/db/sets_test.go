@@ -418,7 +418,14 @@ func TestSetEncodings(t *testing.T) {
 		t.Fatalf("sp: %q", got)
 	}
 	h.do("SPOP", "sp", "10")
-	if got, want := h.do("OBJECT", "ENCODING", "sp"), enc("listpack"); got != want {
+	// SPOP keeps a random member. A short survivor is rebuilt into a
+	// listpack; the 70-byte one is over set-max-listpack-value, so the
+	// rebuilt set is a hashtable again, as in Valkey.
+	want := enc("listpack")
+	if h.do("SISMEMBER", "sp", strings.Repeat("y", 70)) == rInt(1) {
+		want = enc("hashtable")
+	}
+	if got := h.do("OBJECT", "ENCODING", "sp"); got != want {
 		t.Errorf("after SPOP rebuilding one member: %q, want %q", got, want)
 	}
 }

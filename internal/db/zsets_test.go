@@ -266,10 +266,13 @@ func TestBZPopBlocking(t *testing.T) {
 	start := func(args ...string) chan string {
 		c := h.client()
 		reply := make(chan string, 1)
+		// Read the count before starting the client: read after, it could
+		// already include this client and the wait below would never end.
+		n := BlockedWaiters()
 		go func() { reply <- h.doOn(c, args...) }()
 		// Wait until it is registered.
 		deadline := time.Now().Add(5 * time.Second)
-		for n := BlockedWaiters(); BlockedWaiters() == n; {
+		for BlockedWaiters() == n {
 			if time.Now().After(deadline) {
 				t.Fatal("client did not block")
 			}
