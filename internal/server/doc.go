@@ -3,7 +3,9 @@
 //
 // # Threads
 //
-// Every connection has one goroutine. It reads whatever the socket has,
+// By default every connection has one goroutine (with CORVID_NETLOOP=N,
+// N epoll event loops own the sockets instead and run batches inline; see
+// netpath.go and package netloop). The goroutine reads whatever the socket has,
 // parses every complete command in the buffer, executes each one inline
 // (taking the keyspace stripe locks the command's key specs name, in
 // ascending order), appends the replies to one buffer, and writes that
