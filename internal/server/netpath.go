@@ -14,10 +14,11 @@ import (
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
-// The event-loop network path (package netloop), chosen by the environment
-// variable CORVID_NETLOOP until it becomes the default:
+// The event-loop network path (package netloop) is the default; the
+// environment variable CORVID_NETLOOP overrides the number of loops:
 //
-//	unset, "", "0"  one goroutine per connection on Go's netpoller (default)
+//	unset, ""       loops from io-threads (see defaultLoops)
+//	"0", "off"      one goroutine per connection on Go's netpoller
 //	N (N >= 1)      N event loops
 //	"auto"          GOMAXPROCS event loops
 //
@@ -35,10 +36,12 @@ import (
 // "Network path".
 
 // netloopLoops reads CORVID_NETLOOP: 0 means the goroutine path.
-func netloopLoops() int {
+func netloopLoops(ioThreads int) int {
 	v := os.Getenv("CORVID_NETLOOP")
 	switch v {
-	case "", "0", "off", "no":
+	case "":
+		return defaultLoops(ioThreads, runtime.GOMAXPROCS(0))
+	case "0", "off", "no":
 		return 0
 	case "auto":
 		return runtime.GOMAXPROCS(0)
@@ -50,10 +53,22 @@ func netloopLoops() int {
 	return n
 }
 
+// defaultLoops maps Valkey's io-threads onto event loops. Each loop both
+// does I/O and executes commands, so loops are Corvid's execution threads:
+// io-threads N asks for N of them, never more than there are cores
+// (GOMAXPROCS), and never fewer than half the cores, so the default
+// (io-threads 1) still uses several cores on a big machine. On the 2-core
+// machines where the load generator shares the box, that is one loop, which
+// measured cheaper per request than two (docs/benchmarks.md, issue 6).
+func defaultLoops(ioThreads, procs int) int {
+	n := max(ioThreads, (procs+1)/2)
+	return max(1, min(n, procs))
+}
+
 // startNetloop starts the event loops when CORVID_NETLOOP asks for them
 // (from Listen, so that they exist before Serve accepts).
 func (s *Server) startNetloop() error {
-	n := netloopLoops()
+	n := netloopLoops(s.cfg.IOThreads())
 	if n == 0 {
 		return nil
 	}

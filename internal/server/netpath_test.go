@@ -251,3 +251,18 @@ func TestBlockedClientInputOnLoop(t *testing.T) {
 		}
 	})
 }
+
+func TestDefaultLoops(t *testing.T) {
+	for _, tc := range []struct{ io, procs, want int }{
+		{1, 2, 1},  // default io-threads on this project's 2-core machines
+		{14, 2, 2}, // the seed's io-threads 14, capped by the cores
+		{1, 16, 8}, // default on a big machine: half the cores
+		{14, 16, 14},
+		{32, 16, 16},
+		{1, 1, 1},
+	} {
+		if got := defaultLoops(tc.io, tc.procs); got != tc.want {
+			t.Errorf("defaultLoops(%d, %d) = %d, want %d", tc.io, tc.procs, got, tc.want)
+		}
+	}
+}
