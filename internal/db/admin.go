@@ -2,8 +2,6 @@ package db
 
 import (
 	"math/rand/v2"
-
-	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // DBSize counts the keys of database db, stripe by stripe. Keys that have
@@ -209,12 +207,4 @@ func (ks *Keyspace) RandomKey(db int, now int64, held bool) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// dictOf exposes a shard's dict to package tests.
-func (ks *Keyspace) dictOf(db, stripe int) *ds.Dict[Object] {
-	if sh := ks.stripes[stripe].shards[db]; sh != nil {
-		return sh.keys
-	}
-	return nil
 }

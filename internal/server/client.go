@@ -2,10 +2,8 @@ package server
 
 import (
 	"errors"
-	"io"
 	"net"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -395,15 +393,4 @@ func (c *Client) takePending() {
 	if len(p) > 0 {
 		c.rd.Feed(p)
 	}
-}
-
-func (c *Client) setLastCmd(name string) {
-	c.mu.Lock()
-	c.mu.lastCmd = name
-	c.mu.Unlock()
-}
-
-// isEOF reports a normal disconnect.
-func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "reset by peer")
 }

@@ -214,7 +214,7 @@ func getKeys(c *Client, withFlags bool) {
 	case !cm.meta.HasKeys():
 		c.w.Error("ERR The command has no key arguments")
 		return
-	case !arityOK(cm.meta.Arity, len(args)):
+	case !cm.meta.CheckArity(len(args)):
 		c.w.Error("ERR Invalid number of arguments specified for command")
 		return
 	}

@@ -31,7 +31,7 @@ func (c *Client) execute(argv [][]byte) {
 		}
 		cm = sub
 	}
-	if !arityOK(cm.meta.Arity, len(argv)) {
+	if !cm.meta.CheckArity(len(argv)) {
 		c.reject(cm, "ERR wrong number of arguments for '"+cm.name+"' command")
 		return
 	}
@@ -61,20 +61,8 @@ func (c *Client) execute(argv [][]byte) {
 }
 
 func lookupSub(cm *cmd, name []byte, scratch []byte) (*cmd, []byte) {
-	scratch = append(scratch[:0], name...)
-	for i, ch := range scratch {
-		if 'A' <= ch && ch <= 'Z' {
-			scratch[i] = ch + 32
-		}
-	}
+	scratch = foldLower(scratch, name)
 	return cm.subs[string(scratch)], scratch
-}
-
-func arityOK(arity, argc int) bool {
-	if arity >= 0 {
-		return argc == arity
-	}
-	return argc >= -arity
 }
 
 // multiControl lists the commands that run immediately inside MULTI.

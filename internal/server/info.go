@@ -108,13 +108,6 @@ func (w *infoWriter) int(k string, v int64) { w.str(k, strconv.FormatInt(v, 10))
 
 func (w *infoWriter) float(k string, v float64) { w.str(k, strconv.FormatFloat(v, 'f', 2, 64)) }
 
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // genInfo renders the requested sections. c is the calling client: its
 // own state is read directly and it tells whether the stripes are already
 // held (INFO inside EXEC), in which case no stripe is locked again.

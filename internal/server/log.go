@@ -60,7 +60,6 @@ func (l *logger) logf(level int, mark byte, format string, args ...any) {
 	l.mu.Unlock()
 }
 
-func (l *logger) debug(f string, a ...any)   { l.logf(levelDebug, '.', f, a...) }
 func (l *logger) verbose(f string, a ...any) { l.logf(levelVerbose, '-', f, a...) }
 func (l *logger) notice(f string, a ...any)  { l.logf(levelNotice, '*', f, a...) }
 func (l *logger) warn(f string, a ...any)    { l.logf(levelWarning, '#', f, a...) }

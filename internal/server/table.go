@@ -113,13 +113,20 @@ func cutPipe(s string) (string, string, bool) {
 // the name is folded into scratch and the map is indexed with string(scratch),
 // which the compiler does not copy.
 func (t *table) lookup(name []byte, scratch []byte) (*cmd, []byte) {
+	scratch = foldLower(scratch, name)
+	return t.cmds[string(scratch)], scratch
+}
+
+// foldLower copies name into scratch in ASCII lower case; command and
+// subcommand names are looked up that way without allocating.
+func foldLower(scratch, name []byte) []byte {
 	scratch = append(scratch[:0], name...)
 	for i, ch := range scratch {
 		if 'A' <= ch && ch <= 'Z' {
 			scratch[i] = ch + 32
 		}
 	}
-	return t.cmds[string(scratch)], scratch
+	return scratch
 }
 
 // all returns every implemented top-level command.
