@@ -565,7 +565,10 @@ func TestClientUnblock(t *testing.T) {
 	if got := a.Do("CLIENT", "UNBLOCK", strconv.FormatInt(idB, 10)); got != ":0" {
 		t.Errorf("UNBLOCK of a client that is not blocked: %s", got)
 	}
-	target.SetBlocked(true)
+	// Mark the client blocked as a blocking command would, without
+	// SetBlocked's socket watcher: that belongs to the client's own
+	// goroutine, and the test runs on another one.
+	target.blocked.Store(true)
 	if flags := clientLines(t, a.Do("CLIENT", "LIST", "ID", strconv.FormatInt(idB, 10)))[0]["flags"]; flags != "b" {
 		t.Errorf("blocked client flags=%s", flags)
 	}
@@ -587,7 +590,7 @@ func TestClientUnblock(t *testing.T) {
 	if r := <-target.UnblockChan(); r != db.UnblockTimeout {
 		t.Errorf("reason %d, want UnblockTimeout", r)
 	}
-	target.SetBlocked(false)
+	target.blocked.Store(false)
 }
 
 func TestClientHelpShape(t *testing.T) {
