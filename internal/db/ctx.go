@@ -2,7 +2,9 @@ package db
 
 import (
 	"time"
+	"unsafe"
 
+	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -33,6 +35,38 @@ type Ctx struct {
 	// (blocking pops register on it). It is an interface to keep db free of
 	// the server package.
 	Client any
+	// Shard is the connection's shard of sharded statistics (package
+	// counter).
+	Shard int
+
+	// pinned/pinHash memoize the ds.Hash of one key argument for the
+	// duration of one command, so that the stripe lock, the lookup, the
+	// write and the memory accounting of a single-key command hash the key
+	// once. The memo matches by slice identity (same backing array, same
+	// length): argv is immutable while its command runs, and the
+	// dispatcher clears the memo before every command, so a later buffer
+	// reusing the address cannot match a stale hash.
+	pinned  []byte
+	pinHash uint64
+}
+
+// PinKey hashes key (an argv element that stays unchanged until Unpin),
+// remembers the hash for the command's lookups and returns the key's stripe.
+func (c *Ctx) PinKey(key []byte) int {
+	h := ds.Hash(key)
+	c.pinned, c.pinHash = key, h
+	return stripeOfHash(h)
+}
+
+// Unpin forgets the key pinned by PinKey.
+func (c *Ctx) Unpin() { c.pinned = nil }
+
+// hash returns ds.Hash(key), from the memo when key is the pinned slice.
+func (c *Ctx) hash(key []byte) uint64 {
+	if len(key) == len(c.pinned) && len(key) > 0 && unsafe.SliceData(key) == unsafe.SliceData(c.pinned) {
+		return c.pinHash
+	}
+	return ds.Hash(key)
 }
 
 // Arg returns argv[i] as a string (allocates; use for option words only).
@@ -44,14 +78,14 @@ func (c *Ctx) Arg(i int) string { return string(c.Argv[i]) }
 func (c *Ctx) Touch(key []byte) {
 	c.Dirty++
 	c.KS.watch.touch(c.DB, key)
-	c.KS.accountKey(c.DB, key)
+	c.KS.accountKeyHash(c.DB, key, c.hash(key))
 }
 
 // TouchDB marks a key in another database as modified.
 func (c *Ctx) TouchDB(db int, key []byte) {
 	c.Dirty++
 	c.KS.watch.touch(db, key)
-	c.KS.accountKey(db, key)
+	c.KS.accountKeyHash(db, key, c.hash(key))
 }
 
 // SetNow refreshes the cached clock.
@@ -71,9 +105,9 @@ func (c *Ctx) Lookup(key []byte) *Object {
 func (c *Ctx) LookupRead(key []byte) *Object {
 	o := c.Lookup(key)
 	if o == nil {
-		c.KS.Stats.KeyspaceMisses.Add(1)
+		c.KS.Stats.KeyspaceMisses.Add(c.Shard, 1)
 	} else {
-		c.KS.Stats.KeyspaceHits.Add(1)
+		c.KS.Stats.KeyspaceHits.Add(c.Shard, 1)
 	}
 	return o
 }
@@ -91,11 +125,12 @@ func (c *Ctx) LookupWrite(key []byte) *Object {
 func (c *Ctx) LookupDB(db int, key []byte) *Object { return c.lookup(db, key) }
 
 func (c *Ctx) lookup(db int, key []byte) *Object {
-	sh := c.KS.shardFor(db, key, false)
+	h := c.hash(key)
+	sh := c.KS.shardOfHash(db, h, false)
 	if sh == nil {
 		return nil
 	}
-	o := sh.keys.Find(key)
+	o := sh.keys.FindHashed(h, key)
 	if o == nil {
 		return nil
 	}
@@ -114,12 +149,13 @@ func (c *Ctx) Create(key []byte, t Type) *Object {
 
 // CreateDB is Create in database db.
 func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
-	sh := c.KS.shardFor(db, key, true)
-	o, existed := sh.keys.Upsert(key)
+	h := c.hash(key)
+	sh := c.KS.shardOfHash(db, h, true)
+	o, existed := sh.keys.UpsertHashed(h, key)
 	if existed {
 		sh.unaccount(o.mem)
 		if o.Expire != 0 {
-			sh.expires.Delete(key)
+			sh.expires.DeleteHashed(h, key)
 		}
 	}
 	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
@@ -131,12 +167,13 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 // set. The value is copied. It reuses the old buffer when it fits, so
 // overwriting a key does not allocate.
 func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
-	sh := c.KS.shardFor(c.DB, key, true)
-	o, existed := sh.keys.Upsert(key)
+	h := c.hash(key)
+	sh := c.KS.shardOfHash(c.DB, h, true)
+	o, existed := sh.keys.UpsertHashed(h, key)
 	reshaped := !existed
 	if existed {
 		if o.Expire != 0 && (!keepTTL || o.Expire <= c.Now) {
-			sh.expires.Delete(key)
+			sh.expires.DeleteHashed(h, key)
 			o.Expire = 0
 			reshaped = true
 		}
@@ -166,11 +203,12 @@ func (c *Ctx) Delete(key []byte) bool { return c.DeleteDB(c.DB, key) }
 
 // DeleteDB removes a key from database db.
 func (c *Ctx) DeleteDB(db int, key []byte) bool {
-	sh := c.KS.shardFor(db, key, false)
+	h := c.hash(key)
+	sh := c.KS.shardOfHash(db, h, false)
 	if sh == nil {
 		return false
 	}
-	o := sh.keys.Find(key)
+	o := sh.keys.FindHashed(h, key)
 	if o == nil {
 		return false
 	}
@@ -179,9 +217,9 @@ func (c *Ctx) DeleteDB(db int, key []byte) bool {
 			c.KS.expireKey(db, sh, key)
 			return false
 		}
-		sh.expires.Delete(key)
+		sh.expires.DeleteHashed(h, key)
 	}
-	if v, ok := sh.keys.Delete(key); ok {
+	if v, ok := sh.keys.DeleteHashed(h, key); ok {
 		sh.unaccount(v.mem)
 	}
 	c.KS.settle(db, sh)
@@ -195,12 +233,13 @@ func (c *Ctx) SetExpire(key []byte, o *Object, ms int64) {
 
 // SetExpireDB is SetExpire in database db.
 func (c *Ctx) SetExpireDB(db int, key []byte, o *Object, ms int64) {
-	sh := c.KS.shardFor(db, key, true)
+	h := c.hash(key)
+	sh := c.KS.shardOfHash(db, h, true)
 	switch {
 	case ms != 0 && o.Expire == 0:
-		sh.expires.Upsert(key)
+		sh.expires.UpsertHashed(h, key)
 	case ms == 0 && o.Expire != 0:
-		sh.expires.Delete(key)
+		sh.expires.DeleteHashed(h, key)
 	}
 	o.Expire = ms
 	c.KS.settle(db, sh)

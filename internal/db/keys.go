@@ -54,9 +54,9 @@ var CopyValue func(o *Object) any
 func (c *Ctx) peekRead(key []byte) *Object {
 	o := c.LookupDB(c.DB, key)
 	if o == nil {
-		c.KS.Stats.KeyspaceMisses.Add(1)
+		c.KS.Stats.KeyspaceMisses.Add(c.Shard, 1)
 	} else {
-		c.KS.Stats.KeyspaceHits.Add(1)
+		c.KS.Stats.KeyspaceHits.Add(c.Shard, 1)
 	}
 	return o
 }

@@ -1,11 +1,11 @@
 package db
 
 import (
-	"hash/maphash"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
@@ -16,7 +16,6 @@ const StripeCount = 256
 
 // Keyspace holds every logical database.
 type Keyspace struct {
-	seed    maphash.Seed
 	ndb     int
 	stripes [StripeCount]stripe
 
@@ -40,8 +39,8 @@ type Keyspace struct {
 type Stats struct {
 	ExpiredKeys     atomic.Int64
 	EvictedKeys     atomic.Int64
-	KeyspaceHits    atomic.Int64
-	KeyspaceMisses  atomic.Int64
+	KeyspaceHits    counter.Sharded // every read: sharded by Ctx.Shard
+	KeyspaceMisses  counter.Sharded
 	ExpireCycleTime atomic.Int64 // microseconds spent in active expiry
 	// EvictionExceeded is the total time (microseconds) used memory spent
 	// above maxmemory, not counting the current stretch (see
@@ -84,7 +83,7 @@ type shard struct {
 
 // New returns an empty keyspace with n databases.
 func New(n int) *Keyspace {
-	ks := &Keyspace{seed: maphash.MakeSeed(), ndb: n}
+	ks := &Keyspace{ndb: n}
 	for i := range ks.stripes {
 		ks.stripes[i].shards = make([]*shard, n)
 	}
@@ -98,9 +97,11 @@ func New(n int) *Keyspace {
 func (ks *Keyspace) Databases() int { return ks.ndb }
 
 // StripeOf returns the stripe index of a key.
-func (ks *Keyspace) StripeOf(key []byte) int {
-	return int(maphash.Bytes(ks.seed, key) & (StripeCount - 1))
-}
+// It is derived from ds.Hash, the hash every Dict uses, so that a command
+// hashes its key once for the lock and the dict lookups (see Ctx.PinKey).
+func (ks *Keyspace) StripeOf(key []byte) int { return stripeOfHash(ds.Hash(key)) }
+
+func stripeOfHash(h uint64) int { return ds.Stripe(h, StripeCount) }
 
 // LockSet is a sorted, de-duplicated list of stripe indexes.
 type LockSet struct {
@@ -197,6 +198,11 @@ func (ks *Keyspace) UnlockStripe(i int) { ks.stripes[i].mu.Unlock() }
 // The key's stripe must be locked.
 func (ks *Keyspace) shardFor(db int, key []byte, create bool) *shard {
 	return ks.shardAt(db, ks.StripeOf(key), create)
+}
+
+// shardOfHash is shardFor for a key whose ds.Hash is h.
+func (ks *Keyspace) shardOfHash(db int, h uint64, create bool) *shard {
+	return ks.shardAt(db, stripeOfHash(h), create)
 }
 
 func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {

@@ -188,11 +188,16 @@ func (ks *Keyspace) publish(st *stripe, force bool) {
 // accountKey re-measures key's value after a write (Touch). The key's
 // stripe must be locked.
 func (ks *Keyspace) accountKey(db int, key []byte) {
-	sh := ks.shardFor(db, key, false)
+	ks.accountKeyHash(db, key, ds.Hash(key))
+}
+
+// accountKeyHash is accountKey for a key whose ds.Hash is h.
+func (ks *Keyspace) accountKeyHash(db int, key []byte, h uint64) {
+	sh := ks.shardOfHash(db, h, false)
 	if sh == nil {
 		return
 	}
-	if o := sh.keys.Find(key); o != nil {
+	if o := sh.keys.FindHashed(h, key); o != nil {
 		sh.accountObj(o)
 		ks.publish(sh.st, false)
 	}

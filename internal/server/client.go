@@ -20,6 +20,9 @@ type Client struct {
 	srv  *Server
 	conn net.Conn
 	id   int64
+	// shard picks this client's shard of the sharded statistics (package
+	// counter, statShards): fixed for the connection's life.
+	shard int
 	rd   *resp.Reader
 	w    *resp.Writer
 	ctx  db.Ctx
@@ -46,6 +49,10 @@ type Client struct {
 	closeAfter  bool  // QUIT: close after this batch's replies
 	lastCmd     *cmd  // last command run; published for CLIENT LIST per batch
 	batchNow    int64 // wall clock (ms) when the current batch was read
+	// lastEnd is the monotonic time the previous command of this batch
+	// ended (0 at the start of a batch): the next command's start, so a
+	// pipelined batch reads the clock once per command, not twice.
+	lastEnd int64
 
 	authed    bool
 	replyMode int // replyOn, replyOff, replySkip
@@ -107,7 +114,8 @@ func (s *Server) accept(conn net.Conn) {
 		laddr:   conn.LocalAddr().String(),
 		unblock: make(chan int, 1),
 	}
-	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c}
+	c.shard = int(c.id % statShards)
+	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard}
 	c.proto.Store(2)
 	c.authed = s.cfg.RequirePass() == ""
 	c.mu.user = "default"
@@ -191,11 +199,12 @@ func (c *Client) serve() {
 		c.rd.Unauthenticated = !c.authed
 		n, err := c.rd.Fill(c.conn)
 		if n > 0 {
-			s.stats.netInput.Add(int64(n))
+			s.stats.netInput.Add(c.shard, int64(n))
 			c.netIn.Add(int64(n))
 			// One wall-clock read per batch: it is the clock of every
 			// command in the batch (Valkey also caches the time).
 			c.batchNow = time.Now().UnixMilli()
+			c.lastEnd = 0
 			c.lastActive.Store(c.batchNow)
 			if !c.runBuffered() {
 				c.flush()
@@ -241,7 +250,14 @@ func (c *Client) runBuffered() bool {
 			c.publish()
 			return true
 		}
+		if h := testHookLoopCheck.Load(); h != nil {
+			(*h)(c)
+		}
 		c.execute(argv)
+		if c.detachArgv != nil {
+			c.publish() // execute chose to leave the loop (see there)
+			return true
+		}
 		if c.pendingIn != nil {
 			c.takePending()
 		}
@@ -256,6 +272,10 @@ func (c *Client) runBuffered() bool {
 	}
 	return false
 }
+
+// testHookLoopCheck, when set by a test, runs between mustLeaveLoop and
+// execute: the window in which another client may start CLIENT PAUSE.
+var testHookLoopCheck atomic.Pointer[func(*Client)]
 
 // publish makes the connection's state visible to CLIENT LIST/INFO from
 // other clients, once per batch rather than once per command.
@@ -288,7 +308,7 @@ func (c *Client) flush() bool {
 		return true
 	}
 	n, err := c.conn.Write(c.w.Bytes())
-	c.srv.stats.netOutput.Add(int64(n))
+	c.srv.stats.netOutput.Add(c.shard, int64(n))
 	c.netOut.Add(int64(n))
 	c.w.Reset()
 	c.w.Shrink(4 << 20)

@@ -85,10 +85,7 @@ func (s *Server) resetStats() {
 		a.Store(0)
 	}
 	for _, cm := range s.sortedCommands() {
-		cm.stats.calls.Store(0)
-		cm.stats.usec.Store(0)
-		cm.stats.rejected.Store(0)
-		cm.stats.failed.Store(0)
+		cm.stats.reset()
 	}
 	s.errs.reset()
 	e := s.ext()

@@ -55,6 +55,14 @@ func (c *Client) execute(argv [][]byte) {
 		return
 	}
 	if s.pause.blocks(cm) {
+		if c.nc != nil && !c.offLoop {
+			// CLIENT PAUSE began after mustLeaveLoop looked: waiting here
+			// would stall the loop's other clients, so leave the loop and
+			// run this command again from the top on a goroutine of its
+			// own (runBuffered sees detachArgv). Nothing ran yet.
+			c.detachArgv = argv
+			return
+		}
 		s.pause.wait(c)
 	}
 	c.call(cm, argv)
@@ -100,7 +108,7 @@ func (c *Client) rejectUnknown(argv [][]byte) {
 // the transaction, as Valkey's flagTransaction does.
 func (c *Client) reject(cm *cmd, msg string) {
 	if cm != nil {
-		cm.stats.rejected.Add(1)
+		cm.stats.shard[c.shard].rejected.Add(1)
 	}
 	if cm != nil && cm.name == "exec" {
 		// execCommandAbort: a rejected EXEC discards the transaction (if
@@ -144,7 +152,8 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	ctx := &c.ctx
 	ctx.Argv = argv
 	ctx.Dirty = 0
-	start := nanotime()
+	ctx.Unpin()
+	start := c.clock()
 	if !ctx.Locked {
 		ctx.Now = c.batchNow
 	}
@@ -154,16 +163,22 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	} else {
 		cm.proc(c)
 	}
-	ns := nanotime() - start
+	end := nanotime()
+	c.lastEnd = end
+	if cm.meta.Flags&command.FlagBlocking != 0 {
+		c.lastEnd = 0 // it may have waited: the next command reads the clock
+	}
+	ns := end - start
 	usec := ns / 1000
-	s.observeCall(cm, ns)
+	s.observeCall(cm, c.shard, ns)
 	c.lastCmd = cm
-	cm.stats.calls.Add(1)
-	cm.stats.usec.Add(usec)
-	s.stats.commands.Add(1)
+	st := &cm.stats.shard[c.shard]
+	st.calls.Add(1)
+	st.usec.Add(usec)
+	s.stats.commands.Add(c.shard, 1)
 	c.cmds.Add(1)
 	if c.w.Len() > mark && c.w.Bytes()[mark] == '-' {
-		cm.stats.failed.Add(1)
+		st.failed.Add(1)
 		s.stats.totalErrors.Add(1)
 		s.errs.countReply(c.w.Bytes()[mark:])
 	}
@@ -219,7 +234,7 @@ func (c *Client) callData(cm *cmd) {
 		}
 		if len(c.keyPos) == 1 {
 			// The common case: one key, one stripe, no sorting.
-			st := ks.StripeOf(ctx.Argv[c.keyPos[0]])
+			st := ctx.PinKey(ctx.Argv[c.keyPos[0]])
 			ks.LockStripe(st)
 			defer ks.UnlockStripe(st)
 			cm.dbProc(ctx)

@@ -32,3 +32,12 @@ func (h *hotConfig) load(cfg *config.Config) {
 //
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
+
+// clock is the start time of the next command: the end of the previous
+// command of the same batch, or a fresh reading.
+func (c *Client) clock() int64 {
+	if c.lastEnd != 0 {
+		return c.lastEnd
+	}
+	return nanotime()
+}

@@ -402,11 +402,10 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 	if req.want("commandstats") {
 		w.section("Commandstats")
 		for _, cm := range s.sortedCommands() {
-			calls, rejected, failed := cm.stats.calls.Load(), cm.stats.rejected.Load(), cm.stats.failed.Load()
+			calls, usec, rejected, failed := cm.stats.total()
 			if calls == 0 && rejected == 0 && failed == 0 {
 				continue
 			}
-			usec := cm.stats.usec.Load()
 			per := 0.0
 			if calls > 0 {
 				per = float64(usec) / float64(calls)
@@ -434,7 +433,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		if s.cfg.LatencyTracking() {
 			pcts := s.cfg.LatencyTrackingInfoPercentiles()
 			for _, cm := range s.sortedCommands() {
-				h := e.hists[cm].p.Load()
+				h := e.hists[cm].merged()
 				if h == nil {
 					continue
 				}

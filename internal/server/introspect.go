@@ -40,7 +40,40 @@ type serverExtras struct {
 	packedThreshold atomic.Int64
 }
 
-type histSlot struct{ p atomic.Pointer[latencyHist] }
+// histSlot is a command's latency histogram, one per stats shard (see
+// statShards), each allocated on first use.
+type histSlot struct{ p [statShards]atomic.Pointer[latencyHist] }
+
+// record adds a call of ns nanoseconds to shard i.
+func (s *histSlot) record(i int, ns int64) {
+	h := s.p[i].Load()
+	if h == nil {
+		s.p[i].CompareAndSwap(nil, newLatencyHist())
+		h = s.p[i].Load()
+	}
+	h.record(ns)
+}
+
+// merged returns the sum of the shards, or nil when none was used.
+func (s *histSlot) merged() *latencyHist {
+	var out *latencyHist
+	for i := range s.p {
+		h := s.p[i].Load()
+		if h == nil {
+			continue
+		}
+		if out == nil {
+			out = newLatencyHist()
+		}
+		for j := range h.counts {
+			if n := h.counts[j].Load(); n != 0 {
+				out.counts[j].Add(n)
+			}
+		}
+		out.total.Add(h.total.Load())
+	}
+	return out
+}
 
 func (s *Server) ext() *serverExtras { return s.extras }
 
@@ -98,16 +131,10 @@ func (s *Server) startIntrospection() {
 // as Valkey's call() does.
 //
 // ns is the command's duration in nanoseconds.
-func (s *Server) observeCall(cm *cmd, ns int64) {
+func (s *Server) observeCall(cm *cmd, shard int, ns int64) {
 	e := s.ext()
 	if s.cfg.LatencyTracking() {
-		slot := &cm.hist
-		h := slot.p.Load()
-		if h == nil {
-			slot.p.CompareAndSwap(nil, newLatencyHist())
-			h = slot.p.Load()
-		}
-		h.record(ns)
+		cm.hist.record(shard, ns)
 	}
 	if th := s.cfg.LatencyMonitorThreshold(); th > 0 {
 		if ms := ns / 1e6; ms >= th {

@@ -325,7 +325,7 @@ func latencyHistogramCommand(c *Client) {
 	}
 	var out []entry
 	addCmd := func(cm *cmd) {
-		if h := e.hists[cm].p.Load(); h != nil {
+		if h := e.hists[cm].merged(); h != nil {
 			out = append(out, entry{cm.name, h})
 		}
 	}
@@ -514,6 +514,8 @@ func (h *latencyHist) writeCDF(w interface {
 // resetLatencyHistograms drops every histogram (CONFIG RESETSTAT).
 func (e *serverExtras) resetLatencyHistograms() {
 	for _, slot := range e.hists {
-		slot.p.Store(nil)
+		for i := range slot.p {
+			slot.p[i].Store(nil)
+		}
 	}
 }

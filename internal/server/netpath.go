@@ -167,8 +167,9 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 	c.rd.Unauthenticated = !c.authed
 	n, err := c.rd.Fill(nc)
 	if n > 0 {
-		s.stats.netInput.Add(int64(n))
+		s.stats.netInput.Add(c.shard, int64(n))
 		c.batchNow = time.Now().UnixMilli()
+		c.lastEnd = 0
 		c.lastActive.Store(c.batchNow)
 		ok := c.runBuffered()
 		if c.detachArgv != nil {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,47 @@ func TestPauseLeavesLoop(t *testing.T) {
 			t.Fatal(got)
 		}
 	})
+}
+
+// TestPauseRaceLeavesLoop: CLIENT PAUSE starting after a write passed the
+// loop's leave check (the hook opens that window deterministically) still
+// makes the write wait off the loop: a read on the same (single) loop is
+// answered during the pause.
+func TestPauseRaceLeavesLoop(t *testing.T) {
+	t.Setenv("CORVID_NETLOOP", "1")
+	s, addr := startIntroServer(t)
+	if s.loops == nil {
+		t.Fatal("no event loop")
+	}
+	w := testutil.Dial(t, addr)
+	r := testutil.Dial(t, addr)
+	if got := w.Do("SET", "k", "old"); got != "+OK" {
+		t.Fatal(got)
+	}
+	wid := strings.TrimPrefix(w.Do("CLIENT", "ID"), ":")
+	hook := func(c *Client) {
+		if strconv.FormatInt(c.id, 10) == wid && !s.pause.active.Load() {
+			s.pause.pause(300*time.Millisecond, true)
+		}
+	}
+	testHookLoopCheck.Store(&hook)
+	defer testHookLoopCheck.Store(nil)
+	start := time.Now()
+	w.Send("SET", "k", "new")
+	time.Sleep(20 * time.Millisecond) // let the SET reach the pause
+	testHookLoopCheck.Store(nil)
+	if got := r.Do("GET", "k"); got != `"old"` {
+		t.Fatalf("GET during the pause: %s", got)
+	}
+	if d := time.Since(start); d > 250*time.Millisecond {
+		t.Fatalf("the read waited for the pause (%v): the loop stalled", d)
+	}
+	if got := w.Read(); got != "+OK" {
+		t.Fatalf("paused SET: %s", got)
+	}
+	if got := r.Do("GET", "k"); got != `"new"` {
+		t.Fatal(got)
+	}
 }
 
 // TestKillOnLoop: CLIENT KILL ends an idle client and a blocked one; both

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/netloop"
 )
@@ -64,10 +65,10 @@ type Server struct {
 
 type serverStats struct {
 	connsReceived  atomic.Int64
-	commands       atomic.Int64
+	commands       counter.Sharded // per call: sharded (see package counter)
 	rejectedConns  atomic.Int64
-	netInput       atomic.Int64
-	netOutput      atomic.Int64
+	netInput       counter.Sharded // per read
+	netOutput      counter.Sharded // per write
 	totalErrors    atomic.Int64
 	unexpectedErrs atomic.Int64
 }

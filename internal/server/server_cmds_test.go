@@ -303,11 +303,11 @@ func TestLatencyMonitor(t *testing.T) {
 	s, addr := startIntroServer(t)
 	a := testutil.Dial(t, addr)
 	a.Do("CONFIG", "SET", "latency-monitor-threshold", "1")
-	// TODO(lead): Client.call will call observeCall; drive it directly.
-	s.observeCall(s.table.cmds["set"], int64(5*time.Millisecond))
-	s.observeCall(s.table.cmds["set"], int64(3*time.Millisecond))
-	s.observeCall(s.table.cmds["get"], int64(7*time.Millisecond))
-	s.observeCall(s.table.cmds["get"], int64(500*time.Microsecond)) // under the threshold
+	// Drive observeCall directly: a real command would need a slow proc.
+	s.observeCall(s.table.cmds["set"], 0, int64(5*time.Millisecond))
+	s.observeCall(s.table.cmds["set"], 1, int64(3*time.Millisecond))
+	s.observeCall(s.table.cmds["get"], 2, int64(7*time.Millisecond))
+	s.observeCall(s.table.cmds["get"], 3, int64(500*time.Microsecond)) // under the threshold
 
 	now := time.Now().Unix()
 	got := a.Do("LATENCY", "LATEST")
@@ -343,10 +343,11 @@ func TestLatencyHistogram(t *testing.T) {
 	s, addr := startIntroServer(t)
 	a := testutil.Dial(t, addr)
 	set := s.table.cmds["set"]
-	for _, ns := range []int64{500, 1500, 1500, 40_000, 3_000_000_000} {
-		s.observeCall(set, ns)
+	// Spread over the stats shards: the reply must merge them.
+	for i, ns := range []int64{500, 1500, 1500, 40_000, 3_000_000_000} {
+		s.observeCall(set, i%statShards, ns)
 	}
-	s.observeCall(s.table.cmds["client"].subs["id"], 900)
+	s.observeCall(s.table.cmds["client"].subs["id"], 5, 900)
 	// Buckets are hdr's log buckets from 1024 ns (reported as the highest
 	// value of the bucket in µs) with cumulative counts; values above 1 s
 	// are clamped to 1 s.

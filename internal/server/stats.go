@@ -90,6 +90,7 @@ func (p *pauseState) wait(c *Client) {
 	case <-c.unblock:
 	}
 	c.batchNow = time.Now().UnixMilli()
+	c.lastEnd = 0
 }
 
 func (p *pauseState) pause(d time.Duration, writeOnly bool) {
