@@ -23,9 +23,9 @@ type Client struct {
 	// shard picks this client's shard of the sharded statistics (package
 	// counter, statShards): fixed for the connection's life.
 	shard int
-	rd   *resp.Reader
-	w    *resp.Writer
-	ctx  db.Ctx
+	rd    *resp.Reader
+	w     *resp.Writer
+	ctx   db.Ctx
 
 	mu struct {
 		sync.Mutex

@@ -42,7 +42,9 @@ type serverExtras struct {
 
 // histSlot is a command's latency histogram, one per stats shard (see
 // statShards), each allocated on first use.
-type histSlot struct{ p [statShards]atomic.Pointer[latencyHist] }
+type histSlot struct {
+	p [statShards]atomic.Pointer[latencyHist]
+}
 
 // record adds a call of ns nanoseconds to shard i.
 func (s *histSlot) record(i int, ns int64) {
