@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// caseSpec is one data set: keys keys of perKey elements each.
+type caseSpec struct {
+	name   string // list, set, zset, hash, smallhash
+	cmd    string // the write command: RPUSH, SADD, ZADD or HSET
+	key    string // the key, or for several keys the prefix of key<i>
+	keys   int
+	perKey int
+}
+
+func (c caseSpec) elements() int { return c.keys * c.perKey }
+
+// keyName is the name of key i.
+func (c caseSpec) keyName(i int) string {
+	if c.keys == 1 {
+		return c.key
+	}
+	return c.key + strconv.Itoa(i)
+}
+
+// countCommand reads back how many elements key 0 holds.
+func (c caseSpec) countCommand() []string {
+	cmd := map[string]string{"RPUSH": "LLEN", "SADD": "SCARD", "ZADD": "ZCARD", "HSET": "HLEN"}[c.cmd]
+	return []string{cmd, c.keyName(0)}
+}
+
+// pairs reports whether each element is two arguments (score or field, then
+// the value).
+func (c caseSpec) pairs() bool { return c.cmd == "ZADD" || c.cmd == "HSET" }
+
+var allCases = []string{"list", "set", "zset", "hash", "smallhash"}
+
+// makeCases returns the cases named in the comma-separated list names.
+func makeCases(names string, n, small, fields int) ([]caseSpec, error) {
+	var out []caseSpec
+	seen := map[string]bool{}
+	for name := range strings.SplitSeq(names, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch name {
+		case "list":
+			out = append(out, caseSpec{name, "RPUSH", "mem:list", 1, n})
+		case "set":
+			out = append(out, caseSpec{name, "SADD", "mem:set", 1, n})
+		case "zset":
+			out = append(out, caseSpec{name, "ZADD", "mem:zset", 1, n})
+		case "hash":
+			out = append(out, caseSpec{name, "HSET", "mem:hash", 1, n})
+		case "smallhash":
+			out = append(out, caseSpec{name, "HSET", "h:", small, fields})
+		default:
+			return nil, fmt.Errorf("unknown case %q (want some of %s)", name, strings.Join(allCases, ","))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no cases")
+	}
+	return out, nil
+}
+
+// valueAlphabet has 64 printable characters, so 6 random bits pick one.
+const valueAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// generator produces a case's write commands, the same for the same seed.
+type generator struct {
+	spec caseSpec
+	per  int // elements per command at most
+	size int // value length
+	rng  *rand.Rand
+	k, i int // next key, next element of that key
+	val  []byte
+	num  []byte
+}
+
+func newGenerator(spec caseSpec, per, size int, seed uint64) *generator {
+	return &generator{spec: spec, per: per, size: size,
+		rng: rand.New(rand.NewPCG(seed, 0x6d656d70657265)), val: make([]byte, size)}
+}
+
+// value fills g.val with "<idx>:" and random characters up to g.size
+// bytes (the prefix is cut if size is shorter than it).
+func (g *generator) value(idx int) []byte {
+	v := strconv.AppendInt(g.val[:0], int64(idx), 10)
+	v = append(v, ':')
+	v = v[:min(len(v), g.size)]
+	for len(v) < g.size {
+		r := g.rng.Uint64()
+		for j := 0; j < 10 && len(v) < g.size; j++ {
+			v = append(v, valueAlphabet[r&63])
+			r >>= 6
+		}
+	}
+	g.val = v
+	return v
+}
+
+// next appends the next command to b; ok is false when all are written.
+func (g *generator) next(b []byte) (out []byte, ok bool) {
+	s := g.spec
+	if g.k >= s.keys {
+		return b, false
+	}
+	cnt := min(g.per, s.perKey-g.i)
+	argc := 2 + cnt
+	if s.pairs() {
+		argc += cnt
+	}
+	b = appendArrayHeader(b, argc)
+	b = appendBulkString(b, s.cmd)
+	b = appendBulkString(b, s.keyName(g.k))
+	for e := g.i; e < g.i+cnt; e++ {
+		idx := g.k*s.perKey + e
+		switch s.cmd {
+		case "ZADD":
+			g.num = strconv.AppendFloat(g.num[:0], g.rng.Float64()*1e6, 'g', -1, 64)
+			b = appendBulk(b, g.num)
+		case "HSET":
+			g.num = strconv.AppendInt(append(g.num[:0], "f:"...), int64(e), 10)
+			b = appendBulk(b, g.num)
+		}
+		b = appendBulk(b, g.value(idx))
+	}
+	g.i += cnt
+	if g.i >= s.perKey {
+		g.k, g.i = g.k+1, 0
+	}
+	return b, true
+}

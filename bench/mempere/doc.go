@@ -1,0 +1,45 @@
+// Command mempere measures memory per element, corvid-server against
+// redis-server 7.0.15 in the same run (issue 4): 1M elements of 128-byte
+// random values in one list, one set, one sorted set and one hash, and
+// 100k small hashes of 10 fields each.
+//
+//	bench/mem-per-element.sh [flags]   # cds to the repo root, go run ./bench/mempere
+//	bench/mem-per-element.sh -n 50000 -small 5000   # a quick smoke run
+//
+// Method. corvid-server is built from this checkout into a temporary
+// directory. Both servers listen on 127.0.0.1 on ports picked free at run
+// time (bind 127.0.0.1:0), with --save "" --appendonly no and their
+// working directory in the temporary directory. The cases run one at a
+// time; within a case the servers take turns, the first one alternating
+// from case to case. For each case and server:
+//
+//  1. With -restart (the default) a fresh server is started for the case
+//     and stopped after it, so no case inherits heap or RSS from the one
+//     before (Go does not give memory back to the OS right after FLUSHALL).
+//     With -restart=false both servers run for the whole study.
+//  2. FLUSHALL, wait -settle (1 s), MEMORY PURGE (both servers have it:
+//     Redis purges jemalloc's dirty pages, Corvid runs a GC and returns free
+//     heap pages to the OS), then read used_memory (INFO memory) and VmRSS
+//     (/proc/PID/status): the "before" sample.
+//  3. Load the data on a second connection with pipelined RESP writes:
+//     batches of -batch (1000) commands, each adding up to -per (100)
+//     elements (RPUSH, SADD, ZADD with random scores, HSET f:<i> <value>);
+//     every reply must be an integer. The connection is closed afterwards so
+//     its buffers are not counted.
+//  4. Wait -settle, read VmRSS (the "settled" RSS, before any purge), then
+//     MEMORY PURGE and read used_memory and VmRSS: the "after" sample.
+//  5. Check the element count (LLEN/SCARD/ZCARD/HLEN, DBSIZE for the small
+//     hashes) and record OBJECT ENCODING and MEMORY USAGE key SAMPLES 0.
+//
+// Bytes per element is (after - before) / elements. For the small hashes
+// it is reported per hash and per field; their OBJECT ENCODING and
+// MEMORY USAGE are those of the key h:0. Values are -size (128) printable
+// bytes, "<index>:" followed by random characters, so set members and
+// sorted-set members are unique; hash fields are "f:<index>". The data is
+// generated from -seed, so both servers get the same bytes.
+//
+// The table goes to standard output and, with the command line and the
+// machine at the top, to PREFIX.md and PREFIX.csv (-out, default
+// /tmp/mem-per-element), ready for docs/benchmarks.md. Ratios are
+// corvid / redis: at or below 1 meets the issue's goal.
+package main

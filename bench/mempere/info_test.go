@@ -1,0 +1,40 @@
+package main
+
+import "testing"
+
+func TestParseInfo(t *testing.T) {
+	s := "# Memory\r\nused_memory:1234\r\nused_memory_human:1.21K\r\nmaxmemory_policy:noeviction\r\n\r\n# Other\r\nweird:a:b\r\n"
+	m := parseInfo(s)
+	if n, err := infoInt(m, "used_memory"); err != nil || n != 1234 {
+		t.Errorf("used_memory = %d, %v; want 1234", n, err)
+	}
+	if m["maxmemory_policy"] != "noeviction" {
+		t.Errorf("maxmemory_policy = %q", m["maxmemory_policy"])
+	}
+	if m["weird"] != "a:b" {
+		t.Errorf("weird = %q, want a:b (split at the first colon)", m["weird"])
+	}
+	if _, ok := m["# Memory"]; ok {
+		t.Error("section header parsed as a field")
+	}
+	if _, err := infoInt(m, "missing"); err == nil {
+		t.Error("missing field: want an error")
+	}
+	if _, err := infoInt(m, "used_memory_human"); err == nil {
+		t.Error("non-integer field: want an error")
+	}
+}
+
+func TestParseVmRSS(t *testing.T) {
+	status := "Name:\tredis-server\nVmPeak:\t  200000 kB\nVmRSS:\t    8192 kB\nRssAnon:\t 4000 kB\n"
+	n, err := parseVmRSS(status)
+	if err != nil || n != 8192*1024 {
+		t.Errorf("parseVmRSS = %d, %v; want %d", n, err, 8192*1024)
+	}
+	if _, err := parseVmRSS("Name:\tx\n"); err == nil {
+		t.Error("no VmRSS: want an error")
+	}
+	if _, err := parseVmRSS("VmRSS:\t12 MB\n"); err == nil {
+		t.Error("unexpected unit: want an error")
+	}
+}

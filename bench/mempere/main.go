@@ -1,0 +1,226 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	n, small, fields int
+	load             loadOptions
+	cases            string
+	restart          bool
+	out              string
+	corvidBin        string
+	redisBin         string
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.n, "n", 1_000_000, "elements in each of the list, set, zset and hash cases")
+	flag.IntVar(&o.small, "small", 100_000, "number of small hashes")
+	flag.IntVar(&o.fields, "fields", 10, "fields per small hash")
+	flag.IntVar(&o.load.size, "size", 128, "value size in bytes")
+	flag.IntVar(&o.load.per, "per", 100, "elements per write command")
+	flag.IntVar(&o.load.batch, "batch", 1000, "commands per pipelined batch")
+	flag.Uint64Var(&o.load.seed, "seed", 1, "random seed of the data (the same for both servers)")
+	flag.DurationVar(&o.load.settle, "settle", time.Second, "wait before each memory sample")
+	flag.StringVar(&o.cases, "cases", strings.Join(allCases, ","), "cases to run, comma-separated")
+	flag.BoolVar(&o.restart, "restart", true, "start fresh servers for every case (else one pair for the whole run, FLUSHALL between cases)")
+	flag.StringVar(&o.out, "out", "/tmp/mem-per-element", "write the report to PREFIX.md and PREFIX.csv")
+	flag.StringVar(&o.corvidBin, "corvid", "", "corvid-server binary (default: build ./cmd/corvid-server)")
+	flag.StringVar(&o.redisBin, "redis", "redis-server", "redis-server binary")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "mempere: unexpected arguments:", flag.Args())
+		os.Exit(2)
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "mempere:", err)
+		stopAll()
+		os.Exit(1)
+	}
+}
+
+// running are the servers to stop if the program is interrupted.
+var (
+	runningMu sync.Mutex
+	running   = map[*server]bool{}
+)
+
+func track(s *server, on bool) {
+	runningMu.Lock()
+	defer runningMu.Unlock()
+	if on {
+		running[s] = true
+	} else {
+		delete(running, s)
+	}
+}
+
+func stopAll() {
+	runningMu.Lock()
+	defer runningMu.Unlock()
+	for s := range running {
+		s.stop()
+	}
+}
+
+func start(name, bin, dir, logName string) (*server, error) {
+	s, err := startServer(name, bin, dir, logName)
+	if err != nil {
+		return nil, err
+	}
+	track(s, true)
+	return s, nil
+}
+
+func stop(s *server) {
+	s.stop()
+	track(s, false)
+}
+
+func run(o options) (err error) {
+	if o.n < 1 || o.small < 1 || o.fields < 1 || o.load.size < 1 || o.load.per < 1 || o.load.batch < 1 {
+		return fmt.Errorf("-n, -small, -fields, -size, -per and -batch must be positive")
+	}
+	cases, err := makeCases(o.cases, o.n, o.small, o.fields)
+	if err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sig
+		logf("interrupted: stopping the servers")
+		stopAll()
+		os.Exit(130)
+	}()
+
+	tmp, err := os.MkdirTemp("", "mempere-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			logf("server logs kept in %s", tmp)
+		} else {
+			os.RemoveAll(tmp)
+		}
+	}()
+
+	root := filepath.Dir(output("", "go", "env", "GOMOD"))
+	if o.corvidBin == "" {
+		o.corvidBin = filepath.Join(tmp, "corvid-server")
+		logf("building corvid-server in %s", tmp)
+		build := exec.Command("go", "build", "-o", o.corvidBin, "./cmd/corvid-server")
+		build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("go build ./cmd/corvid-server: %w", err)
+		}
+	}
+	if o.redisBin, err = exec.LookPath(o.redisBin); err != nil {
+		return err
+	}
+	redisVersion := output("", o.redisBin, "--version")
+	if !strings.Contains(redisVersion, "v=7.0.15") {
+		logf("warning: the issue compares against redis-server 7.0.15; this is %s", redisVersion)
+	}
+
+	header := []string{
+		"command: `bench/mem-per-element.sh " + shellQuote(os.Args[1:]) + "`",
+		"date: " + time.Now().UTC().Format(time.RFC3339),
+		fmt.Sprintf("machine: %s, %d CPUs (%s), MemTotal %s, %s", cpuModel(), runtime.NumCPU(), runtime.GOARCH, memTotal(), kernel()),
+		"load average at start: " + loadAvg(),
+		fmt.Sprintf("corvid: %s, commit %s, built with %s", output("", o.corvidBin, "--version"), gitRevision(root), runtime.Version()),
+		"redis: " + redisVersion,
+		fmt.Sprintf("data: %d elements per big case, %d hashes of %d fields, %d-byte values, %d elements per command, %d commands per batch, seed %d",
+			o.n, o.small, o.fields, o.load.size, o.load.per, o.load.batch, o.load.seed),
+		fmt.Sprintf("method: restart per case %v, settle %v, MEMORY PURGE before each sample, both servers --save '' --appendonly no", o.restart, o.load.settle),
+	}
+
+	bins := map[string]string{"corvid": o.corvidBin, "redis": o.redisBin}
+	servers := map[string]*server{}
+	ctls := map[string]*conn{}
+	if !o.restart {
+		for _, name := range []string{"corvid", "redis"} {
+			if servers[name], err = start(name, bins[name], tmp, name); err != nil {
+				return err
+			}
+			defer stop(servers[name])
+			if ctls[name], err = dial(servers[name].addr()); err != nil {
+				return err
+			}
+			defer ctls[name].Close()
+		}
+	}
+
+	var rows []row
+	for k, spec := range cases {
+		order := []string{"corvid", "redis"}
+		if k%2 == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		res := map[string]measurement{}
+		for _, name := range order {
+			logf("%s: %s (%d keys x %d elements)", spec.name, name, spec.keys, spec.perKey)
+			m, err := measureOn(o, name, bins[name], tmp, spec, servers, ctls)
+			if err != nil {
+				return err
+			}
+			logf("  load %.2fs; used_memory %+d B, RSS %+d B (%+d B before purge); encoding %s; MEMORY USAGE %d",
+				m.load.Seconds(), m.after.used-m.before.used, m.after.rss-m.before.rss,
+				m.settledRSS-m.before.rss, m.encoding, m.usage)
+			res[name] = m
+		}
+		rows = append(rows, rowsFor(spec, res["corvid"], res["redis"])...)
+	}
+	header = append(header, "load average at end: "+loadAvg())
+
+	md := markdown(header, rows)
+	fmt.Print("\n" + md)
+	if err := os.WriteFile(o.out+".md", []byte(md), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(o.out + ".csv")
+	if err != nil {
+		return err
+	}
+	if err := writeCSV(f, header, rows); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	logf("wrote %s.md and %s.csv", o.out, o.out)
+	return nil
+}
+
+// measureOn runs one case on one server: a fresh one with -restart, else
+// the long-running one in servers.
+func measureOn(o options, name, bin, dir string, spec caseSpec, servers map[string]*server, ctls map[string]*conn) (measurement, error) {
+	if !o.restart {
+		return measureCase(servers[name], ctls[name], spec, o.load)
+	}
+	srv, err := start(name, bin, dir, name+"-"+spec.name)
+	if err != nil {
+		return measurement{}, err
+	}
+	defer stop(srv)
+	ctl, err := dial(srv.addr())
+	if err != nil {
+		return measurement{}, err
+	}
+	defer ctl.Close()
+	return measureCase(srv, ctl, spec, o.load)
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// row is one line of the results: a case's two measurements divided by
+// a number of elements.
+type row struct {
+	label         string
+	div           int // what the used_memory and RSS deltas are divided by
+	usageDiv      int // what MEMORY USAGE of key 0 is divided by
+	corvid, redis measurement
+}
+
+// rowsFor makes a case's rows: one per element for the big cases, per
+// hash and per field for the small hashes.
+func rowsFor(spec caseSpec, corvid, redis measurement) []row {
+	if spec.keys == 1 {
+		return []row{{spec.name, spec.perKey, spec.perKey, corvid, redis}}
+	}
+	return []row{
+		{spec.name + " (per hash)", spec.keys, 1, corvid, redis},
+		{spec.name + " (per field)", spec.elements(), spec.perKey, corvid, redis},
+	}
+}
+
+func perElem(n int64, div int) float64 {
+	if div <= 0 {
+		return 0
+	}
+	return float64(n) / float64(div)
+}
+
+func (r row) used(m measurement) float64 { return perElem(m.after.used-m.before.used, r.div) }
+func (r row) rss(m measurement) float64  { return perElem(m.after.rss-m.before.rss, r.div) }
+func (r row) settled(m measurement) float64 {
+	return perElem(m.settledRSS-m.before.rss, r.div)
+}
+func (r row) usage(m measurement) float64 { return perElem(m.usage, r.usageDiv) }
+
+// ratio formats a/b, corvid over redis.
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+// markdownTable renders the rows as a Markdown table.
+func markdownTable(rows []row) string {
+	var b strings.Builder
+	b.WriteString("| case | elements | corvid used B/elem | redis used B/elem | ratio | corvid RSS B/elem | redis RSS B/elem | ratio | encoding corvid / redis | MEMORY USAGE B/elem corvid / redis | RSS B/elem before purge corvid / redis |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n")
+	for _, r := range rows {
+		cu, ru := r.used(r.corvid), r.used(r.redis)
+		cr, rr := r.rss(r.corvid), r.rss(r.redis)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s |\n",
+			r.label, r.div, f1(cu), f1(ru), ratio(cu, ru), f1(cr), f1(rr), ratio(cr, rr),
+			r.corvid.encoding, r.redis.encoding,
+			f1(r.usage(r.corvid)), f1(r.usage(r.redis)),
+			f1(r.settled(r.corvid)), f1(r.settled(r.redis)))
+	}
+	return b.String()
+}
+
+// markdown is the whole report: header lines, the table, and how to read it.
+func markdown(header []string, rows []row) string {
+	var b strings.Builder
+	b.WriteString("# Memory per element: corvid-server vs redis-server\n\n")
+	for _, h := range header {
+		b.WriteString("- " + h + "\n")
+	}
+	b.WriteString("\n")
+	b.WriteString(markdownTable(rows))
+	b.WriteString("\nB/elem = (after - before) / elements, both samples taken after MEMORY PURGE " +
+		"on a freshly flushed server; used = INFO used_memory, RSS = VmRSS. Ratio = corvid / redis " +
+		"(at or below 1 meets the goal). For the small hashes, encoding and MEMORY USAGE are those " +
+		"of the key h:0. \"Before purge\" is the RSS delta after the settle time, before MEMORY PURGE.\n")
+	return b.String()
+}
+
+var csvHeader = []string{"case", "elements",
+	"corvid_used_before", "corvid_used_after", "corvid_rss_before", "corvid_rss_settled", "corvid_rss_after",
+	"redis_used_before", "redis_used_after", "redis_rss_before", "redis_rss_settled", "redis_rss_after",
+	"corvid_used_per_elem", "redis_used_per_elem", "used_ratio",
+	"corvid_rss_per_elem", "redis_rss_per_elem", "rss_ratio",
+	"corvid_encoding", "redis_encoding", "corvid_memory_usage_key0", "redis_memory_usage_key0",
+	"corvid_load_seconds", "redis_load_seconds"}
+
+// writeCSV writes the header lines as "# " comments, then the rows.
+func writeCSV(w io.Writer, header []string, rows []row) error {
+	for _, h := range header {
+		if _, err := fmt.Fprintf(w, "# %s\n", h); err != nil {
+			return err
+		}
+	}
+	cw := csv.NewWriter(w)
+	cw.Write(csvHeader)
+	i := func(n int64) string { return strconv.FormatInt(n, 10) }
+	for _, r := range rows {
+		c, d := r.corvid, r.redis
+		cu, ru := r.used(c), r.used(d)
+		cr, rr := r.rss(c), r.rss(d)
+		cw.Write([]string{r.label, strconv.Itoa(r.div),
+			i(c.before.used), i(c.after.used), i(c.before.rss), i(c.settledRSS), i(c.after.rss),
+			i(d.before.used), i(d.after.used), i(d.before.rss), i(d.settledRSS), i(d.after.rss),
+			f1(cu), f1(ru), ratio(cu, ru), f1(cr), f1(rr), ratio(cr, rr),
+			c.encoding, d.encoding, i(c.usage), i(d.usage),
+			fmt.Sprintf("%.3f", c.load.Seconds()), fmt.Sprintf("%.3f", d.load.Seconds())})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// shellQuote quotes args for a POSIX shell where needed.
+func shellQuote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%") == "" {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
