@@ -83,11 +83,14 @@ func (ks *Keyspace) ActiveExpire(period time.Duration, effort int, cyc *expireCy
 	return expired
 }
 
-// RunExpiry runs the active expire cycle every period until stop is closed.
-// enabled is consulted each tick (DEBUG SET-ACTIVE-EXPIRE).
-func (ks *Keyspace) RunExpiry(stop <-chan struct{}, period func() time.Duration, effort func() int, enabled func() bool) {
+// RunExpiry runs the keyspace cron every period until stop is closed: the
+// active expire cycle when enabled says so (DEBUG SET-ACTIVE-EXPIRE), then
+// active rehashing when rehash says so (activerehashing), which Valkey gives
+// 1 ms per database per tick; Corvid gives the whole keyspace 1 ms.
+func (ks *Keyspace) RunExpiry(stop <-chan struct{}, period func() time.Duration, effort func() int, enabled, rehash func() bool) {
 	var cyc expireCycle
 	cyc.next = rand.IntN(StripeCount)
+	rehashNext := rand.IntN(StripeCount)
 	for {
 		p := period()
 		select {
@@ -97,6 +100,9 @@ func (ks *Keyspace) RunExpiry(stop <-chan struct{}, period func() time.Duration,
 		}
 		if enabled() {
 			ks.ActiveExpire(p, effort(), &cyc)
+		}
+		if rehash() {
+			ks.ActiveRehash(time.Millisecond, &rehashNext)
 		}
 	}
 }

@@ -169,7 +169,8 @@ func (s *Server) Serve() error {
 		s.ks.RunExpiry(s.stop,
 			func() time.Duration { return time.Second / time.Duration(max(1, s.cfg.Hz())) },
 			func() int { return s.cfg.ActiveExpireEffort() },
-			s.expire.Load)
+			s.expire.Load,
+			s.cfg.ActiveRehashing)
 	}()
 	s.wg.Add(1)
 	go func() {
