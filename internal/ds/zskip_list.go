@@ -10,12 +10,6 @@ import (
 // backward link at level 0) over ZNode's inline levels, and the member
 // commands built on it and the hash table.
 
-// before reports whether n sorts before (score, member). The member is
-// only looked at on equal scores.
-func (n *ZNode) before(score float64, member string) bool {
-	return n.score < score || (n.score == score && n.MemberString() < member)
-}
-
 func zRandomLevel() int {
 	return min(1+bits.TrailingZeros64(rand.Uint64())/2, SkiplistMaxLevel)
 }
@@ -25,6 +19,7 @@ func (z *ZSkip) insertNode(n *ZNode) {
 	var update [SkiplistMaxLevel]*ZNode
 	var rank [SkiplistMaxLevel]int
 	score, member := n.score, n.MemberString()
+	key := memberKey(member)
 	x := z.header
 	for i := z.level - 1; i >= 0; i-- {
 		if i < z.level-1 {
@@ -33,7 +28,7 @@ func (z *ZSkip) insertNode(n *ZNode) {
 		for {
 			l := x.lvl(i)
 			f := l.forward
-			if f == nil || !f.before(score, member) {
+			if f == nil || !l.forwardBefore(score, key, member) {
 				break
 			}
 			rank[i] += l.span
@@ -52,8 +47,8 @@ func (z *ZSkip) insertNode(n *ZNode) {
 	}
 	for i := 0; i < h; i++ {
 		ul, nl := update[i].lvl(i), n.lvl(i)
-		nl.forward = ul.forward
-		ul.forward = n
+		nl.forward, nl.fscore, nl.fkey = ul.forward, ul.fscore, ul.fkey
+		ul.setForward(n, key)
 		nl.span = ul.span - (rank[0] - rank[i])
 		ul.span = rank[0] - rank[i] + 1
 	}
@@ -76,11 +71,13 @@ func (z *ZSkip) insertNode(n *ZNode) {
 // findUpdate fills update with the last node before n at every level.
 func (z *ZSkip) findUpdate(n *ZNode, update *[SkiplistMaxLevel]*ZNode) {
 	score, member := n.score, n.MemberString()
+	key := memberKey(member)
 	x := z.header
 	for i := z.level - 1; i >= 0; i-- {
 		for {
-			f := x.lvl(i).forward
-			if f == nil || f == n || !f.before(score, member) {
+			l := x.lvl(i)
+			f := l.forward
+			if f == nil || f == n || !l.forwardBefore(score, key, member) {
 				break
 			}
 			x = f
@@ -96,7 +93,7 @@ func (z *ZSkip) deleteNode(x *ZNode, update *[SkiplistMaxLevel]*ZNode) {
 		if ul.forward == x {
 			xl := x.lvl(i)
 			ul.span += xl.span - 1
-			ul.forward = xl.forward
+			ul.forward, ul.fscore, ul.fkey = xl.forward, xl.fscore, xl.fkey
 		} else {
 			ul.span--
 		}
@@ -142,14 +139,18 @@ func (z *ZSkip) Add(member []byte, score float64) (added bool, old float64) {
 	if old == score {
 		return false, old
 	}
-	// Still strictly between its neighbours: no relinking.
+	var update [SkiplistMaxLevel]*ZNode
+	z.findUpdate(n, &update)
+	// Still strictly between its neighbours: no relinking, but the
+	// predecessors' copies of its score change.
 	if (n.backward == nil || n.backward.score < score) &&
 		(n.lv[0].forward == nil || n.lv[0].forward.score > score) {
 		n.score = score
+		for i := 0; i < int(n.height); i++ {
+			update[i].lvl(i).fscore = score
+		}
 		return false, old
 	}
-	var update [SkiplistMaxLevel]*ZNode
-	z.findUpdate(n, &update)
 	z.deleteNode(n, &update)
 	n.score = score
 	z.insertNode(n) // the node is reused: no allocation, same height
@@ -174,13 +175,14 @@ func (z *ZSkip) Remove(member []byte) bool {
 // rankOf returns the 1-based rank of n (in the list).
 func (z *ZSkip) rankOf(n *ZNode) int {
 	score, member := n.score, n.MemberString()
+	key := memberKey(member)
 	rank := 0
 	x := z.header
 	for i := z.level - 1; i >= 0; i-- {
 		for {
 			l := x.lvl(i)
 			f := l.forward
-			if f == nil || (f != n && !f.before(score, member)) {
+			if f == nil || (f != n && !l.forwardBefore(score, key, member)) {
 				break
 			}
 			rank += l.span

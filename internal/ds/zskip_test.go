@@ -238,7 +238,74 @@ func TestZSkipMemory(t *testing.T) {
 	per := float64(after.HeapAlloc-before.HeapAlloc) / n
 	runtime.KeepAlive(z)
 	t.Logf("%.1f heap bytes per 128-byte member (MemUsage estimate %.1f)", per, float64(z.MemUsage())/n)
-	if per > 215 {
-		t.Errorf("%.1f bytes per member, want at most 215", per)
+	// Redis 7.0.15 spends 253 bytes per member on the same sorted set;
+	// Corvid's node is ~190 bytes plus ~21 for the order keys its levels
+	// copy (zLevel.fscore/fkey, which save a cache miss per comparison).
+	if per > 230 {
+		t.Errorf("%.1f bytes per member, want at most 230", per)
 	}
+}
+
+// TestMemberKeyOrder: whenever two members' keys differ, they order the
+// members as bytes.Compare does (the premise of zLevel's copies).
+func TestMemberKeyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	gen := func() string {
+		b := make([]byte, r.IntN(11))
+		for i := range b {
+			b[i] = []byte{0, 1, 'a', 'b', 0xff}[r.IntN(5)]
+		}
+		return string(b)
+	}
+	for range 200_000 {
+		a, b := gen(), gen()
+		ka, kb := memberKey(a), memberKey(b)
+		if ka != kb && (ka < kb) != (a < b) {
+			t.Fatalf("memberKey(%q)=%x, memberKey(%q)=%x disagree with the byte order", a, ka, b, kb)
+		}
+		if a == b && ka != kb {
+			t.Fatalf("equal members %q, different keys", a)
+		}
+	}
+}
+
+// TestZSkipLevelCopies: after random adds (new members, ties, score
+// changes in place and with relinking), removals and range deletions, every
+// level's copy of its forward node's order key is current, and the list is
+// in order.
+func TestZSkipLevelCopies(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	z := NewZSkip(0)
+	check := func(step int) {
+		t.Helper()
+		for x := z.header; x != nil; x = x.lv[0].forward {
+			for i := 0; i < int(x.height) && (x != z.header || i < z.level); i++ {
+				l := x.lvl(i)
+				if f := l.forward; f != nil && (l.fscore != f.score || l.fkey != memberKey(f.MemberString())) {
+					t.Fatalf("step %d: level %d of %q copies (%v, %x), forward %q has (%v, %x)",
+						step, i, x.MemberString(), l.fscore, l.fkey, f.MemberString(), f.score, memberKey(f.MemberString()))
+				}
+			}
+			if f := x.lv[0].forward; x != z.header && f != nil &&
+				(f.score < x.score || f.score == x.score && f.MemberString() <= x.MemberString()) {
+				t.Fatalf("step %d: %q (%v) after %q (%v)", step, f.MemberString(), f.score, x.MemberString(), x.score)
+			}
+		}
+	}
+	for step := range 20_000 {
+		m := []byte(fmt.Sprintf("m%03d", r.IntN(600)))
+		switch op := r.IntN(10); {
+		case op < 6:
+			z.Add(m, float64(r.IntN(20))) // many ties, many in-place moves
+		case op < 9:
+			z.Remove(m)
+		default:
+			lo := float64(r.IntN(20))
+			z.DeleteRangeByScore(ScoreRange{Min: lo, Max: lo + 0.5})
+		}
+		if step%97 == 0 {
+			check(step)
+		}
+	}
+	check(-1)
 }

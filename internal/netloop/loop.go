@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+	_ "unsafe" // go:linkname
 
 	"golang.org/x/sys/unix"
 )
@@ -42,6 +43,11 @@ type Options struct {
 	// stop-the-world) interrupts the raw wait with EINTR, and the loop then
 	// waits once through the scheduler so that the request is honoured.
 	RawWait bool
+	// Spin makes a loop that just handled events poll again with a zero
+	// timeout for up to this long before it sleeps in epoll_wait: a
+	// request arriving meanwhile is served without the sleep/wake-up
+	// round trip, at the price of CPU burnt while polling. 0 disables it.
+	Spin time.Duration
 }
 
 // Engine is a set of event loops.
@@ -51,6 +57,7 @@ type Engine struct {
 	wg      sync.WaitGroup
 	tick    time.Duration
 	rawWait bool
+	spin    int64 // Options.Spin in nanoseconds
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -72,7 +79,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops)}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin)}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
 		if err != nil {
@@ -180,12 +187,20 @@ func (l *loop) run() {
 	if tick > 0 {
 		nextTick = time.Now().Add(tick)
 	}
+	busy := false // the last wait returned events: spin before sleeping
 	for {
 		timeout := -1
 		if tick > 0 {
 			timeout = max(0, int(time.Until(nextTick)/time.Millisecond)+1)
 		}
-		n, err := l.wait(timeout)
+		n, err := 0, error(nil)
+		if l.e.spin > 0 && busy {
+			n = l.spinPoll()
+		}
+		if n == 0 {
+			n, err = l.wait(timeout)
+		}
+		busy = n > 0
 		if err != nil && err != unix.EINTR {
 			panic("netloop: epoll_wait: " + err.Error())
 		}
@@ -210,6 +225,25 @@ func (l *loop) run() {
 		}
 	}
 }
+
+// spinPoll polls with a zero timeout until events arrive or Options.Spin
+// has passed, and returns the number of events (0: none arrived).
+func (l *loop) spinPoll() int {
+	deadline := nanotime() + l.e.spin
+	for {
+		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+		if e == 0 && r > 0 {
+			return int(r)
+		}
+		if nanotime() >= deadline {
+			return 0
+		}
+	}
+}
+
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
 
 // wait waits for events (see Options.RawWait).
 func (l *loop) wait(timeout int) (int, error) {

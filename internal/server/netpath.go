@@ -73,7 +73,8 @@ func (s *Server) startNetloop() error {
 		return nil
 	}
 	raw := os.Getenv("CORVID_NETLOOP_WAIT") != "sched"
-	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: raw})
+	spin, _ := time.ParseDuration(os.Getenv("CORVID_NETLOOP_SPIN"))
+	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: raw, Spin: spin})
 	if err != nil {
 		return err
 	}
