@@ -370,3 +370,33 @@ func TestReadBlocking(t *testing.T) {
 		t.Fatalf("after peer close: %v", err)
 	}
 }
+
+// TestSpin: with Options.Spin a loop polls before it sleeps; requests that
+// arrive while it spins and after it went to sleep are both served, and a
+// GC (which must stop the spinning goroutine) completes.
+func TestSpin(t *testing.T) {
+	e, err := New(Options{Loops: 1, RawWait: true, Spin: 200 * time.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer ln.Close()
+	c, _ := net.Dial("tcp", ln.Addr().String())
+	defer c.Close()
+	s, _ := ln.Accept()
+	fd, _ := TakeConn(s.(*net.TCPConn))
+	e.Register(fd, newLineHandler()).Attach()
+	r := bufio.NewReader(c)
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	for i := range 200 {
+		c.Write([]byte("echo x\n"))
+		expectLine(t, r, "x")
+		switch i % 20 {
+		case 0:
+			runtime.GC()
+		case 10:
+			time.Sleep(time.Millisecond) // past the spin: the loop sleeps
+		}
+	}
+}
