@@ -9,7 +9,10 @@
 //	corvid     corvid-server --port P --bind 127.0.0.1 --maxmemory 4gb --maxmemory-policy allkeys-lru
 //	redis      redis-server --port P --bind 127.0.0.1 --save '' --appendonly no --maxmemory 4gb --maxmemory-policy allkeys-lru
 //	redis-io2  the same plus --io-threads 2 --io-threads-do-reads yes (-redis-io2, default on)
-//	null       nullserver -port P -mode epoll (default loops; -null, default on): the
+//	corvid-io2 corvid-server as above plus --io-threads 2: two event loops
+//	           (-corvid-io2, default off)
+//	null       nullserver -port P -mode epoll -loops 1 -rawblock (-null, default on),
+//	           the network design corvid-server runs with by default here: the
 //	           ceiling of the network path, it replies without touching data
 //
 // # Load and alternation
@@ -94,6 +97,7 @@ type config struct {
 	commands  []matrix.SeedCommand
 	pipelines []int
 	redisIO2  bool
+	corvidIO2 bool
 	null      bool
 	out       string
 	argv      []string // as given, for the report
@@ -132,7 +136,8 @@ func parseFlags(args []string) (*config, error) {
 	cmds := fs.String("commands", "", "comma-separated subset of set,get,incr,lpush,sadd,zadd,hset (default: all seven)")
 	pipes := fs.String("pipelines", "1,16", "comma-separated pipeline depths, run in this order")
 	fs.BoolVar(&c.redisIO2, "redis-io2", true, "also run redis-server with --io-threads 2 --io-threads-do-reads yes")
-	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode epoll)")
+	fs.BoolVar(&c.corvidIO2, "corvid-io2", false, "also run corvid-server with --io-threads 2 (two event loops on this machine)")
+	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode epoll -loops 1 -rawblock)")
 	fs.StringVar(&c.out, "out", "/tmp/seed-side-by-side", "output prefix: PREFIX.md, PREFIX.csv, PREFIX.runs.csv, PREFIX.svg")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench/seed-side-by-side [flags]\n\n"+

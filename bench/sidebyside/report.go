@@ -21,6 +21,7 @@ const (
 	nRedis  = "redis"
 	nIO2    = "redis-io2"
 	nNull   = "null"
+	nCIO2   = "corvid-io2"
 )
 
 // runResult is one corvid-bench run against one server.
@@ -148,6 +149,10 @@ func (r *results) tableRows(pl int, commands []string) [][]string {
 	if null {
 		head = append(head, "null ops/s", "c/null")
 	}
+	cio2 := r.has(nCIO2)
+	if cio2 {
+		head = append(head, "corvid-io2 ops/s", "c2/r", "c2 p99 ms", "c2 CPU s/1M")
+	}
 	head = append(head, "p50 ms c/r", "p99 ms c/r", "CPU s/1M ops c/r", "CPU c/r", "RSS MiB c/r")
 	rows := [][]string{head}
 
@@ -188,6 +193,20 @@ func (r *results) tableRows(pl int, commands []string) [][]string {
 			v, ok := ops(r.get(pl, cmd, nNull))
 			row = append(row, fmtOps(v, ok), ratio(co, v, cok && ok))
 		}
+		if cio2 {
+			a := r.get(pl, cmd, nCIO2)
+			v, ok := ops(a)
+			p99, cpu := "n/a", "n/a"
+			if a != nil && len(a.p99) > 0 {
+				p99 = fmt.Sprintf("%.3f", a.medP99())
+			}
+			if a != nil {
+				if x, ok := a.cpu1M(); ok {
+					cpu = fmt.Sprintf("%.2f", x)
+				}
+			}
+			row = append(row, fmtOps(v, ok), ratio(v, ro, ok && rok), p99, cpu)
+		}
 		row = append(row,
 			pair(c, rd, func(a *agg) (string, bool) { return fmt.Sprintf("%.3f", a.medP50()), len(a.p50) > 0 }),
 			pair(c, rd, func(a *agg) (string, bool) { return fmt.Sprintf("%.3f", a.medP99()), len(a.p99) > 0 }),
@@ -209,6 +228,15 @@ func (r *results) tableRows(pl int, commands []string) [][]string {
 	if null {
 		v, ok := tot(nNull)
 		row = append(row, fmtOps(v, ok), ratio(co, v, cok && ok))
+	}
+	if cio2 {
+		v, ok := tot(nCIO2)
+		c2, c2ok := per1M(cpuSec[nCIO2], cpuOps[nCIO2])
+		cpu := "n/a"
+		if c2ok {
+			cpu = fmt.Sprintf("%.2f", c2)
+		}
+		row = append(row, fmtOps(v, ok), ratio(v, ro, ok && rok), "", cpu)
 	}
 	cc, ccok := per1M(cpuSec[nCorvid], cpuOps[nCorvid])
 	rc, rcok := per1M(cpuSec[nRedis], cpuOps[nRedis])
@@ -359,7 +387,7 @@ func markdownDoc(c *config, e env, r *results, svgName string) string {
 		e.load, strings.Join(r.servers, ", then "), c.rounds)
 	b.WriteString("- ops/s: mean over rounds; p50/p99: median over rounds (ms); CPU s/1M ops: server utime+stime from /proc/PID/stat " +
 		"over all rounds / ops of those rounds (= µs per op); CPU c/r < 1: Corvid cheaper; RSS: VmRSS after the command's last round; " +
-		"c/r, c/io2, c/null: Corvid / redis, redis --io-threads 2, null server\n")
+		"c/r, c/io2, c/null: Corvid / redis, redis --io-threads 2, null server; c2/r: Corvid with --io-threads 2 (two event loops) / redis\n")
 	for _, pl := range r.pipelines {
 		fmt.Fprintf(&b, "\n#### pipeline %d\n\n", pl)
 		b.WriteString(renderMarkdown(r.tableRows(pl, r.commands[pl])))

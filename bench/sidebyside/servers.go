@@ -43,9 +43,17 @@ func serverSpecs(c *config, tmp string) []spec {
 			return append(redisArgs(port), "--io-threads", "2", "--io-threads-do-reads", "yes")
 		}})
 	}
+	if c.corvidIO2 {
+		specs = append(specs, spec{name: "corvid-io2", bin: filepath.Join(tmp, "corvid-server"), data: true, args: func(port int) []string {
+			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--maxmemory", "4gb", "--maxmemory-policy", "allkeys-lru", "--io-threads", "2"}
+		}})
+	}
 	if c.null {
 		specs = append(specs, spec{name: "null", bin: filepath.Join(tmp, "nullserver"), args: func(port int) []string {
-			return []string{"-port", strconv.Itoa(port), "-mode", "epoll"}
+			// Corvid's default network path on this machine: one event
+			// loop (io-threads 1 on 2 cores, see server.defaultLoops)
+			// waiting in a raw epoll_wait.
+			return []string{"-port", strconv.Itoa(port), "-mode", "epoll", "-loops", "1", "-rawblock"}
 		}})
 	}
 	return specs
