@@ -187,7 +187,11 @@ func (l *eloop) wait(events []unix.EpollEvent) int {
 			if e != unix.EINTR {
 				panic(e)
 			}
-			continue
+			// Most likely the runtime's preemption signal (a GC
+			// stop-the-world waits for this goroutine): wait once
+			// through the scheduler so it can stop us, as corvid's
+			// netloop does. Retrying the raw wait would hang the GC,
+			// and with it every goroutine that allocates.
 		}
 		n, err := unix.EpollWait(l.epfd, events, -1)
 		if err == nil {

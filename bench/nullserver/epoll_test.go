@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bufio"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestRawBlockLetsGCRun: a loop asleep in a raw epoll_wait keeps its P; a
+// GC must still be able to stop it (the preemption signal's EINTR makes
+// the loop wait once through the scheduler), and the loop must keep
+// serving afterwards. Retrying the raw wait on EINTR hung the GC, and with
+// it the accept goroutine, after a few runs of seed-side-by-side.
+func TestRawBlockLetsGCRun(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("a raw-blocking loop needs a second P")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go serveEpoll(ln, epollOpts{loops: 1, rawBlock: true})
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	ping := func() {
+		t.Helper()
+		c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+		if line, err := r.ReadString('\n'); err != nil || line != "+OK\r\n" {
+			t.Fatalf("PING: %q, %v", line, err)
+		}
+	}
+	ping()
+	time.Sleep(20 * time.Millisecond) // the loop is asleep in the kernel
+	done := make(chan struct{})
+	go func() {
+		for range 10 {
+			runtime.GC()
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("GC could not stop the raw-blocking loop")
+	}
+	ping()
+}
