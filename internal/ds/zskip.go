@@ -252,11 +252,30 @@ func zNodeSize(height, mlen int) int {
 	return allocSize(n + b)
 }
 
+// zHeaderLevels is the level count a new ZSkip's header starts with; it
+// grows (growHeader) when a taller node arrives. A full 32-level header
+// would cost 1 KB, which dominates small sorted sets with long members
+// (a one-member skiplist-encoded set).
+const zHeaderLevels = 4
+
+// growHeader replaces the header with one of at least h levels. Only
+// z.header points at the header (a first node's backward link is nil), so
+// the levels are copied and the old header dropped.
+func (z *ZSkip) growHeader(h int) {
+	lc := zLevelClass(h)
+	nh := allocZNodeL[[0]byte](lc)
+	nh.height = uint8(lc)
+	for i := 0; i < int(z.header.lcap); i++ {
+		*nh.lvl(i) = *z.header.lvl(i)
+	}
+	z.header = nh
+}
+
 // NewZSkip returns an empty ZSkip sized for hint members.
 func NewZSkip(hint int) *ZSkip {
 	z := &ZSkip{level: 1, rehashIdx: -1}
-	z.header = allocZNodeL[[0]byte](SkiplistMaxLevel)
-	z.header.height = SkiplistMaxLevel
+	z.header = allocZNodeL[[0]byte](zHeaderLevels)
+	z.header.height = zHeaderLevels
 	if hint > 0 {
 		z.tables[0] = make([]*ZNode, tableSize(hint))
 	}
@@ -268,7 +287,7 @@ func (z *ZSkip) Len() int { return z.length }
 
 // MemUsage estimates the heap bytes of the ZSkip.
 func (z *ZSkip) MemUsage() int {
-	return 128 + zNodeSize(SkiplistMaxLevel, 0) + 8*(len(z.tables[0])+len(z.tables[1])) + z.memBytes
+	return 128 + zNodeSize(int(z.header.lcap), 0) + 8*(len(z.tables[0])+len(z.tables[1])) + z.memBytes
 }
 
 // First returns the lowest node, or nil.

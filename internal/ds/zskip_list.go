@@ -20,6 +20,9 @@ func (z *ZSkip) insertNode(n *ZNode) {
 	var rank [SkiplistMaxLevel]int
 	score, member := n.score, n.MemberString()
 	key := memberKey(member)
+	if int(n.height) > int(z.header.lcap) {
+		z.growHeader(int(n.height)) // before the walk records the header in update
+	}
 	x := z.header
 	for i := z.level - 1; i >= 0; i-- {
 		if i < z.level-1 {
