@@ -49,6 +49,10 @@ type Client struct {
 	closeAfter  bool  // QUIT: close after this batch's replies
 	lastCmd     *cmd  // last command run; published for CLIENT LIST per batch
 	batchNow    int64 // wall clock (ms) when the current batch was read
+	// lastName and lastLookup memoize the last command-name lookup
+	// (lookupCmd): lastName is a copy of argv[0] as the client sent it.
+	lastName   []byte
+	lastLookup *cmd
 	// lastEnd is the monotonic time the previous command of this batch
 	// ended (0 at the start of a batch): the next command's start, so a
 	// pipelined batch reads the clock once per command, not twice.

@@ -12,10 +12,9 @@ import (
 // authentication, then MULTI queueing, then the call.
 func (c *Client) execute(argv [][]byte) {
 	s := c.srv
-	cm, buf := s.table.lookup(argv[0], c.nameBuf)
-	c.nameBuf = buf
+	cm := c.lookupCmd(argv[0])
 	if cm == nil {
-		if string(buf) == "post" || string(buf) == "host:" {
+		if buf := c.nameBuf; string(buf) == "post" || string(buf) == "host:" {
 			c.securityWarning()
 			return
 		}
@@ -143,6 +142,24 @@ func sanitize(s string) string {
 		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 	}
 	return s
+}
+
+// lookupCmd resolves a command name, remembering the last one found: a
+// connection mostly repeats one command (a pipeline of SETs, a benchmark,
+// a worker), and comparing a few bytes is cheaper than folding the case
+// and hashing into the table. On a miss, c.nameBuf holds the lower-cased
+// name (execute's unknown-command path reads it).
+func (c *Client) lookupCmd(name []byte) *cmd {
+	if c.lastLookup != nil && string(name) == string(c.lastName) {
+		return c.lastLookup
+	}
+	cm, buf := c.srv.table.lookup(name, c.nameBuf)
+	c.nameBuf = buf
+	if cm != nil {
+		c.lastLookup = cm
+		c.lastName = append(c.lastName[:0], name...)
+	}
+	return cm
 }
 
 // call executes a command that passed the checks, under the locks its key

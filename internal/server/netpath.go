@@ -139,8 +139,7 @@ func (c *Client) mustLeaveLoop(argv [][]byte) bool {
 	if !paused && !s.offLoop.first[argv[0][0]] {
 		return false
 	}
-	cm, buf := s.table.lookup(argv[0], c.nameBuf)
-	c.nameBuf = buf
+	cm := c.lookupCmd(argv[0])
 	if cm == nil || c.multi != nil && !multiControl(cm.name) {
 		return false // unknown, or queued by MULTI: does not wait
 	}

@@ -544,3 +544,30 @@ func TestMemToBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupMemo: the per-connection memo of the last command name never
+// answers for another name: case variants, unknown names and commands of
+// the same length in a row each resolve on their own.
+func TestLookupMemo(t *testing.T) {
+	_, addr := startIntroServer(t)
+	a := testutil.Dial(t, addr)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"SET", "k", "v"}, "+OK"},
+		{[]string{"SET", "k", "w"}, "+OK"},
+		{[]string{"set", "k", "x"}, "+OK"},
+		{[]string{"GET", "k"}, `"x"`},
+		{[]string{"GEX", "k"}, "-ERR unknown command 'GEX', with args beginning with: 'k' "},
+		{[]string{"GET", "k"}, `"x"`},
+		{[]string{"DEL", "k"}, ":1"},
+		{[]string{"GET", "k"}, "(nil)"},
+		{[]string{"SETNX", "k", "y"}, ":1"},
+		{[]string{"SET"}, "-ERR wrong number of arguments for 'set' command"},
+	} {
+		if got := a.Do(c.args...); got != c.want {
+			t.Errorf("%q: %s, want %s", c.args, got, c.want)
+		}
+	}
+}
