@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A/B two git revisions of corvid-server against each other and against
+# redis-server 7.0.15 with redis-benchmark, in alternation (A B redis, A B
+# redis, ...), printing requests/s per test and the server's CPU seconds per
+# million requests (utime+stime from /proc/PID/stat), the figure that is
+# steady on a noisy 2-core machine.
+#
+#   bench/ab-revisions.sh REV_A REV_B [pipeline] [requests] [rounds]
+#   bench/ab-revisions.sh c42bacb HEAD 16 1000000 3
+#
+# Each revision is built from a temporary git worktree. Servers listen on
+# free loopback ports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A=${1:?revision A}; B=${2:?revision B}; P=${3:-16}; N=${4:-1000000}; R=${5:-3}
+command -v redis-server >/dev/null || { echo "redis-server not installed"; exit 1; }
+command -v redis-benchmark >/dev/null || { echo "redis-benchmark not installed (redis-tools)"; exit 1; }
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+	for rev in a b; do git worktree remove --force "$tmp/src-$rev" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+for pair in "a:$A" "b:$B"; do
+	name=${pair%%:*}; rev=${pair#*:}
+	git worktree add -q --detach "$tmp/src-$name" "$rev"
+	(cd "$tmp/src-$name" && go build -o "$tmp/corvid-$name" ./cmd/corvid-server)
+done
+freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
+echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  redis-benchmark -t set,get,incr -c 50 -n $N -P $P, $R rounds"
+for round in $(seq "$R"); do
+	for who in a b redis; do
+		port=$(freeport)
+		if [ "$who" = redis ]; then
+			redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 &
+		else
+			"$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 >/dev/null 2>&1 &
+		fi
+		pid=$!
+		for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+		t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+		out=$(redis-benchmark -p "$port" -t set,get,incr -c 50 -n "$N" -P "$P" -q 2>/dev/null | tr '\r' '\n' |
+			awk -F'[: ]+' '/^(SET|GET|INCR): [0-9]/{printf "%s %.0f  ", $1, $2}')
+		t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+		kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+		label=$who; [ "$who" = a ] && label="A"; [ "$who" = b ] && label="B"
+		printf "round %d  %-5s  %s cpu_s_per_1M=%s\n" "$round" "$label" "$out" \
+			"$(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="$N" 'BEGIN{printf "%.3f", t/hz/(3*n)*1e6}')"
+	done
+done
