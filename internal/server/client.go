@@ -49,6 +49,11 @@ type Client struct {
 	closeAfter  bool  // QUIT: close after this batch's replies
 	lastCmd     *cmd  // last command run; published for CLIENT LIST per batch
 	batchNow    int64 // wall clock (ms) when the current batch was read
+	// memShown mirrors memAcct for other goroutines (client eviction);
+	// evicted and evictedMem are guarded by Server.evictMu.
+	memShown   atomic.Int64
+	evicted    bool
+	evictedMem int64
 	// lastName and lastLookup memoize the last command-name lookup
 	// (lookupCmd): lastName is a copy of argv[0] as the client sent it.
 	lastName   []byte

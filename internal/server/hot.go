@@ -16,6 +16,9 @@ type hotConfig struct {
 	maxQuery      atomic.Int64
 	slowlogUsec   atomic.Int64
 	slowlogMaxLen atomic.Int64
+	// maxMemClients is maxmemory-clients in bytes (a percentage resolved
+	// against maxmemory); 0 disables client eviction.
+	maxMemClients atomic.Int64
 }
 
 func (h *hotConfig) load(cfg *config.Config) {
@@ -24,6 +27,11 @@ func (h *hotConfig) load(cfg *config.Config) {
 	h.maxQuery.Store(cfg.ClientQueryBufferLimit())
 	h.slowlogUsec.Store(cfg.Int("slowlog-log-slower-than"))
 	h.slowlogMaxLen.Store(cfg.Int("slowlog-max-len"))
+	v, pct := cfg.MaxmemoryClients()
+	if pct {
+		v = int64(float64(cfg.MaxMemory()) * float64(v) / 100)
+	}
+	h.maxMemClients.Store(v)
 }
 
 // nanotime is the runtime's monotonic clock. time.Now reads both the wall

@@ -318,7 +318,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("expired_time_cap_reached_count", 0)
 		w.int("expire_cycle_cpu_milliseconds", ks.ExpireCycleTime.Load()/1000)
 		w.int("evicted_keys", ks.EvictedKeys.Load())
-		w.int("evicted_clients", 0)
+		w.int("evicted_clients", s.stats.evictedClients.Load())
 		w.int("evicted_scripts", 0)
 		exceeded, current := s.ks.EvictionExceededTime()
 		w.int("total_eviction_exceeded_time", exceeded)

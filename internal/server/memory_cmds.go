@@ -1,12 +1,14 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,14 +76,68 @@ func (c *Client) noteMem() {
 	m := clientFixedMem + int64(c.rd.Cap()) + int64(cap(c.w.Bytes()))
 	if d := m - c.memAcct; d != 0 {
 		c.memAcct = m
+		c.memShown.Store(m)
 		c.srv.ks.AddOverhead(d)
+		if d > 0 {
+			if lim := c.srv.hot.maxMemClients.Load(); lim > 0 && c.srv.clientsMem() >= lim {
+				c.srv.evictClients(lim)
+			}
+		}
+	}
+}
+
+// evictClients is Valkey's client eviction (maxmemory-clients): while the
+// clients' memory is at or above the limit, disconnect the client using the
+// most, skipping those with CLIENT NO-EVICT on. Valkey picks from its
+// memory-usage buckets; Corvid sorts the candidates, which only happens
+// once the limit is crossed. An evicted client's memory stays counted until
+// its connection closes, so it is held in evictPending meanwhile and not
+// counted twice (releaseMem takes it out under the same mutex). Each
+// eviction is counted in evicted_clients and logged.
+func (s *Server) evictClients(limit int64) {
+	s.evictMu.Lock()
+	defer s.evictMu.Unlock()
+	if s.clientsMem()-s.evictPending < limit {
+		return
+	}
+	var cands []*Client
+	for _, o := range s.clientsSnapshot() {
+		o.mu.Lock()
+		exempt := o.mu.noEvict
+		o.mu.Unlock()
+		if !exempt && !o.evicted && !o.killed.Load() {
+			cands = append(cands, o)
+		}
+	}
+	slices.SortFunc(cands, func(a, b *Client) int { return cmp.Compare(b.memShown.Load(), a.memShown.Load()) })
+	for _, o := range cands {
+		if s.clientsMem()-s.evictPending < limit {
+			return
+		}
+		m := o.memShown.Load()
+		o.mu.Lock()
+		name := o.mu.name
+		o.mu.Unlock()
+		o.evicted, o.evictedMem = true, m
+		s.evictPending += m
+		s.stats.evictedClients.Add(1)
+		s.log.notice("Evicting client: id=%d addr=%s laddr=%s name=%s tot-mem=%d", o.id, o.addr, o.laddr, name, m)
+		o.kill()
 	}
 }
 
 // releaseMem withdraws the client's declared memory when it disconnects.
 func (c *Client) releaseMem() {
-	c.srv.ks.AddOverhead(-c.memAcct)
+	s := c.srv
+	s.evictMu.Lock()
+	if c.evicted {
+		s.evictPending -= c.evictedMem
+		c.evicted = false
+	}
+	s.ks.AddOverhead(-c.memAcct)
+	s.evictMu.Unlock()
 	c.memAcct = 0
+	c.memShown.Store(0)
 }
 
 // clientsMem is mem_clients_normal: the overhead declared beyond the base.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
@@ -78,4 +79,57 @@ func TestGoMemoryLimitFollowsMaxmemory(t *testing.T) {
 	if got, want := goMemLimitFor(512<<20), int64(512<<20+32<<20+4<<20); got != want {
 		t.Fatalf("limit for 512mb: %d, want %d", got, want)
 	}
+}
+
+// TestClientEviction: with maxmemory-clients set, the client holding the
+// most memory (here a 3 MB partial command in its query buffer) is
+// disconnected once the clients' total crosses the limit; a client with
+// CLIENT NO-EVICT on is spared even when it is bigger; evicted_clients
+// counts it; a limit of 0 evicts nobody.
+func TestClientEviction(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		admin := testutil.Dial(t, addr)
+		big := strings.Repeat("x", 3<<20)
+		partial := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5000000\r\n" + big // never completed
+
+		// Disabled (the default): two big clients stay.
+		a := testutil.Dial(t, addr)
+		a.WriteRaw(partial)
+		b := testutil.Dial(t, addr)
+		b.WriteRaw(partial)
+		time.Sleep(200 * time.Millisecond)
+		if got := admin.Do("PING"); got != "+PONG" {
+			t.Fatal(got)
+		}
+		if got := a.ReadWithin(50 * time.Millisecond); got != "<TIMEOUT>" {
+			t.Fatalf("client evicted without maxmemory-clients: %s", got)
+		}
+		a.Close()
+		b.Close()
+
+		if got := admin.Do("CONFIG", "SET", "maxmemory-clients", "5mb"); got != "+OK" {
+			t.Fatal(got)
+		}
+		protected := testutil.Dial(t, addr)
+		if got := protected.Do("CLIENT", "NO-EVICT", "on"); got != "+OK" {
+			t.Fatal(got)
+		}
+		protected.WriteRaw(partial + strings.Repeat("y", 1<<20)) // the biggest
+		time.Sleep(200 * time.Millisecond)
+		victim := testutil.Dial(t, addr)
+		victim.WriteRaw(partial)
+		if got := victim.ReadWithin(5 * time.Second); got != "<EOF>" {
+			t.Fatalf("victim over maxmemory-clients: %s, want the connection closed", got)
+		}
+		if got := protected.ReadWithin(100 * time.Millisecond); got != "<TIMEOUT>" {
+			t.Fatalf("NO-EVICT client: %s", got)
+		}
+		if got := admin.Do("PING"); got != "+PONG" {
+			t.Fatalf("small client: %s", got)
+		}
+		info := admin.Do("INFO", "stats")
+		if !strings.Contains(info, `evicted_clients:1\r\n`) {
+			t.Fatalf("INFO stats: evicted_clients not 1 in %s", info)
+		}
+	})
 }

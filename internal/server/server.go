@@ -59,6 +59,12 @@ type Server struct {
 	hot    hotConfig
 	extras *serverExtras // INFO rates, latency monitor, histograms, repl ids
 
+	// evictMu serializes client eviction (maxmemory-clients) with clients
+	// releasing their memory; evictPending (under it) is the memory of
+	// evicted clients whose connections have not closed yet.
+	evictMu      sync.Mutex
+	evictPending int64
+
 	loops   *netloop.Engine // CORVID_NETLOOP event loops; nil: goroutine per connection
 	offLoop *offLoopSet     // commands that make a client leave its loop
 }
@@ -71,6 +77,7 @@ type serverStats struct {
 	netOutput      counter.Sharded // per write
 	totalErrors    atomic.Int64
 	unexpectedErrs atomic.Int64
+	evictedClients atomic.Int64 // maxmemory-clients evictions
 }
 
 // New builds a server from a loaded configuration. It does not listen yet.
