@@ -44,6 +44,10 @@ type Conn struct {
 	detachFn         func() // set by Detach, run by the loop after OnReadable
 }
 
+// Queued is the capacity of the output the socket has not taken yet, for
+// memory accounting. Owner only.
+func (c *Conn) Queued() int { return cap(c.out) }
+
 // FD is the socket's descriptor, or -1 once closed. Any goroutine.
 func (c *Conn) FD() int {
 	c.mu.Lock()

@@ -74,6 +74,9 @@ func runtimeInUse() int64 {
 // connection's goroutine, once per batch and before the maxmemory check.
 func (c *Client) noteMem() {
 	m := clientFixedMem + int64(c.rd.Cap()) + int64(cap(c.w.Bytes()))
+	if c.nc != nil {
+		m += int64(c.nc.Queued()) // replies a loop client has not read yet
+	}
 	if d := m - c.memAcct; d != 0 {
 		c.memAcct = m
 		c.memShown.Store(m)
