@@ -307,15 +307,7 @@ func TestRawWait(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("GC blocked by a loop in a raw wait")
 	}
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	defer ln.Close()
-	c, _ := net.Dial("tcp", ln.Addr().String())
-	defer c.Close()
-	s, _ := ln.Accept()
-	fd, _ := TakeConn(s.(*net.TCPConn))
-	e.Register(fd, newLineHandler()).Attach()
-	r := bufio.NewReader(c)
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c, r := attachEcho(t, e)
 	for i := range 100 {
 		c.Write([]byte("echo x\n"))
 		expectLine(t, r, "x")
@@ -380,15 +372,7 @@ func TestSpin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	defer ln.Close()
-	c, _ := net.Dial("tcp", ln.Addr().String())
-	defer c.Close()
-	s, _ := ln.Accept()
-	fd, _ := TakeConn(s.(*net.TCPConn))
-	e.Register(fd, newLineHandler()).Attach()
-	r := bufio.NewReader(c)
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c, r := attachEcho(t, e)
 	for i := range 200 {
 		c.Write([]byte("echo x\n"))
 		expectLine(t, r, "x")
@@ -399,4 +383,31 @@ func TestSpin(t *testing.T) {
 			time.Sleep(time.Millisecond) // past the spin: the loop sleeps
 		}
 	}
+}
+
+// attachEcho connects a client over loopback to a line handler on e and
+// returns the client side.
+func attachEcho(t *testing.T, e *Engine) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := TakeConn(s.(*net.TCPConn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Register(fd, newLineHandler()).Attach()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return c, bufio.NewReader(c)
 }
