@@ -54,6 +54,8 @@ all_variants=(
 	"corvid-netloop1|CORVID_NETLOOP=1|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"corvid-netloop1-sched|CORVID_NETLOOP=1 CORVID_NETLOOP_WAIT=sched|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"corvid-netloop2|CORVID_NETLOOP=2|$tmp/corvid-server --port PORT --bind 127.0.0.1"
+	"corvid-spin20|CORVID_NETLOOP_SPIN=20us|$tmp/corvid-server --port PORT --bind 127.0.0.1"
+	"corvid-spin50|CORVID_NETLOOP_SPIN=50us|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"null-goroutine||$tmp/nullserver -port PORT -mode goroutine"
 	"null-goroutine-mp1|GOMAXPROCS=1|$tmp/nullserver -port PORT -mode goroutine"
 	"null-epoll1||$tmp/nullserver -port PORT -mode epoll -loops 1"

@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -65,11 +64,11 @@ func (c *Conn) Shutdown() {
 	c.mu.Unlock()
 }
 
-// Read and write use package syscall rather than x/sys/unix on purpose:
-// under the race detector, syscall's read and write carry the same
-// happens-before edges as net.Conn's (a write by one goroutine, a read by
-// another), so data handed over through a socket is seen as synchronized
-// just as on the goroutine path.
+// Read and write go through sysRead/sysWrite: raw syscalls normally
+// (sysio.go), package syscall under the race detector (sysio_race.go),
+// whose read and write carry the same happens-before edges as net.Conn's
+// (a write by one goroutine, a read by another), so data handed over
+// through a socket is seen as synchronized just as on the goroutine path.
 
 // Read reads once without blocking: (0, ErrWouldBlock) when there is no
 // data, (0, io.EOF) at end of file. Owner only.
@@ -79,7 +78,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, io.ErrClosedPipe
 	}
 	for {
-		n, err := syscall.Read(fd, p)
+		n, err := sysRead(fd, p)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -129,7 +128,7 @@ func (c *Conn) writeSome(p []byte) (int, error) {
 	}
 	done := 0
 	for done < len(p) {
-		n, err := syscall.Write(fd, p[done:])
+		n, err := sysWrite(fd, p[done:])
 		if n > 0 {
 			done += n
 		}
