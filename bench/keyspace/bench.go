@@ -8,8 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 )
 
 // percentiles asked of corvid-bench (--print-percentiles).
@@ -101,7 +102,7 @@ func runBench(ctx context.Context, bin string, args []string, jsonPath, logPath 
 		return benchResult{}, err
 	}
 	defer logf.Close()
-	fmt.Fprintf(logf, "\n$ %s\n", shellJoin(append([]string{bin}, args...)))
+	fmt.Fprintf(logf, "\n$ %s\n", benchproc.ShellJoin(append([]string{bin}, args...)))
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -110,7 +111,7 @@ func runBench(ctx context.Context, bin string, args []string, jsonPath, logPath 
 			return benchResult{}, ctx.Err()
 		}
 		b, _ := os.ReadFile(logPath)
-		return benchResult{}, fmt.Errorf("corvid-bench: %v: %s", err, tail(b, 800))
+		return benchResult{}, fmt.Errorf("corvid-bench: %v: %s", err, benchproc.Tail(b, 800))
 	}
 	b, err := os.ReadFile(jsonPath)
 	if err != nil {
@@ -121,33 +122,7 @@ func runBench(ctx context.Context, bin string, args []string, jsonPath, logPath 
 
 // benchDisplay is the corvid-bench command line as shown in the report.
 func benchDisplay(args []string) string {
-	return shellJoin(append([]string{"corvid-bench"}, args...))
-}
-
-// shellJoin quotes args for a POSIX shell.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
-
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+^", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return benchproc.ShellJoin(append([]string{"corvid-bench"}, args...))
 }
 
 func jsonPathFor(dir, name string) string { return filepath.Join(dir, name+".json") }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
 // fillValue is the value the pipelined fill writes: size bytes.
@@ -26,38 +29,44 @@ func tryPopulate(addr string, n int64, size int) (ok bool, err error) {
 		return false, err
 	}
 	defer c.Close()
-	var re respError
-	if _, err := c.do("DEBUG", "POPULATE", "0", "key", strconv.Itoa(size)); errors.As(err, &re) {
+	if _, err := benchproc.Do(c, "DEBUG", "POPULATE", "0", "key", strconv.Itoa(size)); wire.IsServerError(err) {
 		return false, nil
 	} else if err != nil {
 		return false, err
 	}
-	if _, err := c.do("DEBUG", "POPULATE", strconv.FormatInt(n+1, 10), "key", strconv.Itoa(size)); err != nil {
+	if _, err := benchproc.Do(c, "DEBUG", "POPULATE", strconv.FormatInt(n+1, 10), "key", strconv.Itoa(size)); err != nil {
 		return false, err
 	}
-	if _, err := c.do("DEL", "key:0"); err != nil {
+	if _, err := benchproc.Do(c, "DEL", "key:0"); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// setCmd appends SET key:<id> val.
-func setCmd(val []byte) func([]byte, int64) []byte {
+// idCmd encodes the command args for an id: __key__ is the id in decimal,
+// __data__ is data.
+func idCmd(data []byte, args ...string) func(buf []byte, id int64) []byte {
+	t := wire.Compile(args)
 	var k []byte
 	return func(buf []byte, id int64) []byte {
-		k = strconv.AppendInt(append(k[:0], "key:"...), id, 10)
-		return appendCommand(buf, []byte("SET"), k, val)
+		k = strconv.AppendInt(k[:0], id, 10)
+		return t.Append(buf, k, data)
 	}
+}
+
+// setCmd appends SET key:<id> val.
+func setCmd(val []byte) func([]byte, int64) []byte {
+	return idCmd(val, "SET", "key:"+wire.KeyPlaceholder, wire.DataPlaceholder)
 }
 
 // zaddCmd appends ZADD zkey:<id> <id> member.
 func zaddCmd(member []byte) func([]byte, int64) []byte {
-	var k, s []byte
-	return func(buf []byte, id int64) []byte {
-		k = strconv.AppendInt(append(k[:0], "zkey:"...), id, 10)
-		s = strconv.AppendInt(s[:0], id, 10)
-		return appendCommand(buf, []byte("ZADD"), k, s, member)
-	}
+	return idCmd(member, "ZADD", "zkey:"+wire.KeyPlaceholder, wire.KeyPlaceholder, wire.DataPlaceholder)
+}
+
+// existsCmd appends EXISTS key:<id>.
+func existsCmd() func([]byte, int64) []byte {
+	return idCmd(nil, "EXISTS", "key:"+wire.KeyPlaceholder)
 }
 
 // pipeSpec is one pipelined write of the ids From..To (inclusive).
@@ -99,11 +108,14 @@ func batchDue(start time.Time, span time.Duration, b, nb int64) time.Time {
 // flight at once.
 func pipeline(ctx context.Context, addr string, p pipeSpec) (pipeStats, error) {
 	var st pipeStats
-	c, err := dial(addr)
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return st, err
 	}
-	defer c.Close()
+	defer nc.Close()
+	// The writer writes to nc itself; rc, the reply side, belongs to the
+	// reader goroutine alone (a wire.Conn is not shared between goroutines).
+	rc := wire.NewConn(nc, addr)
 	if p.Batch <= 0 {
 		p.Batch = 1000
 	}
@@ -120,18 +132,18 @@ func pipeline(ctx context.Context, addr string, p pipeSpec) (pipeStats, error) {
 		var rr readRes
 		for cnt := range inflight {
 			for range cnt {
-				v, err := readReply(c.r)
+				_, kind, msg, err := rc.Next()
 				if err != nil {
 					rr.err = err
-					c.nc.Close()         // fail the writer's next write
+					nc.Close()           // fail the writer's next write
 					for range inflight { // and let it finish
 					}
 					done <- rr
 					return
 				}
-				if e, ok := v.(respError); ok {
+				if kind == wire.KindError || kind == wire.KindMoved || kind == wire.KindAsk {
 					if rr.errs == 0 {
-						rr.firstErr = string(e)
+						rr.firstErr = string(msg)
 					}
 					rr.errs++
 				}
@@ -159,7 +171,7 @@ func pipeline(ctx context.Context, addr string, p pipeSpec) (pipeStats, error) {
 			buf = p.Gen(buf, id)
 			id++
 		}
-		if _, werr = c.nc.Write(buf); werr != nil {
+		if _, werr = nc.Write(buf); werr != nil {
 			break
 		}
 		inflight <- cnt

@@ -9,47 +9,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
-func TestRESPRoundTrip(t *testing.T) {
-	buf := appendCommand(nil, []byte("SET"), []byte("key:1"), []byte(""))
-	if got, want := string(buf), "*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$0\r\n\r\n"; got != want {
-		t.Fatalf("appendCommand = %q, want %q", got, want)
-	}
-	v, err := readReply(bufio.NewReader(bytes.NewReader(buf)))
+func TestLookupInt(t *testing.T) {
+	// MEMORY STATS as RESP2 sends it: a flat array of names and values.
+	v, _, err := wire.Parse([]byte("*8\r\n+peak.allocated\r\n:10\r\n+db.0\r\n*2\r\n+overhead.hashtable.main\r\n:3\r\n" +
+		"+overhead.db.hashtable.lut\r\n:4096\r\n+dataset.percentage\r\n$4\r\n12.5\r\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []any{"SET", "key:1", ""}; !reflect.DeepEqual(v, want) {
-		t.Fatalf("readReply = %#v, want %#v", v, want)
-	}
-}
-
-func TestReadReplyKinds(t *testing.T) {
-	in := "+OK\r\n-ERR no\r\n:42\r\n$-1\r\n*-1\r\n%1\r\n+a\r\n:1\r\n_\r\n#t\r\n*2\r\n$2\r\nhi\r\n*1\r\n:7\r\n"
-	r := bufio.NewReader(strings.NewReader(in))
-	want := []any{"OK", respError("ERR no"), int64(42), nil, nil, []any{"a", int64(1)}, nil, true,
-		[]any{"hi", []any{int64(7)}}}
-	for i, w := range want {
-		v, err := readReply(r)
-		if err != nil {
-			t.Fatalf("reply %d: %v", i, err)
-		}
-		if !reflect.DeepEqual(v, w) {
-			t.Fatalf("reply %d = %#v, want %#v", i, v, w)
-		}
-	}
-	if _, err := readReply(bufio.NewReader(strings.NewReader("?x\r\n"))); err == nil {
-		t.Fatal("unknown type: no error")
-	}
-	if _, err := readReply(bufio.NewReader(strings.NewReader("+OK\n"))); err == nil {
-		t.Fatal("bare LF: no error")
-	}
-}
-
-func TestLookupInt(t *testing.T) {
-	v := []any{"peak.allocated", int64(10), "db.0", []any{"overhead.hashtable.main", int64(3)},
-		"overhead.db.hashtable.lut", int64(4096), "dataset.percentage", "12.5"}
 	if n, ok := lookupInt(v, "overhead.db.hashtable.lut"); !ok || n != 4096 {
 		t.Fatalf("lut = %d, %v", n, ok)
 	}
@@ -106,27 +77,6 @@ func TestParseCommands(t *testing.T) {
 	}
 }
 
-func TestProcParsers(t *testing.T) {
-	stat := "1234 (corvid server) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 8 0 100 1000 50 18446744073709551615"
-	d, err := parseStatCPU([]byte(stat))
-	if err != nil || d != 3250*time.Millisecond {
-		t.Fatalf("parseStatCPU = %v, %v; want 3.25s", d, err)
-	}
-	if _, err := parseStatCPU([]byte("1234 (x) S 1")); err == nil {
-		t.Fatal("short stat: no error")
-	}
-	status := "Name:\tredis-server\nVmPeak:\t  100 kB\nVmRSS:\t   20480 kB\nThreads:\t5\n"
-	if got := parseVmRSS([]byte(status)); got != 20480 {
-		t.Fatalf("parseVmRSS = %d", got)
-	}
-	if got := parseVmRSS([]byte("Name: x\n")); got != -1 {
-		t.Fatalf("parseVmRSS without VmRSS = %d", got)
-	}
-	if got := cpuModel("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags: x\n"); got != "AMD EPYC 7B13" {
-		t.Fatalf("cpuModel = %q", got)
-	}
-}
-
 const benchJSON = `{"ALL STATS": {
  "Gets": {"Count": 1000, "Ops/sec": 500.5, "Hits/sec": 400.5, "Misses/sec": 100, "Errors": 0,
    "Average Latency": 0.5, "Max Latency": 9.5, "Percentile Latencies": {"p50.00": 0.4, "p99.00": 1.5}},
@@ -155,7 +105,7 @@ func TestParseBenchJSON(t *testing.T) {
 
 func TestBenchArgs(t *testing.T) {
 	l := load{Threads: 2, Clients: 25, Seconds: 10, DataSize: 128}
-	got := shellJoin(benchArgs(l, "ZADD", 1000, "127.0.0.1", 7000, "/t/z.json"))
+	got := benchproc.ShellJoin(benchArgs(l, "ZADD", 1000, "127.0.0.1", 7000, "/t/z.json"))
 	want := "-s 127.0.0.1 -p 7000 -t 2 -c 25 --test-time 10 --command 'zadd zkey:__key__ __key__ __data__' --key-prefix '' " +
 		"--key-minimum 1 --key-maximum 1000 -d 128 -R --distinct-client-seed --print-percentiles 50,99,99.9,99.99 --hide-histogram --json-out-file /t/z.json"
 	if got != want {
@@ -166,14 +116,6 @@ func TestBenchArgs(t *testing.T) {
 	}
 	if a := strings.Join(benchArgs(l, "SET", 5, "h", 1, "j"), " "); !strings.Contains(a, "--ratio 1:0 --key-prefix key:") {
 		t.Fatalf("SET args: %s", a)
-	}
-}
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"": "''", "a-b/c:d": "a-b/c:d", "a b": "'a b'", "it's": `'it'\''s'`, "$x": "'$x'"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
 	}
 }
 
@@ -327,21 +269,21 @@ func TestPipeline(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		r, w := bufio.NewReader(c), bufio.NewWriter(c)
+		r, w := wire.NewConn(c, ""), bufio.NewWriter(c)
 		var keys []string
 		for {
-			v, err := readReply(r)
+			v, err := r.ReadValue()
 			if err != nil {
 				got <- keys
 				return
 			}
-			keys = append(keys, v.([]any)[1].(string))
+			keys = append(keys, v.Elems[1].Str)
 			if len(keys) == 5 {
 				w.WriteString("-ERR five\r\n")
 			} else {
 				w.WriteString("+OK\r\n")
 			}
-			if r.Buffered() == 0 {
+			if !r.Buffered() {
 				w.Flush()
 			}
 		}
@@ -360,13 +302,6 @@ func TestPipeline(t *testing.T) {
 }
 
 func TestMemoryHelpers(t *testing.T) {
-	mi := "MemTotal:       24683520 kB\nMemFree:        22000000 kB\nMemAvailable:   20000000 kB\n"
-	if got := meminfoKiB(mi, "MemAvailable"); got != 20000000 {
-		t.Fatalf("MemAvailable = %d", got)
-	}
-	if got := meminfoKiB(mi, "SwapTotal"); got != -1 {
-		t.Fatalf("absent field = %d", got)
-	}
 	if got := estimateKiB(0, 1300<<10, 1e6, 1e7); got != 13000<<10 {
 		t.Fatalf("estimateKiB = %d", got)
 	}

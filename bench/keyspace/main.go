@@ -13,11 +13,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 )
 
 func main() {
 	if err := run(); err != nil {
-		live.stopAll()
+		benchproc.StopAll()
 		fmt.Fprintln(os.Stderr, "keyspace-scaling:", err)
 		os.Exit(1)
 	}
@@ -99,31 +101,29 @@ func run() error {
 	go func() { // a blocking fill does not watch ctx: stop the servers and leave
 		<-ctx.Done()
 		time.Sleep(3 * time.Second)
-		live.stopAll()
+		benchproc.StopAll()
 		os.Exit(130)
 	}()
 
-	root, err := moduleRoot()
+	root, err := benchproc.ModuleRoot()
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (run bench/keyspace-scaling.sh)", err)
 	}
 	dir, err := os.MkdirTemp("", "keyspace-scaling-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	defer live.stopAll()
+	defer benchproc.StopAll()
 	serverBin, benchBin := filepath.Join(dir, "corvid-server"), filepath.Join(dir, "corvid-bench")
 	for bin, pkg := range map[string]string{serverBin: "./cmd/corvid-server", benchBin: "./cmd/corvid-bench"} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
-		cmd.Dir = root
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		if err := benchproc.Build(ctx, root, bin, pkg, nil); err != nil {
+			return err
 		}
 	}
 
 	header := append([]string{
-		"command: " + shellJoin(append([]string{"go", "run", "./bench/keyspace"}, os.Args[1:]...)),
+		"command: " + benchproc.ShellJoin(append([]string{"go", "run", "./bench/keyspace"}, os.Args[1:]...)),
 		"date: " + time.Now().UTC().Format(time.RFC3339),
 	}, machineLines(root, *redisBin, *withR)...)
 	header = append(header, "load average at start: "+loadAvg())
@@ -132,7 +132,7 @@ func run() error {
 		kinds = append(kinds, redisKind(*redisBin))
 	}
 	for _, k := range kinds {
-		line := shellJoin(append([]string{filepath.Base(k.Bin)}, k.Args(0, "TMPDIR")...))
+		line := benchproc.ShellJoin(append([]string{filepath.Base(k.Bin)}, k.Args(0, "TMPDIR")...))
 		header = append(header, k.Name+" server: "+strings.Replace(line, "--port 0 ", "--port PORT ", 1)+" (a fresh server on a free port per size)")
 	}
 	ld := load{Threads: *threads, Clients: *clients, Seconds: *secs, DataSize: *dsize}
@@ -199,17 +199,4 @@ func writeOutputs(prefix string, header []string, tables []*table, cmdlines []st
 		}
 	}
 	return nil
-}
-
-// moduleRoot is the directory of the main module's go.mod.
-func moduleRoot() (string, error) {
-	b, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	mod := strings.TrimSpace(string(b))
-	if mod == "" || mod == os.DevNull {
-		return "", fmt.Errorf("not inside the corvid module (run bench/keyspace-scaling.sh)")
-	}
-	return filepath.Dir(mod), nil
 }

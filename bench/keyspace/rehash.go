@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
 // rehashRow is the GET load of one window of the rehash test.
@@ -58,7 +60,7 @@ func rehashTest(ctx context.Context, c rehashConfig) ([]rehashRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.stop()
+	defer s.Stop()
 	method, secs, err := fillStrings(ctx, s.Addr, from, c.Populate, 1000, c.Load.DataSize)
 	if err != nil {
 		return nil, fmt.Errorf("fill: %w", err)
@@ -159,15 +161,6 @@ func settle(ctx context.Context, addr string, n int64, passes int) (int64, error
 	}
 }
 
-// existsCmd appends EXISTS key:<id>.
-func existsCmd() func([]byte, int64) []byte {
-	var k []byte
-	return func(buf []byte, id int64) []byte {
-		k = strconv.AppendInt(append(k[:0], "key:"...), id, 10)
-		return appendCommand(buf, []byte("EXISTS"), k)
-	}
-}
-
 // memStats reads MEMORY STATS' bucket-table bytes and the number of dicts
 // being rehashed; -1 for what the server does not report.
 func memStats(addr string) (lut, rehashing int64) {
@@ -177,7 +170,7 @@ func memStats(addr string) (lut, rehashing int64) {
 		return
 	}
 	defer c.Close()
-	v, err := c.do("MEMORY", "STATS")
+	v, err := benchproc.Do(c, "MEMORY", "STATS")
 	if err != nil {
 		return
 	}
@@ -188,6 +181,17 @@ func memStats(addr string) (lut, rehashing int64) {
 		rehashing = n
 	}
 	return
+}
+
+// lookupInt finds key in a flattened key/value reply (MEMORY STATS) and
+// returns its integer value; ok is false when it is absent.
+func lookupInt(v wire.Value, key string) (int64, bool) {
+	for i := 0; i+1 < len(v.Elems); i += 2 {
+		if k, val := v.Elems[i], v.Elems[i+1]; k.Str == key && val.Type == ':' {
+			return val.Int, true
+		}
+	}
+	return 0, false
 }
 
 func mib(b int64) string {

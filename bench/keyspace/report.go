@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 )
 
 // tolerance is the "flat within 20%" bound on throughput ratios.
@@ -23,29 +25,26 @@ func kibMiB(k int64) string {
 	return strconv.FormatInt(k/1024, 10)
 }
 
-// serverOrder lists the servers in first-seen order.
-func serverOrder(rows []scaleRow) []string {
-	var out []string
-	seen := map[string]bool{}
+// firstSeen lists the distinct values of f over rows in first-seen order.
+func firstSeen[T comparable](rows []scaleRow, f func(scaleRow) T) []T {
+	var out []T
+	seen := map[T]bool{}
 	for _, r := range rows {
-		if !seen[r.Server] {
-			seen[r.Server] = true
-			out = append(out, r.Server)
+		if v := f(r); !seen[v] {
+			seen[v] = true
+			out = append(out, v)
 		}
 	}
 	return out
 }
 
+// serverOrder lists the servers in first-seen order.
+func serverOrder(rows []scaleRow) []string {
+	return firstSeen(rows, func(r scaleRow) string { return r.Server })
+}
+
 func sizesOf(rows []scaleRow) []int64 {
-	var out []int64
-	seen := map[int64]bool{}
-	for _, r := range rows {
-		if !seen[r.Size] {
-			seen[r.Size] = true
-			out = append(out, r.Size)
-		}
-	}
-	return out
+	return firstSeen(rows, func(r scaleRow) int64 { return r.Size })
 }
 
 func findRow(rows []scaleRow, server, cmd string, size int64) (scaleRow, bool) {
@@ -213,10 +212,8 @@ var csvHeader = []string{"mode", "round", "server", "command", "size", "keys", "
 	"window", "writer_ops", "writer_s", "keys_after", "bucket_bytes_before", "bucket_bytes_after", "cmdline"}
 
 func writeCSV(w io.Writer, header []string, summary, runs []scaleRow, rehash []rehashRow) error {
-	for _, h := range header {
-		if _, err := fmt.Fprintf(w, "# %s\n", h); err != nil {
-			return err
-		}
+	if err := benchproc.WriteComments(w, header); err != nil {
+		return err
 	}
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)

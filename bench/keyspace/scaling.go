@@ -5,10 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 )
 
 // scaleRow is one corvid-bench run of the keyspace sweep.
@@ -117,13 +118,7 @@ func estimateKiB(baseKiB, rssKiB, n0, n int64) int64 {
 func fits(needKiB, availKiB int64) bool { return float64(needKiB) <= 0.85*float64(availKiB) }
 
 // memAvailableKiB is MemAvailable of /proc/meminfo, or -1.
-func memAvailableKiB() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return -1
-	}
-	return meminfoKiB(string(b), "MemAvailable")
-}
+func memAvailableKiB() int64 { return benchproc.MeminfoKiB("MemAvailable") }
 
 // medianRuns keeps, per server, command and size (in first-seen order), the
 // run of median ops/sec; Round is 0 when there were several.
@@ -160,7 +155,7 @@ func sweepOne(ctx context.Context, c sweepConfig, k serverKind, n int64, round i
 	if err != nil {
 		return nil, err
 	}
-	defer s.stop()
+	defer s.Stop()
 	startRSS := s.rssKiB()
 	label := fmt.Sprintf("[%s %s]", k.Name, sizeLabel(n))
 	if c.Rounds > 1 {
@@ -251,7 +246,7 @@ func dbsize(addr string) int64 {
 		return -1
 	}
 	defer c.Close()
-	n, err := c.doInt("DBSIZE")
+	n, err := benchproc.DoInt(c, "DBSIZE")
 	if err != nil {
 		return -1
 	}

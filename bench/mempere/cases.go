@@ -117,8 +117,8 @@ func (g *generator) next(b []byte) (out []byte, ok bool) {
 		argc += cnt
 	}
 	b = appendArrayHeader(b, argc)
-	b = appendBulkString(b, s.cmd)
-	b = appendBulkString(b, s.keyName(g.k))
+	b = appendBulk(b, s.cmd)
+	b = appendBulk(b, s.keyName(g.k))
 	for e := g.i; e < g.i+cnt; e++ {
 		idx := g.k*s.perKey + e
 		switch s.cmd {

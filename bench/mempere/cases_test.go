@@ -1,32 +1,33 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
 // decode parses the generator's output back into commands.
 func decode(t *testing.T, b []byte) [][]string {
 	t.Helper()
-	r := bufio.NewReader(bytes.NewReader(b))
 	var cmds [][]string
-	for {
-		if _, err := r.Peek(1); err != nil {
-			return cmds
-		}
-		rep, err := readReply(r)
-		if err != nil || rep.kind != '*' {
-			t.Fatalf("bad command encoding: %v %v", rep, err)
+	for len(b) > 0 {
+		v, n, err := wire.Parse(b)
+		if err != nil || n == 0 || v.Type != '*' {
+			t.Fatalf("bad command encoding: %v %d %v", v.Text(), n, err)
 		}
 		var args []string
-		for _, a := range rep.arr {
-			args = append(args, a.str)
+		for _, a := range v.Elems {
+			if a.Type != '$' {
+				t.Fatalf("argument %s is not a bulk string", a.Text())
+			}
+			args = append(args, a.Str)
 		}
 		cmds = append(cmds, args)
+		b = b[n:]
 	}
+	return cmds
 }
 
 func generate(t *testing.T, spec caseSpec, per, size int, seed uint64) [][]string {

@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
-	"strings"
+	"strconv"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 )
 
 // Facts about the machine and the binaries, for the report's header.
@@ -15,70 +16,43 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
 }
 
+// orUnknown is s, or "?" when it is empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
 // output runs a command and returns its trimmed standard output, or "?".
-func output(dir, name string, args ...string) string {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
+func output(name string, args ...string) string {
+	out, err := benchproc.Output("", name, args...)
 	if err != nil {
 		return "?"
 	}
-	return strings.TrimSpace(string(out))
+	return out
 }
 
-// cpuModel is the first "model name" of /proc/cpuinfo.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "?"
+// machine is the CPU model, the CPU count, MemTotal as /proc/meminfo
+// writes it and the kernel.
+func machine() string {
+	mem := "?"
+	if kb := benchproc.MeminfoKiB("MemTotal"); kb >= 0 {
+		mem = strconv.FormatInt(kb, 10) + " kB"
 	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	kernel := runtime.GOOS
+	if k := benchproc.Kernel(); k != "" {
+		kernel += " " + k
 	}
-	return "?"
-}
-
-// memTotal is MemTotal of /proc/meminfo, as written there.
-func memTotal() string {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return "?"
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
-}
-
-func kernel() string {
-	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
-	if err != nil {
-		return runtime.GOOS
-	}
-	return runtime.GOOS + " " + strings.TrimSpace(string(b))
+	return fmt.Sprintf("%s, %d CPUs (%s), MemTotal %s, %s", orUnknown(benchproc.CPUModel()), runtime.NumCPU(), runtime.GOARCH, mem, kernel)
 }
 
 // gitRevision is the checkout's short commit, "+dirty" if tracked files
 // differ from it.
 func gitRevision(root string) string {
-	rev := output(root, "git", "rev-parse", "--short", "HEAD")
-	if st := output(root, "git", "status", "--porcelain", "--untracked-files=no"); st != "" && st != "?" {
+	rev, dirty := benchproc.GitRevision(root)
+	rev = orUnknown(rev)
+	if dirty {
 		rev += "+dirty"
 	}
 	return rev

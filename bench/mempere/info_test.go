@@ -24,17 +24,3 @@ func TestParseInfo(t *testing.T) {
 		t.Error("non-integer field: want an error")
 	}
 }
-
-func TestParseVmRSS(t *testing.T) {
-	status := "Name:\tredis-server\nVmPeak:\t  200000 kB\nVmRSS:\t    8192 kB\nRssAnon:\t 4000 kB\n"
-	n, err := parseVmRSS(status)
-	if err != nil || n != 8192*1024 {
-		t.Errorf("parseVmRSS = %d, %v; want %d", n, err, 8192*1024)
-	}
-	if _, err := parseVmRSS("Name:\tx\n"); err == nil {
-		t.Error("no VmRSS: want an error")
-	}
-	if _, err := parseVmRSS("VmRSS:\t12 MB\n"); err == nil {
-		t.Error("unexpected unit: want an error")
-	}
-}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,9 +10,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
 type options struct {
@@ -46,47 +49,9 @@ func main() {
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "mempere:", err)
-		stopAll()
+		benchproc.StopAll()
 		os.Exit(1)
 	}
-}
-
-// running are the servers to stop if the program is interrupted.
-var (
-	runningMu sync.Mutex
-	running   = map[*server]bool{}
-)
-
-func track(s *server, on bool) {
-	runningMu.Lock()
-	defer runningMu.Unlock()
-	if on {
-		running[s] = true
-	} else {
-		delete(running, s)
-	}
-}
-
-func stopAll() {
-	runningMu.Lock()
-	defer runningMu.Unlock()
-	for s := range running {
-		s.stop()
-	}
-}
-
-func start(name, bin, dir, logName string) (*server, error) {
-	s, err := startServer(name, bin, dir, logName)
-	if err != nil {
-		return nil, err
-	}
-	track(s, true)
-	return s, nil
-}
-
-func stop(s *server) {
-	s.stop()
-	track(s, false)
 }
 
 func run(o options) (err error) {
@@ -102,7 +67,7 @@ func run(o options) (err error) {
 	go func() {
 		<-sig
 		logf("interrupted: stopping the servers")
-		stopAll()
+		benchproc.StopAll()
 		os.Exit(130)
 	}()
 
@@ -118,30 +83,31 @@ func run(o options) (err error) {
 		}
 	}()
 
-	root := filepath.Dir(output("", "go", "env", "GOMOD"))
+	root, err := benchproc.ModuleRoot()
+	if err != nil {
+		return err
+	}
 	if o.corvidBin == "" {
 		o.corvidBin = filepath.Join(tmp, "corvid-server")
 		logf("building corvid-server in %s", tmp)
-		build := exec.Command("go", "build", "-o", o.corvidBin, "./cmd/corvid-server")
-		build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("go build ./cmd/corvid-server: %w", err)
+		if err := benchproc.Build(context.Background(), root, o.corvidBin, "./cmd/corvid-server", os.Stderr); err != nil {
+			return err
 		}
 	}
 	if o.redisBin, err = exec.LookPath(o.redisBin); err != nil {
 		return err
 	}
-	redisVersion := output("", o.redisBin, "--version")
+	redisVersion := output(o.redisBin, "--version")
 	if !strings.Contains(redisVersion, "v=7.0.15") {
 		logf("warning: the issue compares against redis-server 7.0.15; this is %s", redisVersion)
 	}
 
 	header := []string{
-		"command: `bench/mem-per-element.sh " + shellQuote(os.Args[1:]) + "`",
+		"command: `bench/mem-per-element.sh " + benchproc.ShellJoin(os.Args[1:]) + "`",
 		"date: " + time.Now().UTC().Format(time.RFC3339),
-		fmt.Sprintf("machine: %s, %d CPUs (%s), MemTotal %s, %s", cpuModel(), runtime.NumCPU(), runtime.GOARCH, memTotal(), kernel()),
-		"load average at start: " + loadAvg(),
-		fmt.Sprintf("corvid: %s, commit %s, built with %s", output("", o.corvidBin, "--version"), gitRevision(root), runtime.Version()),
+		"machine: " + machine(),
+		"load average at start: " + orUnknown(benchproc.LoadAvg()),
+		fmt.Sprintf("corvid: %s, commit %s, built with %s", output(o.corvidBin, "--version"), gitRevision(root), runtime.Version()),
 		"redis: " + redisVersion,
 		fmt.Sprintf("data: %d elements per big case, %d hashes of %d fields, %d-byte values, %d elements per command, %d commands per batch, seed %d",
 			o.n, o.small, o.fields, o.load.size, o.load.per, o.load.batch, o.load.seed),
@@ -149,15 +115,15 @@ func run(o options) (err error) {
 	}
 
 	bins := map[string]string{"corvid": o.corvidBin, "redis": o.redisBin}
-	servers := map[string]*server{}
-	ctls := map[string]*conn{}
+	servers := map[string]*benchproc.Server{}
+	ctls := map[string]*wire.Conn{}
 	if !o.restart {
 		for _, name := range []string{"corvid", "redis"} {
 			if servers[name], err = start(name, bins[name], tmp, name); err != nil {
 				return err
 			}
-			defer stop(servers[name])
-			if ctls[name], err = dial(servers[name].addr()); err != nil {
+			defer servers[name].Stop()
+			if ctls[name], err = dial(servers[name].Addr); err != nil {
 				return err
 			}
 			defer ctls[name].Close()
@@ -184,7 +150,7 @@ func run(o options) (err error) {
 		}
 		rows = append(rows, rowsFor(spec, res["corvid"], res["redis"])...)
 	}
-	header = append(header, "load average at end: "+loadAvg())
+	header = append(header, "load average at end: "+orUnknown(benchproc.LoadAvg()))
 
 	md := markdown(header, rows)
 	fmt.Print("\n" + md)
@@ -208,7 +174,7 @@ func run(o options) (err error) {
 
 // measureOn runs one case on one server: a fresh one with -restart, else
 // the long-running one in servers.
-func measureOn(o options, name, bin, dir string, spec caseSpec, servers map[string]*server, ctls map[string]*conn) (measurement, error) {
+func measureOn(o options, name, bin, dir string, spec caseSpec, servers map[string]*benchproc.Server, ctls map[string]*wire.Conn) (measurement, error) {
 	if !o.restart {
 		return measureCase(servers[name], ctls[name], spec, o.load)
 	}
@@ -216,8 +182,8 @@ func measureOn(o options, name, bin, dir string, spec caseSpec, servers map[stri
 	if err != nil {
 		return measurement{}, err
 	}
-	defer stop(srv)
-	ctl, err := dial(srv.addr())
+	defer srv.Stop()
+	ctl, err := dial(srv.Addr)
 	if err != nil {
 		return measurement{}, err
 	}

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
 // sample is one reading of a server's memory.
@@ -29,60 +32,66 @@ type loadOptions struct {
 
 // purge asks the server to give free memory back to the OS. Both
 // servers have MEMORY PURGE; an error reply is not fatal.
-func purge(c *conn) {
-	if _, err := c.do("MEMORY", "PURGE"); err != nil {
+func purge(c *wire.Conn) {
+	if _, err := do(c, "MEMORY", "PURGE"); err != nil {
 		logf("  MEMORY PURGE: %v", err)
 	}
 }
 
-func takeSample(c *conn, pid int) (sample, error) {
+func takeSample(c *wire.Conn, srv *benchproc.Server) (sample, error) {
 	used, err := usedMemory(c)
 	if err != nil {
 		return sample{}, err
 	}
-	rss, err := readRSS(pid)
+	rss, err := readRSS(srv)
 	if err != nil {
 		return sample{}, err
 	}
 	return sample{used: used, rss: rss}, nil
 }
 
+// readRSS is the resident set size of the server, in bytes.
+func readRSS(srv *benchproc.Server) (int64, error) {
+	kib, err := srv.RSSKiB()
+	return kib * 1024, err
+}
+
 // measureCase runs one case on one server; ctl is a connection to it
 // that stays open from the first sample to the last.
-func measureCase(srv *server, ctl *conn, spec caseSpec, o loadOptions) (m measurement, err error) {
-	if _, err = ctl.do("FLUSHALL"); err != nil {
+func measureCase(srv *benchproc.Server, ctl *wire.Conn, spec caseSpec, o loadOptions) (m measurement, err error) {
+	if _, err = do(ctl, "FLUSHALL"); err != nil {
 		return m, err
 	}
 	time.Sleep(o.settle)
 	purge(ctl)
-	if m.before, err = takeSample(ctl, srv.pid()); err != nil {
+	if m.before, err = takeSample(ctl, srv); err != nil {
 		return m, err
 	}
 
 	start := time.Now()
-	if err = load(srv.addr(), spec, o); err != nil {
-		return m, fmt.Errorf("%s %s load: %w", srv.name, spec.name, err)
+	if err = load(srv.Addr, spec, o); err != nil {
+		return m, fmt.Errorf("%s %s load: %w", srv.Name, spec.name, err)
 	}
 	m.load = time.Since(start)
 
 	time.Sleep(o.settle)
-	if m.settledRSS, err = readRSS(srv.pid()); err != nil {
+	if m.settledRSS, err = readRSS(srv); err != nil {
 		return m, err
 	}
 	purge(ctl)
-	if m.after, err = takeSample(ctl, srv.pid()); err != nil {
+	if m.after, err = takeSample(ctl, srv); err != nil {
 		return m, err
 	}
 
 	if err = checkCount(ctl, spec); err != nil {
-		return m, fmt.Errorf("%s %s: %w", srv.name, spec.name, err)
+		return m, fmt.Errorf("%s %s: %w", srv.Name, spec.name, err)
 	}
-	enc, err := ctl.do("OBJECT", "ENCODING", spec.keyName(0))
+	enc, err := do(ctl, "OBJECT", "ENCODING", spec.keyName(0))
 	if err != nil {
 		return m, err
 	}
-	m.encoding = enc.str
-	if m.usage, err = ctl.doInt("MEMORY", "USAGE", spec.keyName(0), "SAMPLES", "0"); err != nil {
+	m.encoding = enc.Str
+	if m.usage, err = doInt(ctl, "MEMORY", "USAGE", spec.keyName(0), "SAMPLES", "0"); err != nil {
 		return m, err
 	}
 	return m, nil
@@ -97,13 +106,11 @@ func load(addr string, spec caseSpec, o loadOptions) error {
 	}
 	defer c.Close()
 	g := newGenerator(spec, o.per, o.size, o.seed)
-	var buf []byte
 	for {
-		buf = buf[:0]
 		n := 0
 		for n < o.batch {
 			var ok bool
-			if buf, ok = g.next(buf); !ok {
+			if c.Out, ok = g.next(c.Out); !ok {
 				break
 			}
 			n++
@@ -111,16 +118,35 @@ func load(addr string, spec caseSpec, o loadOptions) error {
 		if n == 0 {
 			return nil
 		}
-		if err := c.pipeline(buf, n); err != nil {
+		if err := pipeline(c, n); err != nil {
 			return err
 		}
 	}
 }
 
+// pipeline sends the n commands in c.Out in one write, then reads their n
+// replies, which must all be integers.
+func pipeline(c *wire.Conn, n int) error {
+	_ = c.SetDeadline(time.Now().Add(cmdTimeout))
+	if err := c.Flush(); err != nil {
+		return err
+	}
+	for range n {
+		v, err := c.ReadValue()
+		if err != nil {
+			return err
+		}
+		if v.Type != ':' {
+			return fmt.Errorf("pipelined write: want an integer reply, got %s", v.Text())
+		}
+	}
+	return nil
+}
+
 // checkCount verifies that the server holds every element written.
-func checkCount(c *conn, spec caseSpec) error {
+func checkCount(c *wire.Conn, spec caseSpec) error {
 	if spec.keys > 1 {
-		n, err := c.doInt("DBSIZE")
+		n, err := doInt(c, "DBSIZE")
 		if err != nil {
 			return err
 		}
@@ -128,7 +154,7 @@ func checkCount(c *conn, spec caseSpec) error {
 			return fmt.Errorf("DBSIZE = %d, want %d", n, spec.keys)
 		}
 	}
-	n, err := c.doInt(spec.countCommand()...)
+	n, err := doInt(c, spec.countCommand()...)
 	if err != nil {
 		return err
 	}

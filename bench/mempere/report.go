@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 )
 
 // row is one line of the results: a case's two measurements divided by
@@ -96,10 +98,8 @@ var csvHeader = []string{"case", "elements",
 
 // writeCSV writes the header lines as "# " comments, then the rows.
 func writeCSV(w io.Writer, header []string, rows []row) error {
-	for _, h := range header {
-		if _, err := fmt.Fprintf(w, "# %s\n", h); err != nil {
-			return err
-		}
+	if err := benchproc.WriteComments(w, header); err != nil {
+		return err
 	}
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
@@ -117,17 +117,4 @@ func writeCSV(w io.Writer, header []string, rows []row) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// shellQuote quotes args for a POSIX shell where needed.
-func shellQuote(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%") == "" {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
 }

@@ -71,11 +71,3 @@ func TestMarkdownAndCSV(t *testing.T) {
 		t.Errorf("csv header has %d commas, row %d", n, strings.Count(lines[2], ","))
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	got := shellQuote([]string{"-n", "50000", "-out", "/tmp/x y", "", "it's", "-cases=list,set"})
-	want := `-n 50000 -out '/tmp/x y' '' 'it'\''s' -cases=list,set`
-	if got != want {
-		t.Errorf("shellQuote = %s, want %s", got, want)
-	}
-}

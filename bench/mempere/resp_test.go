@@ -1,44 +1,58 @@
 package main
 
 import (
-	"bufio"
-	"strings"
+	"net"
 	"testing"
+
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
-func TestAppendCommand(t *testing.T) {
-	got := string(appendCommand(nil, "SET", "k", ""))
-	want := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n"
-	if got != want {
-		t.Errorf("appendCommand = %q, want %q", got, want)
-	}
-	b := appendArrayHeader(nil, 2)
+func TestAppendBulk(t *testing.T) {
+	b := appendArrayHeader(nil, 3)
+	b = appendBulk(b, "SET")
 	b = appendBulk(b, []byte("a\r\nb"))
-	b = appendBulkString(b, "xyz")
-	if want := "*2\r\n$4\r\na\r\nb\r\n$3\r\nxyz\r\n"; string(b) != want {
-		t.Errorf("appendBulk = %q, want %q", b, want)
+	b = appendBulk(b, "")
+	if want := "*3\r\n$3\r\nSET\r\n$4\r\na\r\nb\r\n$0\r\n\r\n"; string(b) != want {
+		t.Errorf("encoded %q, want %q", b, want)
 	}
 }
 
-func TestReadReply(t *testing.T) {
-	in := "+OK\r\n-ERR bad\r\n:42\r\n$5\r\nhe\r\no\r\n$-1\r\n*2\r\n:1\r\n*1\r\n$0\r\n\r\n*-1\r\n"
-	r := bufio.NewReader(strings.NewReader(in))
-	want := []string{"OK", "ERR(ERR bad)", "42", "he\r\no", "(nil)", "[1 []]", "(nil)"}
-	for i, w := range want {
-		rep, err := readReply(r)
-		if err != nil {
-			t.Fatalf("reply %d: %v", i, err)
+// TestPipeline sends two batches to a fake server that answers :1 to
+// every command but the last, which gets +OK.
+func TestPipeline(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	go func() {
+		srv := wire.NewConn(a, "")
+		var reply []byte
+		for i := 1; i <= 5; i++ {
+			if _, err := srv.ReadValue(); err != nil {
+				return
+			}
+			if i < 5 {
+				reply = append(reply, ":1\r\n"...)
+			} else {
+				reply = append(reply, "+OK\r\n"...)
+			}
+			if !srv.Buffered() { // the end of a batch
+				if _, err := a.Write(reply); err != nil {
+					return
+				}
+				reply = reply[:0]
+			}
 		}
-		if rep.String() != w {
-			t.Errorf("reply %d = %q, want %q", i, rep.String(), w)
-		}
+	}()
+	c := wire.NewConn(b, "pipe")
+	for range 3 {
+		c.Out = appendArrayHeader(c.Out, 2)
+		c.Out = appendBulk(appendBulk(c.Out, "RPUSH"), "k")
 	}
-	if _, err := readReply(r); err == nil {
-		t.Error("read past the end: want an error")
+	if err := pipeline(c, 3); err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"?x\r\n", ":x\r\n", "$3\r\nabcd\r\n", "+OK\n"} {
-		if _, err := readReply(bufio.NewReader(strings.NewReader(bad))); err == nil {
-			t.Errorf("readReply(%q): want an error", bad)
-		}
+	c.Out = wire.AppendCommand(c.Out, "RPUSH", "k")
+	c.Out = wire.AppendCommand(c.Out, "RPUSH", "k")
+	if err := pipeline(c, 2); err == nil || err.Error() != "pipelined write: want an integer reply, got OK" {
+		t.Fatalf("pipeline = %v", err)
 	}
 }

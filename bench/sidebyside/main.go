@@ -85,6 +85,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 	"github.com/corvid-kv/corvid/internal/bench/matrix"
 )
 
@@ -225,25 +226,7 @@ func benchArgs(c *config, sc matrix.SeedCommand, port string, pipeline int, json
 
 // benchTemplate is one run's command line with the port left as PORT.
 func benchTemplate(c *config, sc matrix.SeedCommand, pipeline int) string {
-	return "corvid-bench " + shellQuote(benchArgs(c, sc, "PORT", pipeline, "F.json"))
-}
-
-// shellQuote renders args for a shell (for the report's command lines).
-func shellQuote(args []string) string {
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r))
-		}) < 0 {
-			b.WriteString(a)
-			continue
-		}
-		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
-	}
-	return b.String()
+	return "corvid-bench " + benchproc.ShellJoin(benchArgs(c, sc, "PORT", pipeline, "F.json"))
 }
 
 func run(ctx context.Context, c *config) error {
@@ -258,18 +241,18 @@ func run(ctx context.Context, c *config) error {
 
 	fmt.Println("building corvid-server, corvid-bench, nullserver ...")
 	for _, b := range [][2]string{{"corvid-server", "./cmd/corvid-server"}, {"corvid-bench", "./cmd/corvid-bench"}, {"nullserver", "./bench/nullserver"}} {
-		if err := goBuild(ctx, tmp+"/"+b[0], b[1]); err != nil {
+		if err := benchproc.Build(ctx, "", tmp+"/"+b[0], b[1], os.Stderr); err != nil {
 			return err
 		}
 	}
 
 	specs := serverSpecs(c, tmp)
-	ports, err := freePorts(len(specs))
+	ports, err := benchproc.FreePorts(len(specs))
 	if err != nil {
 		return err
 	}
 	var servers []*server
-	defer func() { stopAll(servers) }()
+	defer benchproc.StopAll()
 	for i, sp := range specs {
 		s, err := startServer(sp, ports[i], tmp)
 		if err != nil {
@@ -286,7 +269,7 @@ func run(ctx context.Context, c *config) error {
 	env := machineInfo(c)
 	fmt.Println(env.summary())
 	for _, s := range servers {
-		fmt.Printf("  %-9s pid %-7d port %-5d %s\n", s.name, s.pid, s.port, shellQuote(s.argv))
+		fmt.Printf("  %-9s pid %-7d port %-5d %s\n", s.Name, s.PID(), s.Port, benchproc.ShellJoin(s.Argv))
 	}
 	fmt.Printf("per run, e.g.: %s\n", benchTemplate(c, c.commands[0], c.pipelines[0]))
 	fmt.Printf("%d pipeline depth(s) x %d command(s) x %d round(s) x %d server(s) x %d s = about %s\n\n",
@@ -307,8 +290,8 @@ func run(ctx context.Context, c *config) error {
 				}
 			}
 			for _, s := range servers {
-				if kib, err := s.rssKiB(); err == nil {
-					res.setRSS(pl, sc.Name, s.name, kib)
+				if kib, err := s.RSSKiB(); err == nil {
+					res.setRSS(pl, sc.Name, s.Name, uint64(kib))
 				}
 			}
 		}
@@ -331,7 +314,7 @@ func run(ctx context.Context, c *config) error {
 func names(ss []*server) []string {
 	var out []string
 	for _, s := range ss {
-		out = append(out, s.name)
+		out = append(out, s.Name)
 	}
 	return out
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 	"github.com/corvid-kv/corvid/internal/bench/matrix"
 	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
@@ -59,120 +58,37 @@ func serverSpecs(c *config, tmp string) []spec {
 	return specs
 }
 
-// freePorts picks n distinct free loopback ports (never 6379): it binds
-// 127.0.0.1:0 n times, holding every listener until all are chosen, then
-// closes them for the servers to reuse.
-func freePorts(n int) ([]int, error) {
-	var lns []net.Listener
-	defer func() {
-		for _, l := range lns {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for len(ports) < n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("picking a free port: %w", err)
-		}
-		lns = append(lns, l)
-		if p := l.Addr().(*net.TCPAddr).Port; p != 6379 {
-			ports = append(ports, p)
-		}
-	}
-	return ports, nil
-}
-
-func goBuild(ctx context.Context, out, pkg string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build %s: %w", pkg, err)
-	}
-	return nil
-}
-
 // server is a started server process.
 type server struct {
-	name string
-	port int
-	pid  int
-	data bool
-	argv []string
-	log  string
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
+	*benchproc.Server
+	data bool // a real store: FLUSHALL before runs, prefill before GET
 }
 
-func (s *server) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
-
 func startServer(sp spec, port int, tmp string) (*server, error) {
-	argv := append([]string{sp.bin}, sp.args(port)...)
-	logPath := filepath.Join(tmp, sp.name+".log")
-	lf, err := os.Create(logPath)
+	s, err := benchproc.Start(benchproc.Spec{Name: sp.name, Argv: append([]string{sp.bin}, sp.args(port)...), Port: port,
+		Dir: tmp, Log: filepath.Join(tmp, sp.name+".log"), StopGrace: 5 * time.Second})
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = tmp
-	cmd.Stdout, cmd.Stderr = lf, lf
-	// Own process group: a terminal Ctrl-C reaches only this program, which
-	// then stops the servers itself; Pdeathsig kills them if it dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	err = cmd.Start()
-	lf.Close()
-	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", sp.name, err)
-	}
-	s := &server{name: sp.name, port: port, pid: cmd.Process.Pid, data: sp.data, argv: argv, log: logPath, cmd: cmd, done: make(chan struct{})}
-	go func() { cmd.Wait(); close(s.done) }()
-	return s, nil
-}
-
-func (s *server) exited() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
+	return &server{Server: s, data: sp.data}, nil
 }
 
 // logTail is the end of the server's output, for error messages.
-func (s *server) logTail() string {
-	b, _ := os.ReadFile(s.log)
-	if len(b) > 2000 {
-		b = b[len(b)-2000:]
-	}
-	return strings.TrimSpace(string(b))
-}
+func (s *server) logTail() string { return s.LogTail(2000) }
 
 // waitReady waits until the server answers PING (the null server answers
 // +OK, which counts).
 func (s *server) waitReady(ctx context.Context, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		if s.exited() {
-			return fmt.Errorf("%s exited at start:\n%s", s.name, s.logTail())
-		}
-		v, err := s.do(2*time.Second, "PING")
-		if err == nil && v.Err() == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s does not answer PING on %s after %v (last error: %v):\n%s", s.name, s.addr(), limit, err, s.logTail())
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+	err := s.WaitReady(ctx, limit)
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w:\n%s", err, s.logTail())
 	}
+	return err
 }
 
 // do sends one command on a fresh connection.
 func (s *server) do(timeout time.Duration, args ...string) (wire.Value, error) {
-	conn, err := wire.Dial("tcp", s.addr(), timeout)
+	conn, err := wire.Dial("tcp", s.Addr, timeout)
 	if err != nil {
 		return wire.Value{}, err
 	}
@@ -191,7 +107,7 @@ func (s *server) flush() error {
 		err = v.Err()
 	}
 	if err != nil {
-		return fmt.Errorf("%s: FLUSHALL: %w", s.name, err)
+		return fmt.Errorf("%s: FLUSHALL: %w", s.Name, err)
 	}
 	return nil
 }
@@ -199,7 +115,7 @@ func (s *server) flush() error {
 // prefill writes prefix1..prefix500 with 128 random bytes each (the state a
 // SET run leaves for the GET run), pipelined on one connection.
 func (s *server) prefill(prefix string) error {
-	conn, err := wire.Dial("tcp", s.addr(), 5*time.Second)
+	conn, err := wire.Dial("tcp", s.Addr, 5*time.Second)
 	if err != nil {
 		return err
 	}
@@ -221,49 +137,10 @@ func (s *server) prefill(prefix string) error {
 			err = v.Err()
 		}
 		if err != nil {
-			return fmt.Errorf("%s: prefill SET: %w", s.name, err)
+			return fmt.Errorf("%s: prefill SET: %w", s.Name, err)
 		}
 	}
 	return nil
-}
-
-// cpuTicks is the server's utime+stime so far, in clock ticks.
-func (s *server) cpuTicks() (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
-	if err != nil {
-		return 0, err
-	}
-	u, st, err := parseProcStat(b)
-	return u + st, err
-}
-
-// rssKiB is the server's VmRSS.
-func (s *server) rssKiB() (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseVmRSS(b)
-}
-
-// stop ends the server: SIGTERM, then SIGKILL after 5 s.
-func (s *server) stop() {
-	if s.exited() {
-		return
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(5 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-}
-
-func stopAll(ss []*server) {
-	for _, s := range ss {
-		s.stop()
-	}
 }
 
 // dieWithParent asks the kernel for SIGTERM when the parent dies (the
@@ -280,7 +157,7 @@ func dieWithParent() {
 // measure runs corvid-bench once against s and reads the server's CPU
 // around it.
 func measure(ctx context.Context, c *config, tmp string, s *server, sc matrix.SeedCommand, pipeline, round int, hz float64) (runResult, error) {
-	rr := runResult{Pipeline: pipeline, Command: sc.Name, Round: round, Server: s.name}
+	rr := runResult{Pipeline: pipeline, Command: sc.Name, Round: round, Server: s.Name}
 	if s.data {
 		if err := s.flush(); err != nil {
 			return rr, err
@@ -301,47 +178,40 @@ func measure(ctx context.Context, c *config, tmp string, s *server, sc matrix.Se
 	defer lf.Close()
 	rctx, cancel := context.WithTimeout(ctx, time.Duration(c.testTime+60)*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, filepath.Join(tmp, "corvid-bench"), benchArgs(c, sc, strconv.Itoa(s.port), pipeline, jsonFile)...)
+	cmd := exec.CommandContext(rctx, filepath.Join(tmp, "corvid-bench"), benchArgs(c, sc, strconv.Itoa(s.Port), pipeline, jsonFile)...)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
-	before, err := s.cpuTicks()
+	before, err := s.CPUTicks()
 	if err != nil {
-		return rr, fmt.Errorf("%s: %w", s.name, err)
+		return rr, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	runErr := cmd.Run()
-	after, err := s.cpuTicks()
+	after, err := s.CPUTicks()
 	if ctx.Err() != nil {
 		return rr, ctx.Err()
 	}
-	if s.exited() {
-		return rr, fmt.Errorf("%s died during %s pipeline %d:\n%s", s.name, sc.Name, pipeline, s.logTail())
+	if s.Exited() {
+		return rr, fmt.Errorf("%s died during %s pipeline %d:\n%s", s.Name, sc.Name, pipeline, s.logTail())
 	}
 	if err != nil {
-		return rr, fmt.Errorf("%s: %w", s.name, err)
+		return rr, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	if runErr != nil {
 		out, _ := os.ReadFile(logFile)
-		return rr, fmt.Errorf("corvid-bench against %s (%s, pipeline %d): %v\n%s", s.name, sc.Name, pipeline, runErr, tail(out, 2000))
+		return rr, fmt.Errorf("corvid-bench against %s (%s, pipeline %d): %v\n%s", s.Name, sc.Name, pipeline, runErr, benchproc.Tail(out, 2000))
 	}
 	b, err := os.ReadFile(jsonFile)
 	if err != nil {
-		return rr, fmt.Errorf("corvid-bench against %s wrote no JSON: %w", s.name, err)
+		return rr, fmt.Errorf("corvid-bench against %s wrote no JSON: %w", s.Name, err)
 	}
 	tot, err := parseBenchJSON(b)
 	if err != nil {
-		return rr, fmt.Errorf("corvid-bench JSON (%s, %s): %w", s.name, sc.Name, err)
+		return rr, fmt.Errorf("corvid-bench JSON (%s, %s): %w", s.Name, sc.Name, err)
 	}
 	rr.benchTotals = tot
 	rr.CPUSec = float64(after-before) / hz
 	return rr, nil
-}
-
-func tail(b []byte, n int) string {
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(bytes.TrimSpace(b))
 }
 
 // env is what the report says about the machine and the run.
@@ -360,39 +230,20 @@ type env struct {
 }
 
 func machineInfo(c *config) env {
-	e := env{hz: 100, goVersion: runtime.Version(), date: time.Now().UTC().Format("2006-01-02 15:04 UTC")}
-	if out, err := exec.Command("getconf", "CLK_TCK").Output(); err == nil {
-		if v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64); err == nil && v > 0 {
-			e.hz = v
-		}
+	e := env{hz: benchproc.ClockTicks(), goVersion: runtime.Version(), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		nproc: benchproc.NProc(), model: benchproc.CPUModel(), kernel: benchproc.Kernel(), loadavg: benchproc.LoadAvg()}
+	if out, err := benchproc.Output("", "redis-server", "--version"); err == nil {
+		e.redis = out
 	}
-	e.nproc = strconv.Itoa(runtime.NumCPU())
-	if out, err := exec.Command("nproc").Output(); err == nil {
-		e.nproc = strings.TrimSpace(string(out))
-	}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		e.model = cpuModel(b)
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		e.kernel = strings.TrimSpace(string(b))
-	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(b)); len(f) >= 3 {
-			e.loadavg = strings.Join(f[:3], " ")
-		}
-	}
-	if out, err := exec.Command("redis-server", "--version").Output(); err == nil {
-		e.redis = strings.TrimSpace(string(out))
-	}
-	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
-		e.commit = strings.TrimSpace(string(out))
-		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	if rev, dirty := benchproc.GitRevision(""); rev != "" {
+		e.commit = rev
+		if dirty {
 			e.commit += " (with uncommitted changes)"
 		}
 	}
 	e.command = "bench/seed-side-by-side"
 	if len(c.argv) > 0 {
-		e.command += " " + shellQuote(c.argv)
+		e.command += " " + benchproc.ShellJoin(c.argv)
 	}
 	e.load = benchTemplate(c, c.commands[0], c.pipelines[0])
 	return e

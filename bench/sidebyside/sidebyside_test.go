@@ -8,36 +8,6 @@ import (
 	"testing"
 )
 
-func TestParseProcStat(t *testing.T) {
-	// Field 2 may contain spaces and parentheses; utime/stime are 14 and 15.
-	line := "4242 (corvid (srv) x) S 1 4242 4242 0 -1 4194560 1000 0 0 0 1234 567 0 0 20 0 9 0 100 1000000 2000 18446744073709551615\n"
-	u, s, err := parseProcStat([]byte(line))
-	if err != nil || u != 1234 || s != 567 {
-		t.Fatalf("parseProcStat = %d, %d, %v; want 1234, 567", u, s, err)
-	}
-	for _, bad := range []string{"", "12 (x) S 1 2", "12 (x) S 1 2 3 4 5 6 7 8 9 10 abc 5"} {
-		if _, _, err := parseProcStat([]byte(bad)); err == nil {
-			t.Errorf("parseProcStat(%q): no error", bad)
-		}
-	}
-}
-
-func TestParseVmRSS(t *testing.T) {
-	st := "Name:\tredis-server\nVmPeak:\t  100 kB\nVmRSS:\t   12345 kB\nThreads:\t5\n"
-	if n, err := parseVmRSS([]byte(st)); err != nil || n != 12345 {
-		t.Fatalf("parseVmRSS = %d, %v; want 12345", n, err)
-	}
-	if _, err := parseVmRSS([]byte("Name:\tx\n")); err == nil {
-		t.Fatal("parseVmRSS without VmRSS: no error")
-	}
-}
-
-func TestCPUModel(t *testing.T) {
-	if m := cpuModel([]byte("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t: fpu\n")); m != "AMD EPYC 7B13" {
-		t.Fatalf("cpuModel = %q", m)
-	}
-}
-
 func TestParseBenchJSON(t *testing.T) {
 	doc := `{"ALL STATS": {"Runtime": {"Total duration": 1000},
 	  "Sets": {"Ops/sec": 1, "Count": 1},
@@ -194,8 +164,5 @@ func TestFlagsAndArgs(t *testing.T) {
 		"--key-prefix=kv_ --key-minimum=1 --key-maximum=500 --data-size=128 --random-data --pipeline=16 --hide-histogram --json-out-file=F.json"
 	if got != want {
 		t.Errorf("benchTemplate:\n got %s\nwant %s", got, want)
-	}
-	if q := shellQuote([]string{"a", "", "it's"}); q != `a '' 'it'\''s'` {
-		t.Errorf("shellQuote = %s", q)
 	}
 }
