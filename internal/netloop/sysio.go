@@ -16,24 +16,15 @@ import (
 //
 // Under the race detector sysio_race.go uses package syscall instead, for
 // the happens-before edges its read and write carry (see Conn.Read).
-func sysRead(fd int, p []byte) (int, error) {
-	var ptr unsafe.Pointer
-	if len(p) > 0 {
-		ptr = unsafe.Pointer(&p[0])
-	}
-	r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(ptr), uintptr(len(p)))
-	if e != 0 {
-		return -1, e
-	}
-	return int(r), nil
-}
+func sysRead(fd int, p []byte) (int, error)  { return rawIO(syscall.SYS_READ, fd, p) }
+func sysWrite(fd int, p []byte) (int, error) { return rawIO(syscall.SYS_WRITE, fd, p) }
 
-func sysWrite(fd int, p []byte) (int, error) {
+func rawIO(trap uintptr, fd int, p []byte) (int, error) {
 	var ptr unsafe.Pointer
 	if len(p) > 0 {
 		ptr = unsafe.Pointer(&p[0])
 	}
-	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(ptr), uintptr(len(p)))
+	r, _, e := syscall.RawSyscall(trap, uintptr(fd), uintptr(ptr), uintptr(len(p)))
 	if e != 0 {
 		return -1, e
 	}
