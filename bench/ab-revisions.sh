@@ -7,6 +7,12 @@
 #
 #   bench/ab-revisions.sh REV_A REV_B [pipeline] [requests] [rounds]
 #   bench/ab-revisions.sh c42bacb HEAD 16 1000000 3
+#   LOAD=cb bench/ab-revisions.sh c42bacb HEAD 1 10 3
+#
+# LOAD=cb replaces redis-benchmark (one client thread, which caps the load
+# on a 2-core machine) with corvid-bench -t 2 -c 25 running the seed's SET
+# (128-byte random values, keys 1..500) for [requests] seconds at
+# [pipeline]; CPU per request then uses corvid-bench's operation count.
 #
 # Each revision is built from a temporary git worktree. Servers listen on
 # free loopback ports.
@@ -28,8 +34,10 @@ for pair in "a:$A" "b:$B"; do
 	git worktree add -q --detach "$tmp/src-$name" "$rev"
 	(cd "$tmp/src-$name" && go build -o "$tmp/corvid-$name" ./cmd/corvid-server)
 done
+LOAD=${LOAD:-redis-benchmark}
+[ "$LOAD" = cb ] && go build -o "$tmp/corvid-bench" ./cmd/corvid-bench
 freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
-echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  redis-benchmark -t set,get,incr -c 50 -n $N -P $P, $R rounds"
+echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  load $LOAD, pipeline $P, $N (requests or seconds), $R rounds"
 for round in $(seq "$R"); do
 	for who in a b redis; do
 		port=$(freeport)
@@ -41,12 +49,21 @@ for round in $(seq "$R"); do
 		pid=$!
 		for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 		t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
-		out=$(redis-benchmark -p "$port" -t set,get,incr -c 50 -n "$N" -P "$P" -q 2>/dev/null | tr '\r' '\n' |
-			awk -F'[: ]+' '/^(SET|GET|INCR): [0-9]/{printf "%s %.0f  ", $1, $2}')
+		if [ "$LOAD" = cb ]; then
+			ops=$("$tmp/corvid-bench" -s 127.0.0.1 -p "$port" -t 2 -c 25 --test-time "$N" --pipeline "$P" \
+				--distinct-client-seed --command "set __key__ __data__" --key-prefix kv_ --key-minimum 1 \
+				--key-maximum 500 --random-data --data-size 128 --hide-histogram 2>/dev/null | awk '$1=="Totals"{print $2}')
+			out="SET $(printf '%.0f' "$ops")  "
+			total=$(awk -v o="$ops" -v t="$N" 'BEGIN{printf "%.0f", o*t}')
+		else
+			out=$(redis-benchmark -p "$port" -t set,get,incr -c 50 -n "$N" -P "$P" -q 2>/dev/null | tr '\r' '\n' |
+				awk -F'[: ]+' '/^(SET|GET|INCR): [0-9]/{printf "%s %.0f  ", $1, $2}')
+			total=$((3 * N))
+		fi
 		t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
 		kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 		label=$who; [ "$who" = a ] && label="A"; [ "$who" = b ] && label="B"
 		printf "round %d  %-5s  %s cpu_s_per_1M=%s\n" "$round" "$label" "$out" \
-			"$(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="$N" 'BEGIN{printf "%.3f", t/hz/(3*n)*1e6}')"
+			"$(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v n="$total" 'BEGIN{printf "%.3f", t/hz/n*1e6}')"
 	done
 done
