@@ -72,7 +72,6 @@ func (s *histSlot) merged() *latencyHist {
 				out.counts[j].Add(n)
 			}
 		}
-		out.total.Add(h.total.Load())
 	}
 	return out
 }

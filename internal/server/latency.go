@@ -392,7 +392,6 @@ func latencyHelpCommand(c *Client) { c.writeHelp("LATENCY", latencyHelp) }
 // error stays below 1%. Counts are atomics: recording never locks.
 type latencyHist struct {
 	counts [histCountsLen]atomic.Int64
-	total  atomic.Int64
 }
 
 const (
@@ -444,14 +443,16 @@ func histHighestEquivalent(v int64) int64 {
 // Valkey's updateCommandLatencyHistogram does.
 func (h *latencyHist) record(ns int64) {
 	ns = max(1, min(ns, histMaxValue))
-	h.counts[histCountsIndex(ns)].Add(1)
-	h.total.Add(1)
+	h.counts[histCountsIndex(ns)].Add(1) // the total is summed on read
 }
 
 // valueAtPercentile is hdr_value_at_percentile, in nanoseconds.
 func (h *latencyHist) valueAtPercentile(p float64) int64 {
 	p = math.Min(p, 100)
-	total := h.total.Load()
+	var total int64
+	for i := range h.counts {
+		total += h.counts[i].Load()
+	}
 	want := int64(p/100*float64(total) + 0.5)
 	want = max(want, 1)
 	var run int64
