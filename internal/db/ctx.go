@@ -48,25 +48,52 @@ type Ctx struct {
 	// reusing the address cannot match a stale hash.
 	pinned  []byte
 	pinHash uint64
+	// pinObj is the pinned key's object as this command found or created
+	// it (in database pinDB), so that Touch re-measures it without a
+	// second dict lookup. Any delete through the Ctx clears it; nothing
+	// else removes a key while its stripe is locked by the command.
+	pinObj *Object
+	pinDB  int
 }
 
 // PinKey hashes key (an argv element that stays unchanged until Unpin),
 // remembers the hash for the command's lookups and returns the key's stripe.
 func (c *Ctx) PinKey(key []byte) int {
 	h := ds.Hash(key)
-	c.pinned, c.pinHash = key, h
+	c.pinned, c.pinHash, c.pinObj = key, h, nil
 	return stripeOfHash(h)
 }
 
 // Unpin forgets the key pinned by PinKey.
-func (c *Ctx) Unpin() { c.pinned = nil }
+func (c *Ctx) Unpin() { c.pinned, c.pinObj = nil, nil }
+
+// isPinned reports whether key is the pinned argv slice itself.
+func (c *Ctx) isPinned(key []byte) bool {
+	return len(key) == len(c.pinned) && len(key) > 0 && unsafe.SliceData(key) == unsafe.SliceData(c.pinned)
+}
 
 // hash returns ds.Hash(key), from the memo when key is the pinned slice.
 func (c *Ctx) hash(key []byte) uint64 {
-	if len(key) == len(c.pinned) && len(key) > 0 && unsafe.SliceData(key) == unsafe.SliceData(c.pinned) {
+	if c.isPinned(key) {
 		return c.pinHash
 	}
 	return ds.Hash(key)
+}
+
+// remember records o as the pinned key's object in db (see pinObj).
+func (c *Ctx) remember(db int, key []byte, o *Object) {
+	if c.isPinned(key) {
+		c.pinObj, c.pinDB = o, db
+	}
+}
+
+// account re-measures key's value in db after a write (Touch).
+func (c *Ctx) account(db int, key []byte) {
+	if c.pinObj != nil && c.pinDB == db && c.isPinned(key) {
+		c.KS.accountObjHash(db, c.pinHash, c.pinObj)
+		return
+	}
+	c.KS.accountKeyHash(db, key, c.hash(key))
 }
 
 // Arg returns argv[i] as a string (allocates; use for option words only).
@@ -78,14 +105,14 @@ func (c *Ctx) Arg(i int) string { return string(c.Argv[i]) }
 func (c *Ctx) Touch(key []byte) {
 	c.Dirty++
 	c.KS.watch.touch(c.DB, key)
-	c.KS.accountKeyHash(c.DB, key, c.hash(key))
+	c.account(c.DB, key)
 }
 
 // TouchDB marks a key in another database as modified.
 func (c *Ctx) TouchDB(db int, key []byte) {
 	c.Dirty++
 	c.KS.watch.touch(db, key)
-	c.KS.accountKeyHash(db, key, c.hash(key))
+	c.account(db, key)
 }
 
 // SetNow refreshes the cached clock.
@@ -135,9 +162,11 @@ func (c *Ctx) lookup(db int, key []byte) *Object {
 		return nil
 	}
 	if o.Expire != 0 && o.Expire <= c.Now && !c.Replica {
+		c.pinObj = nil
 		c.KS.expireKey(db, sh, key)
 		return nil
 	}
+	c.remember(db, key, o)
 	return o
 }
 
@@ -160,6 +189,7 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	}
 	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
 	c.KS.settle(db, sh)
+	c.remember(db, key, o)
 	return o
 }
 
@@ -188,6 +218,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	o.LRU = c.KS.newClock(c.Now)
 	o.Raw = false
 	o.setBytes(val)
+	c.remember(c.DB, key, o)
 	sh.accountObj(o)
 	if reshaped {
 		c.KS.settle(c.DB, sh)
@@ -203,6 +234,7 @@ func (c *Ctx) Delete(key []byte) bool { return c.DeleteDB(c.DB, key) }
 
 // DeleteDB removes a key from database db.
 func (c *Ctx) DeleteDB(db int, key []byte) bool {
+	c.pinObj = nil // whatever it deletes
 	h := c.hash(key)
 	sh := c.KS.shardOfHash(db, h, false)
 	if sh == nil {

@@ -191,6 +191,15 @@ func (ks *Keyspace) accountKey(db int, key []byte) {
 	ks.accountKeyHash(db, key, ds.Hash(key))
 }
 
+// accountObjHash re-measures o, the live object of a key whose ds.Hash is
+// h in db (the caller knows it has not been deleted).
+func (ks *Keyspace) accountObjHash(db int, h uint64, o *Object) {
+	if sh := ks.shardOfHash(db, h, false); sh != nil {
+		sh.accountObj(o)
+		ks.publish(sh.st, false)
+	}
+}
+
 // accountKeyHash is accountKey for a key whose ds.Hash is h.
 func (ks *Keyspace) accountKeyHash(db int, key []byte, h uint64) {
 	sh := ks.shardOfHash(db, h, false)
