@@ -10,9 +10,11 @@
 #   LOAD=cb bench/ab-revisions.sh c42bacb HEAD 1 10 3
 #
 # LOAD=cb replaces redis-benchmark (one client thread, which caps the load
-# on a 2-core machine) with corvid-bench -t 2 -c 25 running the seed's SET
-# (128-byte random values, keys 1..500) for [requests] seconds at
-# [pipeline]; CPU per request then uses corvid-bench's operation count.
+# on a 2-core machine) with corvid-bench -t 2 -c 25 running a seed command
+# (CMD=set, the default, or get, incr, lpush, sadd, zadd, hset: the
+# seed's command line, 128-byte random values, keys 1..500) for
+# [requests] seconds at [pipeline]; CPU per request then uses
+# corvid-bench's operation count.
 #
 # Each revision is built from a temporary git worktree. Servers listen on
 # free loopback ports.
@@ -35,9 +37,20 @@ for pair in "a:$A" "b:$B"; do
 	(cd "$tmp/src-$name" && go build -o "$tmp/corvid-$name" ./cmd/corvid-server)
 done
 LOAD=${LOAD:-redis-benchmark}
+CMD=${CMD:-set}
+case $CMD in
+set) cmdline="set __key__ __data__" prefix=kv_ ;;
+get) cmdline="get __key__" prefix=kv_ ;;
+incr) cmdline="incr __key__" prefix=int_ ;;
+lpush) cmdline="lpush __key__ __data__" prefix=list_ ;;
+sadd) cmdline="sadd __key__ __data__" prefix=set_ ;;
+zadd) cmdline="zadd __key__ __key__ __data__" prefix= ;;
+hset) cmdline="hset __key__ __data__ __data__" prefix=hash_ ;;
+*) echo "CMD must be one of set get incr lpush sadd zadd hset"; exit 2 ;;
+esac
 [ "$LOAD" = cb ] && go build -o "$tmp/corvid-bench" ./cmd/corvid-bench
 freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
-echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  load $LOAD, pipeline $P, $N (requests or seconds), $R rounds"
+echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  load $LOAD ${CMD}, pipeline $P, $N (requests or seconds), $R rounds"
 for round in $(seq "$R"); do
 	for who in a b redis; do
 		port=$(freeport)
@@ -51,9 +64,9 @@ for round in $(seq "$R"); do
 		t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
 		if [ "$LOAD" = cb ]; then
 			ops=$("$tmp/corvid-bench" -s 127.0.0.1 -p "$port" -t 2 -c 25 --test-time "$N" --pipeline "$P" \
-				--distinct-client-seed --command "set __key__ __data__" --key-prefix kv_ --key-minimum 1 \
+				--distinct-client-seed --command "$cmdline" --key-prefix "$prefix" --key-minimum 1 \
 				--key-maximum 500 --random-data --data-size 128 --hide-histogram 2>/dev/null | awk '$1=="Totals"{print $2}')
-			out="SET $(printf '%.0f' "$ops")  "
+			out="$CMD $(printf '%.0f' "$ops")  "
 			total=$(awk -v o="$ops" -v t="$N" 'BEGIN{printf "%.0f", o*t}')
 		else
 			out=$(redis-benchmark -p "$port" -t set,get,incr -c 50 -n "$N" -P "$P" -q 2>/dev/null | tr '\r' '\n' |
