@@ -67,7 +67,7 @@ func (c *Ctx) peekRead(key []byte) *Object {
 // key's value (mem.go).
 func (c *Ctx) signalDB(db int, key []byte) {
 	c.KS.watch.touch(db, key)
-	c.KS.accountKey(db, key)
+	c.account(db, key)
 }
 
 // storeDB puts v under key in database db, replacing any existing key. v
@@ -81,7 +81,7 @@ func (c *Ctx) storeDB(db int, key []byte, v Object) *Object {
 	// The copy carries the old key's accounted size, which was subtracted
 	// when that key went: count the value afresh here (mem.go).
 	n.mem = 0
-	c.KS.accountKey(db, key)
+	c.account(db, key)
 	if exp != 0 {
 		c.SetExpireDB(db, key, n, exp)
 	}

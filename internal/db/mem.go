@@ -185,12 +185,6 @@ func (ks *Keyspace) publish(st *stripe, force bool) {
 	}
 }
 
-// accountKey re-measures key's value after a write (Touch). The key's
-// stripe must be locked.
-func (ks *Keyspace) accountKey(db int, key []byte) {
-	ks.accountKeyHash(db, key, ds.Hash(key))
-}
-
 // accountObjHash re-measures o, the live object of a key whose ds.Hash is
 // h in db (the caller knows it has not been deleted).
 func (ks *Keyspace) accountObjHash(db int, h uint64, o *Object) {
@@ -200,7 +194,8 @@ func (ks *Keyspace) accountObjHash(db int, h uint64, o *Object) {
 	}
 }
 
-// accountKeyHash is accountKey for a key whose ds.Hash is h.
+// accountKeyHash re-measures the value of key (whose ds.Hash is h) in db
+// after a write (Ctx.account). The key's stripe must be locked.
 func (ks *Keyspace) accountKeyHash(db int, key []byte, h uint64) {
 	sh := ks.shardOfHash(db, h, false)
 	if sh == nil {
@@ -212,9 +207,9 @@ func (ks *Keyspace) accountKeyHash(db int, key []byte, h uint64) {
 	}
 }
 
-// remeasure is accountKey for a read that changed a value's size without
+// remeasure is Touch's re-measure for a read that changed a value's size without
 // being a write (SORT converting a listpack sorted set in place).
-func (c *Ctx) remeasure(key []byte) { c.KS.accountKey(c.DB, key) }
+func (c *Ctx) remeasure(key []byte) { c.account(c.DB, key) }
 
 // dropShard removes a whole shard from its stripe's count (FLUSHDB). The
 // stripe must be locked.
