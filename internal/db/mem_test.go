@@ -373,16 +373,7 @@ func TestEvictLRUKeepsRecentlyRead(t *testing.T) {
 			h.fill("new:", 1000, 100, ttl)
 			h.limitTo(0.7)
 			h.evict()
-			hot, cold := 0, 0
-			for i := 0; i < 2000; i++ {
-				if h.exists("k:" + strconv.Itoa(i)) {
-					if i%10 == 0 {
-						hot++
-					} else {
-						cold++
-					}
-				}
-			}
+			hot, cold := h.hotCold()
 			newAlive := h.survivors("new:", 1000)
 			t.Logf("survivors: hot %d/200, cold %d/1800, new %d/1000", hot, cold, newAlive)
 			if hot < 180 {
@@ -412,16 +403,7 @@ func TestEvictLFUKeepsFrequentlyRead(t *testing.T) {
 			}
 			h.limitTo(0.6)
 			h.evict()
-			hot, cold := 0, 0
-			for i := 0; i < 2000; i++ {
-				if h.exists("k:" + strconv.Itoa(i)) {
-					if i%10 == 0 {
-						hot++
-					} else {
-						cold++
-					}
-				}
-			}
+			hot, cold := h.hotCold()
 			t.Logf("survivors: frequent %d/200, rare %d/1800", hot, cold)
 			if hot < 180 {
 				t.Errorf("only %d of 200 frequently read keys survived", hot)
@@ -627,4 +609,19 @@ func TestMemAccountingPinnedDelete(t *testing.T) {
 	if n := h.ks.DBSize(0, true); n != 0 {
 		t.Fatalf("%d keys left", n)
 	}
+}
+
+// hotCold counts the surviving keys k:0..k:1999 of the eviction tests:
+// hot are the tenth the test read (i%10 == 0), cold the rest.
+func (h *memHarness) hotCold() (hot, cold int) {
+	for i := 0; i < 2000; i++ {
+		if h.exists("k:" + strconv.Itoa(i)) {
+			if i%10 == 0 {
+				hot++
+			} else {
+				cold++
+			}
+		}
+	}
+	return hot, cold
 }
