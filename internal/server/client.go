@@ -49,9 +49,7 @@ type Client struct {
 	closeAfter  bool  // QUIT: close after this batch's replies
 	lastCmd     *cmd  // last command run; published for CLIENT LIST per batch
 	batchNow    int64 // wall clock (ms) when the current batch was read
-	// memShown mirrors memAcct for other goroutines (client eviction);
 	// evicted and evictedMem are guarded by Server.evictMu.
-	memShown   atomic.Int64
 	evicted    bool
 	evictedMem int64
 	// lastName and lastLookup memoize the last command-name lookup
@@ -75,8 +73,9 @@ type Client struct {
 	locks   db.LockSet
 
 	// memAcct is the memory this client has declared to the keyspace's
-	// used_memory (noteMem); owned by the connection goroutine.
-	memAcct int64
+	// used_memory (noteMem). Only the connection goroutine writes it;
+	// client eviction reads it from others, hence the atomic.
+	memAcct atomic.Int64
 
 	proto atomic.Int32 // mirror of w.Proto for CLIENT LIST
 	// Per-client traffic (CLIENT LIST tot-net-in/tot-net-out/tot-cmds).

@@ -77,9 +77,8 @@ func (c *Client) noteMem() {
 	if c.nc != nil {
 		m += int64(c.nc.Queued()) // replies a loop client has not read yet
 	}
-	if d := m - c.memAcct; d != 0 {
-		c.memAcct = m
-		c.memShown.Store(m)
+	if d := m - c.memAcct.Load(); d != 0 {
+		c.memAcct.Store(m)
 		c.srv.ks.AddOverhead(d)
 		if d > 0 {
 			if lim := c.srv.hot.maxMemClients.Load(); lim > 0 && c.srv.clientsMem() >= lim {
@@ -112,12 +111,12 @@ func (s *Server) evictClients(limit int64) {
 			cands = append(cands, o)
 		}
 	}
-	slices.SortFunc(cands, func(a, b *Client) int { return cmp.Compare(b.memShown.Load(), a.memShown.Load()) })
+	slices.SortFunc(cands, func(a, b *Client) int { return cmp.Compare(b.memAcct.Load(), a.memAcct.Load()) })
 	for _, o := range cands {
 		if s.clientsMem()-s.evictPending < limit {
 			return
 		}
-		m := o.memShown.Load()
+		m := o.memAcct.Load()
 		o.mu.Lock()
 		name := o.mu.name
 		o.mu.Unlock()
@@ -137,10 +136,8 @@ func (c *Client) releaseMem() {
 		s.evictPending -= c.evictedMem
 		c.evicted = false
 	}
-	s.ks.AddOverhead(-c.memAcct)
+	s.ks.AddOverhead(-c.memAcct.Swap(0))
 	s.evictMu.Unlock()
-	c.memAcct = 0
-	c.memShown.Store(0)
 }
 
 // clientsMem is mem_clients_normal: the overhead declared beyond the base.
