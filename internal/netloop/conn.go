@@ -41,6 +41,8 @@ type Conn struct {
 	closeWhenFlushed bool   // close once pending output has drained
 	out              []byte // output the socket has not taken yet
 	detachFn         func() // set by Detach, run by the loop after OnReadable
+	deferred         bool   // in the loop's pending list with replies in pend
+	pend             []byte // DeferWrite: replies collected this round
 }
 
 // Queued is the capacity of the output the socket has not taken yet, for
@@ -108,6 +110,14 @@ func (c *Conn) Write(p []byte) (int, error) {
 		c.out = append(c.out, p...)
 		return len(p), nil
 	}
+	if c.l.e.defer_ {
+		c.pend = append(c.pend, p...)
+		if !c.deferred {
+			c.deferred = true
+			c.l.pending = append(c.l.pending, c)
+		}
+		return len(p), nil
+	}
 	n, err := c.writeSome(p)
 	if err != nil {
 		return 0, err
@@ -118,6 +128,31 @@ func (c *Conn) Write(p []byte) (int, error) {
 		c.setInterest()
 	}
 	return len(p), nil
+}
+
+// flushDeferred writes the replies collected in pend; what the socket does
+// not take moves to out (input paused until it drains). A write error
+// closes the connection, as it would have when written at once.
+func (c *Conn) flushDeferred() {
+	c.deferred = false
+	p := c.pend
+	c.pend = c.pend[:0]
+	if cap(c.pend) > 64<<10 {
+		c.pend = nil // a burst's buffer is not kept for every client
+	}
+	if c.sysfd < 0 || len(p) == 0 {
+		return
+	}
+	n, err := c.writeSome(p)
+	if err != nil {
+		c.Close()
+		return
+	}
+	if n < len(p) {
+		c.out = append(c.out[:0], p[n:]...)
+		c.wantOut = true
+		c.setInterest()
+	}
 }
 
 // writeSome writes until the socket is full; EAGAIN is not an error.
@@ -318,6 +353,8 @@ func (c *Conn) Close() {
 	c.rd.closed = true
 	c.rd.Unlock()
 	c.out = nil
+	c.pend = nil
+	c.deferred = false
 	c.wantOut = false
 	if !closed {
 		c.h.OnClose(c)
@@ -327,6 +364,9 @@ func (c *Conn) Close() {
 // CloseWhenFlushed closes the connection once its pending output has been
 // written (at once if there is none). Loop only.
 func (c *Conn) CloseWhenFlushed() {
+	if c.deferred {
+		c.flushDeferred()
+	}
 	if !c.wantOut {
 		c.Close()
 		return

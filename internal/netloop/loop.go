@@ -48,6 +48,14 @@ type Options struct {
 	// request arriving meanwhile is served without the sleep/wake-up
 	// round trip, at the price of CPU burnt while polling. 0 disables it.
 	Spin time.Duration
+	// DeferWrite makes Write on an attached connection collect the reply,
+	// and the loop write every collected reply once it has handled all the
+	// events of one epoll_wait: Redis's order (read and run everything
+	// ready, then write). Writing at once instead wakes each client while
+	// the loop still has other sockets to read, and on a busy machine the
+	// woken client preempts the loop once per connection rather than once
+	// per round (docs/benchmarks.md, "Deferred writes").
+	DeferWrite bool
 }
 
 // Engine is a set of event loops.
@@ -58,6 +66,7 @@ type Engine struct {
 	tick    time.Duration
 	rawWait bool
 	spin    int64 // Options.Spin in nanoseconds
+	defer_  bool  // Options.DeferWrite
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -70,8 +79,9 @@ type loop struct {
 	inbox   []*Conn // connections to attach; under mu
 	closing bool    // under mu
 
-	conns  []*Conn // indexed by fd; owned by the loop goroutine
-	events []unix.EpollEvent
+	conns   []*Conn // indexed by fd; owned by the loop goroutine
+	events  []unix.EpollEvent
+	pending []*Conn // DeferWrite: connections with collected replies
 }
 
 // ErrWouldBlock is returned by Read when the socket has no data.
@@ -79,7 +89,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin)}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), defer_: opts.DeferWrite}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
 		if err != nil {
@@ -217,6 +227,9 @@ func (l *loop) run() {
 			}
 			l.handle(l.conns[fd])
 		}
+		if len(l.pending) > 0 {
+			l.flushPending()
+		}
 		if tick > 0 {
 			if now := time.Now(); !now.Before(nextTick) {
 				l.tickAll(now)
@@ -314,11 +327,27 @@ func (l *loop) handle(c *Conn) {
 	}
 	c.h.OnReadable(c)
 	if c.detachFn != nil {
+		if c.deferred {
+			// The new owner writes with writeBlocking, which starts
+			// with whatever flushDeferred leaves in c.out.
+			c.flushDeferred()
+		}
 		fn := c.detachFn
 		c.detachFn = nil
 		l.remove(c)
 		go fn()
 	}
+}
+
+// flushPending writes the replies collected under DeferWrite.
+func (l *loop) flushPending() {
+	for i, c := range l.pending {
+		l.pending[i] = nil
+		if c.deferred {
+			c.flushDeferred()
+		}
+	}
+	l.pending = l.pending[:0]
 }
 
 // remove takes c out of the epoll set and the table (detach).

@@ -47,6 +47,12 @@ func (h *lineHandler) OnReadable(c *Conn) {
 			c.Write([]byte("bye\n"))
 			c.CloseWhenFlushed()
 			return
+		case "detachnow":
+			c.Detach(func() {
+				c.Write([]byte(arg + "\n"))
+				c.Attach()
+			})
+			return
 		case "detach":
 			c.Detach(func() {
 				time.Sleep(20 * time.Millisecond) // the loop must not wait for this
@@ -71,10 +77,24 @@ func atoiT(s string) int {
 	return n
 }
 
+// testDeferWrite is the Options.DeferWrite of serve's engines; writeModes
+// runs a test with it off and on.
+var testDeferWrite bool
+
+func writeModes(t *testing.T, test func(t *testing.T)) {
+	for _, d := range []bool{false, true} {
+		t.Run(map[bool]string{false: "immediate", true: "deferred"}[d], func(t *testing.T) {
+			testDeferWrite = d
+			defer func() { testDeferWrite = false }()
+			test(t)
+		})
+	}
+}
+
 // serve starts an engine and a listener whose connections go to it.
 func serve(t *testing.T, loops int) (addr string, handlers chan *lineHandler, conns chan *Conn) {
 	t.Helper()
-	e, err := New(Options{Loops: loops, Tick: 10 * time.Millisecond})
+	e, err := New(Options{Loops: loops, Tick: 10 * time.Millisecond, DeferWrite: testDeferWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,50 +149,56 @@ func expectLine(t *testing.T, r *bufio.Reader, want string) {
 }
 
 func TestEchoAndPipeline(t *testing.T) {
-	for _, loops := range []int{1, 3} {
-		addr, _, _ := serve(t, loops)
-		for range 4 {
-			c, r := dial(t, addr)
-			c.Write([]byte("echo a\necho b\nech"))
-			expectLine(t, r, "a")
-			expectLine(t, r, "b")
-			c.Write([]byte("o c\n"))
-			expectLine(t, r, "c")
+	writeModes(t, func(t *testing.T) {
+		for _, loops := range []int{1, 3} {
+			addr, _, _ := serve(t, loops)
+			for range 4 {
+				c, r := dial(t, addr)
+				c.Write([]byte("echo a\necho b\nech"))
+				expectLine(t, r, "a")
+				expectLine(t, r, "b")
+				c.Write([]byte("o c\n"))
+				expectLine(t, r, "c")
+			}
 		}
-	}
+	})
 }
 
 // TestBackPressure sends replies larger than the socket buffers while the
 // client reads nothing: the loop must queue them (EPOLLOUT) without
 // blocking, keep serving another client, and deliver everything in order.
 func TestBackPressure(t *testing.T) {
-	addr, _, _ := serve(t, 1)
-	slow, slowR := dial(t, addr)
-	const size = 32 << 20
-	slow.Write([]byte("big 33554432\necho after\n"))
-	other, otherR := dial(t, addr)
-	other.Write([]byte("echo ping\n"))
-	expectLine(t, otherR, "ping") // the loop is not stuck on slow
-	got, err := slowR.ReadString('\n')
-	if err != nil || len(got) != size+1 {
-		t.Fatalf("big reply: %d bytes, %v", len(got), err)
-	}
-	expectLine(t, slowR, "after")
+	writeModes(t, func(t *testing.T) {
+		addr, _, _ := serve(t, 1)
+		slow, slowR := dial(t, addr)
+		const size = 32 << 20
+		slow.Write([]byte("big 33554432\necho after\n"))
+		other, otherR := dial(t, addr)
+		other.Write([]byte("echo ping\n"))
+		expectLine(t, otherR, "ping") // the loop is not stuck on slow
+		got, err := slowR.ReadString('\n')
+		if err != nil || len(got) != size+1 {
+			t.Fatalf("big reply: %d bytes, %v", len(got), err)
+		}
+		expectLine(t, slowR, "after")
+	})
 }
 
 // TestDetach runs a reply on a detached goroutine while the loop goes on
 // serving, then reattaches.
 func TestDetach(t *testing.T) {
-	addr, _, _ := serve(t, 1)
-	a, ar := dial(t, addr)
-	b, br := dial(t, addr)
-	a.Write([]byte("detach late\n"))
-	time.Sleep(2 * time.Millisecond)
-	b.Write([]byte("echo early\n"))
-	expectLine(t, br, "early")
-	expectLine(t, ar, "late")
-	a.Write([]byte("echo again\n")) // back on the loop
-	expectLine(t, ar, "again")
+	writeModes(t, func(t *testing.T) {
+		addr, _, _ := serve(t, 1)
+		a, ar := dial(t, addr)
+		b, br := dial(t, addr)
+		a.Write([]byte("detach late\n"))
+		time.Sleep(2 * time.Millisecond)
+		b.Write([]byte("echo early\n"))
+		expectLine(t, br, "early")
+		expectLine(t, ar, "late")
+		a.Write([]byte("echo again\n")) // back on the loop
+		expectLine(t, ar, "again")
+	})
 }
 
 // TestShutdownFromElsewhere ends a connection from another goroutine; the
@@ -199,23 +225,46 @@ func TestShutdownFromElsewhere(t *testing.T) {
 }
 
 func TestCloseWhenFlushedAndPeerClose(t *testing.T) {
-	addr, handlers, _ := serve(t, 1)
-	c, r := dial(t, addr)
-	c.Write([]byte("quit\n"))
-	expectLine(t, r, "bye")
-	if _, err := r.ReadString('\n'); err != io.EOF {
-		t.Fatalf("after quit: %v", err)
-	}
-	<-(<-handlers).closed
+	writeModes(t, func(t *testing.T) {
+		addr, handlers, _ := serve(t, 1)
+		c, r := dial(t, addr)
+		c.Write([]byte("quit\n"))
+		expectLine(t, r, "bye")
+		if _, err := r.ReadString('\n'); err != io.EOF {
+			t.Fatalf("after quit: %v", err)
+		}
+		<-(<-handlers).closed
 
-	c2, _ := dial(t, addr)
-	h2 := <-handlers
-	c2.Close()
-	select {
-	case <-h2.closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("peer close not noticed")
-	}
+		c2, _ := dial(t, addr)
+		h2 := <-handlers
+		c2.Close()
+		select {
+		case <-h2.closed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("peer close not noticed")
+		}
+	})
+}
+
+// TestDeferredOrder: replies collected in a round keep their order with
+// what follows in the same batch: a detach (the collected reply is written
+// before the detached goroutine's) and a close after flushing.
+func TestDeferredOrder(t *testing.T) {
+	writeModes(t, func(t *testing.T) {
+		addr, handlers, _ := serve(t, 1)
+		c, r := dial(t, addr)
+		c.Write([]byte("echo a\ndetachnow b\n"))
+		expectLine(t, r, "a")
+		expectLine(t, r, "b")
+		c.Write([]byte("echo c\necho d\nquit\n"))
+		expectLine(t, r, "c")
+		expectLine(t, r, "d")
+		expectLine(t, r, "bye")
+		if _, err := r.ReadString('\n'); err != io.EOF {
+			t.Fatalf("after quit: %v", err)
+		}
+		<-(<-handlers).closed
+	})
 }
 
 type tickHandler struct {

@@ -2,6 +2,7 @@ package resp_test
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/resp"
@@ -69,6 +70,35 @@ func BenchmarkWriterBulk(b *testing.B) {
 		w.Reset()
 		for i := 0; i < 64; i++ {
 			w.Bulk(val)
+		}
+	}
+}
+
+// TestWriterHeaderDigits checks header's decimal formatting against
+// strconv at every digit-count boundary and the int64 extremes.
+func TestWriterHeaderDigits(t *testing.T) {
+	vals := []int64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, -1, -9, -10, -99, -100, -12345,
+		math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+	for p := int64(10); p > 0 && p <= math.MaxInt64/10; p *= 10 {
+		vals = append(vals, p-1, p, p+1, -p+1, -p, -p-1)
+	}
+	w := resp.NewWriter(64)
+	for _, v := range vals {
+		w.Reset()
+		w.Int(v)
+		if got, want := string(w.Bytes()), ":"+strconv.FormatInt(v, 10)+"\r\n"; got != want {
+			t.Errorf("Int(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func BenchmarkWriterHeader(b *testing.B) {
+	w := resp.NewWriter(1 << 16)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Reset()
+		for i := int64(0); i < 64; i++ {
+			w.Int(i * 12345)
 		}
 	}
 }
