@@ -17,6 +17,7 @@ type epollOpts struct {
 	rawBlock   bool // the blocking epoll_wait as RawSyscall too (keeps the P)
 	tryFirst   bool // one zero-timeout poll before the blocking wait
 	lockThread bool
+	deferWrite bool // read every ready socket, then write every reply (corvid's netloop default)
 }
 
 // eloop is one event loop: an epoll fd and the connections it owns.
@@ -29,6 +30,7 @@ type eloop struct {
 	pending []int // accepted fds not yet adopted; under mu
 
 	conns map[int]*econn // owned by the loop goroutine
+	ready []*econn       // deferWrite: connections with replies to write
 }
 
 type econn struct {
@@ -152,6 +154,13 @@ func (l *eloop) run() {
 			}
 			l.readIn(c)
 		}
+		for i, c := range l.ready {
+			if l.conns[c.fd] == c {
+				l.writeOut(c)
+			}
+			l.ready[i] = nil
+		}
+		l.ready = l.ready[:0]
 	}
 }
 
@@ -255,6 +264,12 @@ func (l *eloop) readIn(c *econn) {
 	}
 	c.b.have += n
 	c.b.consume()
+	if l.opts.deferWrite {
+		if len(c.b.out) > 0 {
+			l.ready = append(l.ready, c)
+		}
+		return
+	}
 	l.writeOut(c)
 }
 

@@ -53,3 +53,31 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 	}
 	ping()
 }
+
+// TestDeferWrite: with replies written after every ready socket was read,
+// pipelined requests from several connections are all answered, in order.
+func TestDeferWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go serveEpoll(ln, epollOpts{loops: 1, raw: true, deferWrite: true})
+	for range 3 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		r := bufio.NewReader(c)
+		for round := range 3 {
+			c.Write([]byte("*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n"))
+			for i := range 2 {
+				if line, err := r.ReadString('\n'); err != nil || line != "+OK\r\n" {
+					t.Fatalf("round %d reply %d: %q, %v", round, i, line, err)
+				}
+			}
+		}
+	}
+}
