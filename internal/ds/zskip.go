@@ -9,9 +9,10 @@ import "unsafe"
 // hashtable of node pointers does). Compared with ZSet (a Dict entry plus a
 // separate Skiplist node per member) this saves a Dict entry header, a
 // string header and a level slice header per member. Each level also
-// copies the order key of the node it points to (see zLevel), which spends
-// ~21 bytes per member to save a cache miss per comparison: a 128-byte
-// member costs about 220 heap bytes (ZSet: about 250; Redis 7.0: 253).
+// copies the order key of the node it points to (see zLevel), which saves
+// a cache miss per comparison, and a node gets another level with
+// probability 1/2 rather than Valkey's 1/4 (see zRandomLevel): a 128-byte
+// member costs about 236 heap bytes (ZSet: about 250; Redis 7.0: 253).
 //
 // Ordering, spans and the range walks are those of Skiplist; the hash
 // table is Dict's: chained, power-of-two sized, rehashed incrementally one
@@ -48,31 +49,30 @@ type ZNode struct {
 
 // zLevel is one level of a node: the next node at that level, the rank
 // distance to it, and a copy of that next node's order key (score and the
-// first 8 member bytes), so that a walk decides whether to step forward
+// first 4 member bytes), so that a walk decides whether to step forward
 // without loading the next node, which is rarely in the CPU cache: a walk
 // looks at about twice as many nodes as it steps onto. With equal scores
 // (the seed's ZADD gives every member of a key the same score) the member
-// prefix decides almost every comparison. The copy costs 16 bytes per
-// level, about 21 per member; see forwardBefore.
+// prefix decides almost every comparison. The span and the prefix are 32
+// bits so that a level is 24 bytes, not 32; see forwardBefore.
 type zLevel struct {
 	forward *ZNode
-	span    int
 	fscore  float64 // forward's score (when forward != nil)
-	fkey    uint64  // memberKey(forward's member)
+	span    uint32  // rank distance to forward (a sorted set holds < 2^32 members)
+	fkey    uint32  // memberKey(forward's member)
 }
 
-// memberKey is a member's first 8 bytes, big-endian, zero-padded: keys
+// memberKey is a member's first 4 bytes, big-endian, zero-padded: keys
 // compare like the members whenever they differ (equal keys say nothing).
-func memberKey(m string) uint64 {
-	if len(m) >= 8 {
-		return uint64(m[0])<<56 | uint64(m[1])<<48 | uint64(m[2])<<40 | uint64(m[3])<<32 |
-			uint64(m[4])<<24 | uint64(m[5])<<16 | uint64(m[6])<<8 | uint64(m[7])
+func memberKey(m string) uint32 {
+	if len(m) >= 4 {
+		return uint32(m[0])<<24 | uint32(m[1])<<16 | uint32(m[2])<<8 | uint32(m[3])
 	}
-	var k uint64
-	for i := 0; i < 8; i++ {
+	var k uint32
+	for i := 0; i < 4; i++ {
 		k <<= 8
 		if i < len(m) {
-			k |= uint64(m[i])
+			k |= uint32(m[i])
 		}
 	}
 	return k
@@ -81,7 +81,7 @@ func memberKey(m string) uint64 {
 // forwardBefore reports whether l's forward node (not nil) sorts before
 // (score, member), key being memberKey(member), from the copy in l when it
 // decides.
-func (l *zLevel) forwardBefore(score float64, key uint64, member string) bool {
+func (l *zLevel) forwardBefore(score float64, key uint32, member string) bool {
 	if l.fscore != score {
 		return l.fscore < score
 	}
@@ -92,7 +92,7 @@ func (l *zLevel) forwardBefore(score float64, key uint64, member string) bool {
 }
 
 // setForward points l at n, copying n's order key.
-func (l *zLevel) setForward(n *ZNode, key uint64) {
+func (l *zLevel) setForward(n *ZNode, key uint32) {
 	l.forward, l.fscore, l.fkey = n, n.score, key
 }
 
@@ -171,6 +171,8 @@ func zLevelClass(h int) int {
 		return 4
 	case h <= 8:
 		return 8
+	case h <= 16:
+		return 16
 	}
 	return SkiplistMaxLevel
 }
@@ -231,6 +233,8 @@ func allocZNodeL[B any](lc int) *ZNode {
 		return allocZNode[[3]zLevel, B](lc)
 	case 8:
 		return allocZNode[[7]zLevel, B](lc)
+	case 16:
+		return allocZNode[[15]zLevel, B](lc)
 	}
 	return allocZNode[[SkiplistMaxLevel - 1]zLevel, B](lc)
 }
