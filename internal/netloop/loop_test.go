@@ -92,7 +92,7 @@ func writeModes(t *testing.T, test func(t *testing.T)) {
 }
 
 // serve starts an engine and a listener whose connections go to it.
-func serve(t *testing.T, loops int) (addr string, handlers chan *lineHandler, conns chan *Conn) {
+func serve(t testing.TB, loops int) (addr string, handlers chan *lineHandler, conns chan *Conn) {
 	t.Helper()
 	e, err := New(Options{Loops: loops, Tick: 10 * time.Millisecond, DeferWrite: testDeferWrite})
 	if err != nil {
@@ -459,4 +459,44 @@ func attachEcho(t *testing.T, e *Engine) (net.Conn, *bufio.Reader) {
 	e.Register(fd, newLineHandler()).Attach()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	return c, bufio.NewReader(c)
+}
+
+// BenchmarkRoundTrips measures the loop's request/reply cycle on loopback:
+// 16 connections, each sending 4 pipelined lines and reading the 4
+// replies, per iteration, with replies written at once and deferred to the
+// end of the round (Options.DeferWrite). Compare the two in one run; the
+// absolute figures depend on the machine.
+func BenchmarkRoundTrips(b *testing.B) {
+	for _, d := range []bool{false, true} {
+		b.Run(map[bool]string{false: "immediate", true: "deferred"}[d], func(b *testing.B) {
+			testDeferWrite = d
+			defer func() { testDeferWrite = false }()
+			addr, _, _ := serve(b, 1)
+			const conns = 16
+			req := []byte("echo a\necho b\necho c\necho d\n")
+			cs := make([]net.Conn, conns)
+			rs := make([]*bufio.Reader, conns)
+			for i := range cs {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer c.Close()
+				cs[i], rs[i] = c, bufio.NewReader(c)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				for _, c := range cs {
+					c.Write(req)
+				}
+				for _, r := range rs {
+					for range 4 {
+						if _, err := r.ReadSlice('\n'); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+		})
+	}
 }
