@@ -192,16 +192,19 @@ func (l *loop) run() {
 	defer l.e.wg.Done()
 	defer l.shutdown()
 	events := l.events
-	tick := l.e.tick
-	var nextTick time.Time
+	// The tick is kept on the monotonic clock, read once per iteration
+	// (time.Now reads the wall clock too, twice per iteration before).
+	tick := int64(l.e.tick)
+	var nextTick, now int64
 	if tick > 0 {
-		nextTick = time.Now().Add(tick)
+		now = nanotime()
+		nextTick = now + tick
 	}
 	busy := false // the last wait returned events: spin before sleeping
 	for {
 		timeout := -1
 		if tick > 0 {
-			timeout = max(0, int(time.Until(nextTick)/time.Millisecond)+1)
+			timeout = max(0, int((nextTick-now)/int64(time.Millisecond))+1)
 		}
 		n, err := 0, error(nil)
 		if l.e.spin > 0 && busy {
@@ -231,9 +234,9 @@ func (l *loop) run() {
 			l.flushPending()
 		}
 		if tick > 0 {
-			if now := time.Now(); !now.Before(nextTick) {
-				l.tickAll(now)
-				nextTick = now.Add(tick)
+			if now = nanotime(); now >= nextTick {
+				l.tickAll(time.Now())
+				nextTick = now + tick
 			}
 		}
 	}

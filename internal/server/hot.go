@@ -2,6 +2,7 @@ package server
 
 import (
 	"sync/atomic"
+	"time"
 	_ "unsafe" // for go:linkname
 
 	"github.com/corvid-kv/corvid/internal/config"
@@ -49,3 +50,20 @@ func (c *Client) clock() int64 {
 	}
 	return nanotime()
 }
+
+// wallOffset is the Unix time in nanoseconds minus nanotime(), refreshed
+// every 100 ms by the introspection sampler (refreshWall). A batch on the
+// event loops needs both clocks, the wall one in milliseconds for expiry
+// and idle times and the monotonic one to time its first command;
+// deriving the first from the second costs one clock read instead of
+// three (time.Now reads both). A step of the system clock shows up at the
+// next refresh, within 100 ms; Valkey's cached mstime is refreshed once per
+// event-loop iteration, which on a busy server is the same order.
+var wallOffset atomic.Int64
+
+func init() { refreshWall() }
+
+func refreshWall() { wallOffset.Store(time.Now().UnixNano() - nanotime()) }
+
+// wallMs is the Unix time in milliseconds at monotonic instant mono.
+func wallMs(mono int64) int64 { return (mono + wallOffset.Load()) / 1e6 }

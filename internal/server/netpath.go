@@ -174,8 +174,9 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 	n, err := c.rd.Fill(nc)
 	if n > 0 {
 		s.stats.netInput.Add(c.shard, int64(n))
-		c.batchNow = time.Now().UnixMilli()
-		c.lastEnd = 0
+		mono := nanotime()
+		c.batchNow = wallMs(mono)
+		c.lastEnd = mono // the first command starts now
 		c.lastActive.Store(c.batchNow)
 		ok := c.runBuffered()
 		if c.detachArgv != nil {
