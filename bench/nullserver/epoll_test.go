@@ -17,19 +17,8 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("a raw-blocking loop needs a second P")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go serveEpoll(ln, epollOpts{loops: 1, rawBlock: true})
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	r := bufio.NewReader(c)
+	addr := startEpoll(t, epollOpts{loops: 1, rawBlock: true})
+	c, r := dialNull(t, addr)
 	ping := func() {
 		t.Helper()
 		c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
@@ -57,20 +46,9 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 // TestDeferWrite: with replies written after every ready socket was read,
 // pipelined requests from several connections are all answered, in order.
 func TestDeferWrite(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go serveEpoll(ln, epollOpts{loops: 1, raw: true, deferWrite: true})
+	addr := startEpoll(t, epollOpts{loops: 1, raw: true, deferWrite: true})
 	for range 3 {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		r := bufio.NewReader(c)
+		c, r := dialNull(t, addr)
 		for round := range 3 {
 			c.Write([]byte("*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n"))
 			for i := range 2 {
@@ -80,4 +58,29 @@ func TestDeferWrite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// startEpoll serves the null server's epoll mode on a loopback port until
+// the test ends and returns its address.
+func startEpoll(t *testing.T, o epollOpts) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go serveEpoll(ln, o)
+	return ln.Addr().String()
+}
+
+// dialNull connects to addr with a 10 s deadline, closed when the test ends.
+func dialNull(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return c, bufio.NewReader(c)
 }
