@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"net"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
 // TestRawBlockLetsGCRun: a loop asleep in a raw epoll_wait keeps its P; a
@@ -18,7 +19,7 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 		t.Skip("a raw-blocking loop needs a second P")
 	}
 	addr := startEpoll(t, epollOpts{loops: 1, rawBlock: true})
-	c, r := dialNull(t, addr)
+	c, r := testutil.DialConn(t, addr)
 	ping := func() {
 		t.Helper()
 		c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
@@ -48,7 +49,7 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 func TestDeferWrite(t *testing.T) {
 	addr := startEpoll(t, epollOpts{loops: 1, raw: true, deferWrite: true})
 	for range 3 {
-		c, r := dialNull(t, addr)
+		c, r := testutil.DialConn(t, addr)
 		for round := range 3 {
 			c.Write([]byte("*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n"))
 			for i := range 2 {
@@ -71,16 +72,4 @@ func startEpoll(t *testing.T, o epollOpts) string {
 	t.Cleanup(func() { ln.Close() })
 	go serveEpoll(ln, o)
 	return ln.Addr().String()
-}
-
-// dialNull connects to addr with a 10 s deadline, closed when the test ends.
-func dialNull(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	return c, bufio.NewReader(c)
 }

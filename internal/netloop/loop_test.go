@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
 // lineHandler answers each line: "echo X" with X, "big N" with N bytes of
@@ -128,13 +130,7 @@ func serve(t testing.TB, loops int) (addr string, handlers chan *lineHandler, co
 
 func dial(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	return c, bufio.NewReader(c)
+	return testutil.DialConn(t, addr)
 }
 
 func expectLine(t *testing.T, r *bufio.Reader, want string) {

@@ -30,6 +30,19 @@ func Dial(t testing.TB, addr string) *Raw {
 	return &Raw{t: t, conn: conn, r: bufio.NewReader(conn)}
 }
 
+// DialConn opens a plain loopback connection for line-level tests, with a
+// 10 s deadline on everything, closed when the test ends.
+func DialConn(t testing.TB, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	return conn, bufio.NewReader(conn)
+}
+
 // Close closes the connection.
 func (c *Raw) Close() { c.conn.Close() }
 
