@@ -5,6 +5,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/tsc"
 )
 
 // execute runs one command through Valkey's processCommand checks, in the
@@ -180,12 +181,12 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	} else {
 		cm.proc(c)
 	}
-	end := nanotime()
+	end := tsc.Now()
 	c.lastEnd = end
 	if cm.meta.Flags&command.FlagBlocking != 0 {
 		c.lastEnd = 0 // it may have waited: the next command reads the clock
 	}
-	ns := end - start
+	ns := tsc.Nanos(end - start)
 	usec := ns / 1000
 	s.observeCall(cm, c.shard, ns)
 	c.lastCmd = cm

@@ -6,6 +6,7 @@ import (
 	_ "unsafe" // for go:linkname
 
 	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/tsc"
 )
 
 // hotConfig caches the config values read on every request, so the
@@ -36,19 +37,20 @@ func (h *hotConfig) load(cfg *config.Config) {
 }
 
 // nanotime is the runtime's monotonic clock. time.Now reads both the wall
-// and the monotonic clock; timing a command needs only the latter, and the
-// dispatcher does it twice per command.
+// and the monotonic clock; a batch needs the wall clock in milliseconds
+// only, derived from one monotonic reading (wallMs). Commands are timed
+// with package tsc's cheaper counter.
 //
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
-// clock is the start time of the next command: the end of the previous
-// command of the same batch, or a fresh reading.
+// clock is the start time of the next command in tsc ticks: the end of
+// the previous command of the same batch, or a fresh reading.
 func (c *Client) clock() int64 {
 	if c.lastEnd != 0 {
 		return c.lastEnd
 	}
-	return nanotime()
+	return tsc.Now()
 }
 
 // wallOffset is the Unix time in nanoseconds minus nanotime(), refreshed

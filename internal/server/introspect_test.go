@@ -626,3 +626,29 @@ func TestClientPublishedState(t *testing.T) {
 		t.Errorf("self: %v", self)
 	}
 }
+
+// TestCommandTiming: the command clock (package tsc) measures a command's
+// duration in real microseconds: DEBUG SLEEP 0.05 is recorded in
+// commandstats and the slowlog with at least 50 ms and at most the
+// round trip the client measured around it.
+func TestCommandTiming(t *testing.T) {
+	_, addr := startIntroServer(t, "--enable-debug-command", "yes", "--slowlog-log-slower-than", "20000")
+	cv := testutil.Dial(t, addr)
+	start := time.Now()
+	if got := cv.Do("DEBUG", "SLEEP", "0.05"); got != "+OK" {
+		t.Fatalf("DEBUG SLEEP: %s", got)
+	}
+	roundTrip := time.Since(start).Microseconds()
+	info := cv.Do("INFO", "commandstats")
+	m := regexp.MustCompile(`cmdstat_debug:calls=1,usec=(\d+),`).FindStringSubmatch(info)
+	if m == nil {
+		t.Fatalf("no cmdstat_debug line in %q", info)
+	}
+	usec, _ := strconv.ParseInt(m[1], 10, 64)
+	if usec < 50000 || usec > roundTrip {
+		t.Errorf("commandstats usec = %d, want between 50000 and the client's %d", usec, roundTrip)
+	}
+	if got := cv.Do("SLOWLOG", "LEN"); got != ":1" {
+		t.Errorf("SLOWLOG LEN = %s, want :1", got)
+	}
+}

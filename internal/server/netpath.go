@@ -174,9 +174,8 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 	n, err := c.rd.Fill(nc)
 	if n > 0 {
 		s.stats.netInput.Add(c.shard, int64(n))
-		mono := nanotime()
-		c.batchNow = wallMs(mono)
-		c.lastEnd = mono // the first command starts now
+		c.batchNow = wallMs(nanotime())
+		c.lastEnd = 0 // the first command reads the command clock
 		c.lastActive.Store(c.batchNow)
 		ok := c.runBuffered()
 		if c.detachArgv != nil {

@@ -1,0 +1,5 @@
+package tsc
+
+const haveRDTSC = true
+
+func rdtsc() int64

@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package tsc
+
+const haveRDTSC = false
+
+func rdtsc() int64 { return nanotime() }
