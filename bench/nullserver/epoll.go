@@ -189,7 +189,7 @@ func (l *eloop) wait(events []unix.EpollEvent) int {
 			// Blocks in the kernel without telling the scheduler: the P
 			// stays with this goroutine, so no hand-off and no sysmon
 			// retake; preemption signals (SIGURG) return EINTR.
-			r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), ^uintptr(0), 0, 0)
+			r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), ^uintptr(0), 0, 0)
 			if e == 0 {
 				return int(r)
 			}
@@ -220,7 +220,7 @@ func (l *eloop) poll(events []unix.EpollEvent, timeout int) int {
 		}
 		return n
 	}
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_WAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(timeout), 0, 0)
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(timeout), 0, 0)
 	if e != 0 {
 		return 0
 	}

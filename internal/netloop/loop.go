@@ -247,7 +247,7 @@ func (l *loop) run() {
 func (l *loop) spinPoll() int {
 	deadline := nanotime() + l.e.spin
 	for {
-		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd),
+		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd),
 			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
 		if e == 0 && r > 0 {
 			return int(r)
@@ -261,10 +261,14 @@ func (l *loop) spinPoll() int {
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
+// The raw waits use epoll_pwait with a nil signal mask, which is
+// epoll_wait: arm64 (Graviton, the seed study's r8g) has no epoll_wait
+// system call at all.
+
 // wait waits for events (see Options.RawWait).
 func (l *loop) wait(timeout int) (int, error) {
 	if l.e.rawWait {
-		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd),
+		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd),
 			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(timeout), 0, 0)
 		if e == 0 {
 			return int(r), nil
