@@ -110,7 +110,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		c.out = append(c.out, p...)
 		return len(p), nil
 	}
-	if c.l.e.defer_ {
+	if c.l.e.deferWrite {
 		c.pend = append(c.pend, p...)
 		if !c.deferred {
 			c.deferred = true

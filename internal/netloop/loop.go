@@ -60,13 +60,13 @@ type Options struct {
 
 // Engine is a set of event loops.
 type Engine struct {
-	loops   []*loop
-	next    atomic.Uint32
-	wg      sync.WaitGroup
-	tick    time.Duration
-	rawWait bool
-	spin    int64 // Options.Spin in nanoseconds
-	defer_  bool  // Options.DeferWrite
+	loops      []*loop
+	next       atomic.Uint32
+	wg         sync.WaitGroup
+	tick       time.Duration
+	rawWait    bool
+	spin       int64 // Options.Spin in nanoseconds
+	deferWrite bool  // Options.DeferWrite
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -89,7 +89,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), defer_: opts.DeferWrite}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
 		if err != nil {

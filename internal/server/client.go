@@ -56,9 +56,9 @@ type Client struct {
 	// (lookupCmd): lastName is a copy of argv[0] as the client sent it.
 	lastName   []byte
 	lastLookup *cmd
-	// lastEnd is the tsc.Now reading at which the previous command of this batch
-	// ended (0 at the start of a batch): the next command's start, so a
-	// pipelined batch reads the clock once per command, not twice.
+	// lastEnd is the tsc.Now reading at which the previous command of
+	// this batch ended (0 at the start of a batch): the next command's
+	// start, so a pipelined batch reads the clock once per command.
 	lastEnd int64
 
 	authed    bool

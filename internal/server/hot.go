@@ -55,11 +55,10 @@ func (c *Client) clock() int64 {
 
 // wallOffset is the Unix time in nanoseconds minus nanotime(), refreshed
 // every 100 ms by the introspection sampler (refreshWall). A batch on the
-// event loops needs both clocks, the wall one in milliseconds for expiry
-// and idle times and the monotonic one to time its first command;
-// deriving the first from the second costs one clock read instead of
-// three (time.Now reads both). A step of the system clock shows up at the
-// next refresh, within 100 ms; Valkey's cached mstime is refreshed once per
+// event loops needs the wall clock in milliseconds (expiry, idle times);
+// deriving it from one monotonic reading costs one vDSO call instead of
+// time.Now's two. A step of the system clock shows up at the next
+// refresh, within 100 ms; Valkey's cached mstime is refreshed once per
 // event-loop iteration, which on a busy server is the same order.
 var wallOffset atomic.Int64
 

@@ -28,8 +28,8 @@ import (
 //
 // CORVID_NETLOOP_DEFER=0 makes the loops write each client's replies as
 // soon as its batch has run, instead of after every ready client's batch
-// (netloop.Options.DeferWrite, the default: measured 1.3x the throughput
-// of writing at once for pipelined LPUSH, docs/benchmarks.md).
+// (netloop.Options.DeferWrite, the default: 1.13-1.30x the throughput of
+// writing at once for pipelined LPUSH, docs/benchmarks.md).
 //
 // On a loop, a client's batch runs inline: read once, run every complete
 // command through runBuffered/execute, write the replies once. A command
