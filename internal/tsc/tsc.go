@@ -10,10 +10,13 @@ import (
 func nanotime() int64
 
 var (
-	useTSC    bool         // set once in init
-	nsPerTick = 1.0        // set once in init
-	calibNs   = int64(2e6) // how long init measures the TSC rate
+	useTSC    bool  // set once in init
+	nsPerTick = 1.0 // set once in init
 )
+
+// calibNs is how long init measures the TSC rate: the cost every process
+// that imports the package pays once at start-up.
+const calibNs = 2_000_000
 
 func init() {
 	if !haveRDTSC || !stableTSC() {
