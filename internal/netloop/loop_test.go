@@ -79,6 +79,20 @@ func atoiT(s string) int {
 	return n
 }
 
+// acceptFD accepts one connection on ln and takes its fd (TakeConn).
+func acceptFD(t testing.TB, ln net.Listener) int {
+	t.Helper()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := TakeConn(c.(*net.TCPConn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd
+}
+
 // testDeferWrite is the Options.DeferWrite of serve's engines; writeModes
 // runs a test with it off and on.
 var testDeferWrite bool
@@ -289,14 +303,7 @@ func TestTick(t *testing.T) {
 			io.Copy(io.Discard, c)
 		}
 	}()
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := TakeConn(c.(*net.TCPConn))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fd := acceptFD(t, ln)
 	h := &tickHandler{lineHandler: newLineHandler()}
 	e.Register(fd, h).Attach()
 	select {
@@ -316,8 +323,7 @@ func TestEngineClose(t *testing.T) {
 	defer ln.Close()
 	c, _ := net.Dial("tcp", ln.Addr().String())
 	defer c.Close()
-	s, _ := ln.Accept()
-	fd, _ := TakeConn(s.(*net.TCPConn))
+	fd := acceptFD(t, ln)
 	h := newLineHandler()
 	e.Register(fd, h).Attach()
 	e.Close()
@@ -375,8 +381,7 @@ func TestReadBlocking(t *testing.T) {
 	defer ln.Close()
 	peer, _ := net.Dial("tcp", ln.Addr().String())
 	defer peer.Close()
-	s, _ := ln.Accept()
-	fd, _ := TakeConn(s.(*net.TCPConn))
+	fd := acceptFD(t, ln)
 	nc := e.Register(fd, newLineHandler()) // never attached: the test owns it
 	defer nc.Close()
 	buf := make([]byte, 16)
@@ -444,14 +449,7 @@ func attachEcho(t *testing.T, e *Engine) (net.Conn, *bufio.Reader) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	s, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd, err := TakeConn(s.(*net.TCPConn))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fd := acceptFD(t, ln)
 	e.Register(fd, newLineHandler()).Attach()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
 	return c, bufio.NewReader(c)
