@@ -53,11 +53,13 @@ func (ks *Keyspace) KeyCounts() (keys, expires []int) {
 // FlushDB empties database db (db < 0: all). All stripes must be locked.
 func (ks *Keyspace) FlushDB(db int) int {
 	n := 0
+	var freed int64
 	for i := range ks.stripes {
 		st := &ks.stripes[i]
 		for d, sh := range st.shards {
 			if sh != nil && (db < 0 || d == db) {
 				n += sh.keys.Len()
+				freed += sh.val + sh.dict
 				ks.dropShard(sh)
 				st.shards[d] = nil
 			}
@@ -71,6 +73,9 @@ func (ks *Keyspace) FlushDB(db int) int {
 	}
 	ks.watch.touchDB(db)
 	ks.dirty.Add(int64(n))
+	if h := ks.Hooks.Flushed; h != nil && freed > 0 {
+		h(freed)
+	}
 	return n
 }
 

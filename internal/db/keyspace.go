@@ -56,6 +56,11 @@ type Hooks struct {
 	// Evicted is called (with the key's stripe locked) when maxmemory
 	// eviction deletes a key, for the same reason.
 	Evicted func(db int, key []byte)
+	// Flushed is called (with every stripe locked: it must not block)
+	// after FLUSHDB or FLUSHALL dropped datasets holding freed bytes of
+	// accounted memory, so the server can hand the memory back to the
+	// operating system once the collector has freed it.
+	Flushed func(freed int64)
 }
 
 type stripe struct {

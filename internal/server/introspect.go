@@ -29,6 +29,11 @@ type serverExtras struct {
 	peakMem atomic.Int64
 	startup atomic.Int64 // used_memory_startup
 
+	// releasing is set while releaseAfterFlush's goroutine runs;
+	// releases counts the goroutines started (for tests).
+	releasing atomic.Bool
+	releases  atomic.Int64
+
 	replMu  sync.Mutex
 	replID  string // master_replid
 	replID2 string // master_replid2

@@ -456,6 +456,31 @@ func memoryMallocStatsCommand(c *Client) {
 	c.w.Verbatim("txt", b.String())
 }
 
+// flushReleaseMin is the accounted memory a FLUSHDB or FLUSHALL must drop
+// before releaseAfterFlush hands it back to the operating system at once.
+const flushReleaseMin = 16 << 20
+
+// releaseAfterFlush returns the memory a large FLUSHDB/FLUSHALL dropped to
+// the operating system. Valkey's allocator gives freed pages back within
+// seconds (jemalloc's decay); Go's would hold them until the next
+// collection, which comes only once the program has allocated as much
+// again, or after the runtime's two-minute forced GC: an emptied server
+// would go on showing its old RSS. It runs debug.FreeOSMemory (a full
+// collection, then a release of every free page) on its own goroutine, at
+// most one at a time, so the flushing command does not wait (the
+// keyspace calls it with every stripe locked).
+func (s *Server) releaseAfterFlush(freed int64) {
+	e := s.ext()
+	if freed < flushReleaseMin || !e.releasing.CompareAndSwap(false, true) {
+		return
+	}
+	e.releases.Add(1)
+	go func() {
+		defer e.releasing.Store(false)
+		debug.FreeOSMemory()
+	}()
+}
+
 // MEMORY PURGE: return free heap pages to the operating system now.
 func memoryPurgeCommand(c *Client) {
 	debug.FreeOSMemory()

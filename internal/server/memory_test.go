@@ -133,3 +133,37 @@ func TestClientEviction(t *testing.T) {
 		}
 	})
 }
+
+// TestFlushReleasesMemory: a FLUSHALL that drops more than
+// flushReleaseMin of data hands the memory back to the OS on a goroutine
+// of its own (releaseAfterFlush); flushing an empty or small dataset does
+// not.
+func TestFlushReleasesMemory(t *testing.T) {
+	s, addr := startIntroServer(t, "--enable-debug-command", "yes")
+	cv := testutil.Dial(t, addr)
+	e := s.ext()
+	if got := cv.Do("FLUSHALL"); got != "+OK" {
+		t.Fatalf("FLUSHALL: %s", got)
+	}
+	cv.Do("DEBUG", "POPULATE", "100", "small", "100")
+	cv.Do("FLUSHDB")
+	if n := e.releases.Load(); n != 0 {
+		t.Fatalf("releases after small flushes = %d, want 0", n)
+	}
+	if got := cv.Do("DEBUG", "POPULATE", "40000", "big", "1024"); got != "+OK" {
+		t.Fatalf("DEBUG POPULATE: %s", got)
+	}
+	if got := cv.Do("FLUSHALL", "ASYNC"); got != "+OK" {
+		t.Fatalf("FLUSHALL: %s", got)
+	}
+	if n := e.releases.Load(); n != 1 {
+		t.Fatalf("releases after dropping ~40 MB = %d, want 1", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for e.releasing.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the release goroutine did not finish")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

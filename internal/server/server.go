@@ -96,6 +96,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.expire.Store(true)
 	s.table = buildTable(dataHandlers(), serverHandlers())
 	s.extras = newServerExtras(s)
+	s.ks.Hooks.Flushed = s.releaseAfterFlush
 	s.initMemory()
 	s.slow.init()
 	s.errs.init()
