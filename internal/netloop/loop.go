@@ -230,14 +230,16 @@ func (l *loop) run() {
 			}
 			l.handle(l.conns[fd])
 		}
-		if len(l.pending) > 0 {
-			l.flushPending()
-		}
 		if tick > 0 {
 			if now = nanotime(); now >= nextTick {
 				l.tickAll(time.Now())
 				nextTick = now + tick
 			}
+		}
+		// After the tick too, so that nothing a handler wrote waits for
+		// the next wake-up.
+		if len(l.pending) > 0 {
+			l.flushPending()
 		}
 	}
 }
