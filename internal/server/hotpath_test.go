@@ -4,7 +4,6 @@ import (
 	"net"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
@@ -100,18 +99,3 @@ func BenchmarkPipelineSET(b *testing.B) {
 	benchPipeline(b, "SET", "key:000001", string(make([]byte, 128)))
 }
 func BenchmarkPipelineINCR(b *testing.B) { benchPipeline(b, "INCR", "counter") }
-
-// TestWallMs: the wall clock derived from the monotonic one agrees with
-// time.Now to the millisecond (plus the reads' own spacing), also after a
-// refresh.
-func TestWallMs(t *testing.T) {
-	for range 2 {
-		before := time.Now().UnixMilli()
-		got := wallMs(nanotime())
-		after := time.Now().UnixMilli()
-		if got < before-1 || got > after+1 {
-			t.Fatalf("wallMs = %d, time.Now between %d and %d", got, before, after)
-		}
-		refreshWall()
-	}
-}

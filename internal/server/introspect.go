@@ -122,7 +122,6 @@ func (s *Server) startIntrospection() {
 			case <-s.stop:
 				return
 			case now := <-t.C:
-				refreshWall()
 				ms := now.UnixMilli()
 				e.ops.sample(s.stats.commands.Load(), ms)
 				e.netIn.sample(s.stats.netInput.Load(), ms)

@@ -174,7 +174,12 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 	n, err := c.rd.Fill(nc)
 	if n > 0 {
 		s.stats.netInput.Add(c.shard, int64(n))
-		c.batchNow = wallMs(nanotime())
+		// time.Now, not a wall clock derived from the monotonic one: the
+		// LRU clock and expiry compare against time.Now elsewhere, and a
+		// key stamped a hair "in the future" looks idle for the whole LRU
+		// clock period to the evictor (TestMaxmemoryStaysWithinLimit
+		// caught the newest key evicted).
+		c.batchNow = time.Now().UnixMilli()
 		c.lastEnd = 0 // the first command reads the command clock
 		c.lastActive.Store(c.batchNow)
 		ok := c.runBuffered()
