@@ -175,10 +175,10 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 	if n > 0 {
 		s.stats.netInput.Add(c.shard, int64(n))
 		// time.Now, not a wall clock derived from the monotonic one: the
-		// LRU clock and expiry compare against time.Now elsewhere, and a
-		// key stamped a hair "in the future" looks idle for the whole LRU
-		// clock period to the evictor (TestMaxmemoryStaysWithinLimit
-		// caught the newest key evicted).
+		// LRU clock and expiry compare against time.Now elsewhere, and two
+		// clocks that cross a second boundary apart could stamp a key one
+		// LRU second "in the future", which the evictor reads as idle for
+		// the whole clock period.
 		c.batchNow = time.Now().UnixMilli()
 		c.lastEnd = 0 // the first command reads the command clock
 		c.lastActive.Store(c.batchNow)
