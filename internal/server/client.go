@@ -198,9 +198,16 @@ func (c *Client) serve() {
 	defer s.wg.Done()
 	defer c.cleanup()
 	defer c.recoverPanic()
+	idleDeadline := false // a read deadline for the timeout setting is set
 	for {
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
+			idleDeadline = true
+		} else if idleDeadline {
+			// Inside MULTI (or with timeout 0 now) the client is exempt:
+			// drop the deadline set before the batch that entered MULTI.
+			c.conn.SetReadDeadline(time.Time{})
+			idleDeadline = false
 		}
 		c.rd.MaxBulk = s.hot.maxBulk.Load()
 		c.rd.MaxQuery = s.hot.maxQuery.Load()

@@ -238,6 +238,30 @@ func TestIdleTimeoutOnLoop(t *testing.T) {
 	})
 }
 
+// TestIdleTimeoutSparesNewMulti: a client that connects while the timeout
+// is set and enters MULTI at once is exempt from then on. The goroutine
+// path used to keep the read deadline it set before the MULTI batch, and
+// closed the client a timeout after it connected.
+func TestIdleTimeoutSparesNewMulti(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits past a 1 s timeout")
+	}
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		a := testutil.Dial(t, addr)
+		if got := a.Do("CONFIG", "SET", "timeout", "1"); got != "+OK" {
+			t.Fatal(got)
+		}
+		m := testutil.Dial(t, addr)
+		if got := m.Do("MULTI"); got != "+OK" {
+			t.Fatal(got)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		if got := m.Do("PING"); got != "+QUEUED" {
+			t.Fatalf("client in MULTI: %s", got)
+		}
+	})
+}
+
 // TestCloseWithBlockedClients: Close returns while clients are blocked.
 func TestCloseWithBlockedClients(t *testing.T) {
 	bothPaths(t, func(t *testing.T, s *Server, addr string) {
