@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 
@@ -20,6 +21,11 @@ import (
 )
 
 func main() {
+	// The server serves no heap profiles; sampling one allocation per
+	// 512 KB would keep ~1.5 MB of profile buckets (counted against the
+	// runtime's memory limit, see internal/server's goMemLimitFor) and
+	// cost a stack walk per sample.
+	runtime.MemProfileRate = 0
 	args := os.Args[1:]
 	if len(args) == 1 && (args[0] == "-v" || args[0] == "--version") {
 		fmt.Printf("Corvid server v=%s (Valkey %s compatible)\n", server.CorvidVersion, server.Version)

@@ -2,21 +2,40 @@ package ds
 
 import "unsafe"
 
-// ZSkip is a sorted set in Valkey's skiplist encoding, laid out for memory:
-// every member is ONE allocation holding its hash-chain link, its score,
-// its skiplist levels (forward pointer and span) and the member bytes, and
-// the hash table indexes those nodes directly (as Valkey 8.1's zset
-// hashtable of node pointers does). Compared with ZSet (a Dict entry plus a
-// separate Skiplist node per member) this saves a Dict entry header, a
-// string header and a level slice header per member. Each level also
-// copies the order key of the node it points to (see zLevel), which saves
-// a cache miss per comparison, and a node gets another level with
-// probability 1/2 rather than Valkey's 1/4 (see zRandomLevel): a 128-byte
-// member costs about 236 heap bytes (ZSet: about 250; Redis 7.0: 253).
+// ZSkip is a sorted set in Valkey's skiplist encoding, laid out for memory
+// and for the garbage collector: every member is ONE allocation holding
+// its hash-chain link, its score, its skiplist levels (forward pointer and
+// span) and the member bytes, and the hash table indexes those nodes
+// directly (as Valkey 8.1's zset hashtable of node pointers does). Each
+// level also copies the order key of the node it points to (see zLevel),
+// which saves a cache miss per comparison, and a node gets another level
+// with probability 1/2 rather than Valkey's 1/4 (see zRandomLevel): a
+// 128-byte member costs about 230 heap bytes (Redis 7.0: 253).
+//
+// Memory and the collector. Nodes and bucket arrays are allocated as
+// pointer-free memory (allocNoscan), so the links inside them are hidden
+// from Go's garbage collector, which neither scans nor follows them. What
+// keeps a node alive is owners, an ordinary []*ZNode holding every member
+// exactly once (the node's oidx is its slot). A collection therefore reads
+// one pointer per member from a dense array instead of scanning every
+// node for 4-5 pointers: BenchmarkZSkipGC, 3-4x less marking work, which
+// is what ZADD spends its CPU on once the heap sits at maxmemory
+// (docs/benchmarks.md). Go's collector never moves objects, so a hidden
+// pointer stays valid for as long as its target is owned. The invariants
+// that make this safe:
+//
+//   - every node reachable through a hidden link (a bucket chain, a level's
+//     forward, a backward link) is in owners, so it is live;
+//   - a node leaves owners (unlink) only after nothing in the set links to
+//     it any more or in the same operation that unlinks it, and its own
+//     links are never followed again by the set;
+//   - callers hold nodes only through visible pointers (their stack, a
+//     *ZNode or a Member slice), which keep a removed node alive until they
+//     drop it; they must not call Next/Prev on a node after removing it.
 //
 // Ordering, spans and the range walks are those of Skiplist; the hash
 // table is Dict's: chained, power-of-two sized, rehashed incrementally one
-// bucket per operation, with the reverse-binary Scan cursor. Scores must
+// bucket per operation. Scan walks owners instead (see Scan). Scores must
 // not be NaN. Member slices returned by ZNode.Member alias the node and are
 // valid until the member is removed. No internal locking (see the package
 // documentation).
@@ -26,25 +45,26 @@ type ZSkip struct {
 	length int
 	level  int // levels in use, >= 1
 
-	tables    [2][]*ZNode
+	tables    [2][]*ZNode // pointer-free memory (newZTable)
 	used      [2]int
 	rehashIdx int // next bucket of tables[0] to move; -1 when not rehashing
-	pauseRH   int // iterations in progress: no rehash steps, no resizes
+	pauseRH   int // walks in progress: no rehash steps, no resizes
 	memBytes  int // heap bytes of the nodes, for MemUsage
+
+	owners []*ZNode // every member once; keeps the nodes alive (see above)
 }
 
 // ZNode is one member. Its fields are read-only to callers.
 type ZNode struct {
-	hnext    *ZNode // next node in the same hash bucket
-	backward *ZNode // previous node at level 0
-	score    float64
-	mlen     uint32 // member length
-	height   uint8  // levels in use
-	lcap     uint8  // level slots allocated (>= height)
-	ext      bool   // the member lives in a separate allocation
+	hnext    *ZNode  // next node in the same hash bucket (hidden)
+	backward *ZNode  // previous node at level 0 (hidden)
+	score    float64 //
+	meta     uint32  // height << 24 | member length (zLongLen: see mlen)
+	oidx     uint32  // index in ZSkip.owners
 	lv       [1]zLevel
-	// Allocated behind lv: lcap-1 more zLevels, then the member bytes
-	// (or, when ext, a pointer to them).
+	// Allocated behind lv: height-1 more zLevels, then the member bytes
+	// (a member of zLongLen bytes or more: its length as a uint64, then
+	// the bytes).
 }
 
 // zLevel is one level of a node: the next node at that level, the rank
@@ -97,44 +117,57 @@ func (l *zLevel) setForward(n *ZNode, key uint32) {
 }
 
 const (
-	zNodeHdr  = int(unsafe.Sizeof(ZNode{}))
-	zLevelSz  = int(unsafe.Sizeof(zLevel{}))
-	zInlineMx = 256 // longer members get their own allocation
+	zNodeHdr = int(unsafe.Sizeof(ZNode{}))
+	zLevelSz = int(unsafe.Sizeof(zLevel{}))
+	zLenBits = 24
+	zLongLen = 1<<zLenBits - 1 // meta's length field saying "stored in the tail"
 )
 
-// lvl returns level i (0 <= i < lcap).
+// height is the number of levels in use (for the header: allocated).
+func (n *ZNode) height() int { return int(n.meta >> zLenBits) }
+
+// lvl returns level i (0 <= i < height).
 func (n *ZNode) lvl(i int) *zLevel {
 	return (*zLevel)(unsafe.Add(unsafe.Pointer(&n.lv[0]), i*zLevelSz))
 }
 
-// tailPtr is where the member bytes (or the ext pointer) start.
+// tailPtr is where the member (or its long length) starts.
 func (n *ZNode) tailPtr() unsafe.Pointer {
-	return unsafe.Add(unsafe.Pointer(n), zNodeHdr+(int(n.lcap)-1)*zLevelSz)
+	return unsafe.Add(unsafe.Pointer(n), zNodeHdr+(n.height()-1)*zLevelSz)
+}
+
+// mlen is the member's length.
+func (n *ZNode) mlen() int {
+	if l := int(n.meta & zLongLen); l != zLongLen {
+		return l
+	}
+	return int(*(*uint64)(n.tailPtr()))
+}
+
+// memberPtr is where the member bytes start.
+func (n *ZNode) memberPtr() unsafe.Pointer {
+	p := n.tailPtr()
+	if n.meta&zLongLen == zLongLen {
+		p = unsafe.Add(p, 8)
+	}
+	return p
 }
 
 // Member returns the member's bytes, aliasing the node. They must not be
 // modified.
 func (n *ZNode) Member() []byte {
-	if n.mlen == 0 {
-		return []byte{}
+	if n.meta&zLongLen == 0 {
+		return []byte{} // the tail would point past the allocation
 	}
-	p := n.tailPtr()
-	if n.ext {
-		p = unsafe.Pointer(*(**byte)(p))
-	}
-	return unsafe.Slice((*byte)(p), n.mlen)
+	return unsafe.Slice((*byte)(n.memberPtr()), n.mlen())
 }
 
 // MemberString is Member as a string (no copy; same validity).
 func (n *ZNode) MemberString() string {
-	if n.mlen == 0 {
+	if n.meta&zLongLen == 0 {
 		return ""
 	}
-	p := n.tailPtr()
-	if n.ext {
-		p = unsafe.Pointer(*(**byte)(p))
-	}
-	return unsafe.String((*byte)(p), n.mlen)
+	return unsafe.String((*byte)(n.memberPtr()), n.mlen())
 }
 
 // Score returns the node's score.
@@ -146,23 +179,42 @@ func (n *ZNode) Next() *ZNode { return n.lv[0].forward }
 // Prev returns the preceding node, or nil.
 func (n *ZNode) Prev() *ZNode { return n.backward }
 
-// zNodeMem is a node of L level slots followed by B (member bytes or the
-// ext pointer) in one allocation.
-type zNodeMem[L, B any] struct {
-	n    ZNode
-	more L
-	tail B
+// allocNoscan returns size zeroed bytes (8-byte aligned) that the garbage
+// collector treats as holding no pointers: it marks the object when a
+// visible pointer reaches it but never looks inside. Pointers stored in it
+// are hidden (see ZSkip).
+func allocNoscan(size int) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))
 }
 
-type zExt struct{ p *byte }
-
-func allocZNode[L, B any](lcap int) *ZNode {
-	p := new(zNodeMem[L, B])
-	p.n.lcap = uint8(lcap)
-	return &p.n
+// newZTable returns a bucket array in pointer-free memory.
+func newZTable(n int) []*ZNode {
+	return unsafe.Slice((**ZNode)(allocNoscan(n*8)), n)
 }
 
-// zLevelClass rounds a height up to an allocated level count.
+// zNodeBytes is the size of a node of height levels whose member is mlen
+// bytes long.
+func zNodeBytes(height, mlen int) int {
+	n := zNodeHdr + (height-1)*zLevelSz + mlen
+	if mlen >= zLongLen {
+		n += 8
+	}
+	return n
+}
+
+// allocZNode allocates a node of height levels for an mlen-byte member
+// (the bytes are not copied) in pointer-free memory.
+func allocZNode(height, mlen int) *ZNode {
+	n := (*ZNode)(allocNoscan(zNodeBytes(height, mlen)))
+	l := min(mlen, zLongLen)
+	n.meta = uint32(height)<<zLenBits | uint32(l)
+	if l == zLongLen {
+		*(*uint64)(n.tailPtr()) = uint64(mlen)
+	}
+	return n
+}
+
+// zLevelClass rounds a header's height up to an allocated level count.
 func zLevelClass(h int) int {
 	switch {
 	case h <= 2:
@@ -179,81 +231,18 @@ func zLevelClass(h int) int {
 
 // newZNode allocates a node for member with height levels.
 func newZNode(height int, score float64, member []byte) *ZNode {
-	lc := zLevelClass(height)
-	var n *ZNode
-	if len(member) > zInlineMx {
-		n = allocZNodeL[zExt](lc)
-		n.ext = true
-		*(**byte)(n.tailPtr()) = &append([]byte(nil), member...)[0]
-	} else {
-		switch m := len(member); {
-		case m <= 8:
-			n = allocZNodeL[[8]byte](lc)
-		case m <= 16:
-			n = allocZNodeL[[16]byte](lc)
-		case m <= 24:
-			n = allocZNodeL[[24]byte](lc)
-		case m <= 32:
-			n = allocZNodeL[[32]byte](lc)
-		case m <= 48:
-			n = allocZNodeL[[48]byte](lc)
-		case m <= 64:
-			n = allocZNodeL[[64]byte](lc)
-		case m <= 80:
-			n = allocZNodeL[[80]byte](lc)
-		case m <= 96:
-			n = allocZNodeL[[96]byte](lc)
-		case m <= 112:
-			n = allocZNodeL[[112]byte](lc)
-		case m <= 128:
-			n = allocZNodeL[[128]byte](lc)
-		case m <= 160:
-			n = allocZNodeL[[160]byte](lc)
-		case m <= 192:
-			n = allocZNodeL[[192]byte](lc)
-		default:
-			n = allocZNodeL[[zInlineMx]byte](lc)
-		}
-		copy(unsafe.Slice((*byte)(n.tailPtr()), len(member)), member)
+	n := allocZNode(height, len(member))
+	if len(member) > 0 {
+		copy(unsafe.Slice((*byte)(n.memberPtr()), len(member)), member)
 	}
-	n.mlen = uint32(len(member))
-	n.height = uint8(height)
 	n.score = score
 	return n
 }
 
-// allocZNodeL picks the level array type for lc slots.
-func allocZNodeL[B any](lc int) *ZNode {
-	switch lc {
-	case 1:
-		return allocZNode[[0]zLevel, B](lc)
-	case 2:
-		return allocZNode[[1]zLevel, B](lc)
-	case 4:
-		return allocZNode[[3]zLevel, B](lc)
-	case 8:
-		return allocZNode[[7]zLevel, B](lc)
-	case 16:
-		return allocZNode[[15]zLevel, B](lc)
-	}
-	return allocZNode[[SkiplistMaxLevel - 1]zLevel, B](lc)
-}
-
-// zNodeSize estimates a node's heap bytes.
+// zNodeSize is a member's heap bytes: its node, rounded up to Go's size
+// class, and its slot in owners.
 func zNodeSize(height, mlen int) int {
-	lc := zLevelClass(height)
-	n := zNodeHdr + (lc-1)*zLevelSz
-	if mlen > zInlineMx {
-		return allocSize(n+8) + allocSize(mlen)
-	}
-	b := 8
-	for _, c := range []int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 160, 192, zInlineMx} {
-		if mlen <= c {
-			b = c
-			break
-		}
-	}
-	return allocSize(n + b)
+	return allocSize(zNodeBytes(height, mlen)) + 8
 }
 
 // zHeaderLevels is the level count a new ZSkip's header starts with; it
@@ -266,10 +255,8 @@ const zHeaderLevels = 4
 // z.header points at the header (a first node's backward link is nil), so
 // the levels are copied and the old header dropped.
 func (z *ZSkip) growHeader(h int) {
-	lc := zLevelClass(h)
-	nh := allocZNodeL[[0]byte](lc)
-	nh.height = uint8(lc)
-	for i := 0; i < int(z.header.lcap); i++ {
+	nh := allocZNode(zLevelClass(h), 0)
+	for i := 0; i < z.header.height(); i++ {
 		*nh.lvl(i) = *z.header.lvl(i)
 	}
 	z.header = nh
@@ -278,10 +265,10 @@ func (z *ZSkip) growHeader(h int) {
 // NewZSkip returns an empty ZSkip sized for hint members.
 func NewZSkip(hint int) *ZSkip {
 	z := &ZSkip{level: 1, rehashIdx: -1}
-	z.header = allocZNodeL[[0]byte](zHeaderLevels)
-	z.header.height = zHeaderLevels
+	z.header = allocZNode(zHeaderLevels, 0)
 	if hint > 0 {
-		z.tables[0] = make([]*ZNode, tableSize(hint))
+		z.tables[0] = newZTable(tableSize(hint))
+		z.owners = make([]*ZNode, 0, hint)
 	}
 	return z
 }
@@ -291,7 +278,8 @@ func (z *ZSkip) Len() int { return z.length }
 
 // MemUsage estimates the heap bytes of the ZSkip.
 func (z *ZSkip) MemUsage() int {
-	return 128 + zNodeSize(int(z.header.lcap), 0) + 8*(len(z.tables[0])+len(z.tables[1])) + z.memBytes
+	return 128 + allocSize(zNodeBytes(z.header.height(), 0)) + 8*(len(z.tables[0])+len(z.tables[1])) +
+		8*(cap(z.owners)-len(z.owners)) + z.memBytes
 }
 
 // First returns the lowest node, or nil.

@@ -1,10 +1,9 @@
 package ds
 
-import "math/bits"
-
 // The hash table of a ZSkip: Dict's chained table with incremental
-// rehashing and the reverse-binary Scan cursor, over the nodes themselves
-// (ZNode.hnext links a bucket's chain), so it costs no entry allocation.
+// rehashing over the nodes themselves (ZNode.hnext links a bucket's chain),
+// so it costs no entry allocation; and owners, the array that keeps the
+// nodes alive (see ZSkip) and that Scan and Random walk.
 
 func zhash(member []byte) uint64 { return Hash(member) }
 
@@ -24,7 +23,7 @@ func (z *ZSkip) find(h uint64, member []byte) *ZNode {
 			continue
 		}
 		for n := tab[idx]; n != nil; n = n.hnext {
-			if int(n.mlen) == len(member) && n.MemberString() == string(member) {
+			if n.mlen() == len(member) && n.MemberString() == string(member) {
 				return n
 			}
 		}
@@ -35,8 +34,10 @@ func (z *ZSkip) find(h uint64, member []byte) *ZNode {
 	return nil
 }
 
-// link puts n into the hash table (it must be absent).
+// link puts n into the hash table and owners (it must be absent).
 func (z *ZSkip) link(h uint64, n *ZNode) {
+	n.oidx = uint32(len(z.owners))
+	z.owners = append(z.owners, n)
 	z.expandIfNeeded()
 	t := 0
 	if z.rehashIdx >= 0 {
@@ -49,8 +50,11 @@ func (z *ZSkip) link(h uint64, n *ZNode) {
 	z.used[t]++
 }
 
-// unlink removes n from the hash table.
+// unlink removes n from the hash table and from owners: the last owned
+// node takes n's slot (see Scan). The caller must also unlink n from the
+// skiplist in the same operation (see ZSkip).
 func (z *ZSkip) unlink(h uint64, n *ZNode) {
+	z.disown(n)
 	for t := 0; t < 2; t++ {
 		tab := z.tables[t]
 		if len(tab) == 0 {
@@ -73,15 +77,31 @@ func (z *ZSkip) unlink(h uint64, n *ZNode) {
 	panic("ds: ZSkip node missing from its hash table")
 }
 
+// disown drops n from owners, moving the last node into its slot, and
+// gives back owners' memory when it is mostly empty.
+func (z *ZSkip) disown(n *ZNode) {
+	i, last := n.oidx, len(z.owners)-1
+	if int(i) > last || z.owners[i] != n {
+		panic("ds: ZSkip node missing from owners")
+	}
+	m := z.owners[last]
+	z.owners[i], m.oidx = m, i
+	z.owners[last] = nil
+	z.owners = z.owners[:last]
+	if c := cap(z.owners); c > 64 && last < c/4 {
+		z.owners = append(make([]*ZNode, 0, c/2), z.owners...)
+	}
+}
+
 func (z *ZSkip) expandIfNeeded() {
 	if z.rehashIdx >= 0 || z.pauseRH > 0 {
 		if len(z.tables[0]) == 0 {
-			z.tables[0] = make([]*ZNode, initialSize)
+			z.tables[0] = newZTable(initialSize)
 		}
 		return
 	}
 	if len(z.tables[0]) == 0 {
-		z.tables[0] = make([]*ZNode, initialSize)
+		z.tables[0] = newZTable(initialSize)
 		return
 	}
 	if z.used[0] >= len(z.tables[0]) {
@@ -105,7 +125,7 @@ func (z *ZSkip) startResize(n int) {
 	if size == len(z.tables[0]) {
 		return
 	}
-	z.tables[1] = make([]*ZNode, size)
+	z.tables[1] = newZTable(size)
 	z.rehashIdx = 0
 }
 
@@ -143,43 +163,24 @@ func (z *ZSkip) rehashStep() {
 	}
 }
 
-// Scan visits the members of one bucket (while rehashing, of the buckets
-// of the bigger table it expands to) and returns the next cursor, 0 at the
-// end: Dict.Scan's reverse-binary cursor with the same guarantee.
+// Scan visits one member and returns the next cursor, 0 at the end. It
+// walks owners from the last slot down: cursor 0 starts at the end, and a
+// cursor c > 0 means slots below c remain. A removal moves the last node
+// into the freed slot, that is from the visited part (or the slot itself)
+// down into the unvisited part, never the other way, and additions append
+// to the visited part: so every member present for the whole scan is
+// visited at least once (Valkey's SCAN guarantee), some possibly twice,
+// and members added meanwhile may or may not be. Unlike a hash-table
+// cursor, it does not depend on the table's size or rehashing.
 func (z *ZSkip) Scan(cursor uint64, fn func(n *ZNode)) uint64 {
-	if z.length == 0 {
+	i := uint64(len(z.owners))
+	if cursor != 0 && cursor < i {
+		i = cursor
+	}
+	if i == 0 {
 		return 0
 	}
-	z.pauseRH++
-	defer func() { z.pauseRH-- }()
-	emit := func(n *ZNode) {
-		for n != nil {
-			next := n.hnext
-			fn(n)
-			n = next
-		}
-	}
-	v := cursor
-	if z.rehashIdx < 0 {
-		t0 := z.tables[0]
-		m0 := uint64(len(t0) - 1)
-		emit(t0[v&m0])
-		v |= ^m0
-		return bits.Reverse64(bits.Reverse64(v) + 1)
-	}
-	small, big := z.tables[0], z.tables[1]
-	if len(small) > len(big) {
-		small, big = big, small
-	}
-	m0, m1 := uint64(len(small)-1), uint64(len(big)-1)
-	emit(small[v&m0])
-	for {
-		emit(big[v&m1])
-		v |= ^m1
-		v = bits.Reverse64(bits.Reverse64(v) + 1)
-		if v&(m0^m1) == 0 {
-			break
-		}
-	}
-	return v
+	i--
+	fn(z.owners[i])
+	return i
 }

@@ -27,8 +27,8 @@ func (z *ZSkip) insertNode(n *ZNode) {
 	var rank [SkiplistMaxLevel]int
 	score, member := n.score, n.MemberString()
 	key := memberKey(member)
-	if int(n.height) > int(z.header.lcap) {
-		z.growHeader(int(n.height)) // before the walk records the header in update
+	if n.height() > z.header.height() {
+		z.growHeader(n.height()) // before the walk records the header in update
 	}
 	x := z.header
 	for i := z.level - 1; i >= 0; i-- {
@@ -46,7 +46,7 @@ func (z *ZSkip) insertNode(n *ZNode) {
 		}
 		update[i] = x
 	}
-	h := int(n.height)
+	h := n.height()
 	if h > z.level {
 		for i := z.level; i < h; i++ {
 			rank[i] = 0
@@ -142,7 +142,7 @@ func (z *ZSkip) Add(member []byte, score float64) (added bool, old float64) {
 		n = newZNode(zRandomLevel(), score, member)
 		z.link(h, n)
 		z.insertNode(n)
-		z.memBytes += zNodeSize(int(n.height), len(member))
+		z.memBytes += zNodeSize(n.height(), len(member))
 		return true, 0
 	}
 	old = n.score
@@ -156,7 +156,7 @@ func (z *ZSkip) Add(member []byte, score float64) (added bool, old float64) {
 	if (n.backward == nil || n.backward.score < score) &&
 		(n.lv[0].forward == nil || n.lv[0].forward.score > score) {
 		n.score = score
-		for i := 0; i < int(n.height); i++ {
+		for i := 0; i < n.height(); i++ {
 			update[i].lvl(i).fscore = score
 		}
 		return false, old
@@ -178,7 +178,7 @@ func (z *ZSkip) Remove(member []byte) bool {
 	var update [SkiplistMaxLevel]*ZNode
 	z.findUpdate(n, &update)
 	z.deleteNode(n, &update)
-	z.memBytes -= zNodeSize(int(n.height), int(n.mlen))
+	z.memBytes -= zNodeSize(n.height(), n.mlen())
 	return true
 }
 
@@ -243,12 +243,12 @@ func (z *ZSkip) ByRank(i int) *ZNode {
 	return nil
 }
 
-// Random returns a uniformly chosen node (nil when empty).
+// Random returns a uniformly chosen node (nil when empty), in O(1).
 func (z *ZSkip) Random() *ZNode {
 	if z.length == 0 {
 		return nil
 	}
-	return z.ByRank(rand.IntN(z.length))
+	return z.owners[rand.IntN(len(z.owners))]
 }
 
 // zspec is a score or member range for the walks.
@@ -357,7 +357,7 @@ func (z *ZSkip) dropRun(update *[SkiplistMaxLevel]*ZNode, keep func(n *ZNode, i 
 		next := x.lv[0].forward
 		z.deleteNode(x, update)
 		z.unlink(zhash(x.Member()), x)
-		z.memBytes -= zNodeSize(int(x.height), int(x.mlen))
+		z.memBytes -= zNodeSize(x.height(), x.mlen())
 		removed++
 		x = next
 	}

@@ -127,6 +127,7 @@ func (s *Server) startIntrospection() {
 				e.netIn.sample(s.stats.netInput.Load(), ms)
 				e.netOut.sample(s.stats.netOutput.Load(), ms)
 				e.notePeak(s.usedMemory())
+				tuneGoMemoryLimit()
 			}
 		}
 	}()

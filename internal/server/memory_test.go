@@ -73,11 +73,21 @@ func TestEvictionUnderConcurrentWrites(t *testing.T) {
 // TestGoMemoryLimitFollowsMaxmemory checks the runtime limit set from
 // maxmemory and its removal.
 func TestGoMemoryLimitFollowsMaxmemory(t *testing.T) {
-	if goMemLimitFor(0) != 1<<63-1 {
+	if goMemLimitFor(0, 10<<20) != 1<<63-1 {
 		t.Fatal("maxmemory 0 must leave the runtime unlimited")
 	}
-	if got, want := goMemLimitFor(512<<20), int64(512<<20+32<<20+4<<20); got != want {
-		t.Fatalf("limit for 512mb: %d, want %d", got, want)
+	for _, c := range []struct{ overhead, want int64 }{
+		{0, 512<<20 + 16<<20 + 4<<20},
+		{30 << 20, 512<<20 + 30<<20 + 16<<20 + 4<<20},
+		{1 << 30, 512<<20 + 64<<20 + 16<<20 + 4<<20}, // capped at maxmemory/8
+		{-5, 512<<20 + 16<<20 + 4<<20},
+	} {
+		if got := goMemLimitFor(512<<20, c.overhead); got != c.want {
+			t.Errorf("limit for 512mb with %d overhead: %d, want %d", c.overhead, got, c.want)
+		}
+	}
+	if o := runtimeOverhead(); o <= 0 || o > 1<<30 {
+		t.Errorf("runtime overhead %d: not a plausible measurement", o)
 	}
 }
 
