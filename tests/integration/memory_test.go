@@ -278,8 +278,8 @@ func procCPUTicks(t *testing.T, pid int) int64 {
 	}
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // fields from 3 (state) on
-	u, _ := strconv.ParseInt(f[11], 10, 64)                 // field 14
-	k, _ := strconv.ParseInt(f[12], 10, 64)                 // field 15
+	u, _ := strconv.ParseInt(f[11], 10, 64)                  // field 14
+	k, _ := strconv.ParseInt(f[12], 10, 64)                  // field 15
 	return u + k
 }
 
