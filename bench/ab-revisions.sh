@@ -55,9 +55,9 @@ for round in $(seq "$R"); do
 	for who in a b redis; do
 		port=$(freeport)
 		if [ "$who" = redis ]; then
-			redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 &
+			setsid redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 &
 		else
-			"$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 >/dev/null 2>&1 &
+			setsid "$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 >/dev/null 2>&1 &
 		fi
 		pid=$!
 		for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done

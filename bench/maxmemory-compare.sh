@@ -15,7 +15,9 @@
 # used_memory and evicted keys. (RSS-base)/max discounts the fixed base the
 # issue allows: the server's RSS in the first sample, right after start-up,
 # before any load (the binary, runtime and empty structures).
-# The samples are kept in $OUT (default /tmp/maxmemory-compare).
+# The samples are kept in $OUT (default /tmp/maxmemory-compare). Both
+# servers run under setsid, in their own session and scheduling group, as
+# services do (see bench/internal/benchproc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${1:-60}
@@ -43,10 +45,10 @@ run() {
 	local name=$1 kind=$2 cmd=$3 prefix=$4 port
 	port=$(freeport)
 	if [ "$kind" = corvid ]; then
-		"$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --maxmemory "$MAXMEM" \
+		setsid "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --maxmemory "$MAXMEM" \
 			--maxmemory-policy allkeys-lru >"$tmp/$kind.log" 2>&1 &
 	else
-		redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+		setsid redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
 			--maxmemory "$MAXMEM" --maxmemory-policy allkeys-lru >"$tmp/$kind.log" 2>&1 &
 	fi
 	pid=$!

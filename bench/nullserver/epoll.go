@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/corvid-kv/corvid/internal/netloop"
 )
 
 type epollOpts struct {
@@ -17,7 +19,8 @@ type epollOpts struct {
 	rawBlock   bool // the blocking epoll_wait as RawSyscall too (keeps the P)
 	tryFirst   bool // one zero-timeout poll before the blocking wait
 	lockThread bool
-	deferWrite bool // read every ready socket, then write every reply (corvid's netloop default)
+	slice      time.Duration // lock the loop's thread and ask for this scheduling slice
+	deferWrite bool          // read every ready socket, then write every reply (corvid's netloop default)
 }
 
 // eloop is one event loop: an epoll fd and the connections it owns.
@@ -131,8 +134,11 @@ func (l *eloop) takePending() {
 }
 
 func (l *eloop) run() {
-	if l.opts.lockThread {
+	if l.opts.lockThread || l.opts.slice > 0 {
 		runtime.LockOSThread()
+	}
+	if l.opts.slice > 0 {
+		netloop.SetThreadSlice(l.opts.slice)
 	}
 	events := make([]unix.EpollEvent, 256)
 	for {

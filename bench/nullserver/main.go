@@ -51,6 +51,7 @@ func main() {
 	rawBlock := flag.Bool("rawblock", false, "epoll mode: the blocking epoll_wait as RawSyscall (the loop keeps its P)")
 	tryFirst := flag.Bool("tryfirst", false, "epoll mode: one zero-timeout poll before each blocking wait")
 	lock := flag.Bool("lockthread", false, "epoll mode: LockOSThread in every loop")
+	slice := flag.Duration("slice", 0, "epoll mode: lock each loop to its thread and ask for this scheduling slice (corvid's netloop default: 100us)")
 	deferWrite := flag.Bool("deferwrite", false, "epoll mode: write the replies after reading every ready socket (corvid's netloop default)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
@@ -70,7 +71,7 @@ func main() {
 	case "goroutine":
 		serveGoroutines(ln)
 	case "epoll":
-		serveEpoll(ln, epollOpts{loops: max(1, *loops), spin: *spin, raw: *raw, rawBlock: *rawBlock, tryFirst: *tryFirst, lockThread: *lock, deferWrite: *deferWrite})
+		serveEpoll(ln, epollOpts{loops: max(1, *loops), spin: *spin, raw: *raw, rawBlock: *rawBlock, tryFirst: *tryFirst, lockThread: *lock, slice: *slice, deferWrite: *deferWrite})
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", *mode)
 		os.Exit(2)

@@ -56,6 +56,17 @@ type Options struct {
 	// woken client preempts the loop once per connection rather than once
 	// per round (docs/benchmarks.md, "Deferred writes").
 	DeferWrite bool
+	// Slice, when positive, locks each loop goroutine to its own OS thread
+	// and asks the kernel for that scheduling slice for the thread
+	// (sched_setattr's sched_runtime under SCHED_OTHER: EEVDF's custom
+	// slice, Linux 6.12 and later; older kernels ignore it). Unlocked, a
+	// loop that sleeps in raw epoll waits is moved between threads by the
+	// runtime's preemption; locked, the kernel sees one busy thread. A
+	// slice shorter than the clients' (the default is 0.7-3 ms) gives the
+	// loop earlier deadlines, so a client its writes wake does not preempt
+	// it in the middle of a round of writes. Setting the slice needs no
+	// privilege.
+	Slice time.Duration
 }
 
 // Engine is a set of event loops.
@@ -67,6 +78,7 @@ type Engine struct {
 	rawWait    bool
 	spin       int64 // Options.Spin in nanoseconds
 	deferWrite bool  // Options.DeferWrite
+	slice      time.Duration
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -89,7 +101,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite, slice: opts.Slice}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
 		if err != nil {
@@ -191,6 +203,11 @@ func (l *loop) wake() {
 func (l *loop) run() {
 	defer l.e.wg.Done()
 	defer l.shutdown()
+	if l.e.slice > 0 {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		SetThreadSlice(l.e.slice)
+	}
 	events := l.events
 	// The tick is kept on the monotonic clock, read once per iteration
 	// (time.Now reads the wall clock too, twice per iteration before).

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -492,5 +493,40 @@ func BenchmarkRoundTrips(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSliceLocksLoopThread: with Options.Slice, the loop's thread carries
+// the requested slice (read back from /proc's scheduler statistics, which
+// kernels before 6.12 or without sched debugging do not show).
+func TestSliceLocksLoopThread(t *testing.T) {
+	e, err := New(Options{Loops: 1, Slice: 123 * time.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	want := "123000"
+	found, seen := false, false
+	for i := 0; i < 50 && !found; i++ {
+		tasks, _ := filepath.Glob("/proc/self/task/*/sched")
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			for _, l := range strings.Split(string(b), "\n") {
+				if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "se.slice" {
+					seen = true
+					found = found || strings.TrimSpace(v) == want
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !seen {
+		t.Skip("no se.slice in /proc/self/task/*/sched on this kernel")
+	}
+	if !found {
+		t.Fatalf("no thread with se.slice %s ns", want)
 	}
 }

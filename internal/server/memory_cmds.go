@@ -205,10 +205,13 @@ func (s *Server) applyMemoryConfig() {
 // jemalloc hands out, so eviction keeps the objects near maxmemory and
 // the overhead comes on top. It is measured (runtime/metrics) every 100 ms
 // by tuneGoMemoryLimit, capped at maxmemory/goOverheadCap. The rest,
-// maxmemory/32 + 4 MB, is room for garbage between collections.
+// maxmemory/16 + 4 MB, is room for garbage between collections, of which
+// the runtime keeps 3% of the limit unused itself (its heap goal stays
+// that far below the limit): with maxmemory/32, the collector had about
+// 4 MB of garbage room at 256mb and ran 3-7 times a second under ZADD.
 //
-// A fixed margin instead (maxmemory/16 + 4 MB until this change) was
-// eaten by the overhead: at the limit the objects alone filled the
+// The first design's fixed margin (maxmemory/16 + 4 MB) was eaten by the
+// overhead: at the limit the objects alone filled the
 // runtime's budget, so the collector ran back to back even on an idle
 // server (0.8 of a core with no client connected; ZADD at 512mb ran at
 // 0.78x Redis at 1.65x its CPU, docs/benchmarks.md). RSS at the limit is

@@ -77,10 +77,10 @@ func TestGoMemoryLimitFollowsMaxmemory(t *testing.T) {
 		t.Fatal("maxmemory 0 must leave the runtime unlimited")
 	}
 	for _, c := range []struct{ overhead, want int64 }{
-		{0, 512<<20 + 16<<20 + 4<<20},
-		{30 << 20, 512<<20 + 30<<20 + 16<<20 + 4<<20},
-		{1 << 30, 512<<20 + 64<<20 + 16<<20 + 4<<20}, // capped at maxmemory/8
-		{-5, 512<<20 + 16<<20 + 4<<20},
+		{0, 512<<20 + 32<<20 + 4<<20},
+		{30 << 20, 512<<20 + 30<<20 + 32<<20 + 4<<20},
+		{1 << 30, 512<<20 + 64<<20 + 32<<20 + 4<<20}, // capped at maxmemory/8
+		{-5, 512<<20 + 32<<20 + 4<<20},
 	} {
 		if got := goMemLimitFor(512<<20, c.overhead); got != c.want {
 			t.Errorf("limit for 512mb with %d overhead: %d, want %d", c.overhead, got, c.want)

@@ -118,9 +118,15 @@ func Start(sp Spec) (*Server, error) {
 	cmd := exec.Command(sp.Argv[0], sp.Argv[1:]...)
 	cmd.Dir = sp.Dir
 	cmd.Stdout, cmd.Stderr = lf, lf
-	// Own process group: a terminal's Ctrl-C reaches only this program,
-	// which then stops the servers itself; Pdeathsig kills them if it dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Own session, as a server run as a service has: the kernel schedules
+	// it in its own group (autogroup; systemd gives each service a cgroup)
+	// rather than as threads of the load generator's group, which changes
+	// who preempts whom on a 2-core machine by 10-30% for pipeline 1
+	// (docs/benchmarks.md, "Scheduling groups"); every server is started
+	// the same way. The new session is also a new process group, so a
+	// terminal's Ctrl-C reaches only this program, which then stops the
+	// servers itself; Pdeathsig kills them if it dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	err = cmd.Start()
 	lf.Close() // the child has its own copy
 	if err != nil {
