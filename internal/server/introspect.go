@@ -30,9 +30,12 @@ type serverExtras struct {
 	startup atomic.Int64 // used_memory_startup
 
 	// releasing is set while releaseAfterFlush's goroutine runs;
-	// releases counts the goroutines started (for tests).
-	releasing atomic.Bool
-	releases  atomic.Int64
+	// releases counts the releases asked for, releasedUpTo is the value
+	// releases had when the last FreeOSMemory started (for tests: a
+	// release asked for while one runs is not lost).
+	releasing    atomic.Bool
+	releases     atomic.Int64
+	releasedUpTo atomic.Int64
 
 	replMu  sync.Mutex
 	replID  string // master_replid

@@ -525,16 +525,30 @@ const flushReleaseMin = 16 << 20
 // would go on showing its old RSS. It runs debug.FreeOSMemory (a full
 // collection, then a release of every free page) on its own goroutine, at
 // most one at a time, so the flushing command does not wait (the
-// keyspace calls it with every stripe locked).
+// keyspace calls it with every stripe locked). A flush while a release
+// runs makes that goroutine release once more afterwards: a run of
+// FLUSHALLs (a benchmark emptying the server between runs) once left the
+// second dataset's 280 MB in RSS because its release was skipped.
 func (s *Server) releaseAfterFlush(freed int64) {
 	e := s.ext()
-	if freed < flushReleaseMin || !e.releasing.CompareAndSwap(false, true) {
+	if freed < flushReleaseMin {
 		return
 	}
 	e.releases.Add(1)
+	if !e.releasing.CompareAndSwap(false, true) {
+		return // the running goroutine sees the new request and goes again
+	}
 	go func() {
-		defer e.releasing.Store(false)
-		debug.FreeOSMemory()
+		for {
+			e.releasedUpTo.Store(e.releases.Load())
+			debug.FreeOSMemory()
+			e.releasing.Store(false)
+			// A flush that came while FreeOSMemory ran (its pages were
+			// maybe not yet free when the scavenger passed) asks again.
+			if e.releasedUpTo.Load() == e.releases.Load() || !e.releasing.CompareAndSwap(false, true) {
+				return
+			}
+		}
 	}()
 }
 

@@ -169,11 +169,20 @@ func TestFlushReleasesMemory(t *testing.T) {
 	if n := e.releases.Load(); n != 1 {
 		t.Fatalf("releases after dropping ~40 MB = %d, want 1", n)
 	}
+	// A second large flush right away, most likely while the first
+	// release runs: it must not be lost.
+	if got := cv.Do("DEBUG", "POPULATE", "40000", "big", "1024"); got != "+OK" {
+		t.Fatalf("DEBUG POPULATE: %s", got)
+	}
+	cv.Do("FLUSHALL")
 	deadline := time.Now().Add(10 * time.Second)
 	for e.releasing.Load() {
 		if time.Now().After(deadline) {
 			t.Fatal("the release goroutine did not finish")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	if n, done := e.releases.Load(), e.releasedUpTo.Load(); n != 2 || done != 2 {
+		t.Fatalf("releases asked %d, last release started after request %d; want 2 and 2", n, done)
 	}
 }
