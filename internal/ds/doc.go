@@ -28,6 +28,13 @@
 //     UpdateScore returns the node to use afterwards, which may be new.
 //   - ZSet shares each member's bytes between its Dict key and its Skiplist
 //     node, so a member costs one copy.
+//   - ZSkip (the skiplist encoding the keyspace uses) allocates its nodes and
+//     bucket arrays as pointer-free memory: the links between nodes are
+//     hidden from the garbage collector, and the owners array keeps every
+//     member's node alive. A *ZNode or Member slice the caller holds keeps
+//     that node alive after its member is removed, but its Next and Prev
+//     must not be followed then: the nodes they name may have been freed.
+//     See ZSkip for the invariants.
 //
 // # Iteration
 //
@@ -46,7 +53,8 @@
 // even when the table grows, shrinks or rehashes between calls. A key may be
 // reported more than once, and keys added or deleted during the iteration may
 // or may not be reported. The cursor is only meaningful for the Dict that
-// produced it.
+// produced it. ZSkip.Scan gives the same guarantee with a cursor over its
+// owners array (see its comment).
 //
 // # Hashing and lock stripes
 //
