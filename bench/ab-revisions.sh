@@ -20,6 +20,7 @@
 # free loopback ports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 A=${1:?revision A}; B=${2:?revision B}; P=${3:-16}; N=${4:-1000000}; R=${5:-3}
 command -v redis-server >/dev/null || { echo "redis-server not installed"; exit 1; }
 command -v redis-benchmark >/dev/null || { echo "redis-benchmark not installed (redis-tools)"; exit 1; }
@@ -38,18 +39,8 @@ for pair in "a:$A" "b:$B"; do
 done
 LOAD=${LOAD:-redis-benchmark}
 CMD=${CMD:-set}
-case $CMD in
-set) cmdline="set __key__ __data__" prefix=kv_ ;;
-get) cmdline="get __key__" prefix=kv_ ;;
-incr) cmdline="incr __key__" prefix=int_ ;;
-lpush) cmdline="lpush __key__ __data__" prefix=list_ ;;
-sadd) cmdline="sadd __key__ __data__" prefix=set_ ;;
-zadd) cmdline="zadd __key__ __key__ __data__" prefix= ;;
-hset) cmdline="hset __key__ __data__ __data__" prefix=hash_ ;;
-*) echo "CMD must be one of set get incr lpush sadd zadd hset"; exit 2 ;;
-esac
+seed_command "$CMD"
 [ "$LOAD" = cb ] && go build -o "$tmp/corvid-bench" ./cmd/corvid-bench
-freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
 echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  load $LOAD ${CMD}, pipeline $P, $N (requests or seconds), $R rounds"
 for round in $(seq "$R"); do
 	for who in a b redis; do

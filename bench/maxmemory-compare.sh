@@ -20,6 +20,7 @@
 # services do (see bench/internal/benchproc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 T=${1:-60}
 MAXMEM=${2:-512mb}
 OUT=${OUT:-/tmp/maxmemory-compare}
@@ -31,7 +32,6 @@ pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 go build -o "$tmp/corvid-bench" ./cmd/corvid-bench
-freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
 maxbytes=$(python3 -c "
 import re,sys
 m=re.fullmatch(r'(\d+)([kmg]?b?)', '$MAXMEM'.lower())

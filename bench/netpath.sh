@@ -26,6 +26,7 @@
 # median over rounds. CPU per op is the steadier figure on a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 ROUNDS=${1:-3}
 N=${N:-300000}
 N16=${N16:-1000000}
@@ -74,7 +75,6 @@ if [ "$gnet" = yes ]; then
 	)
 fi
 
-freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; } # utime+stime, clock ticks
 HZ=$(getconf CLK_TCK)
 

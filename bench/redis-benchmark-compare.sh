@@ -11,6 +11,7 @@
 # each server's CPU seconds per million requests (from /proc/PID/stat).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 N=${1:-1000000}
 ROUNDS=${2:-2}
 TESTS=${TESTS:-set,get,incr}
@@ -22,7 +23,6 @@ tmp=$(mktemp -d)
 trap 'kill $cpid $rpid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 
-freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
 cport=$(freeport); rport=$(freeport)
 "$tmp/corvid-server" --port "$cport" --bind 127.0.0.1 >"$tmp/corvid.log" 2>&1 & cpid=$!
 redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 & rpid=$!

@@ -19,24 +19,15 @@
 # took the CPU from it while it could still run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 T=${1:-5}; R=${2:-2}; CMD=${CMD:-set}
 command -v redis-server >/dev/null || { echo "redis-server not installed"; exit 1; }
-case $CMD in
-set) cmdline="set __key__ __data__" prefix=kv_ ;;
-get) cmdline="get __key__" prefix=kv_ ;;
-incr) cmdline="incr __key__" prefix=int_ ;;
-lpush) cmdline="lpush __key__ __data__" prefix=list_ ;;
-sadd) cmdline="sadd __key__ __data__" prefix=set_ ;;
-zadd) cmdline="zadd __key__ __key__ __data__" prefix= ;;
-hset) cmdline="hset __key__ __data__ __data__" prefix=hash_ ;;
-*) echo "CMD must be one of set get incr lpush sadd zadd hset"; exit 2 ;;
-esac
+seed_command "$CMD"
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 go build -o "$tmp/corvid-bench" ./cmd/corvid-bench
-freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
 snap() { # cpu ticks, involuntary switches of process $1
 	awk '{print $14+$15}' "/proc/$1/stat"
 	cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^nonvoluntary_ctxt_switches/{n+=$2} END{print n}'

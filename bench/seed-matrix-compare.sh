@@ -10,13 +10,13 @@
 # -t 2 -c 25 (50 connections), 500 keys, 128-byte random values.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 T=${1:-15}; shift || true
 command -v redis-server >/dev/null || { echo "redis-server not installed (apt-get install redis-server)"; exit 1; }
 tmp=$(mktemp -d)
 trap 'kill $cpid $rpid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 go build -o "$tmp/corvid-bench" ./cmd/corvid-bench
-freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
 cport=$(freeport); rport=$(freeport)
 "$tmp/corvid-server" --port "$cport" --bind 127.0.0.1 --maxmemory 4gb --maxmemory-policy allkeys-lru >"$tmp/corvid.log" 2>&1 & cpid=$!
 redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no --maxmemory 4gb --maxmemory-policy allkeys-lru >"$tmp/redis.log" 2>&1 & rpid=$!

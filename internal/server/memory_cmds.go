@@ -47,26 +47,35 @@ func (s *Server) initMemory() {
 	s.ks.AddOverhead(base)
 }
 
-var inUseSamples = []metrics.Sample{
-	{Name: "/memory/classes/total:bytes"},
-	{Name: "/memory/classes/heap/free:bytes"},
-	{Name: "/memory/classes/heap/released:bytes"},
-	{Name: "/memory/classes/heap/unused:bytes"},
-}
-
 // runtimeInUse is the runtime's mapped memory minus free and released heap
 // pages and unused space in heap spans.
 func runtimeInUse() int64 {
-	s := make([]metrics.Sample, len(inUseSamples))
-	copy(s, inUseSamples)
-	metrics.Read(s)
-	v := func(i int) int64 {
-		if s[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(s[i].Value.Uint64())
+	return runtimeTotalLess("/memory/classes/heap/free:bytes",
+		"/memory/classes/heap/released:bytes", "/memory/classes/heap/unused:bytes")
+}
+
+// runtimeTotalLess is the runtime's total mapped memory
+// (/memory/classes/total:bytes) minus the given memory classes.
+func runtimeTotalLess(classes ...string) int64 {
+	s := make([]metrics.Sample, 1+len(classes))
+	s[0].Name = "/memory/classes/total:bytes"
+	for i, c := range classes {
+		s[1+i].Name = c
 	}
-	return v(0) - v(1) - v(2) - v(3)
+	metrics.Read(s)
+	var n int64
+	for i := range s {
+		v := int64(0)
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v = int64(s[i].Value.Uint64())
+		}
+		if i == 0 {
+			n = v
+		} else {
+			n -= v
+		}
+	}
+	return n
 }
 
 // noteMem brings the client's declared memory up to date: its fixed cost
@@ -243,20 +252,8 @@ func goMemLimitFor(maxmem, overhead int64) int64 {
 // runtimeOverhead is the memory the Go runtime holds beside heap objects,
 // free heap pages and pages returned to the OS.
 func runtimeOverhead() int64 {
-	s := []metrics.Sample{
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"},
-	}
-	metrics.Read(s)
-	v := func(i int) int64 {
-		if s[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(s[i].Value.Uint64())
-	}
-	return v(0) - v(1) - v(2) - v(3)
+	return runtimeTotalLess("/memory/classes/heap/released:bytes",
+		"/memory/classes/heap/objects:bytes", "/memory/classes/heap/free:bytes")
 }
 
 // setGoMemoryLimit sets the runtime limit for a new maxmemory.

@@ -1,0 +1,21 @@
+# Helpers shared by the bench/*.sh scripts; they source it from the
+# repository root (`. bench/lib.sh`).
+
+# freeport prints a free TCP port on 127.0.0.1.
+freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
+
+# seed_command NAME sets cmdline and prefix to the seed study's command
+# line and key prefix for NAME (set get incr lpush sadd zadd hset), as
+# corvid-bench matrix runs them; it exits with status 2 on another name.
+seed_command() {
+	case $1 in
+	set) cmdline="set __key__ __data__" prefix=kv_ ;;
+	get) cmdline="get __key__" prefix=kv_ ;;
+	incr) cmdline="incr __key__" prefix=int_ ;;
+	lpush) cmdline="lpush __key__ __data__" prefix=list_ ;;
+	sadd) cmdline="sadd __key__ __data__" prefix=set_ ;;
+	zadd) cmdline="zadd __key__ __key__ __data__" prefix= ;;
+	hset) cmdline="hset __key__ __data__ __data__" prefix=hash_ ;;
+	*) echo "CMD must be one of set get incr lpush sadd zadd hset"; exit 2 ;;
+	esac
+}
