@@ -10,9 +10,10 @@
 # so in the load generator's session and scheduling group) and "own"
 # (setsid: a session and, with kernel.sched_autogroup_enabled, a group of
 # their own, as a service has), and each server, corvid-server with
-# CORVID_NETLOOP_SLICE=0 (the loop goroutine free to move between
-# threads, no slice), corvid-server as built (the loop locked to its thread
-# with a 100 us slice) and redis-server 7.0.15, it runs corvid-bench -t 2
+# CORVID_NETLOOP_LOCK=0 (the loop goroutine free to move between threads),
+# corvid-server as built (the loop locked to its thread), corvid-server
+# with CORVID_NETLOOP_SLICE=100us (locked, and a 100 us scheduling slice)
+# and redis-server 7.0.15, it runs corvid-bench -t 2
 # -c 25 --pipeline 1 with the seed command (CMD, default set) and prints
 # ops/s, the server's CPU us per op (utime+stime) and its involuntary
 # context switches per op (summed over its threads: how often the kernel
@@ -33,15 +34,16 @@ snap() { # cpu ticks, involuntary switches of process $1
 	cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^nonvoluntary_ctxt_switches/{n+=$2} END{print n}'
 }
 echo "kernel $(uname -r), sched_autogroup_enabled=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo n/a), $CMD, pipeline 1, ${T}s x $R rounds"
-printf "%-6s %-14s %5s %10s %10s %10s\n" group server round ops/s cpu_us/op nvcsw/op
+printf "%-6s %-15s %5s %10s %10s %10s\n" group server round ops/s cpu_us/op nvcsw/op
 for round in $(seq "$R"); do
 	for group in shared own; do
-		for who in corvid-noslice corvid redis; do
+		for who in corvid-unlocked corvid corvid-slice redis; do
 			port=$(freeport)
 			pre=(); [ "$group" = own ] && pre=(setsid)
 			case $who in
 			redis) "${pre[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 & ;;
-			corvid-noslice) CORVID_NETLOOP_SLICE=0 "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
+			corvid-unlocked) CORVID_NETLOOP_LOCK=0 "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
+			corvid-slice) CORVID_NETLOOP_SLICE=100us "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
 			corvid) "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
 			esac
 			pid=$!
@@ -53,7 +55,7 @@ for round in $(seq "$R"); do
 			b=($(snap "$pid"))
 			kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 			awk -v g="$group" -v w="$who" -v r="$round" -v o="$ops" -v t="$T" -v c=$((b[0] - a[0])) -v n=$((b[1] - a[1])) \
-				-v hz="$(getconf CLK_TCK)" 'BEGIN{ops=o*t; printf "%-6s %-14s %5d %10.0f %10.2f %10.3f\n", g, w, r, o, c/hz/ops*1e6, n/ops}'
+				-v hz="$(getconf CLK_TCK)" 'BEGIN{ops=o*t; printf "%-6s %-15s %5d %10.0f %10.2f %10.3f\n", g, w, r, o, c/hz/ops*1e6, n/ops}'
 		done
 	done
 done

@@ -51,7 +51,7 @@ func main() {
 	rawBlock := flag.Bool("rawblock", false, "epoll mode: the blocking epoll_wait as RawSyscall (the loop keeps its P)")
 	tryFirst := flag.Bool("tryfirst", false, "epoll mode: one zero-timeout poll before each blocking wait")
 	lock := flag.Bool("lockthread", false, "epoll mode: LockOSThread in every loop")
-	slice := flag.Duration("slice", 0, "epoll mode: lock each loop to its thread and ask for this scheduling slice (corvid's netloop default: 100us)")
+	slice := flag.Duration("slice", 0, "epoll mode: lock each loop to its thread and ask for this scheduling slice")
 	deferWrite := flag.Bool("deferwrite", false, "epoll mode: write the replies after reading every ready socket (corvid's netloop default)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))

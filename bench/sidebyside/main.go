@@ -11,7 +11,7 @@
 //	redis-io2  the same plus --io-threads 2 --io-threads-do-reads yes (-redis-io2, default on)
 //	corvid-io2 corvid-server as above plus --io-threads 2: two event loops
 //	           (-corvid-io2, default off)
-//	null       nullserver -port P -mode epoll -loops 1 -raw -rawblock -deferwrite -slice 100us (-null, default on),
+//	null       nullserver -port P -mode epoll -loops 1 -raw -rawblock -deferwrite -lockthread (-null, default on),
 //	           the network design corvid-server runs with by default here: the
 //	           ceiling of the network path, it replies without touching data
 //
@@ -142,7 +142,7 @@ func parseFlags(args []string) (*config, error) {
 	pipes := fs.String("pipelines", "1,16", "comma-separated pipeline depths, run in this order")
 	fs.BoolVar(&c.redisIO2, "redis-io2", true, "also run redis-server with --io-threads 2 --io-threads-do-reads yes")
 	fs.BoolVar(&c.corvidIO2, "corvid-io2", false, "also run corvid-server with --io-threads 2 (two event loops on this machine)")
-	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode epoll -loops 1 -raw -rawblock -deferwrite -slice 100us)")
+	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode epoll -loops 1 -raw -rawblock -deferwrite -lockthread)")
 	fs.StringVar(&c.out, "out", "/tmp/seed-side-by-side", "output prefix: PREFIX.md, PREFIX.csv, PREFIX.runs.csv, PREFIX.svg")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench/seed-side-by-side [flags]\n\n"+

@@ -52,7 +52,7 @@ func serverSpecs(c *config, tmp string) []spec {
 			// Corvid's default network path on this machine: one event
 			// loop (io-threads 1 on 2 cores, see server.defaultLoops)
 			// waiting in a raw epoll_wait.
-			return []string{"-port", strconv.Itoa(port), "-mode", "epoll", "-loops", "1", "-raw", "-rawblock", "-deferwrite", "-slice", "100us"}
+			return []string{"-port", strconv.Itoa(port), "-mode", "epoll", "-loops", "1", "-raw", "-rawblock", "-deferwrite", "-lockthread"}
 		}})
 	}
 	return specs

@@ -56,16 +56,21 @@ type Options struct {
 	// woken client preempts the loop once per connection rather than once
 	// per round (docs/benchmarks.md, "Deferred writes").
 	DeferWrite bool
-	// Slice, when positive, locks each loop goroutine to its own OS thread
-	// and asks the kernel for that scheduling slice for the thread
-	// (sched_setattr's sched_runtime under SCHED_OTHER: EEVDF's custom
-	// slice, Linux 6.12 and later; older kernels ignore it). Unlocked, a
-	// loop that sleeps in raw epoll waits is moved between threads by the
-	// runtime's preemption; locked, the kernel sees one busy thread. A
-	// slice shorter than the clients' (the default is 0.7-3 ms) gives the
-	// loop earlier deadlines, so a client its writes wake does not preempt
-	// it in the middle of a round of writes. Setting the slice needs no
-	// privilege.
+	// LockThread locks each loop goroutine to its own OS thread
+	// (runtime.LockOSThread). Unlocked, a loop that sleeps in raw epoll
+	// waits still leaves its thread whenever the runtime preempts it (every
+	// 10 ms of apparent running, and the EINTR fallback), so its work is
+	// spread over several threads, none of which the kernel sees as the
+	// busy one, and the clients its writes wake preempt it far more often
+	// when the server runs in a scheduling group of its own
+	// (docs/benchmarks.md, "Scheduling groups").
+	LockThread bool
+	// Slice, when positive, also locks each loop to its thread and asks the
+	// kernel for that scheduling slice for the thread (sched_setattr's
+	// sched_runtime under SCHED_OTHER: EEVDF's custom slice, Linux 6.12 and
+	// later; older kernels ignore it; no privilege needed). A slice shorter
+	// than the clients' gives the loop earlier deadlines. Measured here it
+	// did no better than the lock alone, so it is off by default.
 	Slice time.Duration
 }
 
@@ -79,6 +84,7 @@ type Engine struct {
 	spin       int64 // Options.Spin in nanoseconds
 	deferWrite bool  // Options.DeferWrite
 	slice      time.Duration
+	lockThread bool
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -101,7 +107,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite, slice: opts.Slice}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite, slice: opts.Slice, lockThread: opts.LockThread || opts.Slice > 0}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
 		if err != nil {
@@ -203,9 +209,11 @@ func (l *loop) wake() {
 func (l *loop) run() {
 	defer l.e.wg.Done()
 	defer l.shutdown()
-	if l.e.slice > 0 {
+	if l.e.lockThread {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+	}
+	if l.e.slice > 0 {
 		SetThreadSlice(l.e.slice)
 	}
 	events := l.events

@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
@@ -44,6 +47,8 @@ func (h *lineHandler) OnReadable(c *Conn) {
 		switch cmd {
 		case "echo":
 			c.Write([]byte(arg + "\n"))
+		case "tid": // the OS thread running the handler
+			c.Write([]byte(strconv.Itoa(unix.Gettid()) + "\n"))
 		case "big":
 			c.Write(append(bytes.Repeat([]byte("x"), atoiT(arg)), '\n'))
 		case "quit":
@@ -111,7 +116,13 @@ func writeModes(t *testing.T, test func(t *testing.T)) {
 // serve starts an engine and a listener whose connections go to it.
 func serve(t testing.TB, loops int) (addr string, handlers chan *lineHandler, conns chan *Conn) {
 	t.Helper()
-	e, err := New(Options{Loops: loops, Tick: 10 * time.Millisecond, DeferWrite: testDeferWrite})
+	return serveOpts(t, Options{Loops: loops, Tick: 10 * time.Millisecond, DeferWrite: testDeferWrite})
+}
+
+// serveOpts is serve with the engine's options given.
+func serveOpts(t testing.TB, opts Options) (addr string, handlers chan *lineHandler, conns chan *Conn) {
+	t.Helper()
+	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,6 +505,54 @@ func BenchmarkRoundTrips(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestLockThread: with Options.LockThread the loop's handler runs on one
+// OS thread from the first request to the last, although collections (a
+// stop-the-world interrupts the loop's raw wait, which then waits through
+// the scheduler once) and busy goroutines give the runtime every reason to
+// move it; without it, the same run moves it (reported, not asserted: the
+// runtime promises nothing either way).
+func TestLockThread(t *testing.T) {
+	threads := func(lock bool) int {
+		addr, _, _ := serveOpts(t, Options{Loops: 1, Tick: 10 * time.Millisecond, RawWait: true, LockThread: lock})
+		c, r := dial(t, addr)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Add(1)
+			go func() { // compete for the Ps
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						runtime.Gosched()
+					}
+				}
+			}()
+		}
+		seen := map[string]bool{}
+		for i := range 150 {
+			c.Write([]byte("tid\n"))
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[line] = true
+			if i%5 == 0 {
+				runtime.GC()
+			}
+		}
+		close(stop)
+		wg.Wait()
+		return len(seen)
+	}
+	if n := threads(true); n != 1 {
+		t.Errorf("locked loop ran on %d threads", n)
+	}
+	t.Logf("unlocked loop ran on %d threads", threads(false))
 }
 
 // TestSliceLocksLoopThread: with Options.Slice, the loop's thread carries

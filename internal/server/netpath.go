@@ -26,9 +26,10 @@ import (
 // scheduler instead of with a raw syscall (netloop.Options.RawWait, the
 // default whenever GOMAXPROCS exceeds the number of loops).
 //
-// CORVID_NETLOOP_SLICE=0 leaves the loops' goroutines free to move between
-// OS threads and asks for no scheduling slice (see defaultLoopSlice); a
-// duration sets another slice.
+// CORVID_NETLOOP_LOCK=0 leaves the loops' goroutines free to move between
+// OS threads (by default each is locked to its own; see netloop.Options.
+// LockThread). CORVID_NETLOOP_SLICE=100us also asks the kernel for that
+// scheduling slice for each loop's thread (Options.Slice; off by default).
 //
 // CORVID_NETLOOP_DEFER=0 makes the loops write each client's replies as
 // soon as its batch has run, instead of after every ready client's batch
@@ -44,28 +45,21 @@ import (
 // blocking writes, then gives the client back. See docs/architecture.md,
 // "Network path".
 
-// defaultLoopSlice is the scheduling slice each event loop's thread asks
-// for (netloop.Options.Slice). Locking a loop to one thread and giving
-// that thread a short slice keeps the kernel from preempting the loop each
-// time one of its writes wakes a client on the same core: with the server
-// in its own scheduling group, as a service is, P1 SET went from 92-96k
-// ops/s to 130-137k (Redis 113k) on this 2-core machine; with server and
-// clients in one group it is neutral to +10% (docs/benchmarks.md, "Loop
-// thread and slice").
-const defaultLoopSlice = 100 * time.Microsecond
+// Locking each loop to one thread keeps the kernel from preempting the loop
+// each time one of its writes wakes a client on the same core: with the
+// server in its own scheduling group, as a service is, P1 SET went from
+// 110-120k ops/s to 129-132k (Redis 132-135k) on this 2-core machine; with
+// server and clients in one group it changes nothing measurable
+// (docs/benchmarks.md, "Scheduling groups"). A 100 us slice on top measured
+// no better (119-131k against 123-133k with 50 connections, 99-107k against
+// 90-102k with 4), so it is only a knob.
 
-// loopSlice reads CORVID_NETLOOP_SLICE: unset, the default; "0" or "off",
-// neither a locked thread nor a slice; else a duration.
+// loopSlice reads CORVID_NETLOOP_SLICE: unset, "0" or "off", no slice;
+// else a duration.
 func loopSlice(v string) time.Duration {
-	switch v {
-	case "":
-		return defaultLoopSlice
-	case "0", "off", "no":
-		return 0
-	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return defaultLoopSlice
+		return 0
 	}
 	return d
 }
@@ -111,7 +105,9 @@ func (s *Server) startNetloop() error {
 	spin, _ := time.ParseDuration(os.Getenv("CORVID_NETLOOP_SPIN"))
 	deferWrite := os.Getenv("CORVID_NETLOOP_DEFER") != "0"
 	slice := loopSlice(os.Getenv("CORVID_NETLOOP_SLICE"))
-	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: raw, Spin: spin, DeferWrite: deferWrite, Slice: slice})
+	lock := os.Getenv("CORVID_NETLOOP_LOCK") != "0"
+	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: raw, Spin: spin, DeferWrite: deferWrite,
+		LockThread: lock, Slice: slice})
 	if err != nil {
 		return err
 	}
@@ -121,7 +117,13 @@ func (s *Server) startNetloop() error {
 	if e.RawWait() {
 		wait = "raw"
 	}
-	s.log.notice("Network path: %d event loop(s), %s epoll_wait, thread slice %v", n, wait, slice)
+	thread := "locked thread"
+	if !lock && slice == 0 {
+		thread = "unlocked"
+	} else if slice > 0 {
+		thread = "locked thread, slice " + slice.String()
+	}
+	s.log.notice("Network path: %d event loop(s), %s epoll_wait, %s", n, wait, thread)
 	return nil
 }
 
