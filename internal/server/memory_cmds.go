@@ -63,17 +63,15 @@ func runtimeTotalLess(classes ...string) int64 {
 		s[1+i].Name = c
 	}
 	metrics.Read(s)
-	var n int64
-	for i := range s {
-		v := int64(0)
-		if s[i].Value.Kind() == metrics.KindUint64 {
-			v = int64(s[i].Value.Uint64())
+	v := func(i int) int64 {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
 		}
-		if i == 0 {
-			n = v
-		} else {
-			n -= v
-		}
+		return int64(s[i].Value.Uint64())
+	}
+	n := v(0)
+	for i := 1; i < len(s); i++ {
+		n -= v(i)
 	}
 	return n
 }
@@ -283,9 +281,10 @@ func applyGoMemoryLimit(overhead int64) {
 	if goLimit.env {
 		return
 	}
+	// v is at least goLimitFixed, so a first call (value 0) and a switch
+	// to or from no limit (math.MaxInt64) always differ by more.
 	v := goMemLimitFor(goLimit.maxmem, overhead)
-	d := v - goLimit.value
-	if d == 0 || (v != math.MaxInt64 && goLimit.value != math.MaxInt64 && goLimit.value != 0 && max(d, -d) < v/256) {
+	if d := v - goLimit.value; max(d, -d) < v/256 {
 		return
 	}
 	goLimit.value = v
