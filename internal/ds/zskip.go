@@ -12,26 +12,30 @@ import "unsafe"
 // with probability 1/2 rather than Valkey's 1/4 (see zRandomLevel): a
 // 128-byte member costs about 230 heap bytes (Redis 7.0: 253).
 //
-// Memory and the collector. Nodes and bucket arrays are allocated as
-// pointer-free memory (allocNoscan), so the links inside them are hidden
-// from Go's garbage collector, which neither scans nor follows them. What
-// keeps a node alive is owners, an ordinary []*ZNode holding every member
-// exactly once (the node's oidx is its slot). A collection therefore reads
-// one pointer per member from a dense array instead of scanning every
-// node for 4-5 pointers: BenchmarkZSkipGC, 3-4x less marking work, which
-// is what ZADD spends its CPU on once the heap sits at maxmemory
-// (docs/benchmarks.md). Go's collector never moves objects, so a hidden
-// pointer stays valid for as long as its target is owned. The invariants
+// Memory and the collector. Nodes are carved from slabs (zskip_slab.go)
+// and bucket arrays and owners are allocated as pointer-free memory
+// (allocNoscan), so the links between nodes are hidden from Go's garbage
+// collector, which neither scans nor follows them. What keeps a node alive
+// is its slab: ZSkip.slabs holds one visible pointer per slab (64 KB, a few
+// hundred members), so a collection marks a few pointers per sorted set
+// instead of one per member (BenchmarkZSkipGC), which is what ZADD spends
+// its CPU on once the heap sits at maxmemory (docs/benchmarks.md).
+// owners is a dense array of every node (the node's oidx is its slot) for
+// Scan and Random. Go's collector never moves objects, so a hidden pointer
+// stays valid for as long as its target's slab is held. The invariants
 // that make this safe:
 //
 //   - every node reachable through a hidden link (a bucket chain, a level's
-//     forward, a backward link) is in owners, so it is live;
-//   - a node leaves owners (unlink) only after nothing in the set links to
-//     it any more or in the same operation that unlinks it, and its own
-//     links are never followed again by the set;
-//   - callers hold nodes only through visible pointers (their stack, a
-//     *ZNode or a Member slice), which keep a removed node alive until they
-//     drop it; they must not call Next/Prev on a node after removing it.
+//     forward, a backward link, owners) lies in a slab in slabs, so it is
+//     live;
+//   - a slab leaves slabs only when none of its nodes is linked any more
+//     (settle: after its live nodes were moved out);
+//   - slab memory is never reused, so callers may hold nodes and Member
+//     slices through visible pointers (their stack, a *ZNode, a slice),
+//     which keep the slab alive until they drop them; but they must not
+//     follow Next or Prev of a node after removing it, nor use a *ZNode
+//     across a call to Add, Remove or a DeleteRange method, which may have
+//     moved it (see zskip_slab.go).
 //
 // Ordering, spans and the range walks are those of Skiplist; the hash
 // table is Dict's: chained, power-of-two sized, rehashed incrementally one
@@ -49,9 +53,12 @@ type ZSkip struct {
 	used      [2]int
 	rehashIdx int // next bucket of tables[0] to move; -1 when not rehashing
 	pauseRH   int // walks in progress: no rehash steps, no resizes
-	memBytes  int // heap bytes of the nodes, for MemUsage
 
-	owners []*ZNode // every member once; keeps the nodes alive (see above)
+	owners    []*ZNode // every member once, in pointer-free memory (see above)
+	slabs     []*zSlab // sorted by address; keep the nodes alive
+	cur       *zSlab   // the slab new nodes are carved from
+	queued    int      // slabs to evacuate at the next settle
+	slabBytes int      // heap bytes of the slabs, for MemUsage
 }
 
 // ZNode is one member. Its fields are read-only to callers.
@@ -61,6 +68,7 @@ type ZNode struct {
 	score    float64 //
 	meta     uint32  // height << 24 | member length (zLongLen: see mlen)
 	oidx     uint32  // index in ZSkip.owners
+	// meta's top bit (zDead) marks a removed node; see zskip_slab.go.
 	lv       [1]zLevel
 	// Allocated behind lv: height-1 more zLevels, then the member bytes
 	// (a member of zLongLen bytes or more: its length as a uint64, then
@@ -124,7 +132,7 @@ const (
 )
 
 // height is the number of levels in use (for the header: allocated).
-func (n *ZNode) height() int { return int(n.meta >> zLenBits) }
+func (n *ZNode) height() int { return int(n.meta>>zLenBits) & zHeightBits }
 
 // lvl returns level i (0 <= i < height).
 func (n *ZNode) lvl(i int) *zLevel {
@@ -203,7 +211,8 @@ func zNodeBytes(height, mlen int) int {
 }
 
 // allocZNode allocates a node of height levels for an mlen-byte member
-// (the bytes are not copied) in pointer-free memory.
+// (the bytes are not copied) in pointer-free memory of its own: the
+// header's allocation (members' nodes come from slabs: allocNode).
 func allocZNode(height, mlen int) *ZNode {
 	n := (*ZNode)(allocNoscan(zNodeBytes(height, mlen)))
 	l := min(mlen, zLongLen)
@@ -229,20 +238,14 @@ func zLevelClass(h int) int {
 	return SkiplistMaxLevel
 }
 
-// newZNode allocates a node for member with height levels.
-func newZNode(height int, score float64, member []byte) *ZNode {
-	n := allocZNode(height, len(member))
+// newNode carves a node for member with height levels.
+func (z *ZSkip) newNode(height int, score float64, member []byte) *ZNode {
+	n := z.allocNode(height, len(member))
 	if len(member) > 0 {
 		copy(unsafe.Slice((*byte)(n.memberPtr()), len(member)), member)
 	}
 	n.score = score
 	return n
-}
-
-// zNodeSize is a member's heap bytes: its node, rounded up to Go's size
-// class, and its slot in owners.
-func zNodeSize(height, mlen int) int {
-	return allocSize(zNodeBytes(height, mlen)) + 8
 }
 
 // zHeaderLevels is the level count a new ZSkip's header starts with; it
@@ -268,7 +271,7 @@ func NewZSkip(hint int) *ZSkip {
 	z.header = allocZNode(zHeaderLevels, 0)
 	if hint > 0 {
 		z.tables[0] = newZTable(tableSize(hint))
-		z.owners = make([]*ZNode, 0, hint)
+		z.owners = newZTable(hint)[:0]
 	}
 	return z
 }
@@ -278,8 +281,8 @@ func (z *ZSkip) Len() int { return z.length }
 
 // MemUsage estimates the heap bytes of the ZSkip.
 func (z *ZSkip) MemUsage() int {
-	return 128 + allocSize(zNodeBytes(z.header.height(), 0)) + 8*(len(z.tables[0])+len(z.tables[1])) +
-		8*(cap(z.owners)-len(z.owners)) + z.memBytes
+	return allocSize(int(unsafe.Sizeof(*z))) + allocSize(zNodeBytes(z.header.height(), 0)) + 8*(len(z.tables[0])+len(z.tables[1])) +
+		8*cap(z.owners) + 8*cap(z.slabs) + z.slabBytes
 }
 
 // First returns the lowest node, or nil.

@@ -2,8 +2,8 @@ package ds
 
 // The hash table of a ZSkip: Dict's chained table with incremental
 // rehashing over the nodes themselves (ZNode.hnext links a bucket's chain),
-// so it costs no entry allocation; and owners, the array that keeps the
-// nodes alive (see ZSkip) and that Scan and Random walk.
+// so it costs no entry allocation; and owners, the array of every node
+// that Scan and Random walk (see ZSkip).
 
 func zhash(member []byte) uint64 { return Hash(member) }
 
@@ -37,6 +37,9 @@ func (z *ZSkip) find(h uint64, member []byte) *ZNode {
 // link puts n into the hash table and owners (it must be absent).
 func (z *ZSkip) link(h uint64, n *ZNode) {
 	n.oidx = uint32(len(z.owners))
+	if len(z.owners) == cap(z.owners) {
+		z.resizeOwners(max(1, 2*cap(z.owners)))
+	}
 	z.owners = append(z.owners, n)
 	z.expandIfNeeded()
 	t := 0
@@ -89,8 +92,37 @@ func (z *ZSkip) disown(n *ZNode) {
 	z.owners[last] = nil
 	z.owners = z.owners[:last]
 	if c := cap(z.owners); c > 64 && last < c/4 {
-		z.owners = append(make([]*ZNode, 0, c/2), z.owners...)
+		z.resizeOwners(c / 2)
 	}
+}
+
+// resizeOwners moves owners to a pointer-free array of capacity c: the
+// slabs keep the nodes alive, so the collector need not read owners.
+func (z *ZSkip) resizeOwners(c int) {
+	o := newZTable(c)[:len(z.owners)]
+	copy(o, z.owners)
+	z.owners = o
+}
+
+// rechain replaces x by y (a copy of x, same member) in x's hash chain.
+func (z *ZSkip) rechain(h uint64, x, y *ZNode) {
+	for t := 0; t < 2; t++ {
+		tab := z.tables[t]
+		if len(tab) == 0 {
+			continue
+		}
+		idx := int(h & uint64(len(tab)-1))
+		if t == 0 && idx < z.rehashIdx {
+			continue
+		}
+		for pp := &tab[idx]; *pp != nil; pp = &(*pp).hnext {
+			if *pp == x {
+				*pp = y
+				return
+			}
+		}
+	}
+	panic("ds: ZSkip node missing from its hash table")
 }
 
 func (z *ZSkip) expandIfNeeded() {

@@ -139,10 +139,10 @@ func (z *ZSkip) Add(member []byte, score float64) (added bool, old float64) {
 	h := zhash(member)
 	n := z.find(h, member)
 	if n == nil {
-		n = newZNode(zRandomLevel(), score, member)
+		n = z.newNode(zRandomLevel(), score, member)
 		z.link(h, n)
 		z.insertNode(n)
-		z.memBytes += zNodeSize(n.height(), len(member))
+		z.settle()
 		return true, 0
 	}
 	old = n.score
@@ -178,7 +178,8 @@ func (z *ZSkip) Remove(member []byte) bool {
 	var update [SkiplistMaxLevel]*ZNode
 	z.findUpdate(n, &update)
 	z.deleteNode(n, &update)
-	z.memBytes -= zNodeSize(n.height(), n.mlen())
+	z.release(n)
+	z.settle()
 	return true
 }
 
@@ -357,12 +358,13 @@ func (z *ZSkip) dropRun(update *[SkiplistMaxLevel]*ZNode, keep func(n *ZNode, i 
 		next := x.lv[0].forward
 		z.deleteNode(x, update)
 		z.unlink(zhash(x.Member()), x)
-		z.memBytes -= zNodeSize(x.height(), x.mlen())
+		z.release(x)
 		removed++
 		x = next
 	}
 	z.pauseRH--
 	z.shrinkIfNeeded()
+	z.settle()
 	return removed
 }
 
