@@ -28,13 +28,15 @@
 //     UpdateScore returns the node to use afterwards, which may be new.
 //   - ZSet shares each member's bytes between its Dict key and its Skiplist
 //     node, so a member costs one copy.
-//   - ZSkip (the skiplist encoding the keyspace uses) allocates its nodes and
-//     bucket arrays as pointer-free memory: the links between nodes are
-//     hidden from the garbage collector, and the owners array keeps every
-//     member's node alive. A *ZNode or Member slice the caller holds keeps
-//     that node alive after its member is removed, but its Next and Prev
-//     must not be followed then: the nodes they name may have been freed.
-//     See ZSkip for the invariants.
+//   - ZSkip (the skiplist encoding the keyspace uses) carves its nodes from
+//     pointer-free slabs and keeps its bucket arrays and owners array in
+//     pointer-free memory: the links between nodes are hidden from the
+//     garbage collector, and the slabs keep the nodes alive. Slab memory is
+//     never reused, so a Member slice the caller holds stays readable after
+//     its member is removed; but Next and Prev of a removed node must not
+//     be followed, and a *ZNode must not be used across Add, Remove or a
+//     DeleteRange method, which may move nodes to another slab. See ZSkip
+//     and zskip_slab.go for the invariants.
 //
 // # Iteration
 //

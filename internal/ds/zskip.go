@@ -66,9 +66,8 @@ type ZNode struct {
 	hnext    *ZNode  // next node in the same hash bucket (hidden)
 	backward *ZNode  // previous node at level 0 (hidden)
 	score    float64 //
-	meta     uint32  // height << 24 | member length (zLongLen: see mlen)
+	meta     uint32  // zDead | height << 24 | member length (zLongLen: see mlen)
 	oidx     uint32  // index in ZSkip.owners
-	// meta's top bit (zDead) marks a removed node; see zskip_slab.go.
 	lv       [1]zLevel
 	// Allocated behind lv: height-1 more zLevels, then the member bytes
 	// (a member of zLongLen bytes or more: its length as a uint64, then

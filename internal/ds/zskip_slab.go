@@ -50,7 +50,7 @@ type zSlab struct {
 	queued bool     // to be evacuated at the next settle
 }
 
-func (s *zSlab) size() int           { return len(s.mem) * 8 }
+func (s *zSlab) size() int            { return len(s.mem) * 8 }
 func (s *zSlab) base() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s.mem)) }
 
 // zAlign rounds a node size up to the slabs' 8-byte alignment.
