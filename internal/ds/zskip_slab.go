@@ -205,7 +205,7 @@ func (z *ZSkip) move(x *ZNode) {
 	y := z.allocNode(x.height(), x.mlen())
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(y)), size), unsafe.Slice((*byte)(unsafe.Pointer(x)), size))
 	var update [SkiplistMaxLevel]*ZNode
-	z.findUpdate(x, &update)
+	z.levelPreds(x, &update)
 	for i := 0; i < x.height(); i++ {
 		l := update[i].lvl(i)
 		if l.forward != x {
@@ -221,4 +221,31 @@ func (z *ZSkip) move(x *ZNode) {
 	z.rechain(zhash(x.Member()), x, y)
 	z.owners[x.oidx] = y
 	x.meta |= zDead
+}
+
+// zBackSteps bounds levelPreds' walk back before it walks from the header.
+const zBackSteps = 12
+
+// levelPreds fills update[:x.height()] with x's predecessor at each of its
+// levels. Most nodes are short (P(height > k) = 2^-k) and the nearest
+// taller node is a few steps behind at level 0 (2^(h-1) expected for
+// height h), so walking back from x usually beats walking down from the
+// header (~1.44 log2 n steps, each a likely cache miss); a long walk back
+// gives up and does that. Spans are not needed: a move keeps every rank.
+func (z *ZSkip) levelPreds(x *ZNode, update *[SkiplistMaxLevel]*ZNode) {
+	p, steps := x.backward, 0
+	for i := 0; i < x.height(); i++ {
+		for p != nil && p.height() <= i {
+			if steps++; steps > zBackSteps {
+				z.findUpdate(x, update)
+				return
+			}
+			p = p.backward
+		}
+		if p == nil {
+			update[i] = z.header
+		} else {
+			update[i] = p
+		}
+	}
 }
