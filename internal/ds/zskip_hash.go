@@ -58,6 +58,16 @@ func (z *ZSkip) link(h uint64, n *ZNode) {
 // skiplist in the same operation (see ZSkip).
 func (z *ZSkip) unlink(h uint64, n *ZNode) {
 	z.disown(n)
+	pp, t := z.chainLink(h, n)
+	*pp = n.hnext
+	n.hnext = nil
+	z.used[t]--
+	z.shrinkIfNeeded()
+}
+
+// chainLink returns the link that points at n in its hash chain (a bucket
+// or the previous node's hnext) and the table it is in.
+func (z *ZSkip) chainLink(h uint64, n *ZNode) (**ZNode, int) {
 	for t := 0; t < 2; t++ {
 		tab := z.tables[t]
 		if len(tab) == 0 {
@@ -69,11 +79,7 @@ func (z *ZSkip) unlink(h uint64, n *ZNode) {
 		}
 		for pp := &tab[idx]; *pp != nil; pp = &(*pp).hnext {
 			if *pp == n {
-				*pp = n.hnext
-				n.hnext = nil
-				z.used[t]--
-				z.shrinkIfNeeded()
-				return
+				return pp, t
 			}
 		}
 	}
@@ -106,23 +112,8 @@ func (z *ZSkip) resizeOwners(c int) {
 
 // rechain replaces x by y (a copy of x, same member) in x's hash chain.
 func (z *ZSkip) rechain(h uint64, x, y *ZNode) {
-	for t := 0; t < 2; t++ {
-		tab := z.tables[t]
-		if len(tab) == 0 {
-			continue
-		}
-		idx := int(h & uint64(len(tab)-1))
-		if t == 0 && idx < z.rehashIdx {
-			continue
-		}
-		for pp := &tab[idx]; *pp != nil; pp = &(*pp).hnext {
-			if *pp == x {
-				*pp = y
-				return
-			}
-		}
-	}
-	panic("ds: ZSkip node missing from its hash table")
+	pp, _ := z.chainLink(h, x)
+	*pp = y
 }
 
 func (z *ZSkip) expandIfNeeded() {
