@@ -1,7 +1,9 @@
 package ds
 
 import (
+	"cmp"
 	"slices"
+	"sort"
 	"unsafe"
 )
 
@@ -103,31 +105,15 @@ func (z *ZSkip) newSlab(size int) *zSlab {
 // zSlabOverhead is a slab's bookkeeping: its zSlab and its slot in slabs.
 const zSlabOverhead = 48 + 8
 
-func cmpSlabs(a, b *zSlab) int {
-	pa, pb := uintptr(a.base()), uintptr(b.base())
-	switch {
-	case pa < pb:
-		return -1
-	case pa > pb:
-		return 1
-	}
-	return 0
-}
+func cmpSlabs(a, b *zSlab) int { return cmp.Compare(uintptr(a.base()), uintptr(b.base())) }
 
-// slabOf returns the slab holding n.
+// slabOf returns the slab holding n: the last one that starts at or
+// before it.
 func (z *ZSkip) slabOf(n *ZNode) *zSlab {
 	p := uintptr(unsafe.Pointer(n))
-	lo, hi := 0, len(z.slabs) // the last slab whose base is <= p
-	for hi-lo > 1 {
-		m := int(uint(lo+hi) >> 1)
-		if uintptr(z.slabs[m].base()) <= p {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	if len(z.slabs) > 0 {
-		if s := z.slabs[lo]; p >= uintptr(s.base()) && p < uintptr(s.base())+uintptr(s.size()) {
+	i := sort.Search(len(z.slabs), func(i int) bool { return uintptr(z.slabs[i].base()) > p }) - 1
+	if i >= 0 {
+		if s := z.slabs[i]; p < uintptr(s.base())+uintptr(s.size()) {
 			return s
 		}
 	}
