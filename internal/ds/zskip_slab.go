@@ -102,8 +102,9 @@ func (z *ZSkip) newSlab(size int) *zSlab {
 	return s
 }
 
-// zSlabOverhead is a slab's bookkeeping: its zSlab and its slot in slabs.
-const zSlabOverhead = 48 + 8
+// zSlabOverhead is a slab's zSlab (its slot in slabs is counted by
+// MemUsage from cap(slabs)).
+const zSlabOverhead = 48
 
 func cmpSlabs(a, b *zSlab) int { return cmp.Compare(uintptr(a.base()), uintptr(b.base())) }
 
