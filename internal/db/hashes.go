@@ -300,10 +300,7 @@ func hincrbyfloatCommand(c *Ctx) {
 		return
 	}
 	cur, found := hashGet(o.Val, c.Argv[2])
-	if !found {
-		cur = nil
-	}
-	b, errMsg := hashIncrFloat(cur, c.Argv[3])
+	b, errMsg := hashIncrFloat(cur, found, c.Argv[3])
 	if errMsg != "" {
 		c.W.Error(errMsg)
 		return

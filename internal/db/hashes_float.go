@@ -80,10 +80,11 @@ func appendLongDoubleHuman(dst []byte, f *big.Float) []byte {
 	return dst
 }
 
-// hashIncrFloat adds incr to cur (nil: the field is missing) as
+// hashIncrFloat adds incr to cur (found: the field exists; its value may
+// be empty, which is not a float, and a hashtable may hold it as nil) as
 // hincrbyfloatCommand does and returns the formatted result, or the error
 // reply.
-func hashIncrFloat(cur, incr []byte) (out []byte, errMsg string) {
+func hashIncrFloat(cur []byte, found bool, incr []byte) (out []byte, errMsg string) {
 	in, inf, ok := parseLongDouble(incr)
 	if !ok {
 		return nil, ErrNotFloat
@@ -92,7 +93,7 @@ func hashIncrFloat(cur, incr []byte) (out []byte, errMsg string) {
 		return nil, "ERR value is NaN or Infinity"
 	}
 	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven)
-	if cur != nil {
+	if found {
 		v, vinf, ok := parseLongDouble(cur)
 		if !ok {
 			return nil, "ERR hash value is not a float"

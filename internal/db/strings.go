@@ -414,25 +414,28 @@ func incrbyfloatCommand(c *Ctx) {
 		c.W.Error(ErrWrongType)
 		return
 	}
+	// Valkey parses the value and then the increment, and only then
+	// rejects an infinite operand: "inf" stored with an increment that is
+	// not a number is "not a valid float", not "NaN or Infinity".
 	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven)
+	curInf := false
 	if o != nil {
 		v, inf, ok := parseLongDouble(o.Str)
 		if !ok {
 			c.W.Error(ErrNotFloat)
 			return
 		}
-		if inf {
-			c.W.Error(ErrNaN)
-			return
+		curInf = inf
+		if !inf {
+			sum.Set(v)
 		}
-		sum.Set(v)
 	}
 	in, inf, ok := parseLongDouble(c.Argv[2])
 	if !ok {
 		c.W.Error(ErrNotFloat)
 		return
 	}
-	if inf {
+	if inf || curInf {
 		c.W.Error(ErrNaN)
 		return
 	}

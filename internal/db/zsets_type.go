@@ -315,19 +315,36 @@ func zsetAtRank(o *Object, r int) zpos {
 
 // rangeSpec is a score or lex range as the walks below need it.
 type rangeSpec interface {
+	empty() bool // no member can be in it (min above max)
 	gteMin(z *zpos) bool
 	lteMax(z *zpos) bool
 }
 
 type scoreSpec struct{ r ds.ScoreRange }
 
+func (s scoreSpec) empty() bool         { return s.r.Empty() }
 func (s scoreSpec) gteMin(z *zpos) bool { return s.r.GteMin(z.score()) }
 func (s scoreSpec) lteMax(z *zpos) bool { return s.r.LteMax(z.score()) }
 
 type lexSpec struct{ r ds.LexRange }
 
+func (s lexSpec) empty() bool         { return s.r.Empty() }
 func (s lexSpec) gteMin(z *zpos) bool { return s.r.GteMin(z.member()) }
 func (s lexSpec) lteMax(z *zpos) bool { return s.r.LteMax(z.member()) }
+
+// packInRange is Valkey's zzlIsInRange / zzlIsInLexRange, the early
+// return of every listpack range walk: nothing is in range unless the
+// range is non-empty, the last entry is >= min and the first <= max. For
+// scores this only saves the walk; for members of a set whose scores
+// differ (where lex order is not the list's order) it decides the reply,
+// and Valkey's replies are what clients see.
+func packInRange(p *ds.ZPack, spec rangeSpec) bool {
+	if spec.empty() || p.Len() == 0 {
+		return false
+	}
+	last, first := zpos{p: p, off: p.Last()}, zpos{p: p, off: p.First()}
+	return spec.gteMin(&last) && spec.lteMax(&first)
+}
 
 // zsetFirstIn returns the lowest position in the range (or an invalid one)
 // and, for a skiplist, its rank (-1 for a listpack). The skiplist uses its
@@ -335,6 +352,9 @@ func (s lexSpec) lteMax(z *zpos) bool { return s.r.LteMax(z.member()) }
 func zsetFirstIn(o *Object, spec rangeSpec) (zpos, int) {
 	switch v := o.Val.(type) {
 	case *ds.ZPack:
+		if !packInRange(v, spec) {
+			return zpos{off: -1}, -1
+		}
 		z := zpos{p: v, off: v.First()}
 		for ; z.valid(); z.next() {
 			if spec.gteMin(&z) {
@@ -363,6 +383,9 @@ func zsetFirstIn(o *Object, spec rangeSpec) (zpos, int) {
 func zsetLastIn(o *Object, spec rangeSpec) (zpos, int) {
 	switch v := o.Val.(type) {
 	case *ds.ZPack:
+		if !packInRange(v, spec) {
+			return zpos{off: -1}, -1
+		}
 		z := zpos{p: v, off: v.Last()}
 		for ; z.valid(); z.prev() {
 			if spec.lteMax(&z) {

@@ -1,0 +1,454 @@
+package compat
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// gen produces random commands for the randomized differential test. Keys
+// come from small pools so that commands meet each other's data (and, in
+// the mixed family, each other's types), values from a small alphabet with
+// the edge cases parsers care about (integers at the int64 limits,
+// non-canonical integers, floats, infinities, the empty string).
+//
+// Commands whose reply is random (SRANDMEMBER, HRANDFIELD, ZRANDMEMBER,
+// RANDOMKEY) or whose effect is (SPOP with a count below the set's size)
+// are generated only in forms that are deterministic, or are compared by
+// shape: see normalizeFor.
+type gen struct {
+	r    *rand.Rand
+	keys []string
+	// wide draws members from hundreds of values (and some longer than
+	// the listpack value limits), so collections cross the encoding
+	// thresholds (128 listpack entries, 512 intset entries, 64-byte
+	// values) and the hashtable, skiplist and quicklist code runs.
+	wide bool
+}
+
+func (g *gen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
+
+// opt picks one of several option strings and splits it into arguments:
+// "" is no argument, "LIMIT 0 2" three.
+func (g *gen) opt(xs ...string) []string { return strings.Fields(g.pick(xs...)) }
+func (g *gen) key() string               { return g.keys[g.r.IntN(len(g.keys))] }
+func (g *gen) chance(pct int) bool       { return g.r.IntN(100) < pct }
+func (g *gen) smallInt(lo, hi int) string {
+	return strconv.Itoa(lo + g.r.IntN(hi-lo+1))
+}
+
+// member is a collection member or a field: mostly a small alphabet, so
+// sets overlap and removals hit.
+func (g *gen) member() string {
+	if g.wide {
+		switch g.r.IntN(20) {
+		case 0:
+			return strings.Repeat("L", 60+g.r.IntN(10)) + g.smallInt(0, 9)
+		case 1, 2, 3, 4, 5, 6:
+			return strconv.Itoa(g.r.IntN(700))
+		case 7, 8, 9, 10, 11, 12:
+			return "m" + strconv.Itoa(g.r.IntN(400))
+		}
+	}
+	switch g.r.IntN(10) {
+	case 0:
+		return g.smallInt(-3, 40)
+	case 1:
+		return g.pick("", "01", " 1", "-0", "1.5", "9223372036854775807", "-9223372036854775808", "18446744073709551616")
+	default:
+		return g.pick("a", "b", "c", "d", "e", "f", "g", "h", "aa", "ab", "b1", "zz", "1", "2", "3", "10")
+	}
+}
+
+// value is a string value: integers for INCR and friends, text for APPEND.
+func (g *gen) value() string {
+	switch g.r.IntN(8) {
+	case 0, 1:
+		return g.smallInt(-5, 100)
+	case 2:
+		return g.pick("9223372036854775807", "-9223372036854775808", "9223372036854775806", "-9223372036854775807")
+	case 3:
+		return g.pick("1.5", "-2.25", "1e3", "3.0", "0.1", "inf", "-inf", "nan", " 5", "05", "+5", "")
+	default:
+		return g.pick("hello", "world", "foobar", "x", "abcdefghij", "\x00\xff", "ab\r\ncd")
+	}
+}
+
+func (g *gen) score() string {
+	switch g.r.IntN(10) {
+	case 0:
+		return g.pick("inf", "-inf", "+inf", "nan", "1e400", "0x10", "")
+	case 1, 2:
+		return g.pick("1.5", "-2.5", "0.1", "3.14159", "1e-5", "-0", "100000000000000000000")
+	default:
+		return g.smallInt(-10, 30)
+	}
+}
+
+// scoreBound is a ZRANGEBYSCORE-style bound.
+func (g *gen) scoreBound() string {
+	switch g.r.IntN(8) {
+	case 0:
+		return g.pick("-inf", "+inf", "inf", "(inf", "(-inf", "nan", "x", "(")
+	case 1, 2:
+		return "(" + g.smallInt(-10, 30)
+	default:
+		return g.smallInt(-10, 30)
+	}
+}
+
+// lexBound is a ZRANGEBYLEX-style bound.
+func (g *gen) lexBound() string {
+	switch g.r.IntN(8) {
+	case 0:
+		return g.pick("-", "+", "a", "", "(")
+	case 1, 2, 3:
+		return "(" + g.member()
+	default:
+		return "[" + g.member()
+	}
+}
+
+func (g *gen) index() string {
+	if g.chance(5) {
+		return g.pick("9223372036854775807", "-9223372036854775808", "x", "1.5")
+	}
+	return g.smallInt(-8, 8)
+}
+
+func (g *gen) count() string {
+	if g.chance(5) {
+		return g.pick("0", "-1", "x", "9223372036854775807", "100000")
+	}
+	return g.smallInt(1, 6)
+}
+
+func (g *gen) members(min, max int, f func() string) []string {
+	n := min + g.r.IntN(max-min+1)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = f()
+	}
+	return out
+}
+
+func (g *gen) keyList(min, max int) []string { return g.members(min, max, g.key) }
+
+func cat(parts ...any) []string {
+	var out []string
+	for _, p := range parts {
+		switch v := p.(type) {
+		case string:
+			out = append(out, v)
+		case []string:
+			out = append(out, v...)
+		}
+	}
+	return out
+}
+
+// family is a group of commands with the key pool they run over.
+type family struct {
+	name string
+	keys []string
+	cmds []func(g *gen) []string
+	wide bool // gen.wide
+}
+
+var stringCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("SET", g.key(), g.value()) },
+	func(g *gen) []string {
+		return cat("SET", g.key(), g.value(), g.opt("NX", "XX", "GET", "KEEPTTL", "EX 100", "PX 100000", "NX GET", "XX GET", "EX", "EX 0", "PX -1", "EX x", "NX XX"))
+	},
+	func(g *gen) []string { return cat("GET", g.key()) },
+	func(g *gen) []string { return cat("GETSET", g.key(), g.value()) },
+	func(g *gen) []string { return cat("GETDEL", g.key()) },
+	func(g *gen) []string { return cat("GETEX", g.key(), g.opt("PERSIST", "BAD", "")) },
+	func(g *gen) []string { return cat("SETNX", g.key(), g.value()) },
+	func(g *gen) []string { return cat("APPEND", g.key(), g.value()) },
+	func(g *gen) []string { return cat("STRLEN", g.key()) },
+	func(g *gen) []string { return cat("GETRANGE", g.key(), g.index(), g.index()) },
+	func(g *gen) []string { return cat("SUBSTR", g.key(), g.index(), g.index()) },
+	func(g *gen) []string {
+		return cat("SETRANGE", g.key(), g.pick("0", "1", "3", "10", "-1", "x"), g.value())
+	},
+	func(g *gen) []string { return cat(g.pick("INCR", "DECR"), g.key()) },
+	func(g *gen) []string { return cat(g.pick("INCRBY", "DECRBY"), g.key(), g.value()) },
+	func(g *gen) []string { return cat("INCRBYFLOAT", g.key(), g.value()) },
+	func(g *gen) []string { return cat("MGET", g.keyList(1, 4)) },
+	func(g *gen) []string { return cat("MSET", g.key(), g.value(), g.key(), g.value()) },
+	func(g *gen) []string { return cat("MSETNX", g.key(), g.value(), g.key(), g.value()) },
+	func(g *gen) []string { return cat("SETBIT", g.key(), g.smallInt(0, 40), g.pick("0", "1", "1", "2")) },
+	func(g *gen) []string { return cat("GETBIT", g.key(), g.smallInt(0, 50)) },
+	func(g *gen) []string {
+		if g.chance(30) {
+			return cat("BITCOUNT", g.key())
+		}
+		return cat("BITCOUNT", g.key(), g.index(), g.index(), g.pick("BYTE", "BIT"))
+	},
+	func(g *gen) []string {
+		return cat("BITPOS", g.key(), g.pick("0", "1"), g.index(), g.index(), g.pick("BYTE", "BIT"))
+	},
+	func(g *gen) []string { return cat("BITOP", g.pick("AND", "OR", "XOR"), g.key(), g.keyList(1, 3)) },
+	func(g *gen) []string { return cat("BITOP", "NOT", g.key(), g.key()) },
+	func(g *gen) []string {
+		return cat("LCS", g.key(), g.key(), g.opt("", "LEN", "IDX", "IDX WITHMATCHLEN", "IDX MINMATCHLEN 2"))
+	},
+}
+
+var listCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat(g.pick("LPUSH", "RPUSH"), g.key(), g.members(1, 4, g.member)) },
+	func(g *gen) []string { return cat(g.pick("LPUSHX", "RPUSHX"), g.key(), g.member()) },
+	func(g *gen) []string { return cat(g.pick("LPOP", "RPOP"), g.key()) },
+	func(g *gen) []string { return cat(g.pick("LPOP", "RPOP"), g.key(), g.count()) },
+	func(g *gen) []string { return cat("LLEN", g.key()) },
+	func(g *gen) []string { return cat("LRANGE", g.key(), g.index(), g.index()) },
+	func(g *gen) []string { return cat("LINDEX", g.key(), g.index()) },
+	func(g *gen) []string { return cat("LSET", g.key(), g.index(), g.member()) },
+	func(g *gen) []string {
+		return cat("LINSERT", g.key(), g.pick("BEFORE", "AFTER", "MIDDLE"), g.member(), g.member())
+	},
+	func(g *gen) []string { return cat("LREM", g.key(), g.smallInt(-3, 3), g.member()) },
+	func(g *gen) []string { return cat("LTRIM", g.key(), g.index(), g.index()) },
+	func(g *gen) []string {
+		a := cat("LPOS", g.key(), g.member())
+		if g.chance(50) {
+			a = append(a, "RANK", g.pick("1", "2", "-1", "-2", "0", "3"))
+		}
+		if g.chance(50) {
+			a = append(a, "COUNT", g.pick("0", "1", "2", "5", "-1"))
+		}
+		if g.chance(30) {
+			a = append(a, "MAXLEN", g.pick("0", "1", "3", "-1"))
+		}
+		return a
+	},
+	func(g *gen) []string {
+		return cat("LMOVE", g.key(), g.key(), g.pick("LEFT", "RIGHT"), g.pick("LEFT", "RIGHT", "UP"))
+	},
+	func(g *gen) []string { return cat("RPOPLPUSH", g.key(), g.key()) },
+	func(g *gen) []string {
+		ks := g.keyList(1, 3)
+		a := cat("LMPOP", strconv.Itoa(len(ks)), ks, g.pick("LEFT", "RIGHT"))
+		if g.chance(50) {
+			a = append(a, "COUNT", g.count())
+		}
+		return a
+	},
+}
+
+var hashCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("HSET", g.key(), g.member(), g.value()) },
+	func(g *gen) []string { return cat("HSET", g.key(), g.member(), g.value(), g.member(), g.value()) },
+	func(g *gen) []string { return cat("HMSET", g.key(), g.member(), g.value()) },
+	func(g *gen) []string { return cat("HSETNX", g.key(), g.member(), g.value()) },
+	func(g *gen) []string { return cat("HGET", g.key(), g.member()) },
+	func(g *gen) []string { return cat("HMGET", g.key(), g.members(1, 3, g.member)) },
+	func(g *gen) []string { return cat("HDEL", g.key(), g.members(1, 3, g.member)) },
+	func(g *gen) []string { return cat("HLEN", g.key()) },
+	func(g *gen) []string { return cat("HSTRLEN", g.key(), g.member()) },
+	func(g *gen) []string { return cat("HEXISTS", g.key(), g.member()) },
+	func(g *gen) []string { return cat(g.pick("HKEYS", "HVALS", "HGETALL"), g.key()) },
+	func(g *gen) []string { return cat("HINCRBY", g.key(), g.member(), g.value()) },
+	func(g *gen) []string { return cat("HINCRBYFLOAT", g.key(), g.member(), g.value()) },
+	func(g *gen) []string {
+		return cat("HRANDFIELD", g.key(), g.pick("100", "-3", "0"), g.opt("", "WITHVALUES"))
+	},
+}
+
+var setCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("SADD", g.key(), g.members(1, 5, g.member)) },
+	func(g *gen) []string { return cat("SREM", g.key(), g.members(1, 3, g.member)) },
+	func(g *gen) []string { return cat("SCARD", g.key()) },
+	func(g *gen) []string { return cat("SISMEMBER", g.key(), g.member()) },
+	func(g *gen) []string { return cat("SMISMEMBER", g.key(), g.members(1, 3, g.member)) },
+	func(g *gen) []string { return cat("SMEMBERS", g.key()) },
+	func(g *gen) []string { return cat("SMOVE", g.key(), g.key(), g.member()) },
+	func(g *gen) []string { return cat(g.pick("SINTER", "SUNION", "SDIFF"), g.keyList(1, 3)) },
+	func(g *gen) []string {
+		return cat(g.pick("SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"), g.key(), g.keyList(1, 3))
+	},
+	func(g *gen) []string {
+		ks := g.keyList(1, 3)
+		a := cat("SINTERCARD", strconv.Itoa(len(ks)), ks)
+		if g.chance(50) {
+			a = append(a, "LIMIT", g.pick("0", "1", "2", "-1"))
+		}
+		return a
+	},
+	func(g *gen) []string { return cat("SPOP", g.key(), "100000") },
+	func(g *gen) []string { return cat("SRANDMEMBER", g.key(), g.pick("100", "-3", "0")) },
+	func(g *gen) []string {
+		return cat("SORT", g.key(), g.opt("", "ALPHA", "DESC ALPHA", "LIMIT 1 2 ALPHA"))
+	},
+}
+
+var zsetCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("ZADD", g.key(), g.score(), g.member(), g.score(), g.member()) },
+	func(g *gen) []string {
+		a := cat("ZADD", g.key())
+		for _, f := range []string{"NX", "XX", "GT", "LT", "CH"} {
+			if g.chance(20) {
+				a = append(a, f)
+			}
+		}
+		if g.chance(25) {
+			return append(a, "INCR", g.score(), g.member())
+		}
+		return append(a, g.score(), g.member())
+	},
+	func(g *gen) []string { return cat("ZINCRBY", g.key(), g.score(), g.member()) },
+	func(g *gen) []string { return cat("ZREM", g.key(), g.members(1, 3, g.member)) },
+	func(g *gen) []string { return cat("ZCARD", g.key()) },
+	func(g *gen) []string { return cat("ZCOUNT", g.key(), g.scoreBound(), g.scoreBound()) },
+	func(g *gen) []string { return cat("ZSCORE", g.key(), g.member()) },
+	func(g *gen) []string { return cat("ZMSCORE", g.key(), g.members(1, 3, g.member)) },
+	func(g *gen) []string { return cat(g.pick("ZRANK", "ZREVRANK"), g.key(), g.member()) },
+	func(g *gen) []string {
+		return cat("ZRANGE", g.key(), g.index(), g.index(), g.opt("", "WITHSCORES", "REV", "REV WITHSCORES"))
+	},
+	func(g *gen) []string {
+		a := cat("ZRANGE", g.key(), g.scoreBound(), g.scoreBound(), "BYSCORE", g.opt("", "REV"))
+		if g.chance(40) {
+			a = append(a, "LIMIT", g.smallInt(-1, 3), g.smallInt(-1, 4))
+		}
+		return append(a, g.opt("", "WITHSCORES")...)
+	},
+	func(g *gen) []string {
+		return cat(g.pick("ZRANGEBYSCORE", "ZREVRANGEBYSCORE"), g.key(), g.scoreBound(), g.scoreBound(), g.opt("", "WITHSCORES", "LIMIT 0 2", "WITHSCORES LIMIT 1 1"))
+	},
+	func(g *gen) []string { return cat("ZREVRANGE", g.key(), g.index(), g.index(), g.opt("", "WITHSCORES")) },
+	func(g *gen) []string { return cat("ZREMRANGEBYRANK", g.key(), g.index(), g.index()) },
+	func(g *gen) []string { return cat("ZREMRANGEBYSCORE", g.key(), g.scoreBound(), g.scoreBound()) },
+	func(g *gen) []string {
+		return cat(g.pick("ZPOPMIN", "ZPOPMAX"), g.key(), g.opt("", "1", "2", "0", "-1"))
+	},
+	func(g *gen) []string {
+		ks := g.keyList(1, 3)
+		a := cat(g.pick("ZUNIONSTORE", "ZINTERSTORE"), g.key(), strconv.Itoa(len(ks)), ks)
+		if g.chance(40) {
+			a = append(a, "WEIGHTS")
+			for range ks {
+				a = append(a, g.pick("1", "2", "-1", "0.5", "inf", "0"))
+			}
+		}
+		if g.chance(40) {
+			a = append(a, "AGGREGATE", g.pick("SUM", "MIN", "MAX"))
+		}
+		return a
+	},
+	func(g *gen) []string {
+		ks := g.keyList(1, 3)
+		return cat(g.pick("ZUNION", "ZINTER", "ZDIFF"), strconv.Itoa(len(ks)), ks, g.opt("", "WITHSCORES"))
+	},
+	func(g *gen) []string {
+		ks := g.keyList(1, 3)
+		return cat("ZDIFFSTORE", g.key(), strconv.Itoa(len(ks)), ks)
+	},
+	func(g *gen) []string {
+		ks := g.keyList(1, 3)
+		return cat("ZINTERCARD", strconv.Itoa(len(ks)), ks, g.opt("", "LIMIT 1", "LIMIT 0"))
+	},
+	func(g *gen) []string {
+		return cat("ZRANGESTORE", g.key(), g.key(), g.index(), g.index())
+	},
+	func(g *gen) []string {
+		ks := g.keyList(1, 2)
+		return cat("ZMPOP", strconv.Itoa(len(ks)), ks, g.pick("MIN", "MAX"), g.opt("", "COUNT 2", "COUNT 1"))
+	},
+	func(g *gen) []string {
+		return cat("ZRANDMEMBER", g.key(), g.pick("100", "-3", "0"), g.opt("", "WITHSCORES"))
+	},
+}
+
+// bulk commands make the wide families' collections grow past the
+// encoding thresholds in a few hundred commands.
+func bulk(name string, pairs bool, n int) func(g *gen) []string {
+	return func(g *gen) []string {
+		a := cat(name, g.key())
+		for range n {
+			switch {
+			case name == "ZADD":
+				a = append(a, g.score(), g.member())
+			case pairs:
+				a = append(a, g.member(), g.value())
+			default:
+				a = append(a, g.member())
+			}
+		}
+		return a
+	}
+}
+
+func times(n int, f func(g *gen) []string) []func(g *gen) []string {
+	out := make([]func(g *gen) []string, n)
+	for i := range out {
+		out[i] = f
+	}
+	return out
+}
+
+// zlexCmds are the member-range commands. On a set whose scores differ
+// their reply depends on the skiplist's random levels (Valkey documents it
+// as unspecified), so they run on listpack-sized sets of any scores
+// (zsets, mixed: a deterministic linear walk) or on big sets whose scores
+// are all 0 (zlex-big).
+var zlexCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("ZLEXCOUNT", g.key(), g.lexBound(), g.lexBound()) },
+	func(g *gen) []string {
+		a := cat("ZRANGE", g.key(), g.lexBound(), g.lexBound(), "BYLEX", g.opt("", "REV"))
+		if g.chance(40) {
+			a = append(a, "LIMIT", g.smallInt(-1, 3), g.smallInt(-1, 4))
+		}
+		return a
+	},
+	func(g *gen) []string {
+		return cat(g.pick("ZRANGEBYLEX", "ZREVRANGEBYLEX"), g.key(), g.lexBound(), g.lexBound(), g.opt("", "LIMIT 0 2", "LIMIT 1 -1"))
+	},
+	func(g *gen) []string { return cat("ZREMRANGEBYLEX", g.key(), g.lexBound(), g.lexBound()) },
+}
+
+// zlexBigCmds fill big sorted sets with score 0 only.
+var zlexBigCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("ZADD", g.key(), "0", g.member(), "0", g.member(), "0", g.member()) },
+	func(g *gen) []string { return cat("ZREM", g.key(), g.member()) },
+	func(g *gen) []string { return cat("ZCARD", g.key()) },
+	func(g *gen) []string { return cat("ZRANGE", g.key(), g.index(), g.index()) },
+	func(g *gen) []string { return cat("ZRANK", g.key(), g.member()) },
+}
+
+var keyCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("DEL", g.keyList(1, 2)) },
+	func(g *gen) []string { return cat("EXISTS", g.keyList(1, 3)) },
+	func(g *gen) []string { return cat("TYPE", g.key()) },
+	func(g *gen) []string { return cat("RENAME", g.key(), g.key()) },
+	func(g *gen) []string { return cat("RENAMENX", g.key(), g.key()) },
+	func(g *gen) []string { return cat("COPY", g.key(), g.key(), g.opt("", "REPLACE")) },
+	func(g *gen) []string { return cat("PERSIST", g.key()) },
+}
+
+// families are run one after another on separate key pools; "mixed" puts
+// every command on one pool, so types collide (WRONGTYPE paths, RENAME and
+// COPY across types).
+func families() []family {
+	all := func(groups ...[]func(g *gen) []string) []func(g *gen) []string {
+		var out []func(g *gen) []string
+		for _, gr := range groups {
+			out = append(out, gr...)
+		}
+		return out
+	}
+	return []family{
+		{"strings", []string{"s1", "s2", "s3"}, all(stringCmds, keyCmds), false},
+		{"lists", []string{"l1", "l2", "l3"}, all(listCmds, listCmds, keyCmds), false},
+		{"hashes", []string{"h1", "h2"}, all(hashCmds, keyCmds), false},
+		{"sets", []string{"t1", "t2", "t3"}, all(setCmds, keyCmds), false},
+		{"zsets", []string{"z1", "z2", "z3"}, all(zsetCmds, zsetCmds, zlexCmds, keyCmds), false},
+		{"mixed", []string{"m1", "m2", "m3"}, all(stringCmds, listCmds, hashCmds, setCmds, zsetCmds, zlexCmds, keyCmds), false},
+		{"lists-big", []string{"L1", "L2"}, all(listCmds, times(len(listCmds), bulk("RPUSH", false, 40))), true},
+		{"hashes-big", []string{"H1", "H2"}, all(hashCmds, times(len(hashCmds), bulk("HSET", true, 20))), true},
+		{"sets-big", []string{"T1", "T2"}, all(setCmds, times(len(setCmds), bulk("SADD", false, 30))), true},
+		{"zsets-big", []string{"Z1", "Z2"}, all(zsetCmds, times(len(zsetCmds)/2, bulk("ZADD", false, 20))), true},
+		{"zlex-big", []string{"X1", "X2"}, all(zlexBigCmds, zlexBigCmds, zlexCmds), true},
+	}
+}
