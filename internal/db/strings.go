@@ -235,12 +235,6 @@ func getexCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	var when int64
-	if ea > 0 {
-		if when, ok = c.expireAt(flags, ea, "getex"); !ok {
-			return
-		}
-	}
 	o := c.LookupRead(key)
 	if o == nil {
 		c.W.Null()
@@ -249,6 +243,14 @@ func getexCommand(c *Ctx) {
 	if o.Type != TypeString {
 		c.W.Error(ErrWrongType)
 		return
+	}
+	// Valkey checks the time's value only once the key is known to be a
+	// string: a missing key answers nil whatever the time says.
+	var when int64
+	if ea > 0 {
+		if when, ok = c.expireAt(flags, ea, "getex"); !ok {
+			return
+		}
 	}
 	c.W.Bulk(o.Str)
 	switch {

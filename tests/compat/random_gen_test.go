@@ -194,6 +194,27 @@ var stringCmds = []func(g *gen) []string{
 	func(g *gen) []string {
 		return cat("LCS", g.key(), g.key(), g.opt("", "LEN", "IDX", "IDX WITHMATCHLEN", "IDX MINMATCHLEN 2"))
 	},
+	func(g *gen) []string {
+		a := cat("BITFIELD", g.key())
+		for range 1 + g.r.IntN(3) {
+			typ := g.pick("u8", "i8", "u4", "i16", "u1", "i64", "u63", "u64", "i65", "x8")
+			off := g.pick("0", "3", "#1", "17", "-1", "x")
+			switch g.r.IntN(4) {
+			case 0:
+				a = append(a, "GET", typ, off)
+			case 1:
+				a = append(a, "SET", typ, off, g.smallInt(-300, 300))
+			case 2:
+				a = append(a, "INCRBY", typ, off, g.smallInt(-300, 300))
+			default:
+				a = append(a, "OVERFLOW", g.pick("WRAP", "SAT", "FAIL", "BAD"))
+			}
+		}
+		return a
+	},
+	func(g *gen) []string {
+		return cat("BITFIELD_RO", g.key(), "GET", g.pick("u8", "i8", "u4"), g.pick("0", "3", "#1"))
+	},
 }
 
 var listCmds = []func(g *gen) []string{
@@ -417,7 +438,30 @@ var zlexBigCmds = []func(g *gen) []string{
 	func(g *gen) []string { return cat("ZRANK", g.key(), g.member()) },
 }
 
+// ttl is an expiry argument: mostly far enough in the future that no key
+// expires during a run (TTL replies are compared as "positive", see
+// normalize), sometimes zero, negative or out of range.
+func (g *gen) ttl() string {
+	switch g.r.IntN(10) {
+	case 0:
+		return g.pick("0", "-1", "x", "9223372036854775807", "-9223372036854775808", "1.5")
+	default:
+		return strconv.Itoa(1000 + g.r.IntN(100000))
+	}
+}
+
 var keyCmds = []func(g *gen) []string{
+	func(g *gen) []string {
+		return cat(g.pick("EXPIRE", "PEXPIRE"), g.key(), g.ttl(), g.opt("", "", "NX", "XX", "GT", "LT", "NX XX", "GT LT", "FOO"))
+	},
+	func(g *gen) []string {
+		return cat(g.pick("EXPIREAT", "PEXPIREAT"), g.key(), g.pick("1", "4102444800", "4102444800000", "9999999999999"), g.opt("", "NX", "XX", "GT", "LT"))
+	},
+	func(g *gen) []string { return cat(g.pick("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME"), g.key()) },
+	func(g *gen) []string { return cat("SET", g.key(), g.value(), g.pick("EX", "PX"), g.ttl()) },
+	func(g *gen) []string { return cat("GETEX", g.key(), g.pick("EX", "PX", "EXAT", "PXAT"), g.ttl()) },
+	func(g *gen) []string { return cat("TOUCH", g.keyList(1, 3)) },
+	func(g *gen) []string { return cat("UNLINK", g.key()) },
 	func(g *gen) []string { return cat("DEL", g.keyList(1, 2)) },
 	func(g *gen) []string { return cat("EXISTS", g.keyList(1, 3)) },
 	func(g *gen) []string { return cat("TYPE", g.key()) },

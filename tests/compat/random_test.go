@@ -253,10 +253,18 @@ func normalize(argv []string, r tree) tree {
 		sortPairs(r)
 		return r
 	}
+	name := strings.ToUpper(argv[0])
+	switch name {
+	case "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME":
+		// The clock moves between the two servers' replies: compare the
+		// sign (-2 missing, -1 no expiry, positive).
+		if n, err := strconv.ParseInt(r.s, 10, 64); r.kind == ':' && err == nil && n > 0 {
+			return tree{kind: ':', s: "positive"}
+		}
+	}
 	if r.kind != '*' || r.nil {
 		return r
 	}
-	name := strings.ToUpper(argv[0])
 	switch name {
 	case "SMEMBERS", "SINTER", "SUNION", "SDIFF", "HKEYS", "HVALS", "SPOP":
 		sortElems(r.elems)
