@@ -2,6 +2,7 @@ package db
 
 import (
 	"math/rand/v2"
+	"unsafe"
 )
 
 // DBSize counts the keys of database db, stripe by stripe. Keys that have
@@ -52,6 +53,7 @@ func (ks *Keyspace) KeyCounts() (keys, expires []int) {
 
 // FlushDB empties database db (db < 0: all). All stripes must be locked.
 func (ks *Keyspace) FlushDB(db int) int {
+	ks.watch.touchDB(db, ks.holds) // before the keys are gone
 	n := 0
 	var freed int64
 	for i := range ks.stripes {
@@ -71,7 +73,6 @@ func (ks *Keyspace) FlushDB(db int) int {
 			ks.mem.nonEmpty[d].expires.Store(0)
 		}
 	}
-	ks.watch.touchDB(db)
 	ks.dirty.Add(int64(n))
 	if h := ks.Hooks.Flushed; h != nil && freed > 0 {
 		h(freed)
@@ -81,6 +82,11 @@ func (ks *Keyspace) FlushDB(db int) int {
 
 // SwapDB exchanges two databases. All stripes must be locked.
 func (ks *Keyspace) SwapDB(a, b int) {
+	// A watcher of a key in a or b sees a change when the key exists on
+	// either side (Valkey: touchAllWatchedKeysInDb(a, b) and (b, a)).
+	either := func(_ int, key string) bool { return ks.holds(a, key) || ks.holds(b, key) }
+	ks.watch.touchDB(a, either)
+	ks.watch.touchDB(b, either)
 	for i := range ks.stripes {
 		sh := ks.stripes[i].shards
 		sh[a], sh[b] = sh[b], sh[a]
@@ -92,9 +98,14 @@ func (ks *Keyspace) SwapDB(a, b int) {
 	na.expires.Store(nb.expires.Load())
 	nb.keys.Store(ka)
 	nb.expires.Store(ea)
-	ks.watch.touchDB(a)
-	ks.watch.touchDB(b)
 	ks.dirty.Add(1)
+}
+
+// holds reports whether database db stores key, expired or not (Valkey's
+// dbFind). key's stripe must be locked.
+func (ks *Keyspace) holds(db int, key string) bool {
+	sh := ks.shardAt(db, ks.StripeOf(unsafe.Slice(unsafe.StringData(key), len(key))), false)
+	return sh != nil && sh.keys.FindString(key) != nil
 }
 
 // ScanCursor layout: the low 8 bits select the stripe, the rest is the

@@ -529,13 +529,42 @@ func TestGenericSwapFlushDBSize(t *testing.T) {
 		t.Errorf("FLUSHALL left db 5 with %q", got)
 	}
 	h.c.DB = 0
-	// SWAPDB invalidates watchers of both databases.
+	// SWAPDB and FLUSHDB invalidate a watcher when its key exists on
+	// either side (Valkey's touchAllWatchedKeysInDb); a key missing
+	// before and after is no change.
 	var w Watch
 	h.ks.WatchKey(&w, 7, []byte("k"))
 	h.do("SWAPDB", "7", "8")
-	if !w.Dirty.Load() {
-		t.Errorf("SWAPDB did not touch watchers")
+	if w.Dirty.Load() {
+		t.Errorf("SWAPDB of a missing watched key touched its watcher")
 	}
+	h.c.DB = 8
+	h.do("SET", "k", "v") // k only in db 8: swapped into db 7
+	h.do("SWAPDB", "7", "8")
+	if !w.Dirty.Load() {
+		t.Errorf("SWAPDB bringing the watched key did not touch its watcher")
+	}
+	var w2 Watch
+	h.ks.WatchKey(&w2, 7, []byte("gone"))
+	h.ks.WatchKey(&w2, 8, []byte("k")) // k is in db 7 now, not 8
+	h.c.DB = 8
+	h.do("FLUSHDB")
+	if w2.Dirty.Load() {
+		t.Errorf("FLUSHDB of a database without the watched key touched its watcher")
+	}
+	h.c.DB = 7
+	h.do("FLUSHDB")
+	if w2.Dirty.Load() {
+		t.Errorf("FLUSHDB touched a watcher of another database's key")
+	}
+	var w3 Watch
+	h.do("SET", "k", "v")
+	h.ks.WatchKey(&w3, 7, []byte("k"))
+	h.do("FLUSHALL")
+	if !w3.Dirty.Load() {
+		t.Errorf("FLUSHALL of the watched key did not touch its watcher")
+	}
+	h.c.DB = 0
 }
 
 func TestGenericObject(t *testing.T) {

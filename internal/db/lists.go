@@ -364,10 +364,10 @@ func ltrimCommand(c *Ctx) {
 	} else {
 		ql.TryShrink(listFill())
 	}
-	if total := int(ltrim + rtrim); total > 0 {
-		c.Touch(key)
-		c.Dirty += total - 1
-	}
+	// Valkey signals the key as modified even when nothing was trimmed
+	// (a WATCH of it fails), and counts only what was removed as dirty.
+	c.Touch(key)
+	c.Dirty += int(ltrim+rtrim) - 1
 	c.W.OK()
 }
 

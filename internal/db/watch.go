@@ -38,14 +38,20 @@ func (r *watchRegistry) touch(db int, key []byte) {
 	r.mu.Unlock()
 }
 
-// touchDB marks every watcher of database db (db < 0: all databases).
-func (r *watchRegistry) touchDB(db int) {
+// touchDB marks the watchers of keys of database db (db < 0: all
+// databases) for which exists(db, key) holds, as Valkey's
+// touchAllWatchedKeysInDb: FLUSHDB/FLUSHALL invalidate a WATCH only when
+// the watched key existed (a key that was missing stays missing, no
+// logical change), SWAPDB when the key exists on either side. exists runs
+// with the registry's mutex held and must take no lock (the caller holds
+// every stripe).
+func (r *watchRegistry) touchDB(db int, exists func(db int, key string) bool) {
 	if r.n.Load() == 0 {
 		return
 	}
 	r.mu.Lock()
 	for k, ws := range r.m {
-		if db < 0 || k.db == db {
+		if (db < 0 || k.db == db) && exists(k.db, k.key) {
 			for _, w := range ws {
 				w.Dirty.Store(true)
 			}
