@@ -258,6 +258,80 @@ var listCmds = []func(g *gen) []string{
 	},
 }
 
+// sortArgs is a SORT/SORT_RO tail: BY and GET patterns name keys that do
+// not exist (weights 0, values nil) or the element itself.
+func (g *gen) sortArgs(nosort bool) []string {
+	var a []string
+	byPattern := false
+	if nosort && g.chance(30) {
+		a = append(a, "BY", "nosort")
+	} else if g.chance(20) {
+		a = append(a, "BY", "w_*")
+		byPattern = true
+	}
+	if g.chance(30) {
+		a = append(a, "LIMIT", g.smallInt(-1, 3), g.smallInt(-1, 4))
+	}
+	if g.chance(30) {
+		a = append(a, "GET", g.pick("#", "w_*", "w_*->f"))
+	}
+	a = append(a, g.opt("", "", "ASC", "DESC")...)
+	if byPattern {
+		// ALPHA by missing weights compares every pair equal and leaves
+		// the order to the C library's qsort: unspecified.
+		return a
+	}
+	return append(a, g.opt("", "ALPHA", "ALPHA")...)
+}
+
+// timeout is a blocking command's timeout: short, so a single client's
+// wait on an empty key ends at once, or invalid.
+func (g *gen) timeout() string {
+	if g.chance(30) {
+		return g.pick("-1", "x", "inf", "0.0001x", "1e300")
+	}
+	// Redis 7.0 notices a timed-out client only when its event loop wakes
+	// (up to 1/hz = 100 ms): short as this is, a wait on an empty key
+	// costs the run up to 100 ms, so a third of the timeouts are invalid.
+	return "0.001"
+}
+
+var listBlockCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat(g.pick("BLPOP", "BRPOP"), g.keyList(1, 2), g.timeout()) },
+	func(g *gen) []string {
+		return cat("BLMOVE", g.key(), g.key(), g.pick("LEFT", "RIGHT"), g.pick("LEFT", "RIGHT"), g.timeout())
+	},
+	func(g *gen) []string { return cat("BRPOPLPUSH", g.key(), g.key(), g.timeout()) },
+	func(g *gen) []string {
+		ks := g.keyList(1, 2)
+		return cat("BLMPOP", g.timeout(), strconv.Itoa(len(ks)), ks, g.pick("LEFT", "RIGHT"), g.opt("", "COUNT 2"))
+	},
+}
+
+var zsetBlockCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat(g.pick("BZPOPMIN", "BZPOPMAX"), g.keyList(1, 2), g.timeout()) },
+	func(g *gen) []string {
+		ks := g.keyList(1, 2)
+		return cat("BZMPOP", g.timeout(), strconv.Itoa(len(ks)), ks, g.pick("MIN", "MAX"), g.opt("", "COUNT 2"))
+	},
+}
+
+// sortCmds are SORT and SORT_RO; BY nosort only where the keys cannot be
+// sets (a set's own order differs between a listpack and a hashtable).
+func sortCmds(nosort bool) []func(g *gen) []string {
+	return []func(g *gen) []string{
+		func(g *gen) []string { return cat(g.pick("SORT", "SORT_RO"), g.key(), g.sortArgs(nosort)) },
+		func(g *gen) []string { return cat("SORT", g.key(), g.sortArgs(nosort), "STORE", g.key()) },
+	}
+}
+
+// smallScanCmds read small collections whole: with a COUNT above their
+// size a listpack answers in one call with cursor 0 (normalize sorts the
+// members, whose order differs between encodings).
+var smallScanCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat(g.pick("SSCAN", "HSCAN", "ZSCAN"), g.key(), "0", "COUNT", "1000") },
+}
+
 var hashCmds = []func(g *gen) []string{
 	func(g *gen) []string { return cat("HSET", g.key(), g.member(), g.value()) },
 	func(g *gen) []string { return cat("HSET", g.key(), g.member(), g.value(), g.member(), g.value()) },
@@ -409,11 +483,10 @@ func times(n int, f func(g *gen) []string) []func(g *gen) []string {
 	return out
 }
 
-// zlexCmds are the member-range commands. On a set whose scores differ
-// their reply depends on the skiplist's random levels (Valkey documents it
-// as unspecified), so they run on listpack-sized sets of any scores
-// (zsets, mixed: a deterministic linear walk) or on big sets whose scores
-// are all 0 (zlex-big).
+// zlexCmds are the member-range reads. On a skiplist whose scores differ
+// their reply depends on the random levels (Valkey documents it as
+// unspecified; runRandom tolerates a difference there), on a listpack it
+// is a deterministic linear walk.
 var zlexCmds = []func(g *gen) []string{
 	func(g *gen) []string { return cat("ZLEXCOUNT", g.key(), g.lexBound(), g.lexBound()) },
 	func(g *gen) []string {
@@ -426,11 +499,14 @@ var zlexCmds = []func(g *gen) []string{
 	func(g *gen) []string {
 		return cat(g.pick("ZRANGEBYLEX", "ZREVRANGEBYLEX"), g.key(), g.lexBound(), g.lexBound(), g.opt("", "LIMIT 0 2", "LIMIT 1 -1"))
 	},
-	func(g *gen) []string { return cat("ZREMRANGEBYLEX", g.key(), g.lexBound(), g.lexBound()) },
 }
 
-// zlexBigCmds fill big sorted sets with score 0 only.
+// zlexBigCmds fill big sorted sets with score 0 only, and delete member
+// ranges from them (only there: on a skiplist with differing scores which
+// members a ZREMRANGEBYLEX removes depends on the random levels, and the
+// two servers' sets would part).
 var zlexBigCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("ZREMRANGEBYLEX", g.key(), g.lexBound(), g.lexBound()) },
 	func(g *gen) []string { return cat("ZADD", g.key(), "0", g.member(), "0", g.member(), "0", g.member()) },
 	func(g *gen) []string { return cat("ZREM", g.key(), g.member()) },
 	func(g *gen) []string { return cat("ZCARD", g.key()) },
@@ -484,11 +560,11 @@ func families() []family {
 	}
 	return []family{
 		{"strings", []string{"s1", "s2", "s3"}, all(stringCmds, keyCmds), false},
-		{"lists", []string{"l1", "l2", "l3"}, all(listCmds, listCmds, keyCmds), false},
-		{"hashes", []string{"h1", "h2"}, all(hashCmds, keyCmds), false},
-		{"sets", []string{"t1", "t2", "t3"}, all(setCmds, keyCmds), false},
-		{"zsets", []string{"z1", "z2", "z3"}, all(zsetCmds, zsetCmds, zlexCmds, keyCmds), false},
-		{"mixed", []string{"m1", "m2", "m3"}, all(stringCmds, listCmds, hashCmds, setCmds, zsetCmds, zlexCmds, keyCmds), false},
+		{"lists", []string{"l1", "l2", "l3"}, all(listCmds, listCmds, listBlockCmds, sortCmds(true), keyCmds), false},
+		{"hashes", []string{"h1", "h2"}, all(hashCmds, smallScanCmds, keyCmds), false},
+		{"sets", []string{"t1", "t2", "t3"}, all(setCmds, smallScanCmds, keyCmds), false},
+		{"zsets", []string{"z1", "z2", "z3"}, all(zsetCmds, zsetCmds, zlexCmds, zsetBlockCmds, sortCmds(true), keyCmds), false},
+		{"mixed", []string{"m1", "m2", "m3"}, all(stringCmds, listCmds, hashCmds, setCmds, zsetCmds, zlexCmds, listBlockCmds, zsetBlockCmds, sortCmds(false), smallScanCmds, keyCmds), false},
 		{"lists-big", []string{"L1", "L2"}, all(listCmds, times(len(listCmds), bulk("RPUSH", false, 40))), true},
 		{"hashes-big", []string{"H1", "H2"}, all(hashCmds, times(len(hashCmds), bulk("HSET", true, 20))), true},
 		{"sets-big", []string{"T1", "T2"}, all(setCmds, times(len(setCmds), bulk("SADD", false, 30))), true},
