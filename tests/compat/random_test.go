@@ -3,6 +3,7 @@ package compat
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -231,7 +232,7 @@ func readTree(r *bufio.Reader) (tree, error) {
 			return tree{kind: '$', nil: true}, nil
 		}
 		buf := make([]byte, n+2)
-		if _, err := ioReadFullBuf(r, buf); err != nil {
+		if _, err := io.ReadFull(r, buf); err != nil {
 			return t, err
 		}
 		return tree{kind: '$', s: string(buf[:n])}, nil
@@ -245,7 +246,7 @@ func readTree(r *bufio.Reader) (tree, error) {
 			return t, err
 		}
 		buf := make([]byte, n+2)
-		if _, err := ioReadFullBuf(r, buf); err != nil {
+		if _, err := io.ReadFull(r, buf); err != nil {
 			return t, err
 		}
 		return tree{kind: '=', s: string(buf[:n])}, nil
@@ -270,18 +271,6 @@ func readTree(r *bufio.Reader) (tree, error) {
 		return t, nil
 	}
 	return t, fmt.Errorf("unexpected reply type %q", line)
-}
-
-func ioReadFullBuf(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // normalize removes what may differ between two correct servers: the
