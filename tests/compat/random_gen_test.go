@@ -537,6 +537,11 @@ var keyCmds = []func(g *gen) []string{
 	func(g *gen) []string { return cat("SET", g.key(), g.value(), g.pick("EX", "PX"), g.ttl()) },
 	func(g *gen) []string { return cat("GETEX", g.key(), g.pick("EX", "PX", "EXAT", "PXAT"), g.ttl()) },
 	func(g *gen) []string { return cat("TOUCH", g.keyList(1, 3)) },
+	func(g *gen) []string {
+		return cat("SCAN", "0", "COUNT", "1000", g.opt("", "MATCH *1", "MATCH ?2", "MATCH [a-m]*"), g.opt("", "TYPE string", "TYPE list", "TYPE zset", "TYPE hash", "TYPE set"))
+	},
+	func(g *gen) []string { return cat("KEYS", g.pick("*", "*1", "?[23]", "x*", "[^a]*")) },
+	func(g *gen) []string { return cat(g.pick("DBSIZE", "RANDOMKEY")) },
 	func(g *gen) []string { return cat("UNLINK", g.key()) },
 	func(g *gen) []string { return cat("DEL", g.keyList(1, 2)) },
 	func(g *gen) []string { return cat("EXISTS", g.keyList(1, 3)) },

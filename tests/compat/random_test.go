@@ -288,6 +288,10 @@ func normalize(argv []string, r tree) tree {
 	}
 	name := strings.ToUpper(argv[0])
 	switch name {
+	case "RANDOMKEY":
+		if r.kind == '$' && !r.nil {
+			return tree{kind: '$', s: "some key"} // which one is chance
+		}
 	case "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME":
 		// The clock moves between the two servers' replies: compare the
 		// sign (-2 missing, -1 no expiry, positive).
@@ -301,6 +305,12 @@ func normalize(argv []string, r tree) tree {
 	switch name {
 	case "SMEMBERS", "SINTER", "SUNION", "SDIFF", "HKEYS", "HVALS", "SPOP":
 		sortElems(r.elems)
+	case "KEYS":
+		sortElems(r.elems)
+	case "SCAN":
+		if len(r.elems) == 2 && r.elems[1].kind == '*' {
+			sortElems(r.elems[1].elems)
+		}
 	case "SSCAN", "HSCAN", "ZSCAN":
 		if len(r.elems) == 2 && r.elems[1].kind == '*' {
 			if name == "SSCAN" {
