@@ -14,6 +14,12 @@ func TestMaxClients(t *testing.T) {
 	srv := testutil.StartCorvid(t, "--maxclients", "2")
 	a := testutil.Dial(t, srv.Addr)
 	expect(t, a, "+PONG", "PING")
+	// The start-up readiness probe's connection may not be reaped yet (on
+	// the goroutine-per-connection path under load it can still count
+	// against maxclients): wait until a is the only client.
+	if !waitFor(5*time.Second, func() bool { return strings.Count(a.Do("CLIENT", "LIST"), "id=") == 1 }) {
+		t.Fatal("the readiness probe's connection never went away")
+	}
 	b := testutil.Dial(t, srv.Addr)
 	expect(t, b, "+PONG", "PING")
 
