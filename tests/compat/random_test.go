@@ -184,12 +184,8 @@ type treeConn struct {
 }
 
 func dialTree(t *testing.T, addr string) *treeConn {
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &treeConn{conn: conn, r: bufio.NewReader(conn)}
+	conn, r := testutil.DialConn(t, addr)
+	return &treeConn{conn: conn, r: r}
 }
 
 func (c *treeConn) do(t *testing.T, argv ...string) tree {
