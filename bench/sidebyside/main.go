@@ -104,6 +104,8 @@ type config struct {
 	redisIO2  bool
 	corvidIO2 bool
 	null      bool
+	rate      int    // corvid-bench --rate-limiting per connection; 0: unlimited
+	clientIO  string // corvid-bench --client-io; "": its default
 	out       string
 	argv      []string // as given, for the report
 }
@@ -143,6 +145,8 @@ func parseFlags(args []string) (*config, error) {
 	fs.BoolVar(&c.redisIO2, "redis-io2", true, "also run redis-server with --io-threads 2 --io-threads-do-reads yes")
 	fs.BoolVar(&c.corvidIO2, "corvid-io2", false, "also run corvid-server with --io-threads 2 (two event loops on this machine)")
 	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode epoll -loops 1 -raw -rawblock -deferwrite -lockthread)")
+	fs.IntVar(&c.rate, "rate", 0, "corvid-bench --rate-limiting: requests/s per connection, the same for every server (equal-load latency); 0 = unlimited")
+	fs.StringVar(&c.clientIO, "client-io", "", "corvid-bench --client-io (epoll or goroutines; default: corvid-bench's)")
 	fs.StringVar(&c.out, "out", "/tmp/seed-side-by-side", "output prefix: PREFIX.md, PREFIX.csv, PREFIX.runs.csv, PREFIX.svg")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench/seed-side-by-side [flags]\n\n"+
@@ -158,6 +162,12 @@ func parseFlags(args []string) (*config, error) {
 	}
 	if c.testTime < 1 || c.rounds < 1 || c.threads < 1 || c.clients < 1 {
 		return nil, fmt.Errorf("-time, -rounds, -threads and -clients must be >= 1")
+	}
+	if c.rate < 0 {
+		return nil, fmt.Errorf("-rate must be >= 0")
+	}
+	if c.clientIO != "" && c.clientIO != "epoll" && c.clientIO != "goroutines" {
+		return nil, fmt.Errorf("-client-io must be epoll or goroutines")
 	}
 	var err error
 	if c.commands, err = pickCommands(*cmds); err != nil {
@@ -222,6 +232,12 @@ func benchArgs(c *config, sc matrix.SeedCommand, port string, pipeline int, json
 		args = append(args, "--random-data")
 	}
 	args = append(args, "--pipeline="+strconv.Itoa(pipeline), "--hide-histogram")
+	if c.rate > 0 {
+		args = append(args, "--rate-limiting="+strconv.Itoa(c.rate))
+	}
+	if c.clientIO != "" {
+		args = append(args, "--client-io="+c.clientIO)
+	}
 	if jsonFile != "" {
 		args = append(args, "--json-out-file="+jsonFile)
 	}

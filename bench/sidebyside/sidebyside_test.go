@@ -154,7 +154,7 @@ func TestFlagsAndArgs(t *testing.T) {
 	if len(c.commands) != 2 || c.commands[1].Name != "get" || !slices.Equal(c.pipelines, []int{16, 1}) || !c.redisIO2 || !c.null {
 		t.Fatalf("parseFlags: %+v", c)
 	}
-	for _, bad := range [][]string{{"-commands", "del"}, {"-pipelines", "0"}, {"-time", "0"}, {"extra"}} {
+	for _, bad := range [][]string{{"-commands", "del"}, {"-pipelines", "0"}, {"-time", "0"}, {"extra"}, {"-rate", "-1"}, {"-client-io", "threads"}} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q): no error", bad)
 		}
@@ -164,5 +164,12 @@ func TestFlagsAndArgs(t *testing.T) {
 		"--key-prefix=kv_ --key-minimum=1 --key-maximum=500 --data-size=128 --random-data --pipeline=16 --hide-histogram --json-out-file=F.json"
 	if got != want {
 		t.Errorf("benchTemplate:\n got %s\nwant %s", got, want)
+	}
+	c, err = parseFlags([]string{"-rate", "1200", "-client-io", "goroutines", "-commands", "get"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := benchTemplate(c, c.commands[0], 1); !strings.Contains(got, " --rate-limiting=1200 --client-io=goroutines ") {
+		t.Errorf("benchTemplate with -rate and -client-io: %s", got)
 	}
 }

@@ -116,12 +116,23 @@ func New(opts Options) (*Engine, error) {
 		}
 		e.loops = append(e.loops, l)
 	}
+	if e.rawWait {
+		rawLoops.Add(int32(len(e.loops)))
+	}
 	for _, l := range e.loops {
 		e.wg.Add(1)
 		go l.run()
 	}
 	return e, nil
 }
+
+// rawLoops counts the loops of open engines that wait with raw syscalls.
+var rawLoops atomic.Int32
+
+// RawLoops is the number of loops in this process that keep their P while
+// they sleep: another component that wants raw waits of its own (the load
+// generator with an embedded server) must leave Ps for them.
+func RawLoops() int { return int(rawLoops.Load()) }
 
 func newLoop(e *Engine) (*loop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -159,6 +170,9 @@ func (e *Engine) Close() {
 		l.wake()
 	}
 	e.wg.Wait()
+	if e.rawWait {
+		rawLoops.Add(-int32(len(e.loops)))
+	}
 }
 
 // TakeConn moves a TCP connection out of Go's netpoller and returns its

@@ -48,7 +48,7 @@ type client struct {
 	err      error
 }
 
-func (c *client) now() int64 { return int64(time.Since(c.r.base)) }
+func (c *client) now() int64 { return c.r.now() }
 
 func (c *client) push(p pending) {
 	c.ring[(c.head+c.n)%len(c.ring)] = p
@@ -136,6 +136,26 @@ func (c *client) finished() bool {
 	return c.r.stopping.Load() || (cfg.Requests > 0 && c.sentReq >= cfg.Requests)
 }
 
+// fillWindow appends requests to out until pipeline are in flight or
+// canSend refuses; due is the schedule's next time when rate limiting is
+// what refused (0 otherwise).
+func (c *client) fillWindow(out []byte, pipeline int, nowNs int64) ([]byte, int64) {
+	for c.n < pipeline {
+		ok, due := c.canSend(nowNs)
+		if !ok {
+			return out, due
+		}
+		cmd, keyIdx, key, data := c.gen.next()
+		before := len(out)
+		out = c.r.w.cmds[cmd].tmpl.Append(out, key, data)
+		c.push(pending{cmd: int32(cmd), row: int32(c.r.w.cmds[cmd].row), keyIdx: keyIdx,
+			size: int32(len(out) - before), sent: due})
+		c.sentReq++
+		c.sinceRe++
+	}
+	return out, 0
+}
+
 // runStandalone is the non-cluster loop: fill the pipeline window, write the
 // batch in one syscall, then consume every reply that has arrived.
 func (c *client) runStandalone(ctx context.Context) {
@@ -144,26 +164,18 @@ func (c *client) runStandalone(ctx context.Context) {
 	for {
 		nowNs := c.now()
 		batchStart := c.n
-		for c.n < pipeline {
-			ok, due := c.canSend(nowNs)
-			if !ok {
-				if due > 0 && c.n == 0 {
-					// Rate limited and idle: sleep until the schedule allows.
-					if !sleepCtx(ctx, time.Duration(due-nowNs)) {
-						c.r.stopping.Store(true)
-					}
-					nowNs = c.now()
-					continue
+		for {
+			var due int64
+			c.conn.Out, due = c.fillWindow(c.conn.Out, pipeline, nowNs)
+			if due > 0 && c.n == 0 {
+				// Rate limited and idle: sleep until the schedule allows.
+				if !sleepCtx(ctx, time.Duration(due-nowNs)) {
+					c.r.stopping.Store(true)
 				}
-				break
+				nowNs = c.now()
+				continue
 			}
-			cmd, keyIdx, key, data := c.gen.next()
-			before := len(c.conn.Out)
-			c.conn.Out = c.r.w.cmds[cmd].tmpl.Append(c.conn.Out, key, data)
-			c.push(pending{cmd: int32(cmd), row: int32(c.r.w.cmds[cmd].row), keyIdx: keyIdx,
-				size: int32(len(c.conn.Out) - before), sent: due})
-			c.sentReq++
-			c.sinceRe++
+			break
 		}
 		if c.n > batchStart {
 			t := c.now()

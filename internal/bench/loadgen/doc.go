@@ -1,11 +1,14 @@
 // Package loadgen drives servers with memtier_benchmark's workload model:
-// for every server, threads × clients connections, each run by its own
-// goroutine, each keeping up to --pipeline requests in flight.
+// for every server, threads × clients connections, each keeping up to
+// --pipeline requests in flight. Two engines run them: by default one epoll
+// event loop per thread driving that thread's connections (evloop.go,
+// memtier's design), and one goroutine per connection (client.go; cluster
+// mode, --reconnect-interval, unix sockets, --client-io goroutines).
 //
 // Ownership and lifetime:
-//   - A client goroutine owns its connection(s), key generators, random
-//     source, value buffer and counters; nothing on its request path locks or
-//     allocates. Every recorder (one per server per --threads group) holds
+//   - A client's loop (or its goroutine) owns its connection(s), key
+//     generators, random source, value buffer and counters; nothing on its
+//     request path locks or allocates. Every recorder (one per server per --threads group) holds
 //     the latency histograms; clients buffer samples and take the group's
 //     mutex once per 256 samples, so there is one lock order: client ->
 //     group, never nested.

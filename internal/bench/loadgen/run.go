@@ -36,6 +36,9 @@ type runner struct {
 	stopping atomic.Bool
 }
 
+// now is the time since base in nanoseconds (monotonic).
+func (r *runner) now() int64 { return int64(time.Since(r.base)) }
+
 // dial connects and runs the handshake (AUTH, HELLO, SELECT).
 func (r *runner) dial(addr string) (*wire.Conn, error) {
 	conn, err := wire.Dial(r.cfg.Network(), addr, DialTimeout)
@@ -67,6 +70,29 @@ func (e *ConnectError) Error() string {
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// drive runs every client to the end: on event loops where the run allows
+// (evloop.go), else one goroutine per connection.
+func (r *runner) drive(ctx context.Context, clients []*client) error {
+	if epollEligible(r.cfg) {
+		return r.driveEpoll(clients)
+	}
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func(c *client) {
+			defer wg.Done()
+			if c.cluster != nil {
+				c.runCluster(ctx)
+			} else {
+				c.runStandalone(ctx)
+				_ = c.conn.Close()
+			}
+		}(c)
+	}
+	wg.Wait()
+	return nil
+}
 
 // Run performs one test iteration against every address at once and
 // returns one Result per server (in cluster mode: one for the cluster).
@@ -195,19 +221,14 @@ func Run(ctx context.Context, cfg *options.Config, addrs []string, prog Progress
 	if prog.Out != nil {
 		go r.progress(prog, lives, progDone)
 	}
-	for _, c := range clients {
-		wg.Add(1)
-		go func(c *client) {
-			defer wg.Done()
-			if c.cluster != nil {
-				c.runCluster(ctx)
-			} else {
-				c.runStandalone(ctx)
-				_ = c.conn.Close()
-			}
-		}(c)
+	if err := r.drive(ctx, clients); err != nil {
+		close(stopWatch)
+		if prog.Out != nil {
+			progDone <- struct{}{}
+			<-progDone
+		}
+		return nil, err
 	}
-	wg.Wait()
 	end := time.Now()
 	close(stopWatch)
 	if prog.Out != nil {

@@ -64,6 +64,12 @@ type Config struct {
 
 	Commands []Command // --command, --command-ratio, --command-key-pattern
 
+	// ClientIO is corvid-bench's own --client-io: "epoll" (one event loop
+	// per --threads, memtier's design; the default) or "goroutines" (one
+	// goroutine per connection). Cluster mode, --rate-limiting,
+	// --reconnect-interval and unix sockets always use goroutines.
+	ClientIO string
+
 	ClusterMode bool // --cluster-mode
 	SelectDB    int  // --select-db
 

@@ -250,6 +250,14 @@ func memtierOpts() []Opt {
 			c.Percentiles = ps
 			return nil
 		}},
+		{Long: "client-io", Arg: true, Help: "epoll (an event loop per thread, like memtier; default) or goroutines (one per connection)", Set: func(c *Config, v string) error {
+			switch v {
+			case "epoll", "goroutines":
+				c.ClientIO = v
+				return nil
+			}
+			return usagef("client-io must be 'epoll' or 'goroutines'.")
+		}},
 		flagOpt("cluster-mode", 0, "Run client in cluster mode", func(c *Config) *bool { return &c.ClusterMode }),
 		flagOpt("distinct-client-seed", 0, "Use a different random seed for each client", func(c *Config) *bool { return &c.DistinctClientSeed }),
 		{Long: "randomize", Help: "Random seed based on the clock (default is constant)", Set: func(c *Config, _ string) error {

@@ -37,6 +37,16 @@ func NewConn(nc net.Conn, addr string) *Conn {
 	return &Conn{nc: nc, Addr: addr, Out: make([]byte, 0, 16<<10), rbuf: make([]byte, 64<<10)}
 }
 
+// NetConn hands over the underlying connection, for a caller that drives
+// the socket itself (corvid-bench's event loops). It fails if reply bytes
+// are still buffered, as they would be lost.
+func (c *Conn) NetConn() (net.Conn, error) {
+	if c.Buffered() {
+		return nil, fmt.Errorf("%w: %d unread reply bytes", ErrProtocol, c.w-c.r)
+	}
+	return c.nc, nil
+}
+
 // Close closes the connection; safe from another goroutine.
 func (c *Conn) Close() error { return c.nc.Close() }
 

@@ -1,0 +1,102 @@
+package loadgen
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Both client engines send the same requests: with a constant seed every
+// client's command and key sequence is fixed, so the server sees the same
+// multiset of commands and the counters agree exactly.
+func TestClientIOEnginesAgree(t *testing.T) {
+	var got [2]map[string]int
+	for i, io := range []string{"epoll", "goroutines"} {
+		f := newFake(t, simpleHandler())
+		cfg := parse(t, "-t 2 -c 3 -n 200 --ratio 1:3 --key-maximum 40 --pipeline 4 -p 1 --client-io "+io)
+		res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
+		if err != nil {
+			t.Fatal(io, err)
+		}
+		sets, gets := row(t, res[0], "Sets"), row(t, res[0], "Gets")
+		if sets.Ops != 300 || gets.Ops != 900 || sets.Hist.TotalCount() != 300 || gets.Hist.TotalCount() != 900 {
+			t.Fatalf("%s: sets %d gets %d (histograms %d %d)", io, sets.Ops, gets.Ops, sets.Hist.TotalCount(), gets.Hist.TotalCount())
+		}
+		f.mu.Lock()
+		got[i] = map[string]int{"SET": f.seen["SET"], "GET": f.seen["GET"]}
+		f.mu.Unlock()
+	}
+	if got[0]["SET"] != got[1]["SET"] || got[0]["GET"] != got[1]["GET"] {
+		t.Fatalf("epoll %v, goroutines %v", got[0], got[1])
+	}
+}
+
+// A window the socket does not take at once (the server is not reading)
+// waits for EPOLLOUT and is completed, and every reply is still counted.
+func TestEpollPartialWrite(t *testing.T) {
+	var mu sync.Mutex
+	stalled := map[string]bool{}
+	h := simpleHandler()
+	f := newFake(t, func(a []string) string {
+		mu.Lock()
+		first := !stalled[a[1]]
+		stalled[a[1]] = true
+		mu.Unlock()
+		if first {
+			time.Sleep(100 * time.Millisecond) // the client's writes pile up
+		}
+		return h(a)
+	})
+	before := partialWrites.Load()
+	cfg := parse(t, "-t 1 -c 2 -n 12 --ratio 1:0 -d 2000000 --pipeline 6 --key-maximum 3 -p 1")
+	res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := row(t, res[0], "Sets").Ops; ops != 24 {
+		t.Fatalf("sets %d, want 24", ops)
+	}
+	if partialWrites.Load() == before {
+		t.Fatal("no write was partial: the test did not exercise EPOLLOUT")
+	}
+}
+
+// A server that hangs up after the first request fails every connection
+// with a clear error; the run ends instead of waiting for replies.
+func TestEpollServerHangsUp(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				var b [64]byte
+				_, _ = c.Read(b[:])
+				_ = c.Close()
+			}()
+		}
+	}()
+	cfg := parse(t, "-t 1 -c 2 --test-time 30 -p 1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(context.Background(), cfg, []string{ln.Addr().String()}, Progress{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "every connection") {
+			t.Fatalf("err %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not end")
+	}
+}
