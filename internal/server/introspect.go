@@ -131,6 +131,7 @@ func (s *Server) startIntrospection() {
 				e.netOut.sample(s.stats.netOutput.Load(), ms)
 				e.notePeak(s.usedMemory())
 				tuneGoMemoryLimit()
+				tuneGCPercent()
 			}
 		}
 	}()
