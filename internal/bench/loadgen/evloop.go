@@ -140,24 +140,7 @@ func takeFD(conn *wire.Conn) (int, error) {
 	if !ok {
 		return -1, fmt.Errorf("epoll client: %T is not a TCP connection", nc)
 	}
-	raw, err := tc.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	fd := -1
-	var derr error
-	if err := raw.Control(func(s uintptr) { fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return -1, err
-	}
-	if derr != nil {
-		return -1, derr
-	}
-	_ = tc.Close()
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return -1, err
-	}
-	return fd, nil
+	return netloop.TakeConn(tc)
 }
 
 // run is the loop: first windows, then wait, read, account, refill. The
