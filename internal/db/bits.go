@@ -50,7 +50,7 @@ func (c *Ctx) lookupForBitWrite(maxbit uint64) (o *Object, changed bool) {
 	if o == nil {
 		o = c.Create(key, TypeString)
 		o.Str = make([]byte, n)
-		o.Raw = true
+		o.Form = StrRaw
 		return o, true
 	}
 	if o.Type != TypeString {
@@ -59,7 +59,7 @@ func (c *Ctx) lookupForBitWrite(maxbit uint64) (o *Object, changed bool) {
 	}
 	old := len(o.Str)
 	o.Str = growZero(o.Str, n)
-	o.Raw = true
+	o.Form = StrRaw
 	return o, len(o.Str) != old
 }
 
@@ -420,7 +420,7 @@ func bitopCommand(c *Ctx) {
 	// so a destination that is also a source is handled correctly.
 	o := c.Create(dest, TypeString)
 	o.Str = res
-	o.Raw = true
+	o.Form = StrRaw
 	c.Touch(dest)
 	c.W.Int(int64(maxLen))
 }

@@ -216,7 +216,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 		*o = Object{Type: TypeString}
 	}
 	o.LRU = c.KS.newClock(c.Now)
-	o.Raw = false
+	o.Form = StrPlain
 	o.setBytes(val)
 	c.remember(c.DB, key, o)
 	sh.accountObj(o)

@@ -295,6 +295,7 @@ func copyCommand(c *Ctx) {
 	// the collection dup functions do in Valkey.
 	n := c.CreateDB(dst, dstKey, o.Type)
 	n.Str, n.Val = str, val
+	n.Form = o.Form // dupStringObject keeps the encoding (raw stays raw)
 	if exp != 0 {
 		c.SetExpireDB(dst, dstKey, n, exp)
 	}

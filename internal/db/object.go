@@ -32,19 +32,42 @@ type Object struct {
 	// LFU policy, 16 bits of minutes plus an 8-bit log counter, as Valkey.
 	LRU  uint32
 	Type Type
-	// Raw records that a string was modified in place (APPEND, SETRANGE,
-	// SETBIT, BITOP, BITFIELD), which makes Valkey report encoding "raw"
-	// whatever the content.
-	Raw bool
+	// Form records how a string value was last written, which decides
+	// the encoding Valkey reports besides its content (StrEncoding).
+	Form StrForm
 	// mem is the value size last added to the shard's memory count, so
 	// the next change can add the difference (mem.go). It fits the
 	// struct's padding: Object stays 56 bytes.
 	mem memCode
 }
 
+// StrForm is how a string value was last written. Valkey's encoding
+// follows the object's history, not only its bytes: SET tries to make an
+// int, INCRBYFLOAT builds its result with createStringObjectFromLongDouble
+// (never an int), and commands that modify a string in place first make
+// it a raw string.
+type StrForm uint8
+
+const (
+	// StrPlain: SET and friends, INCR and friends: int, embstr or raw by
+	// content.
+	StrPlain StrForm = iota
+	// StrRaw: modified in place (APPEND, SETRANGE, SETBIT, BITOP,
+	// BITFIELD): "raw" whatever the content.
+	StrRaw
+	// StrFloat: INCRBYFLOAT's result: embstr or raw by length, never int.
+	StrFloat
+)
+
 // StrEncoding is OBJECT ENCODING for a string value.
 func (o *Object) StrEncoding() string {
-	if o.Raw {
+	switch o.Form {
+	case StrRaw:
+		return "raw"
+	case StrFloat:
+		if len(o.Str) <= 44 {
+			return "embstr"
+		}
 		return "raw"
 	}
 	return StringEncoding(o.Str)

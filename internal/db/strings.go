@@ -331,7 +331,7 @@ func appendCommand(c *Ctx) {
 		return
 	}
 	o.Str = append(o.Str, val...)
-	o.Raw = true
+	o.Form = StrRaw
 	c.Touch(key)
 	c.W.Int(int64(len(o.Str)))
 }
@@ -399,7 +399,10 @@ func (c *Ctx) incrDecr(by int64) {
 		o = c.SetString(key, nil, false)
 	}
 	// Format in place: the buffer is reused, so INCR does not allocate.
+	// The result is an int whatever the old value was (APPEND's raw,
+	// INCRBYFLOAT's float form): Valkey makes a new integer object.
 	o.Str = AppendInt(o.Str[:0], cur)
+	o.Form = StrPlain
 	c.Touch(key)
 	c.W.Int(cur)
 }
@@ -451,8 +454,8 @@ func incrbyfloatCommand(c *Ctx) {
 		o = c.SetString(key, out, false)
 	} else {
 		o.Str = append(o.Str[:0], out...)
-		o.Raw = false
 	}
+	o.Form = StrFloat
 	c.Touch(key)
 	c.W.Bulk(o.Str)
 }

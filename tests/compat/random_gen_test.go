@@ -527,6 +527,10 @@ func (g *gen) ttl() string {
 }
 
 var keyCmds = []func(g *gen) []string{
+	// The encoding as Valkey would choose it, at the same thresholds: on
+	// every family, so each conversion (and the absence of a conversion
+	// back) is compared where it happens.
+	func(g *gen) []string { return cat("OBJECT", "ENCODING", g.key()) },
 	func(g *gen) []string {
 		return cat(g.pick("EXPIRE", "PEXPIRE"), g.key(), g.ttl(), g.opt("", "", "NX", "XX", "GT", "LT", "NX XX", "GT LT", "FOO"))
 	},
@@ -552,6 +556,33 @@ var keyCmds = []func(g *gen) []string{
 	func(g *gen) []string { return cat("PERSIST", g.key()) },
 }
 
+// dbCmds move data between databases 0-2 (and name invalid ones): SELECT,
+// MOVE, COPY ... DB, SWAPDB, FLUSHDB. With WATCH and MULTI around them
+// (runRandom adds those) they exercise which watches a database-wide
+// change invalidates.
+var dbCmds = []func(g *gen) []string{
+	func(g *gen) []string { return cat("SELECT", g.db()) },
+	func(g *gen) []string { return cat("MOVE", g.key(), g.db()) },
+	func(g *gen) []string { return cat("COPY", g.key(), g.key(), "DB", g.db(), g.opt("", "REPLACE")) },
+	func(g *gen) []string { return cat("SWAPDB", g.db(), g.db()) },
+	func(g *gen) []string { return cat("FLUSHDB", g.opt("", "", "", "SYNC", "ASYNC", "BAD")) },
+	func(g *gen) []string { return cat("SET", g.key(), g.value()) },
+	func(g *gen) []string { return cat("RPUSH", g.key(), g.member()) },
+	func(g *gen) []string { return cat("SADD", g.key(), g.member()) },
+	func(g *gen) []string { return cat("GET", g.key()) },
+	func(g *gen) []string { return cat("DBSIZE") },
+	func(g *gen) []string { return cat("EXPIRE", g.key(), g.pick("100", "1000")) },
+}
+
+// db is a database index: mostly 0-2, sometimes out of range or not a
+// number.
+func (g *gen) db() string {
+	if g.chance(10) {
+		return g.pick("16", "-1", "x", "99999999999999999999")
+	}
+	return g.smallInt(0, 2)
+}
+
 // families are run one after another on separate key pools; "mixed" puts
 // every command on one pool, so types collide (WRONGTYPE paths, RENAME and
 // COPY across types).
@@ -570,6 +601,7 @@ func families() []family {
 		{"sets", []string{"t1", "t2", "t3"}, all(setCmds, smallScanCmds, keyCmds), false},
 		{"zsets", []string{"z1", "z2", "z3"}, all(zsetCmds, zsetCmds, zlexCmds, zsetBlockCmds, sortCmds(true), keyCmds), false},
 		{"mixed", []string{"m1", "m2", "m3"}, all(stringCmds, listCmds, hashCmds, setCmds, zsetCmds, zlexCmds, listBlockCmds, zsetBlockCmds, sortCmds(false), smallScanCmds, keyCmds), false},
+		{"dbs", []string{"d1", "d2", "d3"}, all(dbCmds, dbCmds, keyCmds), false},
 		{"lists-big", []string{"L1", "L2"}, all(listCmds, times(len(listCmds), bulk("RPUSH", false, 40))), true},
 		{"hashes-big", []string{"H1", "H2"}, all(hashCmds, times(len(hashCmds), bulk("HSET", true, 20))), true},
 		{"sets-big", []string{"T1", "T2"}, all(setCmds, times(len(setCmds), bulk("SADD", false, 30))), true},
