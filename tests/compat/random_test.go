@@ -107,6 +107,17 @@ func runRandom(t *testing.T, seed uint64, f family, ops int, cc, rc *treeConn) {
 		default:
 			got, want = normalize(argv, gotRaw), normalize(argv, wantRaw)
 		}
+		if staleErrnoSort(argv, gotRaw, wantRaw) {
+			// Redis (and Valkey) check errno == ERANGE after strtod in
+			// SORT without clearing it first, so an earlier overflowing
+			// float parse on the same thread (ZADD k 1e400 m) makes SORT
+			// of valid numbers fail. Corvid does not copy that bug: clear
+			// Redis's errno (ZADD ... XX parses its score after errno = 0
+			// and, on a missing key, changes nothing) and ask again.
+			rc.do(t, "ZADD", "__compat_errno__", "XX", "1", "m")
+			wantRaw = rc.do(t, argv...)
+			want = normalize(argv, wantRaw)
+		}
 		typeOf := func(key string) string { return cc.do(t, "TYPE", key).s }
 		if equalReplies(argv, got, want) || equalExec(execQueued, got, want, typeOf) {
 			continue
@@ -338,6 +349,14 @@ func normalize(argv []string, r tree) tree {
 		}
 	}
 	return r
+}
+
+// staleErrnoSort reports a numeric SORT that Redis refused with the
+// conversion error while Corvid answered: the stale-errno case (runRandom).
+func staleErrnoSort(argv []string, corvid, redis tree) bool {
+	name := strings.ToUpper(argv[0])
+	return (name == "SORT" || name == "SORT_RO") && corvid.kind != '-' &&
+		redis.kind == '-' && redis.s == "ERR One or more scores can't be converted into double"
 }
 
 // normalizeExec normalizes each reply of an EXEC array as the command
