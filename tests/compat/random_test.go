@@ -463,7 +463,9 @@ func knownDifference(argv []string, corvid, redis tree, typeOf func(key string) 
 	// Small sets of non-integers are listpacks since Redis 7.2
 	// (set-max-listpack-entries/value); Redis 7.0 made them hashtables.
 	// Only for sets: a hash must convert exactly where Redis 7.0 does.
-	case name == "OBJECT" && corvid.s == "listpack" && redis.s == "hashtable" && len(argv) > 2 && typeOf(argv[2]) == "set":
+	// ("none": queued in a transaction that later deleted the key, so its
+	// type then is unknown.)
+	case name == "OBJECT" && corvid.s == "listpack" && redis.s == "hashtable" && len(argv) > 2 && slices.Contains([]string{"set", "none"}, typeOf(argv[2])):
 		return "set listpack encoding (Redis 7.2+)"
 	// BITCOUNT/BITPOS parse their range before looking the key up since
 	// Redis 7.2 (so in Valkey 8); Redis 7.0 looked first and answered 0,
