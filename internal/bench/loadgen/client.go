@@ -62,6 +62,40 @@ func (c *client) pop() pending {
 	return p
 }
 
+// batch sums the completions of one read for the live counters.
+type batch struct{ ops, bytes, lat uint64 }
+
+// add counts request p, whose nb-byte reply was read at at.
+func (b *batch) add(p pending, nb int, at int64) {
+	b.ops++
+	b.bytes += uint64(int(p.size) + nb)
+	b.lat += uint64(max(at-p.sent, 0))
+}
+
+// complete accounts the reply to the oldest request in flight, read at at.
+func (c *client) complete(b *batch, nb int, kind wire.Kind, msg []byte, at int64) {
+	p := c.pop()
+	c.record(p, nb, kind, msg, at)
+	b.add(p, nb, at)
+}
+
+// publish adds a batch to the live counters and empties it.
+func (c *client) publish(b *batch) {
+	c.live.ops.Add(b.ops)
+	c.live.bytes.Add(b.bytes)
+	c.live.latNs.Add(b.lat)
+	*b = batch{}
+}
+
+// sleepUntil waits, rate limited and idle, until the schedule allows the
+// next request, and returns the time then; cancellation stops the run.
+func (c *client) sleepUntil(ctx context.Context, due, nowNs int64) int64 {
+	if !sleepCtx(ctx, time.Duration(due-nowNs)) {
+		c.r.stopping.Store(true)
+	}
+	return c.now()
+}
+
 // record accounts one completed request.
 func (c *client) record(p pending, replyBytes int, kind wire.Kind, msg []byte, at int64) {
 	ctr := &c.counters[p.row]
@@ -160,7 +194,7 @@ func (c *client) fillWindow(out []byte, pipeline int, nowNs int64) ([]byte, int6
 // batch in one syscall, then consume every reply that has arrived.
 func (c *client) runStandalone(ctx context.Context) {
 	pipeline := c.r.cfg.Pipeline
-	var opsBatch, bytesBatch, latBatch uint64
+	var b batch
 	for {
 		nowNs := c.now()
 		batchStart := c.n
@@ -168,11 +202,7 @@ func (c *client) runStandalone(ctx context.Context) {
 			var due int64
 			c.conn.Out, due = c.fillWindow(c.conn.Out, pipeline, nowNs)
 			if due > 0 && c.n == 0 {
-				// Rate limited and idle: sleep until the schedule allows.
-				if !sleepCtx(ctx, time.Duration(due-nowNs)) {
-					c.r.stopping.Store(true)
-				}
-				nowNs = c.now()
+				nowNs = c.sleepUntil(ctx, due, nowNs)
 				continue
 			}
 			break
@@ -209,17 +239,9 @@ func (c *client) runStandalone(ctx context.Context) {
 				c.fail(err)
 				return
 			}
-			at := int64(c.conn.LastRead.Sub(c.r.base))
-			p := c.pop()
-			c.record(p, nb, kind, msg, at)
-			opsBatch++
-			bytesBatch += uint64(int(p.size) + nb)
-			latBatch += uint64(max(at-p.sent, 0))
+			c.complete(&b, nb, kind, msg, int64(c.conn.LastRead.Sub(c.r.base)))
 		}
-		c.live.ops.Add(opsBatch)
-		c.live.bytes.Add(bytesBatch)
-		c.live.latNs.Add(latBatch)
-		opsBatch, bytesBatch, latBatch = 0, 0, 0
+		c.publish(&b)
 	}
 	c.flushSamples()
 }

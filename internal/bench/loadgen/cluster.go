@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
@@ -122,10 +121,7 @@ func (c *client) runCluster(ctx context.Context) {
 			ok, due := c.canSend(nowNs)
 			if !ok {
 				if due > 0 && c.n == 0 {
-					if !sleepCtx(ctx, time.Duration(due-nowNs)) {
-						c.r.stopping.Store(true)
-					}
-					nowNs = c.now()
+					nowNs = c.sleepUntil(ctx, due, nowNs)
 					continue
 				}
 				break
@@ -153,7 +149,7 @@ func (c *client) runCluster(ctx context.Context) {
 				return
 			}
 		}
-		var ops, bytes, lat uint64
+		var b batch
 		for c.n > 0 {
 			p := c.pop()
 			if c.r.interval == 0 {
@@ -174,29 +170,25 @@ func (c *client) runCluster(ctx context.Context) {
 			}
 			at := int64(conn.LastRead.Sub(c.r.base))
 			c.record(p, 0, kind, msg, at)
-			ops++
-			bytes += uint64(p.size)
-			lat += uint64(max(at-p.sent, 0))
+			b.add(p, 0, at)
 		}
 		for len(cs.redirQ) > 0 {
 			rd := cs.redirQ[0]
 			cs.redirQ = cs.redirQ[1:]
-			if err := c.follow(rd, &ops, &bytes, &lat); err != nil {
+			if err := c.follow(rd, &b); err != nil {
 				c.fail(err)
 				return
 			}
 		}
 		cs.redirQ = cs.redirQ[:0]
-		c.live.ops.Add(ops)
-		c.live.bytes.Add(bytes)
-		c.live.latNs.Add(lat)
+		c.publish(&b)
 	}
 	c.flushSamples()
 }
 
 // follow re-sends one redirected request (synchronously) until it gets a
 // final reply or runs out of redirects.
-func (c *client) follow(rd redirect, ops, bytes, lat *uint64) error {
+func (c *client) follow(rd redirect, b *batch) error {
 	cs := c.cluster
 	p := rd.p
 	ctr := &c.counters[p.row]
@@ -244,9 +236,7 @@ func (c *client) follow(rd redirect, ops, bytes, lat *uint64) error {
 		at := int64(conn.LastRead.Sub(c.r.base))
 		// Moved/Ask were counted above; record must not count them again.
 		c.record(p, 0, kindForRecord(kind), msg, at)
-		*ops++
-		*bytes += uint64(p.size)
-		*lat += uint64(max(at-p.sent, 0))
+		b.add(p, 0, at)
 		return nil
 	}
 }

@@ -238,19 +238,12 @@ func (l *evLoop) wait(timeout int64) (int, error) {
 // window (and the schedule) allows.
 func (l *evLoop) readable(ec *evConn, now int64) {
 	c := ec.c
-	if ec.r > 0 {
-		copy(ec.rbuf, ec.rbuf[ec.r:ec.w])
-		ec.w -= ec.r
-		ec.r = 0
-	}
-	if ec.w == len(ec.rbuf) {
-		if len(ec.rbuf) >= 512<<20 {
-			l.fail(ec, fmt.Errorf("%w: reply larger than 512MB", wire.ErrProtocol))
-			return
-		}
-		nb := make([]byte, 2*len(ec.rbuf))
-		copy(nb, ec.rbuf[:ec.w])
-		ec.rbuf = nb
+	var err error
+	ec.rbuf, ec.w, err = wire.MakeRoom(ec.rbuf, ec.r, ec.w)
+	ec.r = 0
+	if err != nil {
+		l.fail(ec, err)
+		return
 	}
 	m, err := syscall.Read(ec.fd, ec.rbuf[ec.w:])
 	switch {
@@ -265,7 +258,7 @@ func (l *evLoop) readable(ec *evConn, now int64) {
 	}
 	at := l.r.now()
 	ec.w += m
-	var ops, bytes, lat uint64
+	var b batch
 	for c.n > 0 {
 		nb, kind, msg, err := wire.Scan(ec.rbuf[ec.r:ec.w])
 		if err != nil {
@@ -276,20 +269,15 @@ func (l *evLoop) readable(ec *evConn, now int64) {
 			break
 		}
 		ec.r += nb
-		p := c.pop()
-		c.record(p, nb, kind, msg, at)
-		ops++
-		bytes += uint64(int(p.size) + nb)
-		lat += uint64(max(at-p.sent, 0))
+		c.complete(&b, nb, kind, msg, at)
 	}
-	c.live.ops.Add(ops)
-	c.live.bytes.Add(bytes)
-	c.live.latNs.Add(lat)
+	done := b.ops
+	c.publish(&b)
 	if c.n == 0 && ec.r < ec.w {
 		l.fail(ec, fmt.Errorf("%w: reply without a request", wire.ErrProtocol))
 		return
 	}
-	if ops > 0 {
+	if done > 0 {
 		l.send(ec, at)
 	}
 }

@@ -85,20 +85,33 @@ func (c *Conn) Next() (n int, kind Kind, msg []byte, err error) {
 // Buffered reports whether unread reply bytes are already in memory.
 func (c *Conn) Buffered() bool { return c.r < c.w }
 
+// MakeRoom prepares a read buffer holding unread bytes buf[r:w] for the
+// next read: it moves them to the front and doubles the buffer when it is
+// full, up to a 512 MB reply. It returns the buffer and the new end (the
+// unread bytes now start at 0).
+func MakeRoom(buf []byte, r, w int) ([]byte, int, error) {
+	if r > 0 {
+		copy(buf, buf[r:w])
+		w -= r
+	}
+	if w == len(buf) {
+		if len(buf) >= 512<<20 {
+			return buf, w, fmt.Errorf("%w: reply larger than 512MB", ErrProtocol)
+		}
+		nb := make([]byte, 2*len(buf))
+		copy(nb, buf[:w])
+		buf = nb
+	}
+	return buf, w, nil
+}
+
 // fill reads once from the socket, compacting or growing the buffer first.
 func (c *Conn) fill() error {
-	if c.r > 0 {
-		copy(c.rbuf, c.rbuf[c.r:c.w])
-		c.w -= c.r
-		c.r = 0
-	}
-	if c.w == len(c.rbuf) {
-		if len(c.rbuf) >= 512<<20 {
-			return fmt.Errorf("%w: reply larger than 512MB", ErrProtocol)
-		}
-		nb := make([]byte, 2*len(c.rbuf))
-		copy(nb, c.rbuf[:c.w])
-		c.rbuf = nb
+	var err error
+	c.rbuf, c.w, err = MakeRoom(c.rbuf, c.r, c.w)
+	c.r = 0
+	if err != nil {
+		return err
 	}
 	m, err := c.nc.Read(c.rbuf[c.w:])
 	c.LastRead = time.Now()
