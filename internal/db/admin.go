@@ -2,7 +2,6 @@ package db
 
 import (
 	"math/rand/v2"
-	"unsafe"
 )
 
 // DBSize counts the keys of database db, stripe by stripe. Keys that have
@@ -104,7 +103,7 @@ func (ks *Keyspace) SwapDB(a, b int) {
 // holds reports whether database db stores key, expired or not (Valkey's
 // dbFind). key's stripe must be locked.
 func (ks *Keyspace) holds(db int, key string) bool {
-	sh := ks.shardAt(db, ks.StripeOf(unsafe.Slice(unsafe.StringData(key), len(key))), false)
+	sh := ks.shardAt(db, ks.StripeOf(sbytes(key)), false)
 	return sh != nil && sh.keys.FindString(key) != nil
 }
 

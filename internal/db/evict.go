@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 )
 
 // Eviction, modelled on Valkey's evict.c.
@@ -446,7 +445,7 @@ func (ks *Keyspace) evictRandomIn(s, db int, volatile bool) bool {
 // evictKey deletes key from db if it still qualifies (exists; has a TTL for
 // volatile policies), locking its stripe.
 func (ks *Keyspace) evictKey(db int, key string, volatile bool) bool {
-	kb := unsafe.Slice(unsafe.StringData(key), len(key))
+	kb := sbytes(key)
 	st := &ks.stripes[ks.StripeOf(kb)]
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -462,7 +461,7 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 	if o == nil || volatile && o.Expire == 0 {
 		return false
 	}
-	kb := unsafe.Slice(unsafe.StringData(key), len(key))
+	kb := sbytes(key)
 	if o.Expire != 0 {
 		sh.expires.DeleteString(key)
 	}

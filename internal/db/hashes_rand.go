@@ -56,7 +56,7 @@ func hashRandomPair(v any) (field, value []byte) {
 		return f, val
 	case *hashDict:
 		k, s, _ := h.RandomKey()
-		return hbytes(k), hbytes(*s)
+		return sbytes(k), sbytes(*s)
 	}
 	panic("db: not a hash")
 }
@@ -156,7 +156,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 		})
 		rand.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
 		for _, f := range fields[:count] {
-			pair(hbytes(f), hbytes(*d.FindString(f)))
+			pair(sbytes(f), sbytes(*d.FindString(f)))
 		}
 		return
 	}
@@ -168,7 +168,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 			continue
 		}
 		seen[k] = struct{}{}
-		pair(hbytes(k), hbytes(*s))
+		pair(sbytes(k), sbytes(*s))
 	}
 }
 
@@ -228,7 +228,7 @@ func hscanCommand(c *Ctx) {
 		next = cursor
 		for {
 			next = h.Scan(next, func(k string, s *string) {
-				add(hbytes(k), hbytes(*s))
+				add(sbytes(k), sbytes(*s))
 			})
 			maxIter--
 			if next == 0 || maxIter <= 0 || int64(len(out)) >= args.count {

@@ -174,14 +174,10 @@ func hashRange(v any, fn func(field, value []byte) bool) {
 		}
 	case *hashDict:
 		h.Range(func(k string, s *string) bool {
-			return fn(hbytes(k), hbytes(*s))
+			return fn(sbytes(k), sbytes(*s))
 		})
 	}
 }
-
-// hbytes views an immutable string as bytes for reading (reply writers
-// and comparisons never write through it).
-func hbytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // hashCopy duplicates a hash for COPY, keeping its encoding.
 func hashCopy(o *Object) any {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/ds"
@@ -105,6 +106,11 @@ func (ks *Keyspace) Databases() int { return ks.ndb }
 // It is derived from ds.Hash, the hash every Dict uses, so that a command
 // hashes its key once for the lock and the dict lookups (see Ctx.PinKey).
 func (ks *Keyspace) StripeOf(key []byte) int { return stripeOfHash(ds.Hash(key)) }
+
+// sbytes views a string as bytes without copying, for passing dict keys
+// and stored fields to code that takes []byte (hashing, reply writers,
+// comparisons). The result must never be written.
+func sbytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 func stripeOfHash(h uint64) int { return ds.Stripe(h, StripeCount) }
 

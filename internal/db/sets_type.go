@@ -3,7 +3,6 @@ package db
 import (
 	"math/rand/v2"
 	"strconv"
-	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/ds"
 )
@@ -279,10 +278,6 @@ func setCopy(o *Object) any {
 	}
 	return nil
 }
-
-// sbytes views a string as bytes without copying, for passing the keys of
-// a Dict to code that takes []byte. The result must never be written.
-func sbytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // SetZSetEncoding reports OBJECT ENCODING for a set or sorted set, and ""
 // for any other type (for composing db.EncodingOf).
