@@ -190,6 +190,19 @@ func (c *client) fillWindow(out []byte, pipeline int, nowNs int64) ([]byte, int6
 	return out, 0
 }
 
+// stampSent sets the send time of the requests from position from of the
+// window on: now, as they are about to be written, unless rate limiting
+// already gave each its intended time (fillWindow).
+func (c *client) stampSent(from int) {
+	if c.r.interval != 0 {
+		return
+	}
+	t := c.now()
+	for i := from; i < c.n; i++ {
+		c.ring[(c.head+i)%len(c.ring)].sent = t
+	}
+}
+
 // runStandalone is the non-cluster loop: fill the pipeline window, write the
 // batch in one syscall, then consume every reply that has arrived.
 func (c *client) runStandalone(ctx context.Context) {
@@ -208,12 +221,7 @@ func (c *client) runStandalone(ctx context.Context) {
 			break
 		}
 		if c.n > batchStart {
-			t := c.now()
-			if c.r.interval == 0 {
-				for i := batchStart; i < c.n; i++ {
-					c.ring[(c.head+i)%len(c.ring)].sent = t
-				}
-			}
+			c.stampSent(batchStart)
 			if err := c.conn.Flush(); err != nil {
 				c.fail(err)
 				return

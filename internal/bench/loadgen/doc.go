@@ -8,10 +8,10 @@
 // Ownership and lifetime:
 //   - A client's loop (or its goroutine) owns its connection(s), key
 //     generators, random source, value buffer and counters; nothing on its
-//     request path locks or allocates. Every recorder (one per server per --threads group) holds
-//     the latency histograms; clients buffer samples and take the group's
-//     mutex once per 256 samples, so there is one lock order: client ->
-//     group, never nested.
+//     request path locks or allocates. Every recorder (one per server per
+//     --threads group) holds the latency histograms; clients buffer samples
+//     and take the group's mutex once per 256 samples, so there is one lock
+//     order: client -> group, never nested.
 //   - Live progress reads per-client atomic counters; it never touches the
 //     histograms.
 //   - In cluster mode the slot map is shared through an atomic pointer and

@@ -16,8 +16,8 @@ import (
 )
 
 // The epoll client engine (--client-io epoll, the default where it
-// applies): every --threads thread is one event loop that drives its --clients connections, as memtier's libevent
-// threads do. When replies arrive, the loop accounts them and writes the
+// applies): every --threads thread is one event loop that drives its
+// --clients connections, as memtier's libevent threads do. When replies arrive, the loop accounts them and writes the
 // next requests of that connection at once; with --rate-limiting it sleeps
 // in epoll_pwait2 until the earliest connection's next request is due, to
 // the microsecond.
@@ -181,7 +181,6 @@ func (l *evLoop) run() {
 			}
 			return
 		}
-		now = l.r.now()
 		for i := 0; i < n; i++ {
 			fd := int(l.events[i].Fd)
 			if fd >= len(l.conns) || l.conns[fd] == nil {
@@ -192,7 +191,7 @@ func (l *evLoop) run() {
 				l.drain(ec)
 				continue
 			}
-			l.readable(ec, now)
+			l.readable(ec)
 		}
 		if l.r.interval > 0 {
 			now = l.r.now()
@@ -236,7 +235,7 @@ func (l *evLoop) wait(timeout int64) (int, error) {
 
 // readable reads once, accounts every complete reply, and sends what the
 // window (and the schedule) allows.
-func (l *evLoop) readable(ec *evConn, now int64) {
+func (l *evLoop) readable(ec *evConn) {
 	c := ec.c
 	var err error
 	ec.rbuf, ec.w, err = wire.MakeRoom(ec.rbuf, ec.r, ec.w)
@@ -294,12 +293,7 @@ func (l *evLoop) send(ec *evConn, now int64) {
 	l.wbuf, due = c.fillWindow(l.wbuf[:0], c.r.cfg.Pipeline, now)
 	ec.wake = due
 	if c.n > batchStart {
-		if c.r.interval == 0 {
-			t := c.now()
-			for i := batchStart; i < c.n; i++ {
-				c.ring[(c.head+i)%len(c.ring)].sent = t
-			}
-		}
+		c.stampSent(batchStart)
 		l.write(ec, l.wbuf)
 		return
 	}

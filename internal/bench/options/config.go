@@ -66,8 +66,8 @@ type Config struct {
 
 	// ClientIO is corvid-bench's own --client-io: "epoll" (one event loop
 	// per --threads, memtier's design; the default) or "goroutines" (one
-	// goroutine per connection). Cluster mode, --rate-limiting,
-	// --reconnect-interval and unix sockets always use goroutines.
+	// goroutine per connection). Cluster mode, --reconnect-interval and
+	// unix sockets always use goroutines.
 	ClientIO string
 
 	ClusterMode bool // --cluster-mode
