@@ -204,13 +204,8 @@ func dialTree(t *testing.T, addr string) *treeConn {
 
 func (c *treeConn) do(t *testing.T, argv ...string) tree {
 	t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(argv))
-	for _, a := range argv {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
 	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.conn.Write([]byte(b.String())); err != nil {
+	if _, err := c.conn.Write([]byte(testutil.Command(argv...))); err != nil {
 		t.Fatal(err)
 	}
 	r, err := readTree(c.r)

@@ -3,6 +3,7 @@ package testutil
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -46,15 +47,18 @@ func DialConn(t testing.TB, addr string) (net.Conn, *bufio.Reader) {
 // Close closes the connection.
 func (c *Raw) Close() { c.conn.Close() }
 
-// Send writes a command as a multibulk request.
-func (c *Raw) Send(args ...string) {
+// Command encodes a command as a RESP multibulk request.
+func Command(args ...string) string {
 	var b strings.Builder
 	b.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
 	for _, a := range args {
 		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
 	}
-	c.WriteRaw(b.String())
+	return b.String()
 }
+
+// Send writes a command as a multibulk request.
+func (c *Raw) Send(args ...string) { c.WriteRaw(Command(args...)) }
 
 // WriteRaw writes bytes as they are.
 func (c *Raw) WriteRaw(s string) {
@@ -107,7 +111,7 @@ func readReply(r *bufio.Reader) (string, error) {
 			return "(nil)", nil
 		}
 		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r, buf); err != nil {
+		if _, err := io.ReadFull(r, buf); err != nil {
 			return "", err
 		}
 		return strconv.Quote(string(buf[:n])), nil
@@ -128,16 +132,4 @@ func readReply(r *bufio.Reader) (string, error) {
 		return string(line[0]) + "[" + strings.Join(parts, ", ") + "]", nil
 	}
 	return "", fmt.Errorf("bad reply type %q", line)
-}
-
-func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }

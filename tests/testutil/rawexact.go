@@ -3,6 +3,7 @@ package testutil
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ func copyReply(r *bufio.Reader, b *strings.Builder) error {
 			return nil
 		}
 		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r, buf); err != nil {
+		if _, err := io.ReadFull(r, buf); err != nil {
 			return err
 		}
 		b.Write(buf)
