@@ -4,16 +4,16 @@ import "unsafe"
 
 // ZSkip is a sorted set in Valkey's skiplist encoding, laid out for memory
 // and for the garbage collector: every member is ONE allocation holding
-// its hash-chain link, its score, its skiplist levels (forward pointer and
-// span) and the member bytes, and the hash table indexes those nodes
-// directly (as Valkey 8.1's zset hashtable of node pointers does). Each
+// its score, its hash, its skiplist levels (forward pointer and span) and
+// the member bytes, and the hash table indexes those nodes directly (as
+// Valkey 8.1's zset hashtable of node pointers does). Each
 // level also copies the order key of the node it points to (see zLevel),
 // which saves a cache miss per comparison, and a node gets another level
 // with probability 1/2 rather than Valkey's 1/4 (see zRandomLevel): a
 // 128-byte member costs about 230 heap bytes (Redis 7.0: 253).
 //
 // Memory and the collector. Nodes are carved from slabs (zskip_slab.go)
-// and bucket arrays and owners are allocated as pointer-free memory
+// and the index's slots and owners are allocated as pointer-free memory
 // (allocNoscan), so the links between nodes are hidden from Go's garbage
 // collector, which neither scans nor follows them. What keeps a node alive
 // is its slab: ZSkip.slabs holds one visible pointer per slab (64 KB, a few
@@ -25,7 +25,7 @@ import "unsafe"
 // stays valid for as long as its target's slab is held. The invariants
 // that make this safe:
 //
-//   - every node reachable through a hidden link (a bucket chain, a level's
+//   - every node reachable through a hidden link (an index slot, a level's
 //     forward, a backward link, owners) lies in a slab in slabs, so it is
 //     live;
 //   - a slab leaves slabs only when none of its nodes is linked any more
@@ -38,8 +38,8 @@ import "unsafe"
 //     moved it (see zskip_slab.go).
 //
 // Ordering, spans and the range walks are those of Skiplist; the hash
-// table is Dict's: chained, power-of-two sized, rehashed incrementally one
-// bucket per operation. Scan walks owners instead (see Scan). Scores must
+// table is open-addressed and resized incrementally (zskip_hash.go). Scan
+// walks owners instead (see Scan). Scores must
 // not be NaN. Member slices returned by ZNode.Member alias the node and are
 // valid until the member is removed. No internal locking (see the package
 // documentation).
@@ -49,10 +49,9 @@ type ZSkip struct {
 	length int
 	level  int // levels in use, >= 1
 
-	tables    [2][]*ZNode // pointer-free memory (newZTable)
-	used      [2]int
-	rehashIdx int // next bucket of tables[0] to move; -1 when not rehashing
-	pauseRH   int // walks in progress: no rehash steps, no resizes
+	tables    [2]zTable // the member index (zskip_hash.go)
+	rehashIdx int       // next slot of tables[0] to move; -1 when not resizing
+	pauseRH   int       // walks in progress: no rehash steps, no shrinking
 
 	owners    []*ZNode // every member once, in pointer-free memory (see above)
 	slabs     []*zSlab // sorted by address; keep the nodes alive
@@ -63,11 +62,11 @@ type ZSkip struct {
 
 // ZNode is one member. Its fields are read-only to callers.
 type ZNode struct {
-	hnext    *ZNode  // next node in the same hash bucket (hidden)
 	backward *ZNode  // previous node at level 0 (hidden)
 	score    float64 //
 	meta     uint32  // zDead | height << 24 | member length (zLongLen: see mlen)
 	oidx     uint32  // index in ZSkip.owners
+	hash     uint32  // the member's hash, low 32 bits (for resizing the index)
 	lv       [1]zLevel
 	// Allocated behind lv: height-1 more zLevels, then the member bytes
 	// (a member of zLongLen bytes or more: its length as a uint64, then
@@ -194,7 +193,7 @@ func allocNoscan(size int) unsafe.Pointer {
 	return unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))
 }
 
-// newZTable returns a bucket array in pointer-free memory.
+// newZTable returns an array of n node pointers in pointer-free memory.
 func newZTable(n int) []*ZNode {
 	return unsafe.Slice((**ZNode)(allocNoscan(n*8)), n)
 }
@@ -269,7 +268,7 @@ func NewZSkip(hint int) *ZSkip {
 	z := &ZSkip{level: 1, rehashIdx: -1}
 	z.header = allocZNode(zHeaderLevels, 0)
 	if hint > 0 {
-		z.tables[0] = newZTable(tableSize(hint))
+		z.tables[0].slots = newZSlots(zSlotsFor(hint))
 		z.owners = newZTable(hint)[:0]
 	}
 	return z
@@ -280,7 +279,7 @@ func (z *ZSkip) Len() int { return z.length }
 
 // MemUsage estimates the heap bytes of the ZSkip.
 func (z *ZSkip) MemUsage() int {
-	return allocSize(int(unsafe.Sizeof(*z))) + allocSize(zNodeBytes(z.header.height(), 0)) + 8*(len(z.tables[0])+len(z.tables[1])) +
+	return allocSize(int(unsafe.Sizeof(*z))) + allocSize(zNodeBytes(z.header.height(), 0)) + 8*(len(z.tables[0].slots)+len(z.tables[1].slots)) +
 		8*cap(z.owners) + 8*cap(z.slabs) + z.slabBytes
 }
 

@@ -174,7 +174,7 @@ func (z *ZSkip) Remove(member []byte) bool {
 	if n == nil {
 		return false
 	}
-	z.unlink(h, n)
+	z.unlink(n)
 	var update [SkiplistMaxLevel]*ZNode
 	z.findUpdate(n, &update)
 	z.deleteNode(n, &update)
@@ -357,7 +357,7 @@ func (z *ZSkip) dropRun(update *[SkiplistMaxLevel]*ZNode, keep func(n *ZNode, i 
 	for x := update[0].lv[0].forward; x != nil && keep(x, removed); {
 		next := x.lv[0].forward
 		z.deleteNode(x, update)
-		z.unlink(zhash(x.Member()), x)
+		z.unlink(x)
 		z.release(x)
 		removed++
 		x = next

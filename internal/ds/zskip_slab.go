@@ -96,6 +96,10 @@ func (z *ZSkip) allocNode(height, mlen int) *ZNode {
 // in slabs, which is sorted by address (see slabOf).
 func (z *ZSkip) newSlab(size int) *zSlab {
 	s := &zSlab{mem: make([]uint64, size/8)}
+	if uintptr(s.base())+uintptr(size) > zPtrMask {
+		// The index packs node addresses into 48 bits (zskip_hash.go).
+		panic("ds: heap address above 2^48")
+	}
 	i, _ := slices.BinarySearchFunc(z.slabs, s, cmpSlabs)
 	z.slabs = slices.Insert(z.slabs, i, s)
 	z.slabBytes += allocSize(size) + zSlabOverhead
@@ -185,7 +189,7 @@ func (z *ZSkip) dropSlab(s *zSlab) {
 
 // move copies live node x into the current slab and points every link
 // to x (its predecessors' levels, its successor's backward link, its
-// hash-chain predecessor, owners) at the copy. Order keys are unchanged,
+// index slot, owners) at the copy. Order keys are unchanged,
 // so the predecessors' copies of them stay right.
 func (z *ZSkip) move(x *ZNode) {
 	size := zAlign(zNodeBytes(x.height(), x.mlen()))
@@ -205,7 +209,7 @@ func (z *ZSkip) move(x *ZNode) {
 	} else {
 		z.tail = y
 	}
-	z.rechain(zhash(x.Member()), x, y)
+	z.rechain(x, y)
 	z.owners[x.oidx] = y
 	x.meta |= zDead
 }
