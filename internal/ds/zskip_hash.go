@@ -19,9 +19,10 @@ import "unsafe"
 //
 // Removal leaves a tombstone (probes continue past it) unless the next
 // slot is empty; a resize drops them. Resizing is incremental, as Dict's:
-// while tables[1] is being filled, each operation moves zRehashSlots slots
-// of tables[0] (a moved slot becomes a tombstone, so probe runs in the old
-// table stay intact), lookups look in both and inserts go to tables[1].
+// while tables[1] is being filled, each insert and each removal moves
+// zRehashSlots slots of tables[0] (a moved slot becomes a tombstone, so
+// probe runs in the old table stay intact); lookups look in both tables
+// and move nothing (see find); inserts go to tables[1].
 //
 // Slots live in pointer-free memory: the pointers are hidden, like every
 // link between nodes (see ZSkip). The 48-bit packing relies on user-space
@@ -143,12 +144,14 @@ func (t *zTable) drop(i int) {
 	}
 }
 
-// find returns the node of member, doing one rehash step.
+// find returns the node of member. It never changes the index: a resize
+// advances only in calls that add or remove a member (link, unlink), so a
+// read or a no-op write never changes MemUsage, which callers re-measure
+// only after a change (package db's accounting).
 func (z *ZSkip) find(h uint64, member []byte) *ZNode {
 	if z.length == 0 {
 		return nil
 	}
-	z.rehashStep()
 	if n := z.tables[0].lookup(h, member); n != nil || z.rehashIdx < 0 {
 		return n
 	}
@@ -163,6 +166,7 @@ func (z *ZSkip) link(h uint64, n *ZNode) {
 		z.resizeOwners(max(1, 2*cap(z.owners)))
 	}
 	z.owners = append(z.owners, n)
+	z.rehashStep()
 	z.reserve()
 	t := &z.tables[0]
 	if z.rehashIdx >= 0 {
@@ -214,6 +218,7 @@ func (z *ZSkip) rebuild(size int) {
 // skiplist in the same operation (see ZSkip).
 func (z *ZSkip) unlink(n *ZNode) {
 	z.disown(n)
+	z.rehashStep()
 	t := &z.tables[0]
 	i := t.slotOf(n)
 	if i < 0 && z.rehashIdx >= 0 {

@@ -744,8 +744,12 @@ func TestZSkipIndexResize(t *testing.T) {
 			t.Fatalf("%q lost", m)
 		}
 	}
+	// Lookups do not advance a resize (see find); an insert and a
+	// removal do.
 	for z.rehashIdx >= 0 {
 		z.Find(members[n-1])
+		z.Add([]byte("step"), 0)
+		z.Remove([]byte("step"))
 	}
 	checkIndex(t, z)
 	if s := len(z.tables[0].slots); s >= grown/8 {
@@ -774,5 +778,35 @@ func TestZSkipIndexShrinkThenGrow(t *testing.T) {
 	}
 	if z.Len() != 202 {
 		t.Fatalf("Len %d, want 202", z.Len())
+	}
+}
+
+// TestZSkipLookupsKeepMemUsage: lookups, updates that keep a score and
+// removals of absent members leave MemUsage alone, mid-resize too; package
+// db re-measures a value only after a change (TestMemAccountingRandomOps).
+func TestZSkipLookupsKeepMemUsage(t *testing.T) {
+	z := NewZSkip(0)
+	resizes := 0
+	for i := range 2000 {
+		m := fmt.Appendf(nil, "m%d", i)
+		z.Add(m, 1)
+		if z.rehashIdx < 0 {
+			continue
+		}
+		resizes++
+		before := z.MemUsage()
+		for j := range 40 {
+			z.Find(fmt.Appendf(nil, "m%d", j))
+			z.Score(fmt.Appendf(nil, "m%d", j))
+			z.Rank(m, false)
+			z.Add(m, 1)
+			z.Remove([]byte("absent"))
+		}
+		if after := z.MemUsage(); after != before {
+			t.Fatalf("at %d members, mid-resize: MemUsage %d -> %d without a change", i+1, before, after)
+		}
+	}
+	if resizes == 0 {
+		t.Fatal("never caught a resize in progress")
 	}
 }
