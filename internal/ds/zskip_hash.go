@@ -35,7 +35,7 @@ const (
 	zPtrBits     = 48
 	zPtrMask     = 1<<zPtrBits - 1
 	zMinSlots    = 4
-	zRehashSlots = 16 // two cache lines of the old table per operation
+	zRehashSlots = 16 // two cache lines of the old table per insert or removal
 )
 
 // zTable is one open-addressing table. Its load (live entries plus
