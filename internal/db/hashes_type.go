@@ -24,6 +24,15 @@ import (
 // which keeps MemUsage, and so memory accounting, O(1) and exact.
 type hashDict = ds.Dict[string]
 
+// newHashDict returns an empty hashtable-encoded hash sized for hint
+// fields; like newSetDict, its resizes advance only on added or removed
+// fields.
+func newHashDict(hint int) *hashDict {
+	d := ds.New[string](hint)
+	d.RehashOnWritesOnly()
+	return d
+}
+
 // hashValMem is the heap a hash value string of length n occupies.
 func hashValMem(n int) int { return ds.AllocSize(n) }
 
@@ -95,7 +104,7 @@ func hashTryConversion(o *Object, args [][]byte) {
 // hashToDict converts a listpack hash to the hashtable encoding, sized for
 // extra more fields.
 func hashToDict(o *Object, lp *ds.Listpack, extra int) *hashDict {
-	d := ds.New[string](lp.Len()/2 + extra)
+	d := newHashDict(lp.Len()/2 + extra)
 	for p := 0; p < lp.End(); {
 		f, vp := lp.Next(p)
 		val, next := lp.Next(vp)
@@ -185,7 +194,7 @@ func hashCopy(o *Object) any {
 	case *ds.Listpack:
 		return h.Clone()
 	case *hashDict:
-		d := ds.New[string](h.Len())
+		d := newHashDict(h.Len())
 		h.Range(func(k string, s *string) bool {
 			p, _ := d.UpsertString(k)
 			*p = *s

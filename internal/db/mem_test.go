@@ -187,6 +187,20 @@ func TestMemAccountingRandomOps(t *testing.T) {
 		func() []string { return []string{"SSCAN", key(), "0"} },
 		func() []string { return []string{"HSCAN", key(), "0"} },
 		func() []string { return []string{"GETRANGE", key(), "0", "5"} },
+		// Member lookups and no-op removals: none may advance a resize of
+		// the value's table unaccounted (ds.Dict.RehashOnWritesOnly).
+		func() []string { return []string{"SISMEMBER", key(), val()} },
+		func() []string { return []string{"SMISMEMBER", key(), val(), val()} },
+		func() []string { return []string{"HGET", key(), val()} },
+		func() []string { return []string{"HMGET", key(), val(), val()} },
+		func() []string { return []string{"HEXISTS", key(), val()} },
+		func() []string { return []string{"HSTRLEN", key(), val()} },
+		func() []string { return []string{"ZSCORE", key(), val()} },
+		func() []string { return []string{"ZMSCORE", key(), val(), val()} },
+		func() []string { return []string{"ZRANK", key(), val()} },
+		func() []string { return []string{"SREM", key(), "absent"} },
+		func() []string { return []string{"HDEL", key(), "absent"} },
+		func() []string { return []string{"ZREM", key(), "absent"} },
 		func() []string { return []string{"BITCOUNT", key()} },
 		func() []string { return []string{"OBJECT", "ENCODING", key()} },
 	}

@@ -37,7 +37,17 @@ func newSetFor(value []byte, sizeHint int) any {
 	if int64(sizeHint) <= setMaxListpackEntries() {
 		return &ds.Pack{}
 	}
-	return ds.New[struct{}](sizeHint)
+	return newSetDict(sizeHint)
+}
+
+// newSetDict returns an empty hashtable-encoded set sized for hint
+// members. Its resizes advance only when a member is added or removed,
+// the changes after which the keyspace re-measures a value (see
+// ds.Dict.RehashOnWritesOnly).
+func newSetDict(hint int) *setDict {
+	d := ds.New[struct{}](hint)
+	d.RehashOnWritesOnly()
+	return d
 }
 
 // setMaybeConvert is setTypeMaybeConvert: a command about to add sizeHint
@@ -197,7 +207,7 @@ func setRange(o *Object, fn func(m []byte) bool) {
 
 // setToDict converts o to a hashtable pre-sized for capHint members.
 func setToDict(o *Object, capHint int) *setDict {
-	d := ds.New[struct{}](max(capHint, setLen(o)))
+	d := newSetDict(max(capHint, setLen(o)))
 	setRange(o, func(m []byte) bool {
 		d.Upsert(m)
 		return true
@@ -269,7 +279,7 @@ func setCopy(o *Object) any {
 	case *ds.Pack:
 		return v.Clone()
 	case *setDict:
-		d := ds.New[struct{}](v.Len())
+		d := newSetDict(v.Len())
 		v.Range(func(k string, _ *struct{}) bool {
 			d.UpsertString(k)
 			return true

@@ -37,6 +37,9 @@ type Dict[V any] struct {
 	// extBytes is memory the caller keeps outside the entries on the
 	// Dict's behalf (a hash's value strings), reported via AddMemUsage.
 	extBytes int
+	// writeSteps: only inserting a new key or removing a present one
+	// advances a resize (RehashOnWritesOnly).
+	writeSteps bool
 }
 
 // entry is one key/value pair. val must stay addressable and must not move:
@@ -56,6 +59,14 @@ func New[V any](hint int) *Dict[V] {
 	}
 	return d
 }
+
+// RehashOnWritesOnly makes every call that changes no key (a lookup, an
+// Upsert of a present key, a Delete of an absent one, a random pick) leave
+// the tables alone, so MemUsage changes only when a key is added or
+// removed: a resize in progress advances on those alone. It is for Dicts
+// inside values whose size the caller re-measures only after a change
+// (package db's sets and hashes); Valkey's dicts also step on reads.
+func (d *Dict[V]) RehashOnWritesOnly() { d.writeSteps = true }
 
 // Len returns the number of keys.
 func (d *Dict[V]) Len() int { return d.used[0] + d.used[1] }
@@ -82,7 +93,9 @@ func (d *Dict[V]) FindHashedString(h uint64, key string) *V {
 	if d.Len() == 0 {
 		return nil
 	}
-	d.stepFor(h)
+	if !d.writeSteps {
+		d.stepFor(h)
+	}
 	if e := d.lookup(h, key); e != nil {
 		return &e.val
 	}
@@ -197,9 +210,14 @@ func (d *Dict[V]) lookup(h uint64, key string) *entry[V] {
 
 func (d *Dict[V]) upsert(h uint64, key string) (*entry[V], bool) {
 	if d.Len() > 0 {
-		d.stepFor(h)
+		if !d.writeSteps {
+			d.stepFor(h)
+		}
 		if e := d.lookup(h, key); e != nil {
 			return e, true
+		}
+		if d.writeSteps {
+			d.stepFor(h)
 		}
 	}
 	d.expandIfNeeded()
@@ -221,7 +239,7 @@ func (d *Dict[V]) upsert(h uint64, key string) (*entry[V], bool) {
 
 // unlink removes key's entry from its chain and returns it, or nil.
 func (d *Dict[V]) unlink(h uint64, key string) *entry[V] {
-	if d.Len() == 0 {
+	if d.Len() == 0 || (d.writeSteps && d.lookup(h, key) == nil) {
 		return nil
 	}
 	d.stepFor(h)

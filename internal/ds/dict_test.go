@@ -481,3 +481,54 @@ func TestDictRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestDictRehashOnWritesOnly: in that mode, calls that change no key leave
+// MemUsage alone mid-resize, and resizes still finish through inserts and
+// removals.
+func TestDictRehashOnWritesOnly(t *testing.T) {
+	d := ds.New[struct{}](0)
+	d.RehashOnWritesOnly()
+	caught := 0
+	for i := range 5000 {
+		d.UpsertString(fmt.Sprint("m", i))
+		if !d.IsRehashing() {
+			continue
+		}
+		caught++
+		before := d.MemUsage()
+		for j := range 100 {
+			d.FindString(fmt.Sprint("m", j))
+			d.UpsertString(fmt.Sprint("m", j%(i+1))) // present
+			d.DeleteString("absent")
+			d.RandomKey()
+			d.Sample(5, func(string, *struct{}) {})
+		}
+		if after := d.MemUsage(); after != before {
+			t.Fatalf("at %d keys, mid-resize: MemUsage %d -> %d with no key changed", i+1, before, after)
+		}
+	}
+	if caught == 0 {
+		t.Fatal("never caught a resize in progress")
+	}
+	extra := 0
+	for ; d.IsRehashing(); extra++ {
+		d.UpsertString(fmt.Sprint("extra", extra))
+	}
+	if err := d.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		if _, ok := d.DeleteString(fmt.Sprint("m", i)); !ok {
+			t.Fatalf("m%d lost", i)
+		}
+	}
+	for i := range extra {
+		d.DeleteString(fmt.Sprint("extra", i))
+	}
+	if d.Len() != 0 {
+		t.Fatalf("Len %d after removing every key", d.Len())
+	}
+	if main, target := d.Buckets(); main > 1024 && (target == 0 || target > 1024) {
+		t.Fatalf("%d buckets (resizing to %d) after removing most keys: removals do not shrink", main, target)
+	}
+}
