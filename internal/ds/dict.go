@@ -239,10 +239,12 @@ func (d *Dict[V]) upsert(h uint64, key string) (*entry[V], bool) {
 
 // unlink removes key's entry from its chain and returns it, or nil.
 func (d *Dict[V]) unlink(h uint64, key string) *entry[V] {
-	if d.Len() == 0 || (d.writeSteps && d.lookup(h, key) == nil) {
+	if d.Len() == 0 {
 		return nil
 	}
-	d.stepFor(h)
+	if !d.writeSteps {
+		d.stepFor(h)
+	}
 	for t := 0; t < 2; t++ {
 		tab := d.tables[t]
 		idx := h & uint64(len(tab)-1)
@@ -266,6 +268,10 @@ func (d *Dict[V]) unlink(h uint64, key string) *entry[V] {
 			d.used[t]--
 			d.entryBytes -= entrySize[V](len(key))
 			d.shrinkIfNeeded()
+			if d.writeSteps {
+				// Only now that a key went: see RehashOnWritesOnly.
+				d.stepFor(h)
+			}
 			return e
 		}
 		if d.rehashIdx < 0 {

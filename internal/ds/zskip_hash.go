@@ -72,8 +72,8 @@ func newZSlots(n int) []uint64 { return make([]uint64, n) }
 // so a fresh table is at most half full.
 func zSlotsFor(n int) int { return max(zMinSlots, tableSize(2*n)) }
 
-// room reports whether one more entry keeps the load at most 3/4.
-func (t *zTable) room() bool { return 4*(int(t.used)+int(t.tombs)+1) <= 3*len(t.slots) }
+// fits reports whether n more entries keep the load at most 3/4.
+func (t *zTable) fits(n int) bool { return 4*(int(t.used)+int(t.tombs)+n) <= 3*len(t.slots) }
 
 // lookup returns the node of member (hash h) in t, or nil.
 func (t *zTable) lookup(h uint64, member []byte) *ZNode {
@@ -183,7 +183,7 @@ func (z *ZSkip) reserve() {
 		// followed by many inserts) is finished at once into a table
 		// sized for everything.
 		old, nt := &z.tables[0], &z.tables[1]
-		if 4*(int(nt.used)+int(nt.tombs)+int(old.used)+1) <= 3*len(nt.slots) {
+		if nt.fits(int(old.used) + 1) {
 			return
 		}
 		z.rebuild(zSlotsFor(int(old.used) + int(nt.used) + 1))
@@ -192,7 +192,7 @@ func (z *ZSkip) reserve() {
 	switch {
 	case len(t.slots) == 0:
 		t.slots = newZSlots(zMinSlots)
-	case !t.room():
+	case !t.fits(1):
 		// Grows, or (mostly tombstones) rebuilds at the same size.
 		z.startResize(zSlotsFor(int(t.used) + 1))
 	}
