@@ -7,7 +7,8 @@ import (
 // Dict is a chained hash table from string keys to values of type V, with
 // Valkey's incremental rehashing: while it resizes it holds two tables and
 // every lookup, insert or delete moves one bucket from the old table to the
-// new one, so no single operation pays for a whole resize.
+// new one (only inserts and removals with RehashOnWritesOnly), so no single
+// operation pays for a whole resize.
 //
 // Memory per key: one allocation holding the entry (next pointer 8 bytes,
 // key string header 16 bytes, V inline) with keys of up to 128 bytes stored
