@@ -250,7 +250,7 @@ func (z *ZSkip) newNode(height int, score float64, member []byte) *ZNode {
 // grows (growHeader) when a taller node arrives. A full 32-level header
 // would cost 1 KB, which dominates small sorted sets with long members
 // (a one-member skiplist-encoded set).
-const zHeaderLevels = 4
+const zHeaderLevels = 2
 
 // growHeader replaces the header with one of at least h levels. Only
 // z.header points at the header (a first node's backward link is nil), so

@@ -67,13 +67,18 @@ func (z *ZSkip) allocNode(height, mlen int) *ZNode {
 	case need > zOwnSlab:
 		s = z.newSlab(need)
 	case s == nil || s.used+need > s.size():
-		// The first slab holds just the first node (most skiplist-encoded
-		// sets with few members have long ones); then each is twice the
-		// last, up to zSlabMax. Sizes are Go size classes, so the
-		// allocator wastes nothing.
+		// The first slab holds the members the set was sized for (the
+		// capacity NewZSkip gave owners; one when unknown), each with room
+		// for a level more than this node (heights average 2): most
+		// skiplist-encoded sets with few members have long ones, and a set
+		// converted from a listpack knows its size. Then each slab is
+		// twice the last, up to zSlabMax. Sizes are Go size classes, so
+		// the allocator wastes nothing.
 		size := need
 		if s != nil {
 			size = max(min(2*s.size(), zSlabMax), need)
+		} else if hint := cap(z.owners) - len(z.owners); hint > 1 {
+			size = min(hint*(need+zLevelSz), zSlabMax)
 		}
 		old := s
 		s = z.newSlab(allocSize(size))

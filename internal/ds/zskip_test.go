@@ -669,9 +669,9 @@ func TestZSkipLevelCopies(t *testing.T) {
 // TestZSkipOneMemberMemory: a sorted set of one long member (skiplist
 // encoded because the member exceeds zset-max-listpack-value) must not pay
 // for a full 32-level header. Redis 7.0.15 spends about 1.2 KB on such a
-// key in all; Corvid ~650 bytes (the set ~190, a 4-level header 128, a
-// 4-slot index, the node in a first slab of its own size ~210, the
-// slab's bookkeeping ~56, owners 8).
+// key in all; Corvid ~615 bytes (the set ~190, a 2-level header 64, a
+// 4-slot index, the node in a first slab of its own size ~210, the slab's
+// bookkeeping ~56, owners 8).
 func TestZSkipOneMemberMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates")
@@ -688,8 +688,36 @@ func TestZSkipOneMemberMemory(t *testing.T) {
 		}
 	})
 	t.Logf("%.1f heap bytes per one-member ZSkip (MemUsage %d)", per, zs[0].MemUsage())
-	if per > 680 {
-		t.Errorf("%.1f bytes per one-member sorted set, want at most 680", per)
+	if per > 640 {
+		t.Errorf("%.1f bytes per one-member sorted set, want at most 640", per)
+	}
+}
+
+// TestZSkipTwoMemberMemory: the set a ZADD of a long member makes from a
+// one-member listpack (NewZSkip(2), two Adds; the keyspace-scaling
+// benchmark's 10^7-key ZADD row is made of these). Its first slab is sized
+// for both nodes, so one slab serves both: ~970 bytes (1,140 when the
+// first slab held one node and the second doubled it).
+func TestZSkipTwoMemberMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates")
+	}
+	const n = 20_000
+	member := make([]byte, 128)
+	var zs []*ZSkip
+	per := heapPer(n, func() {
+		zs = make([]*ZSkip, n)
+		for i := range zs {
+			zs[i] = NewZSkip(2)
+			copy(member, fmt.Sprintf("a%0127d", i))
+			zs[i].Add(member, 1)
+			copy(member, fmt.Sprintf("b%0127d", i))
+			zs[i].Add(member, 1)
+		}
+	})
+	t.Logf("%.1f heap bytes per two-member ZSkip (MemUsage %d)", per, zs[0].MemUsage())
+	if per > 1000 {
+		t.Errorf("%.1f bytes per two-member sorted set, want at most 1000", per)
 	}
 }
 
