@@ -673,22 +673,7 @@ func TestZSkipLevelCopies(t *testing.T) {
 // 4-slot index, the node in a first slab of its own size ~210, the slab's
 // bookkeeping ~56, owners 8).
 func TestZSkipOneMemberMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocates")
-	}
-	const n = 20_000
-	member := make([]byte, 128)
-	var zs []*ZSkip
-	per := heapPer(n, func() {
-		zs = make([]*ZSkip, n)
-		for i := range zs {
-			copy(member, fmt.Sprintf("%0128d", i))
-			zs[i] = NewZSkip(0)
-			zs[i].Add(member, 1)
-		}
-	})
-	t.Logf("%.1f heap bytes per one-member ZSkip (MemUsage %d)", per, zs[0].MemUsage())
-	if per > 640 {
+	if per := smallZSkipHeap(t, 0, 1); per > 640 {
 		t.Errorf("%.1f bytes per one-member sorted set, want at most 640", per)
 	}
 }
@@ -699,6 +684,15 @@ func TestZSkipOneMemberMemory(t *testing.T) {
 // for both nodes, so one slab serves both: ~970 bytes (1,140 when the
 // first slab held one node and the second doubled it).
 func TestZSkipTwoMemberMemory(t *testing.T) {
+	if per := smallZSkipHeap(t, 2, 2); per > 1000 {
+		t.Errorf("%.1f bytes per two-member sorted set, want at most 1000", per)
+	}
+}
+
+// smallZSkipHeap returns the heap bytes of one ZSkip made with
+// NewZSkip(hint) holding members 128-byte members, averaged over 20,000.
+func smallZSkipHeap(t *testing.T, hint, members int) float64 {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("allocates")
 	}
@@ -708,17 +702,15 @@ func TestZSkipTwoMemberMemory(t *testing.T) {
 	per := heapPer(n, func() {
 		zs = make([]*ZSkip, n)
 		for i := range zs {
-			zs[i] = NewZSkip(2)
-			copy(member, fmt.Sprintf("a%0127d", i))
-			zs[i].Add(member, 1)
-			copy(member, fmt.Sprintf("b%0127d", i))
-			zs[i].Add(member, 1)
+			zs[i] = NewZSkip(hint)
+			for j := range members {
+				copy(member, fmt.Sprintf("%c%0127d", 'a'+j, i))
+				zs[i].Add(member, 1)
+			}
 		}
 	})
-	t.Logf("%.1f heap bytes per two-member ZSkip (MemUsage %d)", per, zs[0].MemUsage())
-	if per > 1000 {
-		t.Errorf("%.1f bytes per two-member sorted set, want at most 1000", per)
-	}
+	t.Logf("%.1f heap bytes per %d-member ZSkip (MemUsage %d)", per, members, zs[0].MemUsage())
+	return per
 }
 
 // heapPer returns the live heap bytes build adds, divided by n. What build
