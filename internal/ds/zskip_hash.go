@@ -219,15 +219,7 @@ func (z *ZSkip) rebuild(size int) {
 func (z *ZSkip) unlink(n *ZNode) {
 	z.disown(n)
 	z.rehashStep()
-	t := &z.tables[0]
-	i := t.slotOf(n)
-	if i < 0 && z.rehashIdx >= 0 {
-		t = &z.tables[1]
-		i = t.slotOf(n)
-	}
-	if i < 0 {
-		panic("ds: ZSkip node missing from its index")
-	}
+	t, i := z.locate(n)
 	t.drop(i)
 	z.shrinkIfNeeded()
 }
@@ -235,11 +227,18 @@ func (z *ZSkip) unlink(n *ZNode) {
 // rechain replaces x by y (a copy of x, same member and hash) in the
 // index.
 func (z *ZSkip) rechain(x, y *ZNode) {
-	for t := range z.tables {
-		tb := &z.tables[t]
-		if i := tb.slotOf(x); i >= 0 {
-			tb.slots[i] = tb.slots[i]&^zPtrMask | uint64(uintptr(unsafe.Pointer(y)))
-			return
+	t, i := z.locate(x)
+	t.slots[i] = t.slots[i]&^zPtrMask | uint64(uintptr(unsafe.Pointer(y)))
+}
+
+// locate returns the table and slot holding n, which must be indexed.
+func (z *ZSkip) locate(n *ZNode) (*zTable, int) {
+	if i := z.tables[0].slotOf(n); i >= 0 {
+		return &z.tables[0], i
+	}
+	if z.rehashIdx >= 0 {
+		if i := z.tables[1].slotOf(n); i >= 0 {
+			return &z.tables[1], i
 		}
 	}
 	panic("ds: ZSkip node missing from its index")
