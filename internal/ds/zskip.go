@@ -38,7 +38,7 @@ import "unsafe"
 //     moved it (see zskip_slab.go).
 //
 // Ordering, spans and the range walks are those of Skiplist; the hash
-// table is open-addressed and resized incrementally (zskip_hash.go). Scan
+// table is open-addressed and resized incrementally (oindex.go). Scan
 // walks owners instead (see Scan). Scores must
 // not be NaN. Member slices returned by ZNode.Member alias the node and are
 // valid until the member is removed. No internal locking (see the package
@@ -49,9 +49,7 @@ type ZSkip struct {
 	length int
 	level  int // levels in use, >= 1
 
-	tables    [2]zTable // the member index (zskip_hash.go)
-	rehashIdx int       // next slot of tables[0] to move; -1 when not resizing
-	pauseRH   int       // walks in progress: no rehash steps, no shrinking
+	idx oIndex // the member index (oindex.go, zskip_hash.go)
 
 	owners    []*ZNode // every member once, in pointer-free memory (see above)
 	slabs     []*zSlab // sorted by address; keep the nodes alive
@@ -62,11 +60,11 @@ type ZSkip struct {
 
 // ZNode is one member. Its fields are read-only to callers.
 type ZNode struct {
+	hash     uint32  // the member's hash, low 32 bits: first, for oIndex's resizes
+	oidx     uint32  // index in ZSkip.owners
 	backward *ZNode  // previous node at level 0 (hidden)
 	score    float64 //
 	meta     uint32  // zDead | height << 24 | member length (zLongLen: see mlen)
-	oidx     uint32  // index in ZSkip.owners
-	hash     uint32  // the member's hash, low 32 bits (for resizing the index)
 	lv       [1]zLevel
 	// Allocated behind lv: height-1 more zLevels, then the member bytes
 	// (a member of zLongLen bytes or more: its length as a uint64, then
@@ -265,10 +263,10 @@ func (z *ZSkip) growHeader(h int) {
 
 // NewZSkip returns an empty ZSkip sized for hint members.
 func NewZSkip(hint int) *ZSkip {
-	z := &ZSkip{level: 1, rehashIdx: -1}
+	z := &ZSkip{level: 1}
 	z.header = allocZNode(zHeaderLevels, 0)
+	z.idx.init(hint)
 	if hint > 0 {
-		z.tables[0].slots = newZSlots(zSlotsFor(hint))
 		z.owners = newZTable(hint)[:0]
 	}
 	return z
@@ -279,7 +277,7 @@ func (z *ZSkip) Len() int { return z.length }
 
 // MemUsage estimates the heap bytes of the ZSkip.
 func (z *ZSkip) MemUsage() int {
-	return allocSize(int(unsafe.Sizeof(*z))) + allocSize(zNodeBytes(z.header.height(), 0)) + 8*(len(z.tables[0].slots)+len(z.tables[1].slots)) +
+	return allocSize(int(unsafe.Sizeof(*z))) + allocSize(zNodeBytes(z.header.height(), 0)) + z.idx.bytes() +
 		8*cap(z.owners) + 8*cap(z.slabs) + z.slabBytes
 }
 

@@ -353,7 +353,7 @@ func (z *ZSkip) CountInLexRange(r LexRange) int { return z.countIn(zLexSpec(r)) 
 // keep(node, index) is true, and returns how many it removed.
 func (z *ZSkip) dropRun(update *[SkiplistMaxLevel]*ZNode, keep func(n *ZNode, i int) bool) int {
 	removed := 0
-	z.pauseRH++ // no resize while unlinking a run
+	z.idx.pause++ // no resize while unlinking a run
 	for x := update[0].lv[0].forward; x != nil && keep(x, removed); {
 		next := x.lv[0].forward
 		z.deleteNode(x, update)
@@ -362,8 +362,8 @@ func (z *ZSkip) dropRun(update *[SkiplistMaxLevel]*ZNode, keep func(n *ZNode, i 
 		removed++
 		x = next
 	}
-	z.pauseRH--
-	z.shrinkIfNeeded()
+	z.idx.pause--
+	z.idx.shrinkIfNeeded()
 	z.settle()
 	return removed
 }

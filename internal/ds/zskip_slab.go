@@ -101,10 +101,7 @@ func (z *ZSkip) allocNode(height, mlen int) *ZNode {
 // in slabs, which is sorted by address (see slabOf).
 func (z *ZSkip) newSlab(size int) *zSlab {
 	s := &zSlab{mem: make([]uint64, size/8)}
-	if uintptr(s.base())+uintptr(size) > zPtrMask {
-		// The index packs node addresses into 48 bits (zskip_hash.go).
-		panic("ds: heap address above 2^48")
-	}
+	checkPacked(unsafe.Add(s.base(), size-1)) // the index packs node addresses into 48 bits
 	i, _ := slices.BinarySearchFunc(z.slabs, s, cmpSlabs)
 	z.slabs = slices.Insert(z.slabs, i, s)
 	z.slabBytes += allocSize(size) + zSlabOverhead

@@ -85,59 +85,17 @@ func checkOwners(t *testing.T, z *ZSkip) {
 	checkSlabs(t, z)
 }
 
-// checkIndex verifies the member index (zskip_hash.go): each table's
-// counts match its slots and leave an empty slot; every live slot holds an
-// owned node under its member's tag, and the node keeps its hash; every
-// member is in exactly one table; and no slot of the old table below
-// rehashIdx is live.
+// checkIndex verifies the member index (zskip_hash.go) with checkOIndex:
+// every live slot holds an owned node under its member's hash.
 func checkIndex(t *testing.T, z *ZSkip) {
 	t.Helper()
-	owned := map[*ZNode]bool{}
+	owned := map[unsafe.Pointer]bool{}
 	for _, n := range z.owners {
-		owned[n] = true
+		owned[unsafe.Pointer(n)] = true
 	}
-	seen := 0
-	for ti := range z.tables {
-		tb := &z.tables[ti]
-		if ti == 1 && z.rehashIdx < 0 {
-			if len(tb.slots) != 0 || tb.used != 0 || tb.tombs != 0 {
-				t.Fatalf("second table %d slots, %d used while not resizing", len(tb.slots), tb.used)
-			}
-			continue
-		}
-		used, tombs, empty := 0, 0, 0
-		for i, s := range tb.slots {
-			switch s {
-			case zSlotEmpty:
-				empty++
-			case zSlotTomb:
-				tombs++
-			default:
-				used++
-				n := zSlotNode(s)
-				if !owned[n] {
-					t.Fatalf("table %d slot %d holds a node that is not owned", ti, i)
-				}
-				delete(owned, n)
-				h := zhash(n.Member())
-				if s&^zPtrMask != zTag(h) || n.hash != uint32(h) {
-					t.Fatalf("table %d slot %d: tag or stored hash of %q wrong", ti, i, n.MemberString())
-				}
-				if ti == 0 && z.rehashIdx >= 0 && i < z.rehashIdx {
-					t.Fatalf("old table slot %d below rehashIdx %d is live", i, z.rehashIdx)
-				}
-			}
-		}
-		if used != int(tb.used) || tombs != int(tb.tombs) {
-			t.Fatalf("table %d: %d live %d tombstones, counts say %d %d", ti, used, tombs, tb.used, tb.tombs)
-		}
-		if len(tb.slots) > 0 && empty == 0 {
-			t.Fatalf("table %d has no empty slot", ti)
-		}
-		seen += used
-	}
-	if seen != z.Len() || len(owned) != 0 {
-		t.Fatalf("index holds %d members, set has %d (%d owned nodes missing)", seen, z.Len(), len(owned))
+	checkOIndex(t, &z.idx, owned, func(p unsafe.Pointer) uint64 { return zhash((*ZNode)(p).Member()) })
+	if z.idx.tables[0].used+z.idx.tables[1].used != uint32(z.Len()) {
+		t.Fatalf("index holds %d members, set has %d", z.idx.tables[0].used+z.idx.tables[1].used, z.Len())
 	}
 }
 
@@ -738,7 +696,7 @@ func TestZSkipIndexResize(t *testing.T) {
 	for i := range members {
 		members[i] = fmt.Appendf(nil, "member:%d", i)
 		z.Add(members[i], float64(i%7))
-		sawResize = sawResize || z.rehashIdx >= 0
+		sawResize = sawResize || z.idx.rehashIdx >= 0
 		if i%97 == 0 {
 			checkIndex(t, z)
 			if z.Find(fmt.Appendf(nil, "absent:%d", i)) != nil {
@@ -749,7 +707,7 @@ func TestZSkipIndexResize(t *testing.T) {
 	if !sawResize {
 		t.Fatal("3000 inserts never resized the index")
 	}
-	grown := len(z.tables[0].slots)
+	grown := len(z.idx.tables[0].slots)
 	r.Shuffle(n, func(i, j int) { members[i], members[j] = members[j], members[i] })
 	for i, m := range members[:n-10] {
 		if !z.Remove(m) {
@@ -766,13 +724,13 @@ func TestZSkipIndexResize(t *testing.T) {
 	}
 	// Lookups do not advance a resize (see find); an insert and a
 	// removal do.
-	for z.rehashIdx >= 0 {
+	for z.idx.rehashIdx >= 0 {
 		z.Find(members[n-1])
 		z.Add([]byte("step"), 0)
 		z.Remove([]byte("step"))
 	}
 	checkIndex(t, z)
-	if s := len(z.tables[0].slots); s >= grown/8 {
+	if s := len(z.idx.tables[0].slots); s >= grown/8 {
 		t.Fatalf("index still %d slots for 10 members (was %d)", s, grown)
 	}
 }
@@ -789,8 +747,8 @@ func TestZSkipIndexShrinkThenGrow(t *testing.T) {
 	if got := z.DeleteRangeByRank(2, 3999); got != 3998 {
 		t.Fatalf("DeleteRangeByRank removed %d", got)
 	}
-	if z.rehashIdx < 0 || len(z.tables[1].slots) >= len(z.tables[0].slots) {
-		t.Fatalf("no shrink in progress: %d -> %d slots", len(z.tables[0].slots), len(z.tables[1].slots))
+	if z.idx.rehashIdx < 0 || len(z.idx.tables[1].slots) >= len(z.idx.tables[0].slots) {
+		t.Fatalf("no shrink in progress: %d -> %d slots", len(z.idx.tables[0].slots), len(z.idx.tables[1].slots))
 	}
 	for j := range 200 {
 		z.Add(fmt.Appendf(nil, "new:%d", j), 2)
@@ -810,7 +768,7 @@ func TestZSkipLookupsKeepMemUsage(t *testing.T) {
 	for i := range 2000 {
 		m := fmt.Appendf(nil, "m%d", i)
 		z.Add(m, 1)
-		if z.rehashIdx < 0 {
+		if z.idx.rehashIdx < 0 {
 			continue
 		}
 		resizes++
