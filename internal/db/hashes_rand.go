@@ -55,8 +55,8 @@ func hashRandomPair(v any) (field, value []byte) {
 		val, _ := h.Next(vp)
 		return f, val
 	case *hashDict:
-		k, s, _ := h.RandomKey()
-		return sbytes(k), sbytes(*s)
+		k, v, _ := h.Random(nil)
+		return k, v
 	}
 	panic("db: not a hash")
 }
@@ -149,26 +149,26 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 	d := o.Val.(*hashDict)
 	if count*3 > size {
 		// Most of the hash: take all the fields and drop random ones.
-		fields := make([]string, 0, size)
-		d.Range(func(k string, _ *string) bool {
-			fields = append(fields, k)
+		pairs := make([][2][]byte, 0, size)
+		d.Range(func(k, v []byte) bool {
+			pairs = append(pairs, [2][]byte{k, v})
 			return true
 		})
-		rand.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
-		for _, f := range fields[:count] {
-			pair(sbytes(f), sbytes(*d.FindString(f)))
+		rand.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
+		for _, p := range pairs[:count] {
+			pair(p[0], p[1])
 		}
 		return
 	}
 	// A small part of a big hash: random fields until enough distinct.
 	seen := make(map[string]struct{}, count)
 	for int64(len(seen)) < count {
-		k, s, _ := d.RandomKey()
-		if _, dup := seen[k]; dup {
+		k, v, _ := d.Random(nil)
+		if _, dup := seen[string(k)]; dup {
 			continue
 		}
-		seen[k] = struct{}{}
-		pair(sbytes(k), sbytes(*s))
+		seen[string(k)] = struct{}{}
+		pair(k, v)
 	}
 }
 
@@ -184,7 +184,7 @@ func lpPairOffsets(lp *ds.Listpack) []int {
 // HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]
 //
 // A listpack-encoded hash is returned whole in one call with cursor 0, as
-// Valkey does; a hashtable is walked with the dict's reverse-binary cursor.
+// Valkey does; a hashtable is walked with StrMap.Scan's cursor.
 func hscanCommand(c *Ctx) {
 	cursor, ok := c.scanCursor(2)
 	if !ok {
@@ -222,19 +222,11 @@ func hscanCommand(c *Ctx) {
 			return true
 		})
 	case *hashDict:
-		// As Valkey: visit buckets until COUNT items (fields and values
-		// both count) were collected, at most 10*COUNT buckets per call.
-		maxIter := args.count * 10
-		next = cursor
-		for {
-			next = h.Scan(next, func(k string, s *string) {
-				add(sbytes(k), sbytes(*s))
-			})
-			maxIter--
-			if next == 0 || maxIter <= 0 || int64(len(out)) >= args.count {
-				break
-			}
-		}
+		// As Valkey: until COUNT items (fields and values both count)
+		// were collected, at most 10*COUNT steps per call.
+		next = scanSteps(cursor, args.count, func() bool { return int64(len(out)) >= args.count }, func(c uint64) uint64 {
+			return h.Scan(c, add)
+		})
 	}
 	var buf [20]byte
 	c.W.ArrayLen(2)

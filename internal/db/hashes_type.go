@@ -1,10 +1,6 @@
 package db
 
-import (
-	"unsafe"
-
-	"github.com/corvid-kv/corvid/internal/ds"
-)
+import "github.com/corvid-kv/corvid/internal/ds"
 
 // A hash's Object.Val is one of two encodings, chosen as Valkey's t_hash.c
 // chooses them so that OBJECT ENCODING agrees:
@@ -12,29 +8,16 @@ import (
 //   - *ds.Listpack ("listpack"): field, value, field, value, ... in
 //     insertion order, while there are at most hash-max-listpack-entries
 //     fields and no field or value is longer than hash-max-listpack-value;
-//   - *hashDict ("hashtable"): a ds.Dict from field to value. The value is
-//     a string, so a field costs one dict entry (field inline) plus the
-//     value's bytes.
+//   - *hashDict ("hashtable"): a ds.StrMap from field to value; a field
+//     and its value share one record.
 //
 // A hash never converts back to a listpack, and an empty hash is never
 // stored: the command that removes the last field deletes the key.
-//
-// The value strings live outside the dict's entries, so every store,
-// overwrite and delete reports their size with AddMemUsage (hashValMem),
-// which keeps MemUsage, and so memory accounting, O(1) and exact.
-type hashDict = ds.Dict[string]
+type hashDict = ds.StrMap
 
 // newHashDict returns an empty hashtable-encoded hash sized for hint
-// fields; like newSetDict, its resizes advance only on added or removed
 // fields.
-func newHashDict(hint int) *hashDict {
-	d := ds.New[string](hint)
-	d.RehashOnWritesOnly()
-	return d
-}
-
-// hashValMem is the heap a hash value string of length n occupies.
-func hashValMem(n int) int { return ds.AllocSize(n) }
+func newHashDict(hint int) *hashDict { return ds.NewStrMap(hint) }
 
 // hashLen returns the number of fields.
 func hashLen(v any) int {
@@ -71,11 +54,7 @@ func hashGet(v any, field []byte) ([]byte, bool) {
 		val, _ := h.Next(h.Skip(p))
 		return val, true
 	case *hashDict:
-		s := h.Find(field)
-		if s == nil {
-			return nil, false
-		}
-		return unsafe.Slice(unsafe.StringData(*s), len(*s)), true
+		return h.Get(field)
 	}
 	panic("db: not a hash")
 }
@@ -108,9 +87,7 @@ func hashToDict(o *Object, lp *ds.Listpack, extra int) *hashDict {
 	for p := 0; p < lp.End(); {
 		f, vp := lp.Next(p)
 		val, next := lp.Next(vp)
-		s, _ := d.Upsert(f)
-		*s = string(val)
-		d.AddMemUsage(hashValMem(len(val)))
+		d.Set(f, val)
 		p = next
 	}
 	o.Val = d
@@ -138,13 +115,7 @@ func hashSet(o *Object, field, value []byte) (update bool) {
 			return false
 		}
 	}
-	d := o.Val.(*hashDict)
-	s, existed := d.Upsert(field)
-	if !existed || *s != string(value) {
-		d.AddMemUsage(hashValMem(len(value)) - hashValMem(len(*s)))
-		*s = string(value)
-	}
-	return existed
+	return !o.Val.(*hashDict).Set(field, value)
 }
 
 // hashDelete removes field and reports whether it existed.
@@ -158,17 +129,13 @@ func hashDelete(o *Object, field []byte) bool {
 		o.Val = h.Delete(p, 2)
 		return true
 	case *hashDict:
-		v, ok := h.Delete(field)
-		if ok {
-			h.AddMemUsage(-hashValMem(len(v)))
-		}
-		return ok
+		return h.Delete(field)
 	}
 	panic("db: not a hash")
 }
 
 // hashRange calls fn for every field and value in encoding order (the
-// listpack's insertion order; the dict's bucket order) until fn returns
+// listpack's insertion order; the StrMap's owners, last first) until fn returns
 // false.
 func hashRange(v any, fn func(field, value []byte) bool) {
 	switch h := v.(type) {
@@ -182,9 +149,7 @@ func hashRange(v any, fn func(field, value []byte) bool) {
 			p = next
 		}
 	case *hashDict:
-		h.Range(func(k string, s *string) bool {
-			return fn(sbytes(k), sbytes(*s))
-		})
+		h.Range(fn)
 	}
 }
 
@@ -195,10 +160,8 @@ func hashCopy(o *Object) any {
 		return h.Clone()
 	case *hashDict:
 		d := newHashDict(h.Len())
-		h.Range(func(k string, s *string) bool {
-			p, _ := d.UpsertString(k)
-			*p = *s
-			d.AddMemUsage(hashValMem(len(*s)))
+		h.Range(func(k, v []byte) bool {
+			d.Set(k, v)
 			return true
 		})
 		return d

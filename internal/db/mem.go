@@ -18,7 +18,7 @@ import (
 //     the stripe's mutex, so keeping it costs no atomic operation.
 //   - A value's size (valueMem) is O(1): strings are their buffer's size
 //     class, collections report MemUsage, which each keeps up to date as it
-//     changes (ds.Quicklist.nodeBytes, ds.Dict.AddMemUsage for hash values,
+//     changes (ds.Quicklist.nodeBytes, ds.StrMap.recBytes for sets and hashes,
 //     ZSkip.memBytes...). The size last counted is cached in Object.mem, so
 //     after a write the choke point adds valueMem(o) - o.mem.
 //   - The choke points: Create/SetString (new or replaced value), Touch
@@ -85,9 +85,7 @@ func valueMem(o *Object) int64 {
 		return int64(v.MemUsage())
 	case *ds.Listpack:
 		return int64(v.MemUsage())
-	case *hashDict:
-		return int64(v.MemUsage())
-	case *setDict:
+	case *ds.StrMap: // a hash's or a set's hashtable
 		return int64(v.MemUsage())
 	case *ds.IntSet:
 		return int64(v.MemUsage())

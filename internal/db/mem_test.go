@@ -188,7 +188,7 @@ func TestMemAccountingRandomOps(t *testing.T) {
 		func() []string { return []string{"HSCAN", key(), "0"} },
 		func() []string { return []string{"GETRANGE", key(), "0", "5"} },
 		// Member lookups and no-op removals: none may advance a resize of
-		// the value's table unaccounted (ds.Dict.RehashOnWritesOnly).
+		// the value's index unaccounted (ds.oIndex.find moves nothing).
 		func() []string { return []string{"SISMEMBER", key(), val()} },
 		func() []string { return []string{"SMISMEMBER", key(), val(), val()} },
 		func() []string { return []string{"HGET", key(), val()} },

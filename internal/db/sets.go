@@ -432,24 +432,24 @@ func (c *Ctx) srandmemberWithCount() {
 	}
 	// Distinct members from a big set: either copy it and drop random
 	// members, or draw until enough distinct ones were seen.
-	picked := ds.New[struct{}](int(count))
+	picked := ds.NewStrMap(int(count))
 	if count*srandmemberSubStrategyMul > size {
 		setRange(o, func(m []byte) bool {
-			picked.Upsert(m)
+			picked.Add(m)
 			return true
 		})
 		for n := size; n > count; n-- {
-			k, _, _ := picked.RandomKey()
-			picked.DeleteString(k)
+			k, _, _ := picked.Random(nil)
+			picked.Delete(k)
 		}
 	} else {
 		for int64(picked.Len()) < count {
-			picked.Upsert(setRandom(o, scratch[:]))
+			picked.Add(setRandom(o, scratch[:]))
 		}
 	}
 	c.W.ArrayLen(int(count))
-	picked.Range(func(k string, _ *struct{}) bool {
-		c.W.BulkString(k)
+	picked.Range(func(k, _ []byte) bool {
+		c.W.Bulk(k)
 		return true
 	})
 }

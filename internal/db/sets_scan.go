@@ -47,25 +47,33 @@ func (c *Ctx) scanCollection(t Type, kind scanKind) {
 	var next uint64
 	switch v := o.Val.(type) {
 	case *setDict:
-		next = scanDict(v, cursor, count, func(k string, _ *struct{}) {
-			if match(sbytes(k)) {
-				items = append(items, sbytes(k))
-			}
+		var visited int64
+		next = scanSteps(cursor, count, func() bool { return visited >= count }, func(c uint64) uint64 {
+			return v.Scan(c, func(k, _ []byte) {
+				visited++
+				if match(k) {
+					items = append(items, k)
+				}
+			})
 		})
 	case *ds.ZSkip:
-		next = scanZSkip(v, cursor, count, func(n *ds.ZNode) {
-			if m := n.Member(); match(m) {
-				items = append(items, m)
-				if !noScores {
-					// A skiplist's scores print as ld2string(%.17Lg).
-					s := n.Score()
-					if math.IsInf(s, 0) {
-						items = append(items, []byte(infString(s)))
-					} else {
-						items = append(items, strconv.AppendFloat(nil, s, 'g', 17, 64))
+		var visited int64
+		next = scanSteps(cursor, count, func() bool { return visited >= count }, func(c uint64) uint64 {
+			return v.Scan(c, func(n *ds.ZNode) {
+				visited++
+				if m := n.Member(); match(m) {
+					items = append(items, m)
+					if !noScores {
+						// A skiplist's scores print as ld2string(%.17Lg).
+						s := n.Score()
+						if math.IsInf(s, 0) {
+							items = append(items, []byte(infString(s)))
+						} else {
+							items = append(items, strconv.AppendFloat(nil, s, 'g', 17, 64))
+						}
 					}
 				}
-			}
+			})
 		})
 	case *ds.ZPack:
 		for off := v.First(); off >= 0; off = v.Next(off) {
@@ -101,33 +109,14 @@ func infString(f float64) string {
 	return "-inf"
 }
 
-// scanDict runs Dict.Scan until about count elements were visited, at most
-// 10*count calls, as Valkey's scan loop.
-func scanDict[V any](d *ds.Dict[V], cursor uint64, count int64, fn func(string, *V)) uint64 {
+// scanSteps calls step (one Scan call: it returns the next cursor) until
+// the cursor is 0, enough reports that about COUNT elements were collected,
+// or 10*count more calls were made, as Valkey's scan loop.
+func scanSteps(cursor uint64, count int64, enough func() bool, step func(uint64) uint64) uint64 {
 	maxIter := count * 10
-	var sampled int64
 	for {
-		cursor = d.Scan(cursor, func(k string, v *V) {
-			sampled++
-			fn(k, v)
-		})
-		if cursor == 0 || maxIter == 0 || sampled >= count {
-			return cursor
-		}
-		maxIter--
-	}
-}
-
-// scanZSkip is scanDict for a skiplist-encoded sorted set.
-func scanZSkip(z *ds.ZSkip, cursor uint64, count int64, fn func(*ds.ZNode)) uint64 {
-	maxIter := count * 10
-	var sampled int64
-	for {
-		cursor = z.Scan(cursor, func(n *ds.ZNode) {
-			sampled++
-			fn(n)
-		})
-		if cursor == 0 || maxIter == 0 || sampled >= count {
+		cursor = step(cursor)
+		if cursor == 0 || maxIter == 0 || enough() {
 			return cursor
 		}
 		maxIter--

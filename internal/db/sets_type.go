@@ -14,13 +14,13 @@ import (
 //     are at most set-max-intset-entries of them;
 //   - *ds.Pack ("listpack"): at most set-max-listpack-entries members of at
 //     most set-max-listpack-value bytes, kept in insertion order;
-//   - *ds.Dict[struct{}] ("hashtable"): anything bigger.
+//   - *ds.StrMap ("hashtable"), with empty values: anything bigger.
 //
 // Conversions only go towards hashtable, except where Valkey converts a
 // freshly built result back (SINTERSTORE's maybeConvertToIntset).
 
 // setDict is the hashtable encoding.
-type setDict = ds.Dict[struct{}]
+type setDict = ds.StrMap
 
 // intsetMaxEntries is Valkey's intsetMaxEntries: the configured limit,
 // capped at 2^30 by the intset's own format.
@@ -41,14 +41,8 @@ func newSetFor(value []byte, sizeHint int) any {
 }
 
 // newSetDict returns an empty hashtable-encoded set sized for hint
-// members. Its resizes advance only when a member is added or removed,
-// the changes after which the keyspace re-measures a value (see
-// ds.Dict.RehashOnWritesOnly).
-func newSetDict(hint int) *setDict {
-	d := ds.New[struct{}](hint)
-	d.RehashOnWritesOnly()
-	return d
-}
+// members.
+func newSetDict(hint int) *setDict { return ds.NewStrMap(hint) }
 
 // setMaybeConvert is setTypeMaybeConvert: a command about to add sizeHint
 // members converts a small encoding to a hashtable up front.
@@ -103,8 +97,7 @@ func digits10(n int64) int {
 func setAdd(o *Object, member []byte) bool {
 	switch v := o.Val.(type) {
 	case *setDict:
-		_, existed := v.Upsert(member)
-		return !existed
+		return v.Add(member)
 	case *ds.Pack:
 		if v.Find(member) >= 0 {
 			return false
@@ -114,7 +107,7 @@ func setAdd(o *Object, member []byte) bool {
 			return true
 		}
 		d := setToDict(o, v.Len()+1)
-		d.Upsert(member)
+		d.Add(member)
 		return true
 	case *ds.IntSet:
 		if n, ok := ParseInt(member); ok {
@@ -140,7 +133,7 @@ func setAdd(o *Object, member []byte) bool {
 			return true
 		}
 		d := setToDict(o, n+1)
-		d.Upsert(member)
+		d.Add(member)
 		return true
 	}
 	return false
@@ -150,8 +143,7 @@ func setAdd(o *Object, member []byte) bool {
 func setRemove(o *Object, member []byte) bool {
 	switch v := o.Val.(type) {
 	case *setDict:
-		_, ok := v.Delete(member)
-		return ok
+		return v.Delete(member)
 	case *ds.Pack:
 		if off := v.Find(member); off >= 0 {
 			v.Delete(off)
@@ -169,7 +161,7 @@ func setRemove(o *Object, member []byte) bool {
 func setHas(o *Object, member []byte) bool {
 	switch v := o.Val.(type) {
 	case *setDict:
-		return v.Find(member) != nil
+		return v.Has(member)
 	case *ds.Pack:
 		return v.Find(member) >= 0
 	case *ds.IntSet:
@@ -201,7 +193,7 @@ func setRange(o *Object, fn func(m []byte) bool) {
 			off = next
 		}
 	case *setDict:
-		v.Range(func(k string, _ *struct{}) bool { return fn(sbytes(k)) })
+		v.Range(func(k, _ []byte) bool { return fn(k) })
 	}
 }
 
@@ -209,7 +201,7 @@ func setRange(o *Object, fn func(m []byte) bool) {
 func setToDict(o *Object, capHint int) *setDict {
 	d := newSetDict(max(capHint, setLen(o)))
 	setRange(o, func(m []byte) bool {
-		d.Upsert(m)
+		d.Add(m)
 		return true
 	})
 	o.Val = d
@@ -253,8 +245,8 @@ func setRandom(o *Object, scratch []byte) []byte {
 		m, _ := v.Entry(v.Seek(rand.IntN(v.Len())))
 		return m
 	case *setDict:
-		k, _, _ := v.RandomKey()
-		return sbytes(k)
+		k, _, _ := v.Random(nil)
+		return k
 	}
 	return nil
 }
@@ -280,8 +272,8 @@ func setCopy(o *Object) any {
 		return v.Clone()
 	case *setDict:
 		d := newSetDict(v.Len())
-		v.Range(func(k string, _ *struct{}) bool {
-			d.UpsertString(k)
+		v.Range(func(k, _ []byte) bool {
+			d.Add(k)
 			return true
 		})
 		return d

@@ -7,8 +7,7 @@ import (
 // Dict is a chained hash table from string keys to values of type V, with
 // Valkey's incremental rehashing: while it resizes it holds two tables and
 // every lookup, insert or delete moves one bucket from the old table to the
-// new one (only inserts and removals with RehashOnWritesOnly), so no single
-// operation pays for a whole resize.
+// new one, so no single operation pays for a whole resize.
 //
 // Memory per key: one allocation holding the entry (next pointer 8 bytes,
 // key string header 16 bytes, V inline) with keys of up to 128 bytes stored
@@ -35,12 +34,6 @@ type Dict[V any] struct {
 	policy      ResizePolicy
 	// entryBytes estimates the heap bytes of all entries, for MemUsage.
 	entryBytes int
-	// extBytes is memory the caller keeps outside the entries on the
-	// Dict's behalf (a hash's value strings), reported via AddMemUsage.
-	extBytes int
-	// writeSteps: only inserting a new key or removing a present one
-	// advances a resize (RehashOnWritesOnly).
-	writeSteps bool
 }
 
 // entry is one key/value pair. val must stay addressable and must not move:
@@ -60,14 +53,6 @@ func New[V any](hint int) *Dict[V] {
 	}
 	return d
 }
-
-// RehashOnWritesOnly makes every call that changes no key (a lookup, an
-// Upsert of a present key, a Delete of an absent one, a random pick) leave
-// the tables alone, so MemUsage changes only when a key is added or
-// removed: a resize in progress advances on those alone. It is for Dicts
-// inside values whose size the caller re-measures only after a change
-// (package db's sets and hashes); Valkey's dicts also step on reads.
-func (d *Dict[V]) RehashOnWritesOnly() { d.writeSteps = true }
 
 // Len returns the number of keys.
 func (d *Dict[V]) Len() int { return d.used[0] + d.used[1] }
@@ -94,9 +79,7 @@ func (d *Dict[V]) FindHashedString(h uint64, key string) *V {
 	if d.Len() == 0 {
 		return nil
 	}
-	if !d.writeSteps {
-		d.stepFor(h)
-	}
+	d.stepFor(h)
 	if e := d.lookup(h, key); e != nil {
 		return &e.val
 	}
@@ -173,20 +156,13 @@ func (d *Dict[V]) Clear() {
 	d.used = [2]int{}
 	d.rehashIdx = -1
 	d.entryBytes = 0
-	d.extBytes = 0
 }
 
 // MemUsage estimates the heap bytes held by the Dict: its header, bucket
-// tables, entries and key bytes, plus whatever callers declared with
-// AddMemUsage. It is O(1).
+// tables, entries and key bytes (not what values point to). It is O(1).
 func (d *Dict[V]) MemUsage() int {
-	return int(unsafe.Sizeof(*d)) + 8*(len(d.tables[0])+len(d.tables[1])) + d.entryBytes + d.extBytes
+	return int(unsafe.Sizeof(*d)) + 8*(len(d.tables[0])+len(d.tables[1])) + d.entryBytes
 }
-
-// AddMemUsage adds delta to MemUsage, for memory referenced from values
-// that the Dict cannot see (the caller keeps it exact: add on store,
-// subtract on overwrite and delete). Clear resets it.
-func (d *Dict[V]) AddMemUsage(delta int) { d.extBytes += delta }
 
 // lookup finds key in both tables without rehashing.
 func (d *Dict[V]) lookup(h uint64, key string) *entry[V] {
@@ -211,14 +187,9 @@ func (d *Dict[V]) lookup(h uint64, key string) *entry[V] {
 
 func (d *Dict[V]) upsert(h uint64, key string) (*entry[V], bool) {
 	if d.Len() > 0 {
-		if !d.writeSteps {
-			d.stepFor(h)
-		}
+		d.stepFor(h)
 		if e := d.lookup(h, key); e != nil {
 			return e, true
-		}
-		if d.writeSteps {
-			d.stepFor(h)
 		}
 	}
 	d.expandIfNeeded()
@@ -243,9 +214,7 @@ func (d *Dict[V]) unlink(h uint64, key string) *entry[V] {
 	if d.Len() == 0 {
 		return nil
 	}
-	if !d.writeSteps {
-		d.stepFor(h)
-	}
+	d.stepFor(h)
 	for t := 0; t < 2; t++ {
 		tab := d.tables[t]
 		idx := h & uint64(len(tab)-1)
@@ -269,10 +238,6 @@ func (d *Dict[V]) unlink(h uint64, key string) *entry[V] {
 			d.used[t]--
 			d.entryBytes -= entrySize[V](len(key))
 			d.shrinkIfNeeded()
-			if d.writeSteps {
-				// Only now that a key went: see RehashOnWritesOnly.
-				d.stepFor(h)
-			}
 			return e
 		}
 		if d.rehashIdx < 0 {

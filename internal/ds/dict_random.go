@@ -80,7 +80,7 @@ func (d *Dict[V]) someKeys(r Source, des []*entry[V]) int {
 	maxSteps := count * 10
 	// Do rehash work in proportion to the sample.
 	for j := 0; j < count && d.rehashIdx >= 0; j++ {
-		if d.pauseRehash > 0 || d.writeSteps {
+		if d.pauseRehash > 0 {
 			break
 		}
 		d.rehash(1)
@@ -155,7 +155,7 @@ func containsEntry[V any](list []*entry[V], e *entry[V]) bool {
 // randomEntry picks a random non-empty bucket, then a random entry of its
 // chain (Valkey's dictGetRandomKey). The Dict must not be empty.
 func (d *Dict[V]) randomEntry(r Source) *entry[V] {
-	if d.rehashIdx >= 0 && d.pauseRehash == 0 && !d.writeSteps {
+	if d.rehashIdx >= 0 && d.pauseRehash == 0 {
 		d.rehash(1)
 	}
 	var e *entry[V]

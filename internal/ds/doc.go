@@ -70,6 +70,6 @@
 //
 // Every collection type reports MemUsage in O(1), kept up to date as it
 // changes, with sizes rounded by allocSize to Go's real size classes; the
-// keyspace's used_memory is built on it. A Dict cannot see memory its
-// values point to: its owner declares that with AddMemUsage.
+// keyspace's used_memory is built on it. A Dict does not count memory its
+// values point to.
 package ds

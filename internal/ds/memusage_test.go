@@ -84,17 +84,3 @@ func TestQuicklistMemUsageIncremental(t *testing.T) {
 		}
 	}
 }
-
-// TestDictAddMemUsage checks the caller-declared bytes.
-func TestDictAddMemUsage(t *testing.T) {
-	d := New[string](0)
-	base := d.MemUsage()
-	d.AddMemUsage(100)
-	if d.MemUsage() != base+100 {
-		t.Fatal("AddMemUsage not reported")
-	}
-	d.Clear()
-	if d.MemUsage() != base {
-		t.Fatal("Clear kept declared bytes")
-	}
-}

@@ -1,0 +1,237 @@
+package ds
+
+import "unsafe"
+
+// StrMap is the hashtable encoding of sets and hashes: byte-string keys,
+// each with a byte-string value (always empty in a set), indexed by an
+// oIndex (oindex.go).
+//
+// Every key is ONE record in pointer-free memory: the low 32 bits of its
+// hash (first, as oIndex requires), its position in owners, the key and
+// value lengths, then the key bytes and the value bytes. owners is an
+// ordinary slice of record pointers, which is what keeps the records
+// alive: the collector marks each record through it but never scans one,
+// since a record holds no pointer. Scan and Random walk owners.
+//
+// Why not Dict (which the keyspace keeps, for its SCAN cursor and
+// Sample): perf on the seed's SADD at pipeline 16 (new 128-byte members
+// into sets of thousands) spent 26% of the server in Dict's upsert, all
+// of it two cache misses per insert (the bucket, then the entry its chain
+// starts with, to compare keys), another 6% re-hashing keys to grow the
+// table and ~10% in the collector scanning entries (each holds two
+// pointers); a hash's value was a second allocation. Here an insert of a
+// new key reads one run of slots and no record, a resize reads no key,
+// and a hash field and its value share one allocation
+// (docs/benchmarks.md).
+//
+// Key and value slices returned by any method alias the record. They stay
+// readable after the key is deleted or given a new value (records are
+// never reused: the collector frees them), but a new value of a size that
+// fits the record's size class is written in place, so a caller that
+// holds a value across a Set of its key must copy it first. Mutation
+// during Range is allowed for the key being visited only (Set or Delete);
+// see Range. No internal locking (see the package documentation).
+type StrMap struct {
+	idx      oIndex
+	owners   []*strRec // every record once; visible to the collector
+	recBytes int       // heap bytes of the records, for MemUsage
+}
+
+// strRec is a record's header; the key and value bytes follow it.
+type strRec struct {
+	hash uint32 // the key's hash, low 32 bits: first, for oIndex
+	oidx uint32 // index in StrMap.owners
+	klen uint32
+	vlen uint32
+}
+
+const strRecHdr = int(unsafe.Sizeof(strRec{}))
+
+// strRecSize is the allocation size of a record.
+func strRecSize(klen, vlen int) int { return allocSize(zAlign(strRecHdr + klen + vlen)) }
+
+// strEmpty backs the empty slices handed out for empty keys and values
+// (never nil, so that callers writing replies see a string, not a null).
+var strEmpty [1]byte
+
+func (r *strRec) bytesAt(off, n int) []byte {
+	if n == 0 {
+		return strEmpty[:0]
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(r), strRecHdr+off)), n)
+}
+
+// Key returns the record's key.
+func (r *strRec) key() []byte { return r.bytesAt(0, int(r.klen)) }
+
+// val returns the record's value.
+func (r *strRec) val() []byte { return r.bytesAt(int(r.klen), int(r.vlen)) }
+
+// NewStrMap returns an empty StrMap sized for hint keys.
+func NewStrMap(hint int) *StrMap {
+	m := &StrMap{}
+	m.idx.init(hint)
+	if hint > 0 {
+		m.owners = make([]*strRec, 0, hint)
+	}
+	return m
+}
+
+// Len returns the number of keys.
+func (m *StrMap) Len() int { return len(m.owners) }
+
+// MemUsage estimates the heap bytes of the StrMap.
+func (m *StrMap) MemUsage() int {
+	return allocSize(int(unsafe.Sizeof(*m))) + m.idx.bytes() + 8*cap(m.owners) + m.recBytes
+}
+
+// find returns the record of key (hash h), or nil. It never changes the
+// map.
+func (m *StrMap) find(h uint64, key []byte) *strRec {
+	if len(m.owners) == 0 {
+		return nil
+	}
+	return (*strRec)(m.idx.find(h, func(p unsafe.Pointer) bool {
+		r := (*strRec)(p)
+		return int(r.klen) == len(key) && string(r.key()) == string(key)
+	}))
+}
+
+// Has reports whether key is present.
+func (m *StrMap) Has(key []byte) bool { return m.find(Hash(key), key) != nil }
+
+// Get returns key's value (see StrMap for how long it stays valid).
+func (m *StrMap) Get(key []byte) (val []byte, ok bool) {
+	if r := m.find(Hash(key), key); r != nil {
+		return r.val(), true
+	}
+	return nil, false
+}
+
+// Add adds key with an empty value if it is absent, and reports whether
+// it was.
+func (m *StrMap) Add(key []byte) bool {
+	h := Hash(key)
+	if m.find(h, key) != nil {
+		return false
+	}
+	m.insert(h, key, nil)
+	return true
+}
+
+// Set gives key the value val (both copied), adding key if it is absent,
+// and reports whether it was added.
+func (m *StrMap) Set(key, val []byte) (added bool) {
+	h := Hash(key)
+	r := m.find(h, key)
+	if r == nil {
+		m.insert(h, key, val)
+		return true
+	}
+	if strRecSize(len(key), len(val)) == strRecSize(len(key), int(r.vlen)) {
+		r.vlen = uint32(len(val))
+		copy(r.val(), val)
+		return false
+	}
+	n := m.newRec(h, key, val)
+	n.oidx = r.oidx
+	m.owners[r.oidx] = n
+	m.idx.replace(unsafe.Pointer(r), unsafe.Pointer(n))
+	m.recBytes -= strRecSize(int(r.klen), int(r.vlen))
+	return false
+}
+
+// newRec allocates a record for key and val (hash h), counted in
+// recBytes.
+func (m *StrMap) newRec(h uint64, key, val []byte) *strRec {
+	size := zAlign(strRecHdr + len(key) + len(val))
+	r := (*strRec)(allocNoscan(size))
+	checkPacked(unsafe.Add(unsafe.Pointer(r), size-1))
+	r.hash, r.klen, r.vlen = uint32(h), uint32(len(key)), uint32(len(val))
+	copy(r.key(), key)
+	copy(r.val(), val)
+	m.recBytes += allocSize(size)
+	return r
+}
+
+// insert adds key (absent, hash h) with value val.
+func (m *StrMap) insert(h uint64, key, val []byte) {
+	r := m.newRec(h, key, val)
+	r.oidx = uint32(len(m.owners))
+	m.owners = append(m.owners, r)
+	m.idx.link(h, unsafe.Pointer(r))
+}
+
+// Delete removes key and reports whether it was present.
+func (m *StrMap) Delete(key []byte) bool {
+	r := m.find(Hash(key), key)
+	if r == nil {
+		return false
+	}
+	m.disown(r)
+	m.idx.unlink(unsafe.Pointer(r))
+	m.recBytes -= strRecSize(int(r.klen), int(r.vlen))
+	return true
+}
+
+// disown drops r from owners, moving the last record into its slot, and
+// gives back owners' memory when it is mostly empty.
+func (m *StrMap) disown(r *strRec) {
+	i, last := r.oidx, len(m.owners)-1
+	if int(i) > last || m.owners[i] != r {
+		panic("ds: StrMap record missing from owners")
+	}
+	l := m.owners[last]
+	m.owners[i], l.oidx = l, i
+	m.owners[last] = nil
+	m.owners = m.owners[:last]
+	if c := cap(m.owners); c > 64 && last < c/4 {
+		m.owners = append(make([]*strRec, 0, c/2), m.owners...)
+	}
+}
+
+// Range calls fn for every key and value until fn returns false. fn may
+// give the key it is called with a new value, or delete it; any other
+// change leaves the walk unspecified (keys may be missed or repeated;
+// memory safety is kept). The walk goes down owners, which index changes
+// do not reorder, so a delete moves an already visited record into the
+// visited slot.
+func (m *StrMap) Range(fn func(key, val []byte) bool) {
+	for i := len(m.owners) - 1; i >= 0; i-- {
+		if i >= len(m.owners) {
+			continue
+		}
+		r := m.owners[i]
+		if !fn(r.key(), r.val()) {
+			return
+		}
+	}
+}
+
+// Scan visits one key and returns the next cursor, 0 at the end, with
+// ZSkip.Scan's cursor over owners and its guarantee: every key present
+// for the whole scan is visited at least once, whatever is added or
+// removed meanwhile.
+func (m *StrMap) Scan(cursor uint64, fn func(key, val []byte)) uint64 {
+	i := uint64(len(m.owners))
+	if cursor != 0 && cursor < i {
+		i = cursor
+	}
+	if i == 0 {
+		return 0
+	}
+	i--
+	r := m.owners[i]
+	fn(r.key(), r.val())
+	return i
+}
+
+// Random returns a uniformly random key and its value (ok false when the
+// map is empty), drawing from r (nil: math/rand/v2's global generator).
+func (m *StrMap) Random(r Source) (key, val []byte, ok bool) {
+	if len(m.owners) == 0 {
+		return nil, nil, false
+	}
+	x := m.owners[rnd(r)%uint64(len(m.owners))]
+	return x.key(), x.val(), true
+}
