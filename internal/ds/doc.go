@@ -1,7 +1,9 @@
 // Package ds holds Corvid's hand-written data structures: the Dict hash table
-// behind the keyspace and the hash/set/zset types, the Skiplist and ZSet of
-// sorted sets, IntSet, Valkey's glob matcher, and the CRC16 (cluster slots)
-// and CRC64 (RDB) checksums. Nothing here does I/O.
+// behind the keyspace, StrMap (the hashtable encoding of sets and hashes)
+// and ZSkip (sorted sets) over the open-addressed oIndex, the older
+// Skiplist and ZSet, IntSet, listpacks and the quicklist, Valkey's glob
+// matcher, and the CRC16 (cluster slots) and CRC64 (RDB) checksums. Nothing
+// here does I/O.
 //
 // # Locking
 //
@@ -37,6 +39,10 @@
 //     be followed, and a *ZNode must not be used across Add, Remove or a
 //     DeleteRange method, which may move nodes to another slab. See ZSkip
 //     and zskip_slab.go for the invariants.
+//   - StrMap's key and value slices alias its pointer-free records, which
+//     are never reused: they stay readable after a Delete, but a Set that
+//     fits the record's size class rewrites the value in place (see
+//     StrMap).
 //
 // # Iteration
 //
@@ -55,8 +61,8 @@
 // even when the table grows, shrinks or rehashes between calls. A key may be
 // reported more than once, and keys added or deleted during the iteration may
 // or may not be reported. The cursor is only meaningful for the Dict that
-// produced it. ZSkip.Scan gives the same guarantee with a cursor over its
-// owners array (see its comment).
+// produced it. ZSkip.Scan and StrMap.Scan give the same guarantee with a
+// cursor over their owners arrays (see ZSkip.Scan).
 //
 // # Hashing and lock stripes
 //
