@@ -313,3 +313,46 @@ func (x *oIndex) moveSlots(n int) {
 		x.rehashIdx = -1
 	}
 }
+
+// The owners array that goes with an oIndex (ZSkip.owners,
+// StrMap.owners) holds every record once; a record keeps its position
+// (oidx). These two helpers are its removal and its scan cursor.
+
+// dropOwner removes x, which must be owners[i], by moving the last record
+// into slot i. It returns the shortened array and the record now at i
+// (x itself when it was last), whose position the caller sets to i, and
+// whether the array is now mostly empty (the caller reallocates it at
+// half its capacity, in the memory it keeps owners in).
+func dropOwner[T any](owners []*T, i uint32, x *T) (rest []*T, moved *T, shrink bool) {
+	last := len(owners) - 1
+	if int(i) > last || owners[i] != x {
+		panic("ds: record missing from its owners array")
+	}
+	moved = owners[last]
+	owners[i] = moved
+	owners[last] = nil
+	c := cap(owners)
+	return owners[:last], moved, c > 64 && last < c/4
+}
+
+// ownerScan is the cursor of ZSkip.Scan and StrMap.Scan over an owners
+// array of n records: the slot a call with cursor visits, which is also
+// the cursor it returns, or ok false when the scan is over. It walks from
+// the last slot down: cursor 0 starts at the end, and a cursor c > 0
+// means slots below c remain. A removal moves the last record into the
+// freed slot, that is from the visited part (or the slot itself) down
+// into the unvisited part, never the other way, and additions append to
+// the visited part: so every record present for the whole scan is
+// visited at least once (Valkey's SCAN guarantee), some possibly twice,
+// and records added meanwhile may or may not be. Unlike a hash-table
+// cursor, it does not depend on the index's size or resizing.
+func ownerScan(n int, cursor uint64) (slot uint64, ok bool) {
+	i := uint64(n)
+	if cursor != 0 && cursor < i {
+		i = cursor
+	}
+	if i == 0 {
+		return 0, false
+	}
+	return i - 1, true
+}

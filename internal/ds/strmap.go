@@ -177,16 +177,12 @@ func (m *StrMap) Delete(key []byte) bool {
 // disown drops r from owners, moving the last record into its slot, and
 // gives back owners' memory when it is mostly empty.
 func (m *StrMap) disown(r *strRec) {
-	i, last := r.oidx, len(m.owners)-1
-	if int(i) > last || m.owners[i] != r {
-		panic("ds: StrMap record missing from owners")
-	}
-	l := m.owners[last]
-	m.owners[i], l.oidx = l, i
-	m.owners[last] = nil
-	m.owners = m.owners[:last]
-	if c := cap(m.owners); c > 64 && last < c/4 {
-		m.owners = append(make([]*strRec, 0, c/2), m.owners...)
+	var l *strRec
+	var shrink bool
+	m.owners, l, shrink = dropOwner(m.owners, r.oidx, r)
+	l.oidx = r.oidx
+	if shrink {
+		m.owners = append(make([]*strRec, 0, cap(m.owners)/2), m.owners...)
 	}
 }
 
@@ -209,20 +205,13 @@ func (m *StrMap) Range(fn func(key, val []byte) bool) {
 }
 
 // Scan visits one key and returns the next cursor, 0 at the end, with
-// ZSkip.Scan's cursor over owners and its guarantee: every key present
-// for the whole scan is visited at least once, whatever is added or
-// removed meanwhile.
+// ZSkip.Scan's cursor over owners and its guarantee (see ownerScan).
 func (m *StrMap) Scan(cursor uint64, fn func(key, val []byte)) uint64 {
-	i := uint64(len(m.owners))
-	if cursor != 0 && cursor < i {
-		i = cursor
+	i, ok := ownerScan(len(m.owners), cursor)
+	if ok {
+		r := m.owners[i]
+		fn(r.key(), r.val())
 	}
-	if i == 0 {
-		return 0
-	}
-	i--
-	r := m.owners[i]
-	fn(r.key(), r.val())
 	return i
 }
 

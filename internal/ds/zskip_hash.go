@@ -46,16 +46,12 @@ func (z *ZSkip) rechain(x, y *ZNode) { z.idx.replace(unsafe.Pointer(x), unsafe.P
 // disown drops n from owners, moving the last node into its slot, and
 // gives back owners' memory when it is mostly empty.
 func (z *ZSkip) disown(n *ZNode) {
-	i, last := n.oidx, len(z.owners)-1
-	if int(i) > last || z.owners[i] != n {
-		panic("ds: ZSkip node missing from owners")
-	}
-	m := z.owners[last]
-	z.owners[i], m.oidx = m, i
-	z.owners[last] = nil
-	z.owners = z.owners[:last]
-	if c := cap(z.owners); c > 64 && last < c/4 {
-		z.resizeOwners(c / 2)
+	var m *ZNode
+	var shrink bool
+	z.owners, m, shrink = dropOwner(z.owners, n.oidx, n)
+	m.oidx = n.oidx
+	if shrink {
+		z.resizeOwners(cap(z.owners) / 2)
 	}
 }
 
@@ -67,24 +63,12 @@ func (z *ZSkip) resizeOwners(c int) {
 	z.owners = o
 }
 
-// Scan visits one member and returns the next cursor, 0 at the end. It
-// walks owners from the last slot down: cursor 0 starts at the end, and a
-// cursor c > 0 means slots below c remain. A removal moves the last node
-// into the freed slot, that is from the visited part (or the slot itself)
-// down into the unvisited part, never the other way, and additions append
-// to the visited part: so every member present for the whole scan is
-// visited at least once (Valkey's SCAN guarantee), some possibly twice,
-// and members added meanwhile may or may not be. Unlike a hash-table
-// cursor, it does not depend on the table's size or rehashing.
+// Scan visits one member and returns the next cursor, 0 at the end (see
+// ownerScan for the cursor and its guarantee).
 func (z *ZSkip) Scan(cursor uint64, fn func(n *ZNode)) uint64 {
-	i := uint64(len(z.owners))
-	if cursor != 0 && cursor < i {
-		i = cursor
+	i, ok := ownerScan(len(z.owners), cursor)
+	if ok {
+		fn(z.owners[i])
 	}
-	if i == 0 {
-		return 0
-	}
-	i--
-	fn(z.owners[i])
 	return i
 }
