@@ -224,7 +224,7 @@ func hscanCommand(c *Ctx) {
 	case *hashDict:
 		// As Valkey: until COUNT items (fields and values both count)
 		// were collected, at most 10*COUNT steps per call.
-		next = scanSteps(cursor, args.count, func() bool { return int64(len(out)) >= args.count }, func(c uint64) uint64 {
+		next = scanSteps(cursor, args.count, func(int64) bool { return int64(len(out)) >= args.count }, func(c uint64) uint64 {
 			return h.Scan(c, add)
 		})
 	}

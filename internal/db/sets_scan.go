@@ -47,20 +47,16 @@ func (c *Ctx) scanCollection(t Type, kind scanKind) {
 	var next uint64
 	switch v := o.Val.(type) {
 	case *setDict:
-		var visited int64
-		next = scanSteps(cursor, count, func() bool { return visited >= count }, func(c uint64) uint64 {
+		next = scanSteps(cursor, count, oneEach(count), func(c uint64) uint64 {
 			return v.Scan(c, func(k, _ []byte) {
-				visited++
 				if match(k) {
 					items = append(items, k)
 				}
 			})
 		})
 	case *ds.ZSkip:
-		var visited int64
-		next = scanSteps(cursor, count, func() bool { return visited >= count }, func(c uint64) uint64 {
+		next = scanSteps(cursor, count, oneEach(count), func(c uint64) uint64 {
 			return v.Scan(c, func(n *ds.ZNode) {
-				visited++
 				if m := n.Member(); match(m) {
 					items = append(items, m)
 					if !noScores {
@@ -110,15 +106,21 @@ func infString(f float64) string {
 }
 
 // scanSteps calls step (one Scan call: it returns the next cursor) until
-// the cursor is 0, enough reports that about COUNT elements were collected,
-// or 10*count more calls were made, as Valkey's scan loop.
-func scanSteps(cursor uint64, count int64, enough func() bool, step func(uint64) uint64) uint64 {
+// the cursor is 0, enough(calls so far) reports that about COUNT elements
+// were collected, or 10*count more calls were made, as Valkey's scan loop.
+func scanSteps(cursor uint64, count int64, enough func(calls int64) bool, step func(uint64) uint64) uint64 {
 	maxIter := count * 10
-	for {
+	for calls := int64(1); ; calls++ {
 		cursor = step(cursor)
-		if cursor == 0 || maxIter == 0 || enough() {
+		if cursor == 0 || maxIter == 0 || enough(calls) {
 			return cursor
 		}
 		maxIter--
 	}
+}
+
+// oneEach is scanSteps' enough for scans that visit one element per call
+// (StrMap.Scan, ZSkip.Scan): COUNT calls visited COUNT elements.
+func oneEach(count int64) func(calls int64) bool {
+	return func(calls int64) bool { return calls >= count }
 }
