@@ -43,11 +43,25 @@ type Conn struct {
 	detachFn         func() // set by Detach, run by the loop after OnReadable
 	deferred         bool   // in the loop's pending list with replies in pend
 	pend             []byte // DeferWrite: replies collected this round
+
+	// io_uring backend only (uring.go); owner-only like the above.
+	slot         int32  // index in the loop's slot table; -1: none
+	rx           []byte // receive buffer: rx[rxOff:rxEnd] received, unread
+	rxOff, rxEnd int
+	rxErr        error  // end of input (or the receive's error), after rx
+	rxBusy       bool   // a receive into rx is in flight
+	rxFull       bool   // the last receive filled rx: grow it
+	tx           []byte // the send in flight: tx[txSent:] not yet taken
+	txSent       int
+	txBusy       bool
+	spare        []byte // the last send's buffer, the next pend
+	paused       bool   // input paused until the send in flight is done
 }
 
-// Queued is the capacity of the output the socket has not taken yet, for
-// memory accounting. Owner only.
-func (c *Conn) Queued() int { return cap(c.out) }
+// Queued is the memory held for output the socket has not taken yet (on
+// io_uring also the send in flight and the receive buffer), for memory
+// accounting. Owner only.
+func (c *Conn) Queued() int { return cap(c.out) + cap(c.tx) + cap(c.rx) }
 
 // FD is the socket's descriptor, or -1 once closed. Any goroutine.
 func (c *Conn) FD() int {
@@ -78,6 +92,19 @@ func (c *Conn) Read(p []byte) (int, error) {
 	fd := c.sysfd
 	if fd < 0 {
 		return 0, io.ErrClosedPipe
+	}
+	if c.rxEnd > c.rxOff { // received through the ring, not read yet
+		n := copy(p, c.rx[c.rxOff:c.rxEnd])
+		if c.rxOff += n; c.rxOff == c.rxEnd {
+			c.rxOff, c.rxEnd = 0, 0
+		}
+		return n, nil
+	}
+	if c.attached && c.l.ring != nil {
+		if c.rxErr != nil {
+			return 0, c.rxErr
+		}
+		return 0, ErrWouldBlock // the loop receives for its connections
 	}
 	for {
 		n, err := sysRead(fd, p)
@@ -134,6 +161,10 @@ func (c *Conn) Write(p []byte) (int, error) {
 // not take moves to out (input paused until it drains). A write error
 // closes the connection, as it would have when written at once.
 func (c *Conn) flushDeferred() {
+	if c.attached && c.l.ring != nil {
+		c.flushURing()
+		return
+	}
 	c.deferred = false
 	p := c.pend
 	c.pend = c.pend[:0]
@@ -333,6 +364,12 @@ func (c *Conn) Attach() {
 // Close closes the socket (dropping pending output) and runs the
 // handler's OnClose. Owner only; idempotent.
 func (c *Conn) Close() {
+	if c.rxBusy && c.sysfd >= 0 {
+		// End the receive in flight; the loop retires the Conn when
+		// its completion arrives. (The kernel holds the socket for the
+		// operation, so closing the fd number below is safe.)
+		unix.Shutdown(c.sysfd, unix.SHUT_RDWR)
+	}
 	if c.attached {
 		c.l.remove(c)
 	}
@@ -364,6 +401,17 @@ func (c *Conn) Close() {
 // CloseWhenFlushed closes the connection once its pending output has been
 // written (at once if there is none). Loop only.
 func (c *Conn) CloseWhenFlushed() {
+	if c.attached && c.l.ring != nil {
+		if c.deferred {
+			c.flushURing()
+		}
+		if !c.txBusy && len(c.pend) == 0 {
+			c.Close()
+			return
+		}
+		c.closeWhenFlushed = true // the loop closes it after the last send
+		return
+	}
 	if c.deferred {
 		c.flushDeferred()
 	}

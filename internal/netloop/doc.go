@@ -1,7 +1,8 @@
-// Package netloop is Corvid's epoll event-loop engine for TCP connections:
-// N loops, each owning an epoll instance and the connections attached to
-// it, with level-triggered readiness and every ready connection of one
-// epoll_wait handled in a batch.
+// Package netloop is Corvid's event-loop engine for TCP connections: N
+// loops, each owning an epoll instance (or an io_uring: Options.URing,
+// uring.go) and the connections attached to it, with level-triggered
+// readiness and every ready connection of one epoll_wait (every
+// completion of one io_uring_enter) handled in a batch.
 //
 // It exists because, on loopback, a non-pipelined request costs the server
 // mostly kernel time, and Go's goroutine-per-connection path adds a read
@@ -38,6 +39,16 @@
 // to EPOLLOUT, so the loop stops reading that client until its output has
 // drained (back-pressure). A detached Conn's Write first drains pending
 // output, then waits with poll(2) whenever the socket is full.
+//
+// # io_uring
+//
+// On a ring, a buffer handed to the kernel (a connection's receive buffer
+// while a receive is in flight, its send buffer while a send is) is the
+// kernel's until the completion arrives; the loop keeps the Conn in its
+// slot table, and so the buffers reachable, until then, even after Close.
+// No receive is in flight while OnReadable runs, and Detach waits for a
+// send in flight, so the owner of a detached Conn never shares the socket
+// with the kernel.
 //
 // # Lock order
 //

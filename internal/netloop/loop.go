@@ -12,6 +12,8 @@ import (
 	_ "unsafe" // go:linkname
 
 	"golang.org/x/sys/unix"
+
+	"github.com/corvid-kv/corvid/internal/uring"
 )
 
 // Handler receives a connection's events on its loop.
@@ -72,6 +74,12 @@ type Options struct {
 	// than the clients' gives the loop earlier deadlines. Measured here it
 	// did no better than the lock alone, so it is off by default.
 	Slice time.Duration
+	// URing runs each loop on an io_uring instead of epoll (uring.go):
+	// one receive in flight per connection, each round's sends queued,
+	// one io_uring_enter per round. It implies LockThread and DeferWrite.
+	// Where io_uring is missing (kernels before 6.1, sandboxes that
+	// refuse it) the engine uses epoll; Engine.URing tells which.
+	URing bool
 }
 
 // Engine is a set of event loops.
@@ -85,6 +93,7 @@ type Engine struct {
 	deferWrite bool  // Options.DeferWrite
 	slice      time.Duration
 	lockThread bool
+	uring      bool // Options.URing, and the kernel has it
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -100,6 +109,14 @@ type loop struct {
 	conns   []*Conn // indexed by fd; owned by the loop goroutine
 	events  []unix.EpollEvent
 	pending []*Conn // DeferWrite: connections with collected replies
+
+	// io_uring backend (uring.go); owned by the loop goroutine.
+	ring      *uring.Ring
+	slots     []*Conn // by Conn.slot: the connection a completion names
+	freeSlots []int32
+	ready     []*Conn // received bytes left unread by their handler
+	readyNext []*Conn
+	efdBuf    [8]byte // the inbox eventfd's pending read lands here
 }
 
 // ErrWouldBlock is returned by Read when the socket has no data.
@@ -108,6 +125,9 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite, slice: opts.Slice, lockThread: opts.LockThread || opts.Slice > 0}
+	if opts.URing && uringAvailable() {
+		e.uring, e.lockThread, e.deferWrite, e.spin = true, true, true, 0
+	}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
 		if err != nil {
@@ -155,6 +175,9 @@ func newLoop(e *Engine) (*loop, error) {
 
 // Loops is the number of event loops.
 func (e *Engine) Loops() int { return len(e.loops) }
+
+// URing reports whether the loops run on io_uring (Options.URing).
+func (e *Engine) URing() bool { return e.uring }
 
 // RawWait reports whether the loops wait with raw syscalls (Options.RawWait
 // and enough Ps).
@@ -209,7 +232,7 @@ func TakeConn(c *net.TCPConn) (int, error) {
 // until Attach.
 func (e *Engine) Register(fd int, h Handler) *Conn {
 	l := e.loops[int(e.next.Add(1)-1)%len(e.loops)]
-	c := &Conn{l: l, h: h, sysfd: fd}
+	c := &Conn{l: l, h: h, sysfd: fd, slot: -1}
 	c.mu.fd = fd
 	return c
 }
@@ -229,6 +252,10 @@ func (l *loop) run() {
 	}
 	if l.e.slice > 0 {
 		SetThreadSlice(l.e.slice)
+	}
+	if l.e.uring {
+		l.runURing()
+		return
 	}
 	events := l.events
 	// The tick is kept on the monotonic clock, read once per iteration
@@ -345,6 +372,10 @@ func (l *loop) add(c *Conn) {
 		c.Close() // shut down while it was being handed over
 		return
 	}
+	if l.e.uring {
+		l.addURing(c)
+		return
+	}
 	for fd >= len(l.conns) {
 		l.conns = append(l.conns, make([]*Conn, max(64, len(l.conns)))...)
 	}
@@ -400,6 +431,11 @@ func (l *loop) flushPending() {
 
 // remove takes c out of the epoll set and the table (detach).
 func (l *loop) remove(c *Conn) {
+	if l.e.uring {
+		c.attached = false
+		l.retire(c)
+		return
+	}
 	fd := c.sysfd
 	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, fd, nil)
 	if fd >= 0 && fd < len(l.conns) && l.conns[fd] == c {
@@ -409,8 +445,8 @@ func (l *loop) remove(c *Conn) {
 }
 
 func (l *loop) tickAll(now time.Time) {
-	for _, c := range l.conns {
-		if c == nil {
+	for _, c := range l.table() {
+		if c == nil || !c.attached {
 			continue
 		}
 		if t, ok := c.h.(Ticker); ok {
@@ -421,8 +457,8 @@ func (l *loop) tickAll(now time.Time) {
 
 // shutdown closes what is left when the engine closes.
 func (l *loop) shutdown() {
-	for _, c := range l.conns {
-		if c != nil {
+	for _, c := range l.table() {
+		if c != nil && c.attached {
 			c.Close()
 		}
 	}
@@ -433,6 +469,18 @@ func (l *loop) shutdown() {
 	for _, c := range in {
 		c.Close()
 	}
+	if l.ring != nil {
+		l.drainRing()
+	}
 	unix.Close(l.epfd)
 	unix.Close(l.efd)
+}
+
+// table is the loop's connection table: by fd on epoll, by slot on a
+// ring (where it also holds closed connections with operations in flight).
+func (l *loop) table() []*Conn {
+	if l.e.uring {
+		return l.slots
+	}
+	return l.conns
 }

@@ -99,24 +99,47 @@ func acceptFD(t testing.TB, ln net.Listener) int {
 	return fd
 }
 
-// testDeferWrite is the Options.DeferWrite of serve's engines; writeModes
-// runs a test with it off and on.
-var testDeferWrite bool
+// testDeferWrite and testURing are the Options.DeferWrite and URing of
+// serve's engines; writeModes runs a test on epoll with writes at once and
+// deferred, and on io_uring (where the kernel has it).
+var testDeferWrite, testURing bool
 
 func writeModes(t *testing.T, test func(t *testing.T)) {
-	for _, d := range []bool{false, true} {
-		t.Run(map[bool]string{false: "immediate", true: "deferred"}[d], func(t *testing.T) {
-			testDeferWrite = d
-			defer func() { testDeferWrite = false }()
+	for _, m := range []string{"immediate", "deferred", "uring"} {
+		t.Run(m, func(t *testing.T) {
+			if m == "uring" {
+				skipWithoutURing(t)
+			}
+			testDeferWrite, testURing = m != "immediate", m == "uring"
+			defer func() { testDeferWrite, testURing = false, false }()
 			test(t)
 		})
+	}
+}
+
+// backends runs a test on epoll and on io_uring (where the kernel has it).
+func backends(t *testing.T, test func(t *testing.T, ring bool)) {
+	for _, ring := range []bool{false, true} {
+		t.Run(map[bool]string{false: "epoll", true: "uring"}[ring], func(t *testing.T) {
+			if ring {
+				skipWithoutURing(t)
+			}
+			test(t, ring)
+		})
+	}
+}
+
+func skipWithoutURing(t *testing.T) {
+	t.Helper()
+	if !uringAvailable() {
+		t.Skip("io_uring not available (kernel, sandbox, or the race detector)")
 	}
 }
 
 // serve starts an engine and a listener whose connections go to it.
 func serve(t testing.TB, loops int) (addr string, handlers chan *lineHandler, conns chan *Conn) {
 	t.Helper()
-	return serveOpts(t, Options{Loops: loops, Tick: 10 * time.Millisecond, DeferWrite: testDeferWrite})
+	return serveOpts(t, Options{Loops: loops, Tick: 10 * time.Millisecond, DeferWrite: testDeferWrite, URing: testURing})
 }
 
 // serveOpts is serve with the engine's options given.
@@ -125,6 +148,9 @@ func serveOpts(t testing.TB, opts Options) (addr string, handlers chan *lineHand
 	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if e.URing() != (opts.URing && uringAvailable()) {
+		t.Fatalf("Engine.URing() = %v with Options.URing %v", e.URing(), opts.URing)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -186,6 +212,36 @@ func TestEchoAndPipeline(t *testing.T) {
 	})
 }
 
+// TestLargeRequest: a request larger than the handler's 4 KiB read (and,
+// on io_uring, than one receive) is answered whole: the bytes a handler
+// leaves unread are handed to it again.
+func TestLargeRequest(t *testing.T) {
+	writeModes(t, func(t *testing.T) {
+		addr, _, _ := serve(t, 1)
+		c, r := dial(t, addr)
+		for _, n := range []int{5000, 40000} {
+			arg := strings.Repeat("y", n)
+			c.Write([]byte("echo " + arg + "\necho done\n"))
+			expectLine(t, r, arg)
+			expectLine(t, r, "done")
+		}
+	})
+}
+
+// TestDetachWithUnreadInput: input the handler had not read when it
+// detached is still delivered, in order, once it is back on the loop.
+func TestDetachWithUnreadInput(t *testing.T) {
+	writeModes(t, func(t *testing.T) {
+		addr, _, _ := serve(t, 1)
+		c, r := dial(t, addr)
+		arg := strings.Repeat("z", 9000)
+		c.Write([]byte("detachnow b\necho " + arg + "\necho end\n"))
+		expectLine(t, r, "b")
+		expectLine(t, r, arg)
+		expectLine(t, r, "end")
+	})
+}
+
 // TestBackPressure sends replies larger than the socket buffers while the
 // client reads nothing: the loop must queue them (EPOLLOUT) without
 // blocking, keep serving another client, and deliver everything in order.
@@ -226,6 +282,10 @@ func TestDetach(t *testing.T) {
 // TestShutdownFromElsewhere ends a connection from another goroutine; the
 // loop closes it and OnClose runs.
 func TestShutdownFromElsewhere(t *testing.T) {
+	writeModes(t, testShutdownFromElsewhere)
+}
+
+func testShutdownFromElsewhere(t *testing.T) {
 	addr, handlers, conns := serve(t, 2)
 	c, r := dial(t, addr)
 	c.Write([]byte("echo x\n"))
@@ -300,8 +360,10 @@ func (h *tickHandler) OnTick(c *Conn, now time.Time) {
 	}
 }
 
-func TestTick(t *testing.T) {
-	e, err := New(Options{Loops: 1, Tick: 5 * time.Millisecond})
+func TestTick(t *testing.T) { backends(t, testTick) }
+
+func testTick(t *testing.T, ring bool) {
+	e, err := New(Options{Loops: 1, Tick: 5 * time.Millisecond, URing: ring})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,8 +388,10 @@ func TestTick(t *testing.T) {
 }
 
 // TestEngineClose closes connections still attached.
-func TestEngineClose(t *testing.T) {
-	e, err := New(Options{Loops: 2})
+func TestEngineClose(t *testing.T) { backends(t, testEngineClose) }
+
+func testEngineClose(t *testing.T, ring bool) {
+	e, err := New(Options{Loops: 2, URing: ring})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,11 +408,13 @@ func TestEngineClose(t *testing.T) {
 
 // TestRawWait: loops that sleep in a raw epoll_wait still serve, and do
 // not hold up a stop-the-world (runtime.GC) while idle.
-func TestRawWait(t *testing.T) {
+func TestRawWait(t *testing.T) { backends(t, testRawWait) }
+
+func testRawWait(t *testing.T, ring bool) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("RawWait needs GOMAXPROCS > loops")
 	}
-	e, err := New(Options{Loops: 1, RawWait: true})
+	e, err := New(Options{Loops: 1, RawWait: true, URing: ring})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,3 +30,6 @@ func rawIO(trap uintptr, fd int, p []byte) (int, error) {
 	}
 	return int(r), nil
 }
+
+// uringBuild allows the io_uring backend (uring.go).
+const uringBuild = true
