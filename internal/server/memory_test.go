@@ -127,8 +127,11 @@ func TestClientEviction(t *testing.T) {
 		protected.WriteRaw(partial + strings.Repeat("y", 1<<20)) // the biggest
 		time.Sleep(200 * time.Millisecond)
 		victim := testutil.Dial(t, addr)
-		victim.WriteRaw(partial)
-		if got := victim.ReadWithin(5 * time.Second); got != "<EOF>" {
+		// The server may evict it before it has written everything: a
+		// reset or broken pipe here is the eviction, seen early.
+		if err := victim.WriteRawMayFail(partial); err != nil {
+			t.Logf("victim's write: %v", err)
+		} else if got := victim.ReadWithin(5 * time.Second); got != "<EOF>" {
 			t.Fatalf("victim over maxmemory-clients: %s, want the connection closed", got)
 		}
 		if got := protected.ReadWithin(100 * time.Millisecond); got != "<TIMEOUT>" {

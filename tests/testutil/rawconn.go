@@ -68,6 +68,15 @@ func (c *Raw) WriteRaw(s string) {
 	}
 }
 
+// WriteRawMayFail writes bytes as they are and returns the write's error
+// instead of failing the test: for a client the server may disconnect
+// while it is still writing (an eviction, a limit).
+func (c *Raw) WriteRawMayFail(s string) error {
+	c.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, err := c.conn.Write([]byte(s))
+	return err
+}
+
 // Do sends a command and reads one reply.
 func (c *Raw) Do(args ...string) string {
 	c.Send(args...)
