@@ -9,16 +9,21 @@ import (
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
-// bothPaths runs f against an in-process server on the goroutine path and
-// on the event-loop path (one loop, so that a stalled loop would stall
-// every client), which must behave the same.
+// bothPaths runs f against an in-process server on the goroutine path, on
+// the event-loop path (one loop, so that a stalled loop would stall every
+// client) and on that loop with io_uring (where available: not under the
+// race detector), which must all behave the same.
 func bothPaths(t *testing.T, f func(t *testing.T, s *Server, addr string)) {
-	for _, p := range []struct{ name, env string }{{"goroutine", "0"}, {"netloop", "1"}} {
+	for _, p := range []struct{ name, env, ring string }{{"goroutine", "0", ""}, {"netloop", "1", "0"}, {"uring", "1", ""}} {
 		t.Run(p.name, func(t *testing.T) {
 			t.Setenv("CORVID_NETLOOP", p.env)
+			t.Setenv("CORVID_NETLOOP_URING", p.ring)
 			s, addr := startIntroServer(t)
 			if (p.env == "1") != (s.loops != nil) {
 				t.Fatalf("CORVID_NETLOOP=%s: loops %v", p.env, s.loops)
+			}
+			if p.name == "uring" && !s.loops.URing() {
+				t.Skip("io_uring not available here (kernel, sandbox, or the race detector)")
 			}
 			f(t, s, addr)
 		})
