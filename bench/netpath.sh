@@ -52,6 +52,7 @@ gnet=yes
 all_variants=(
 	"redis||redis-server --port PORT --bind 127.0.0.1 --save '' --appendonly no"
 	"corvid||$tmp/corvid-server --port PORT --bind 127.0.0.1"
+	"corvid-epoll|CORVID_NETLOOP_URING=0|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"corvid-netloop1|CORVID_NETLOOP=1|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"corvid-netloop1-sched|CORVID_NETLOOP=1 CORVID_NETLOOP_WAIT=sched|$tmp/corvid-server --port PORT --bind 127.0.0.1"
 	"corvid-netloop2|CORVID_NETLOOP=2|$tmp/corvid-server --port PORT --bind 127.0.0.1"
@@ -67,6 +68,9 @@ all_variants=(
 	"null-epoll1-raw-spin||$tmp/nullserver -port PORT -mode epoll -loops 1 -spin 50us -raw"
 	"null-epoll1-tryfirst||$tmp/nullserver -port PORT -mode epoll -loops 1 -raw -tryfirst"
 	"null-epoll1-rawblock||$tmp/nullserver -port PORT -mode epoll -loops 1 -raw -rawblock"
+	"null-epoll1-rawblock-defer||$tmp/nullserver -port PORT -mode epoll -loops 1 -raw -rawblock -lockthread -deferwrite"
+	"null-uring||$tmp/nullserver -port PORT -mode uring"
+	"null-uring-raw||$tmp/nullserver -port PORT -mode uring -raw"
 )
 if [ "$gnet" = yes ]; then
 	all_variants+=(

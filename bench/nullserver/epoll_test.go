@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/uring"
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
@@ -57,6 +58,61 @@ func TestDeferWrite(t *testing.T) {
 					t.Fatalf("round %d reply %d: %q, %v", round, i, line, err)
 				}
 			}
+		}
+	}
+}
+
+// TestURing: the io_uring mode answers pipelined requests from several
+// connections in order, and a GC can stop its loop while it sleeps in a
+// raw io_uring_enter.
+func TestURing(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("a raw-blocking loop needs a second P")
+	}
+	r, err := uring.New(8)
+	if err != nil {
+		t.Skip("io_uring not available here")
+	}
+	r.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // serveURing makes its own (blocking) listener on the port
+	go serveURing(port, true)
+	addr := ln.Addr().String()
+	var conns []net.Conn
+	for range 50 {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			conns = append(conns, c)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(conns) == 0 {
+		t.Fatal("the io_uring null server did not start")
+	}
+	conns[0].Close()
+	for range 3 {
+		c, rd := testutil.DialConn(t, addr)
+		for round := range 3 {
+			c.Write([]byte("*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"))
+			for i, want := range []string{"+OK\r\n", "$3\r\n", "bar\r\n"} {
+				if line, err := rd.ReadString('\n'); err != nil || line != want {
+					t.Fatalf("round %d line %d: %q, %v", round, i, line, err)
+				}
+			}
+		}
+		done := make(chan struct{})
+		go func() {
+			runtime.GC()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("GC could not stop the raw-waiting loop")
 		}
 	}
 }

@@ -13,6 +13,9 @@
 //	                 -raw issues read/write/zero-timeout epoll_wait as raw
 //	                 syscalls (no scheduler hooks); -rawblock also the blocking
 //	                 epoll_wait (the loop keeps its P while it sleeps)
+//	-mode uring      one loop on an io_uring: every accept, receive and send
+//	                 a queue entry, one io_uring_enter per round (uring.go);
+//	                 -raw makes that enter a RawSyscall
 //
 // Skipping the speculative read in goroutine mode is not possible with
 // Go's public API: syscall.RawConn.Read resets the poller's readiness
@@ -44,7 +47,7 @@ import (
 
 func main() {
 	port := flag.Int("port", 7777, "TCP port on 127.0.0.1")
-	mode := flag.String("mode", "goroutine", "goroutine | epoll")
+	mode := flag.String("mode", "goroutine", "goroutine | epoll | uring")
 	loops := flag.Int("loops", runtime.GOMAXPROCS(0), "event loops (epoll mode)")
 	spin := flag.Duration("spin", 0, "epoll mode: poll with a zero timeout for up to this long before blocking")
 	raw := flag.Bool("raw", false, "epoll mode: non-blocking syscalls as RawSyscall")
@@ -54,6 +57,12 @@ func main() {
 	slice := flag.Duration("slice", 0, "epoll mode: lock each loop to its thread and ask for this scheduling slice")
 	deferWrite := flag.Bool("deferwrite", false, "epoll mode: write the replies after reading every ready socket (corvid's netloop default)")
 	flag.Parse()
+	if *mode == "uring" {
+		fmt.Fprintf(os.Stderr, "nullserver mode=uring raw=%v GOMAXPROCS=%d pid=%d on 127.0.0.1:%d\n", *raw, runtime.GOMAXPROCS(0), os.Getpid(), *port)
+		go exitOnSignal()
+		serveURing(*port, *raw)
+		return
+	}
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -61,12 +70,7 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "nullserver mode=%s loops=%d spin=%v raw=%v GOMAXPROCS=%d pid=%d on %s\n",
 		*mode, *loops, *spin, *raw, runtime.GOMAXPROCS(0), os.Getpid(), ln.Addr())
-	go func() {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-		<-sig
-		os.Exit(0)
-	}()
+	go exitOnSignal()
 	switch *mode {
 	case "goroutine":
 		serveGoroutines(ln)
@@ -76,6 +80,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "unknown mode", *mode)
 		os.Exit(2)
 	}
+}
+
+func exitOnSignal() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	os.Exit(0)
 }
 
 // spinDeadline is a helper so the epoll loop reads the monotonic clock only

@@ -11,8 +11,15 @@
 //	redis-io2  the same plus --io-threads 2 --io-threads-do-reads yes (-redis-io2, default on)
 //	corvid-io2 corvid-server as above plus --io-threads 2: two event loops
 //	           (-corvid-io2, default off)
-//	null       nullserver -port P -mode epoll -loops 1 -raw -rawblock -deferwrite -lockthread (-null, default on),
-//	           the network design corvid-server runs with by default here: the
+//	corvid-uring, corvid-epoll corvid-server as above with its loops on
+//	           io_uring or on epoll (-corvid-uring, -corvid-epoll, default
+//	           off; CORVID_NETLOOP_URING=1 or 0); the first of corvid-io2,
+//	           corvid-uring, corvid-epoll that runs gets the second
+//	           Corvid's columns
+//	null       nullserver -port P -mode uring -raw (-null, default on; with
+//	           -null-epoll: -mode epoll -loops 1 -raw -rawblock -deferwrite
+//	           -lockthread), the network design corvid-server runs with by
+//	           default here (io_uring, or the epoll it falls back to): the
 //	           ceiling of the network path, it replies without touching data
 //
 // Every server runs in its own session (setsid), so the kernel schedules it
@@ -103,6 +110,11 @@ type config struct {
 	pipelines []int
 	redisIO2  bool
 	corvidIO2 bool
+	// corvidURing and corvidEpoll also run corvid-server with its loops
+	// on io_uring (the default where the kernel has it) or on epoll.
+	corvidURing, corvidEpoll bool
+	// nullEpoll runs the null server on epoll instead of io_uring.
+	nullEpoll bool
 	null      bool
 	rate      int    // corvid-bench --rate-limiting per connection; 0: unlimited
 	clientIO  string // corvid-bench --client-io; "": its default
@@ -144,7 +156,10 @@ func parseFlags(args []string) (*config, error) {
 	pipes := fs.String("pipelines", "1,16", "comma-separated pipeline depths, run in this order")
 	fs.BoolVar(&c.redisIO2, "redis-io2", true, "also run redis-server with --io-threads 2 --io-threads-do-reads yes")
 	fs.BoolVar(&c.corvidIO2, "corvid-io2", false, "also run corvid-server with --io-threads 2 (two event loops on this machine)")
-	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode epoll -loops 1 -raw -rawblock -deferwrite -lockthread)")
+	fs.BoolVar(&c.corvidURing, "corvid-uring", false, "also run corvid-server with its loops on io_uring (CORVID_NETLOOP_URING=1)")
+	fs.BoolVar(&c.corvidEpoll, "corvid-epoll", false, "also run corvid-server with its loops on epoll (CORVID_NETLOOP_URING=0)")
+	fs.BoolVar(&c.nullEpoll, "null-epoll", false, "run the null server on an epoll loop instead of io_uring")
+	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode uring -raw; see -null-epoll)")
 	fs.IntVar(&c.rate, "rate", 0, "corvid-bench --rate-limiting: requests/s per connection, the same for every server (equal-load latency); 0 = unlimited")
 	fs.StringVar(&c.clientIO, "client-io", "", "corvid-bench --client-io (epoll or goroutines; default: corvid-bench's)")
 	fs.StringVar(&c.out, "out", "/tmp/seed-side-by-side", "output prefix: PREFIX.md, PREFIX.csv, PREFIX.runs.csv, PREFIX.svg")

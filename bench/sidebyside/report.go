@@ -22,6 +22,8 @@ const (
 	nIO2    = "redis-io2"
 	nNull   = "null"
 	nCIO2   = "corvid-io2"
+	nCURing = "corvid-uring"
+	nCEpoll = "corvid-epoll"
 )
 
 // runResult is one corvid-bench run against one server.
@@ -149,9 +151,17 @@ func (r *results) tableRows(pl int, commands []string) [][]string {
 	if null {
 		head = append(head, "null ops/s", "c/null")
 	}
-	cio2 := r.has(nCIO2)
+	// The second Corvid's columns: the first variant that ran.
+	alt := nCIO2
+	for _, v := range []string{nCIO2, nCURing, nCEpoll} {
+		if r.has(v) {
+			alt = v
+			break
+		}
+	}
+	cio2 := r.has(alt)
 	if cio2 {
-		head = append(head, "corvid-io2 ops/s", "c2/r", "c2 p99 ms", "c2 CPU s/1M")
+		head = append(head, alt+" ops/s", "c2/r", "c2 p99 ms", "c2 CPU s/1M")
 	}
 	head = append(head, "p50 ms c/r", "p99 ms c/r", "CPU s/1M ops c/r", "CPU c/r", "RSS MiB c/r")
 	rows := [][]string{head}
@@ -194,7 +204,7 @@ func (r *results) tableRows(pl int, commands []string) [][]string {
 			row = append(row, fmtOps(v, ok), ratio(co, v, cok && ok))
 		}
 		if cio2 {
-			a := r.get(pl, cmd, nCIO2)
+			a := r.get(pl, cmd, alt)
 			v, ok := ops(a)
 			p99, cpu := "n/a", "n/a"
 			if a != nil && len(a.p99) > 0 {
@@ -230,8 +240,8 @@ func (r *results) tableRows(pl int, commands []string) [][]string {
 		row = append(row, fmtOps(v, ok), ratio(co, v, cok && ok))
 	}
 	if cio2 {
-		v, ok := tot(nCIO2)
-		c2, c2ok := per1M(cpuSec[nCIO2], cpuOps[nCIO2])
+		v, ok := tot(alt)
+		c2, c2ok := per1M(cpuSec[alt], cpuOps[alt])
 		cpu := "n/a"
 		if c2ok {
 			cpu = fmt.Sprintf("%.2f", c2)
@@ -387,7 +397,7 @@ func markdownDoc(c *config, e env, r *results, svgName string) string {
 		e.load, strings.Join(r.servers, ", then "), c.rounds)
 	b.WriteString("- ops/s: mean over rounds; p50/p99: median over rounds (ms); CPU s/1M ops: server utime+stime from /proc/PID/stat " +
 		"over all rounds / ops of those rounds (= µs per op); CPU c/r < 1: Corvid cheaper; RSS: VmRSS after the command's last round; " +
-		"c/r, c/io2, c/null: Corvid / redis, redis --io-threads 2, null server; c2/r: Corvid with --io-threads 2 (two event loops) / redis\n")
+		"c/r, c/io2, c/null: Corvid / redis, redis --io-threads 2, null server; c2/r: the second Corvid (corvid-io2: --io-threads 2, two event loops; corvid-uring, corvid-epoll: loops on io_uring, on epoll) / redis\n")
 	for _, pl := range r.pipelines {
 		fmt.Fprintf(&b, "\n#### pipeline %d\n\n", pl)
 		b.WriteString(renderMarkdown(r.tableRows(pl, r.commands[pl])))

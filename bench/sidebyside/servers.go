@@ -23,7 +23,8 @@ type spec struct {
 	name string
 	bin  string
 	args func(port int) []string
-	data bool // a real store: FLUSHALL before runs, prefill before GET
+	data bool     // a real store: FLUSHALL before runs, prefill before GET
+	env  []string // extra environment
 }
 
 func serverSpecs(c *config, tmp string) []spec {
@@ -47,12 +48,24 @@ func serverSpecs(c *config, tmp string) []spec {
 			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--maxmemory", "4gb", "--maxmemory-policy", "allkeys-lru", "--io-threads", "2"}
 		}})
 	}
+	if c.corvidURing {
+		specs = append(specs, spec{name: nCURing, bin: filepath.Join(tmp, "corvid-server"), data: true, env: []string{"CORVID_NETLOOP_URING=1"},
+			args: specs[0].args})
+	}
+	if c.corvidEpoll {
+		specs = append(specs, spec{name: nCEpoll, bin: filepath.Join(tmp, "corvid-server"), data: true, env: []string{"CORVID_NETLOOP_URING=0"},
+			args: specs[0].args})
+	}
 	if c.null {
 		specs = append(specs, spec{name: "null", bin: filepath.Join(tmp, "nullserver"), args: func(port int) []string {
 			// Corvid's default network path on this machine: one event
-			// loop (io-threads 1 on 2 cores, see server.defaultLoops)
-			// waiting in a raw epoll_wait.
-			return []string{"-port", strconv.Itoa(port), "-mode", "epoll", "-loops", "1", "-raw", "-rawblock", "-deferwrite", "-lockthread"}
+			// loop (io-threads 1 on 2 cores, see server.defaultLoops) on
+			// an io_uring, waiting in a raw io_uring_enter; with
+			// -null-epoll, the epoll loop Corvid falls back to.
+			if c.nullEpoll {
+				return []string{"-port", strconv.Itoa(port), "-mode", "epoll", "-loops", "1", "-raw", "-rawblock", "-deferwrite", "-lockthread"}
+			}
+			return []string{"-port", strconv.Itoa(port), "-mode", "uring", "-raw"}
 		}})
 	}
 	return specs
@@ -65,7 +78,7 @@ type server struct {
 }
 
 func startServer(sp spec, port int, tmp string) (*server, error) {
-	s, err := benchproc.Start(benchproc.Spec{Name: sp.name, Argv: append([]string{sp.bin}, sp.args(port)...), Port: port,
+	s, err := benchproc.Start(benchproc.Spec{Name: sp.name, Argv: append([]string{sp.bin}, sp.args(port)...), Port: port, Env: sp.env,
 		Dir: tmp, Log: filepath.Join(tmp, sp.name+".log"), StopGrace: 5 * time.Second})
 	if err != nil {
 		return nil, err

@@ -90,6 +90,7 @@ type Spec struct {
 	Port int      // the 127.0.0.1 port Argv makes it listen on
 	Dir  string   // its working directory
 	Log  string   // the file its stdout and stderr go to (created)
+	Env  []string // added to this process's environment ("K=V")
 	// StopGrace is how long Stop waits after SIGTERM before it sends
 	// SIGKILL; 0 means 10 s.
 	StopGrace time.Duration
@@ -117,6 +118,9 @@ func Start(sp Spec) (*Server, error) {
 	}
 	cmd := exec.Command(sp.Argv[0], sp.Argv[1:]...)
 	cmd.Dir = sp.Dir
+	if len(sp.Env) > 0 {
+		cmd.Env = append(os.Environ(), sp.Env...)
+	}
 	cmd.Stdout, cmd.Stderr = lf, lf
 	// Own session, as a server run as a service has: the kernel schedules
 	// it in its own group (autogroup; systemd gives each service a cgroup)

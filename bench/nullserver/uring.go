@@ -1,0 +1,196 @@
+package main
+
+// -mode uring: one loop on an io_uring instead of epoll plus read/write.
+// It asks whether "fewer syscalls and wake-ups per request" (issue 6) is
+// worth a new network path: a request costs the epoll loop one read, one
+// write and a share of one epoll_wait; here every accept, receive and
+// send of every connection is a queue entry, and the loop makes ONE
+// io_uring_enter per round (submit what the last round produced, wait for
+// at least one completion). The ring (internal/uring) is set up with SINGLE_ISSUER and
+// DEFER_TASKRUN, so completions are reaped only inside that enter, on the
+// loop's own thread.
+//
+// Invariants: the loop goroutine is locked to the thread that created the
+// ring (SINGLE_ISSUER requires it) and is the only one that touches the
+// ring and the connections. A buffer handed to the kernel (a receive's
+// input tail, a send's output) is not touched until its completion
+// arrives; connections keep them alive (Go's collector does not move heap
+// objects). Each connection has at most one receive and one send in
+// flight.
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/corvid-kv/corvid/internal/uring"
+)
+
+const (
+	kindAccept = 0
+	kindRx     = 1
+	kindTx     = 2
+)
+
+type uconn struct {
+	fd      int
+	b       *connBuf
+	sending []byte // handed to the kernel; b.out collects the next replies
+	spare   []byte // the last send's buffer, to be the next b.out
+	sent    int
+	rxBusy  bool // a receive is in flight
+	closed  bool
+}
+
+type uloop struct {
+	r     *uring.Ring
+	lfd   int
+	conns []*uconn // by index, which the user data carries
+	free  []int
+}
+
+func userData(kind, idx int) uint64 { return uint64(kind)<<32 | uint64(idx) }
+
+// serveURing serves on port with one io_uring loop.
+func serveURing(port int, raw bool) {
+	runtime.LockOSThread()
+	r, err := uring.New(1024)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	lfd, err := listenBlocking(port)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	r.Raw = raw
+	l := &uloop{r: r, lfd: lfd}
+	l.r.Accept(l.lfd, userData(kindAccept, 0))
+	for {
+		if err := l.r.Enter(1, 0); err != nil {
+			panic(err)
+		}
+		l.r.Completions(l.complete)
+	}
+}
+
+// listenBlocking opens a blocking listening socket: io_uring then waits
+// for readiness itself (on a non-blocking socket it would hand back
+// EAGAIN).
+func listenBlocking(port int) (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+	sa := &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}
+	if err := unix.Bind(fd, sa); err != nil {
+		return -1, fmt.Errorf("bind 127.0.0.1:%s: %w", strconv.Itoa(port), err)
+	}
+	return fd, unix.Listen(fd, 1024)
+}
+
+func (l *uloop) recv(i int) {
+	c := l.conns[i]
+	l.r.Recv(c.fd, c.b.in[c.b.have:], userData(kindRx, i))
+	c.rxBusy = true
+}
+
+func (l *uloop) send(i int) {
+	c := l.conns[i]
+	l.r.Send(c.fd, c.sending[c.sent:], userData(kindTx, i))
+}
+
+// complete handles one completion, queueing what follows.
+func (l *uloop) complete(ud uint64, res int32) {
+	kind, i := int(ud>>32), int(uint32(ud))
+	switch kind {
+	case kindAccept:
+		l.r.Accept(l.lfd, userData(kindAccept, 0))
+		if res >= 0 {
+			l.adopt(int(res))
+		}
+	case kindRx:
+		l.received(i, int(res))
+	case kindTx:
+		l.sentDone(i, int(res))
+	}
+}
+
+func (l *uloop) adopt(fd int) {
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	c := &uconn{fd: fd, b: newConnBuf()}
+	i := len(l.conns)
+	if n := len(l.free); n > 0 {
+		i, l.free = l.free[n-1], l.free[:n-1]
+		l.conns[i] = c
+	} else {
+		l.conns = append(l.conns, c)
+	}
+	l.recv(i)
+}
+
+func (l *uloop) received(i, res int) {
+	c := l.conns[i]
+	c.rxBusy = false
+	if res <= 0 || c.closed {
+		l.close(i)
+		return
+	}
+	c.b.have += res
+	c.b.consume()
+	l.recv(i)
+	if c.sending == nil && len(c.b.out) > 0 {
+		l.startSend(c, i)
+	}
+}
+
+// startSend hands b.out to the kernel and gives b.out the spare buffer
+// (the previous send's, which is done).
+func (l *uloop) startSend(c *uconn, i int) {
+	next := c.spare
+	if next == nil {
+		next = make([]byte, 0, cap(c.b.out))
+	}
+	c.sending, c.sent, c.spare = c.b.out, 0, nil
+	c.b.out = next[:0]
+	l.send(i)
+}
+
+func (l *uloop) sentDone(i, res int) {
+	c := l.conns[i]
+	if res < 0 || c.closed {
+		c.sending = nil
+		l.close(i)
+		return
+	}
+	if c.sent += res; c.sent < len(c.sending) {
+		l.send(i)
+		return
+	}
+	c.spare, c.sending = c.sending, nil
+	if len(c.b.out) > 0 {
+		l.startSend(c, i)
+	}
+}
+
+// close shuts the connection down and closes its fd once nothing of it
+// is in flight (the shutdown makes what is in flight complete, and its
+// completion calls close again).
+func (l *uloop) close(i int) {
+	c := l.conns[i]
+	if !c.closed {
+		c.closed = true
+		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	}
+	if c.rxBusy || c.sending != nil {
+		return
+	}
+	unix.Close(c.fd)
+	l.conns[i] = nil
+	l.free = append(l.free, i)
+}
