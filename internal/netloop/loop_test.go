@@ -212,33 +212,29 @@ func TestEchoAndPipeline(t *testing.T) {
 	})
 }
 
-// TestLargeRequest: a request larger than the handler's 4 KiB read (and,
-// on io_uring, than one receive) is answered whole: the bytes a handler
-// leaves unread are handed to it again.
-func TestLargeRequest(t *testing.T) {
+// TestUnreadInput: bytes a handler leaves unread are handed to it again,
+// in order: a request larger than the handler's 4 KiB read (and, on
+// io_uring, than one receive), and input not yet read when the handler
+// detached, delivered once it is back on the loop.
+func TestUnreadInput(t *testing.T) {
+	y5k, y40k, z9k := strings.Repeat("y", 5000), strings.Repeat("y", 40000), strings.Repeat("z", 9000)
+	cases := []struct {
+		name, in string
+		want     []string
+	}{
+		{"large", "echo " + y5k + "\necho done\n", []string{y5k, "done"}},
+		{"larger than a receive", "echo " + y40k + "\necho done\n", []string{y40k, "done"}},
+		{"detach", "detachnow b\necho " + z9k + "\necho end\n", []string{"b", z9k, "end"}},
+	}
 	writeModes(t, func(t *testing.T) {
 		addr, _, _ := serve(t, 1)
-		c, r := dial(t, addr)
-		for _, n := range []int{5000, 40000} {
-			arg := strings.Repeat("y", n)
-			c.Write([]byte("echo " + arg + "\necho done\n"))
-			expectLine(t, r, arg)
-			expectLine(t, r, "done")
+		for _, tc := range cases {
+			c, r := dial(t, addr)
+			c.Write([]byte(tc.in))
+			for _, w := range tc.want {
+				expectLine(t, r, w)
+			}
 		}
-	})
-}
-
-// TestDetachWithUnreadInput: input the handler had not read when it
-// detached is still delivered, in order, once it is back on the loop.
-func TestDetachWithUnreadInput(t *testing.T) {
-	writeModes(t, func(t *testing.T) {
-		addr, _, _ := serve(t, 1)
-		c, r := dial(t, addr)
-		arg := strings.Repeat("z", 9000)
-		c.Write([]byte("detachnow b\necho " + arg + "\necho end\n"))
-		expectLine(t, r, "b")
-		expectLine(t, r, arg)
-		expectLine(t, r, "end")
 	})
 }
 
