@@ -71,6 +71,7 @@ all_variants=(
 	"null-epoll1-rawblock-defer||$tmp/nullserver -port PORT -mode epoll -loops 1 -raw -rawblock -lockthread -deferwrite"
 	"null-uring||$tmp/nullserver -port PORT -mode uring"
 	"null-uring-raw||$tmp/nullserver -port PORT -mode uring -raw"
+	"null-uring-raw-pollfirst||$tmp/nullserver -port PORT -mode uring -raw -pollfirst"
 )
 if [ "$gnet" = yes ]; then
 	all_variants+=(

@@ -80,7 +80,7 @@ func TestURing(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close() // serveURing makes its own (blocking) listener on the port
-	go serveURing(port, true)
+	go serveURing(port, true, true)
 	addr := ln.Addr().String()
 	var conns []net.Conn
 	for range 50 {

@@ -15,7 +15,8 @@
 //	                 epoll_wait (the loop keeps its P while it sleeps)
 //	-mode uring      one loop on an io_uring: every accept, receive and send
 //	                 a queue entry, one io_uring_enter per round (uring.go);
-//	                 -raw makes that enter a RawSyscall
+//	                 -raw makes that enter a RawSyscall; -pollfirst queues
+//	                 receives with IORING_RECVSEND_POLL_FIRST
 //
 // Skipping the speculative read in goroutine mode is not possible with
 // Go's public API: syscall.RawConn.Read resets the poller's readiness
@@ -56,11 +57,12 @@ func main() {
 	lock := flag.Bool("lockthread", false, "epoll mode: LockOSThread in every loop")
 	slice := flag.Duration("slice", 0, "epoll mode: lock each loop to its thread and ask for this scheduling slice")
 	deferWrite := flag.Bool("deferwrite", false, "epoll mode: write the replies after reading every ready socket (corvid's netloop default)")
+	pollFirst := flag.Bool("pollfirst", false, "uring mode: receives wait for readability before trying (IORING_RECVSEND_POLL_FIRST)")
 	flag.Parse()
 	if *mode == "uring" {
 		fmt.Fprintf(os.Stderr, "nullserver mode=uring raw=%v GOMAXPROCS=%d pid=%d on 127.0.0.1:%d\n", *raw, runtime.GOMAXPROCS(0), os.Getpid(), *port)
 		go exitOnSignal()
-		serveURing(*port, *raw)
+		serveURing(*port, *raw, *pollFirst)
 		return
 	}
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))

@@ -46,16 +46,17 @@ type uconn struct {
 }
 
 type uloop struct {
-	r     *uring.Ring
-	lfd   int
-	conns []*uconn // by index, which the user data carries
-	free  []int
+	r         *uring.Ring
+	pollFirst bool // receives wait for readability before trying
+	lfd       int
+	conns     []*uconn // by index, which the user data carries
+	free      []int
 }
 
 func userData(kind, idx int) uint64 { return uint64(kind)<<32 | uint64(idx) }
 
 // serveURing serves on port with one io_uring loop.
-func serveURing(port int, raw bool) {
+func serveURing(port int, raw, pollFirst bool) {
 	runtime.LockOSThread()
 	r, err := uring.New(1024)
 	if err != nil {
@@ -68,7 +69,7 @@ func serveURing(port int, raw bool) {
 		os.Exit(1)
 	}
 	r.Raw = raw
-	l := &uloop{r: r, lfd: lfd}
+	l := &uloop{r: r, lfd: lfd, pollFirst: pollFirst}
 	l.r.Accept(l.lfd, userData(kindAccept, 0))
 	for {
 		if err := l.r.Enter(1, 0); err != nil {
@@ -96,7 +97,7 @@ func listenBlocking(port int) (int, error) {
 
 func (l *uloop) recv(i int) {
 	c := l.conns[i]
-	l.r.Recv(c.fd, c.b.in[c.b.have:], userData(kindRx, i))
+	l.r.Recv(c.fd, c.b.in[c.b.have:], l.pollFirst, userData(kindRx, i))
 	c.rxBusy = true
 }
 

@@ -225,7 +225,11 @@ func (l *loop) rearm(c *Conn) {
 		}
 		c.rxFull = false
 		c.rxBusy = true
-		l.ring.Recv(c.sysfd, c.rx, ud(kindRx, c.slot))
+		// Not poll-first (uring.Ring.Recv): though the client has
+		// usually not sent its next request yet, skipping the first
+		// attempt measured no cheaper here (4.89 against 4.88 us per
+		// request; the null server 4.25 against 4.56; docs/benchmarks.md).
+		l.ring.Recv(c.sysfd, c.rx, false, ud(kindRx, c.slot))
 	}
 }
 

@@ -84,6 +84,8 @@ const (
 	opRecv   = 27
 	opAccept = 13
 
+	recvsendPollFirst = 1 << 0 // in sqe.ioprio
+
 	setupCQSize       = 1 << 3
 	setupSingleIssuer = 1 << 12
 	setupDeferTaskrun = 1 << 13
@@ -206,10 +208,17 @@ func (r *Ring) next(p []byte) *sqe {
 	return s
 }
 
-// Recv queues recv(fd, p, 0). p must not be empty.
-func (r *Ring) Recv(fd int, p []byte, userData uint64) {
+// Recv queues recv(fd, p, 0). p must not be empty. With pollFirst the
+// kernel waits for the socket to be readable before it tries to receive
+// (IORING_RECVSEND_POLL_FIRST): for a receive queued right after the
+// reply to the last request was sent, when the peer cannot have sent the
+// next one yet, that skips an attempt bound to find nothing.
+func (r *Ring) Recv(fd int, p []byte, pollFirst bool, userData uint64) {
 	s := r.next(p)
 	s.opcode, s.fd, s.userData = opRecv, int32(fd), userData
+	if pollFirst {
+		s.ioprio = recvsendPollFirst
+	}
 }
 
 // Send queues send(fd, p, MSG_NOSIGNAL). p must not be empty.

@@ -63,7 +63,7 @@ func TestRecvSendRead(t *testing.T) {
 
 	// A receive queued before the data arrives completes when it does.
 	buf := make([]byte, 64)
-	r.Recv(a, buf, 1)
+	r.Recv(a, buf, false, 1)
 	r.Enter(0, 0)
 	r.Completions(func(ud uint64, res int32) { t.Fatalf("completion %d (%d) before any data", ud, res) })
 	syscall.Write(b, []byte("hello"))
@@ -80,8 +80,15 @@ func TestRecvSendRead(t *testing.T) {
 		t.Fatalf("peer read %q", got[:n])
 	}
 
+	// Polling first: data already there is received at once.
+	syscall.Write(b, []byte("ready"))
+	r.Recv(a, buf, true, 6)
+	if c := wait(t, r, 1)[0]; c.ud != 6 || c.res != 5 || string(buf[:5]) != "ready" {
+		t.Fatalf("poll-first recv: %+v %q", c, buf[:max(0, c.res)])
+	}
+
 	// End of input and errors come back as results.
-	r.Recv(a, buf, 3)
+	r.Recv(a, buf, true, 3)
 	syscall.Shutdown(b, syscall.SHUT_WR)
 	if c := wait(t, r, 1)[0]; c.ud != 3 || c.res != 0 {
 		t.Fatalf("recv at end of input: %+v", c)
@@ -146,7 +153,7 @@ func TestFullQueue(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	r := newTestRing(t, 4)
 	a, _ := socketPair(t)
-	r.Recv(a, make([]byte, 8), 1)
+	r.Recv(a, make([]byte, 8), true, 1)
 	if err := r.Enter(1, 5*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
