@@ -55,7 +55,7 @@ func uringAvailable() bool {
 	if !uringBuild {
 		return false
 	}
-	r, err := uring.New(8)
+	r, err := uring.New(ringEntries) // the size the loops will ask for
 	if err != nil {
 		return false
 	}
