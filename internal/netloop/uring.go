@@ -80,13 +80,13 @@ func (l *loop) runURing() {
 		nextTick = nanotime() + tick
 	}
 	for {
-		min, timeout := uint32(1), time.Duration(0)
+		want, timeout := uint32(1), time.Duration(0)
 		if len(l.ready) > 0 {
-			min = 0
+			want = 0
 		} else if tick > 0 {
 			timeout = time.Duration(max(1000, nextTick-nanotime()))
 		}
-		if err := r.Enter(min, timeout); err != nil {
+		if err := r.Enter(want, timeout); err != nil {
 			panic("netloop: io_uring_enter: " + err.Error())
 		}
 		open := true

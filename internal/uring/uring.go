@@ -241,8 +241,8 @@ func (r *Ring) Accept(fd int, userData uint64) {
 	s.opcode, s.fd, s.userData, s.opFlags = opAccept, int32(fd), userData, syscall.SOCK_CLOEXEC
 }
 
-// Enter submits the queued operations and, when min > 0, waits until at
-// least min completions are ready or timeout passes (timeout <= 0: no
+// Enter submits the queued operations and, when want > 0, waits until at
+// least want completions are ready or timeout passes (timeout <= 0: no
 // limit). It is one io_uring_enter system call; it may return early (a
 // signal, a full completion queue), so callers loop. An error is returned
 // only for a failure other than EINTR, EAGAIN, EBUSY and ETIME.
@@ -252,11 +252,11 @@ func (r *Ring) Accept(fd int, userData uint64) {
 // wake-up per round). A signal (the runtime's preemption request before a
 // stop-the-world) ends such a wait with EINTR, and Enter then waits once
 // through the scheduler so that the request is honoured.
-func (r *Ring) Enter(min uint32, timeout time.Duration) error {
+func (r *Ring) Enter(want uint32, timeout time.Duration) error {
 	atomic.StoreUint32(r.sqTail, r.tail)
 	flags := uintptr(0)
 	argp, argsz := uintptr(0), uintptr(0)
-	if min > 0 {
+	if want > 0 {
 		flags |= enterGetEvents
 		if timeout > 0 {
 			r.ts = syscall.NsecToTimespec(int64(timeout))
@@ -272,9 +272,9 @@ func (r *Ring) Enter(min uint32, timeout time.Duration) error {
 		n := r.tail - atomic.LoadUint32(r.sqHead)
 		var e syscall.Errno
 		if raw {
-			_, _, e = syscall.RawSyscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(min), flags, argp, argsz)
+			_, _, e = syscall.RawSyscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(want), flags, argp, argsz)
 		} else {
-			_, _, e = syscall.Syscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(min), flags, argp, argsz)
+			_, _, e = syscall.Syscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(want), flags, argp, argsz)
 		}
 		switch e {
 		case 0, syscall.ETIME, syscall.EAGAIN, syscall.EBUSY:
