@@ -29,10 +29,11 @@ import (
 	"github.com/corvid-kv/corvid/internal/uring"
 )
 
+// Completion kinds (uring.UserData).
 const (
-	kindAccept = 0
-	kindRx     = 1
-	kindTx     = 2
+	kindAccept uint32 = 0
+	kindRx     uint32 = 1
+	kindTx     uint32 = 2
 )
 
 type uconn struct {
@@ -53,7 +54,7 @@ type uloop struct {
 	free      []int
 }
 
-func userData(kind, idx int) uint64 { return uint64(kind)<<32 | uint64(idx) }
+func userData(kind uint32, idx int) uint64 { return uring.UserData(kind, uint32(idx)) }
 
 // serveURing serves on port with one io_uring loop.
 func serveURing(port int, raw, pollFirst bool) {
@@ -79,9 +80,8 @@ func serveURing(port int, raw, pollFirst bool) {
 	}
 }
 
-// listenBlocking opens a blocking listening socket: io_uring then waits
-// for readiness itself (on a non-blocking socket it would hand back
-// EAGAIN).
+// listenBlocking opens a listening socket by hand: a net.Listener's fd
+// belongs to Go's netpoller, and the ring waits for connections itself.
 func listenBlocking(port int) (int, error) {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -108,7 +108,8 @@ func (l *uloop) send(i int) {
 
 // complete handles one completion, queueing what follows.
 func (l *uloop) complete(ud uint64, res int32) {
-	kind, i := int(ud>>32), int(uint32(ud))
+	kind, idx := uring.SplitUserData(ud)
+	i := int(idx)
 	switch kind {
 	case kindAccept:
 		l.r.Accept(l.lfd, userData(kindAccept, 0))

@@ -58,6 +58,10 @@ type Conn struct {
 	paused       bool   // input paused until the send in flight is done
 }
 
+// keptOutput is the largest reply buffer a connection keeps for its next
+// round: a burst's buffer is not kept for every client.
+const keptOutput = 64 << 10
+
 // Queued is the memory held for output the socket has not taken yet (on
 // io_uring also the send in flight and the receive buffer), for memory
 // accounting. Owner only.
@@ -100,7 +104,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		}
 		return n, nil
 	}
-	if c.attached && c.l.ring != nil {
+	if c.attached && c.l.e.uring {
 		if c.rxErr != nil {
 			return 0, c.rxErr
 		}
@@ -161,15 +165,15 @@ func (c *Conn) Write(p []byte) (int, error) {
 // not take moves to out (input paused until it drains). A write error
 // closes the connection, as it would have when written at once.
 func (c *Conn) flushDeferred() {
-	if c.attached && c.l.ring != nil {
+	if c.attached && c.l.e.uring {
 		c.flushURing()
 		return
 	}
 	c.deferred = false
 	p := c.pend
 	c.pend = c.pend[:0]
-	if cap(c.pend) > 64<<10 {
-		c.pend = nil // a burst's buffer is not kept for every client
+	if cap(c.pend) > keptOutput {
+		c.pend = nil
 	}
 	if c.sysfd < 0 || len(p) == 0 {
 		return
@@ -401,7 +405,7 @@ func (c *Conn) Close() {
 // CloseWhenFlushed closes the connection once its pending output has been
 // written (at once if there is none). Loop only.
 func (c *Conn) CloseWhenFlushed() {
-	if c.attached && c.l.ring != nil {
+	if c.attached && c.l.e.uring {
 		if c.deferred {
 			c.flushURing()
 		}

@@ -44,9 +44,10 @@ const (
 	rxMin = 4 << 10
 	rxMax = 64 << 10
 
-	kindInbox = 0
-	kindRx    = 1
-	kindTx    = 2
+	// Completion kinds (uring.UserData).
+	kindInbox uint32 = 0
+	kindRx    uint32 = 1
+	kindTx    uint32 = 2
 )
 
 // uringAvailable reports whether this kernel (and sandbox: container
@@ -63,7 +64,7 @@ func uringAvailable() bool {
 	return true
 }
 
-func ud(kind int, slot int32) uint64 { return uint64(kind)<<32 | uint64(uint32(slot)) }
+func ud(kind uint32, slot int32) uint64 { return uring.UserData(kind, uint32(slot)) }
 
 // runURing is run's io_uring counterpart (the loop's thread is locked).
 func (l *loop) runURing() {
@@ -127,7 +128,7 @@ func (l *loop) runURing() {
 
 // complete handles one completion; false means the engine is closing.
 func (l *loop) complete(userData uint64, res int32) bool {
-	kind, slot := int(userData>>32), int32(uint32(userData))
+	kind, slot := uring.SplitUserData(userData)
 	if kind == kindInbox {
 		if !l.takeInbox() {
 			return false
@@ -169,8 +170,8 @@ func (l *loop) complete(userData uint64, res int32) bool {
 			l.queueSend(c)
 			return true
 		}
-		if cap(c.tx) <= 64<<10 {
-			c.spare = c.tx[:0] // a burst's buffer is not kept for every client
+		if cap(c.tx) <= keptOutput {
+			c.spare = c.tx[:0]
 		}
 		c.tx = nil
 		switch {
@@ -309,7 +310,7 @@ func (l *loop) drainRing() {
 	for i := 0; i < 100 && busy(); i++ {
 		l.ring.Enter(1, 10*time.Millisecond)
 		l.ring.Completions(func(userData uint64, res int32) {
-			if kind, slot := int(userData>>32), int32(uint32(userData)); kind != kindInbox {
+			if kind, slot := uring.SplitUserData(userData); kind != kindInbox {
 				c := l.slots[slot]
 				if kind == kindRx {
 					c.rxBusy = false

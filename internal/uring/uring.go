@@ -294,6 +294,15 @@ func (r *Ring) Enter(want uint32, timeout time.Duration) error {
 	}
 }
 
+// UserData packs an operation's kind and index (a connection's slot, say)
+// into the user data its completion carries; SplitUserData unpacks it.
+func UserData(kind, index uint32) uint64 { return uint64(kind)<<32 | uint64(index) }
+
+// SplitUserData is UserData's inverse.
+func SplitUserData(userData uint64) (kind, index uint32) {
+	return uint32(userData >> 32), uint32(userData)
+}
+
 // Completions calls fn for every completion that is ready, in order, and
 // consumes them. res is the operation's result: a count, or -errno.
 func (r *Ring) Completions(fn func(userData uint64, res int32)) {
