@@ -75,17 +75,20 @@ func (l *loop) runURing() {
 	r.Raw = l.e.rawWait
 	l.ring = r
 	l.ring.Read(l.efd, l.efdBuf[:], ud(kindInbox, 0))
-	tick := int64(l.e.tick) // on the monotonic clock, as run's
-	var nextTick int64
+	// The tick is kept on the monotonic clock, read once per round, as
+	// run does.
+	tick := int64(l.e.tick)
+	var nextTick, now int64
 	if tick > 0 {
-		nextTick = nanotime() + tick
+		now = nanotime()
+		nextTick = now + tick
 	}
 	for {
 		want, timeout := uint32(1), time.Duration(0)
 		if len(l.ready) > 0 {
 			want = 0
 		} else if tick > 0 {
-			timeout = time.Duration(max(1000, nextTick-nanotime()))
+			timeout = time.Duration(max(1000, nextTick-now))
 		}
 		if err := r.Enter(want, timeout); err != nil {
 			panic("netloop: io_uring_enter: " + err.Error())
@@ -115,7 +118,7 @@ func (l *loop) runURing() {
 		}
 		l.readyNext = ready[:0]
 		if tick > 0 {
-			if now := nanotime(); now >= nextTick {
+			if now = nanotime(); now >= nextTick {
 				l.tickAll(time.Now())
 				nextTick = now + tick
 			}
