@@ -161,7 +161,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.BoolVar(&c.nullEpoll, "null-epoll", false, "run the null server on an epoll loop instead of io_uring")
 	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode uring -raw; see -null-epoll)")
 	fs.IntVar(&c.rate, "rate", 0, "corvid-bench --rate-limiting: requests/s per connection, the same for every server (equal-load latency); 0 = unlimited")
-	fs.StringVar(&c.clientIO, "client-io", "", "corvid-bench --client-io (epoll or goroutines; default: corvid-bench's)")
+	fs.StringVar(&c.clientIO, "client-io", "", "corvid-bench --client-io (epoll, uring or goroutines; default: corvid-bench's)")
 	fs.StringVar(&c.out, "out", "/tmp/seed-side-by-side", "output prefix: PREFIX.md, PREFIX.csv, PREFIX.runs.csv, PREFIX.svg")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bench/seed-side-by-side [flags]\n\n"+
@@ -181,8 +181,8 @@ func parseFlags(args []string) (*config, error) {
 	if c.rate < 0 {
 		return nil, fmt.Errorf("-rate must be >= 0")
 	}
-	if c.clientIO != "" && c.clientIO != "epoll" && c.clientIO != "goroutines" {
-		return nil, fmt.Errorf("-client-io must be epoll or goroutines")
+	if c.clientIO != "" && c.clientIO != "epoll" && c.clientIO != "uring" && c.clientIO != "goroutines" {
+		return nil, fmt.Errorf("-client-io must be epoll, uring or goroutines")
 	}
 	var err error
 	if c.commands, err = pickCommands(*cmds); err != nil {

@@ -125,7 +125,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite, slice: opts.Slice, lockThread: opts.LockThread || opts.Slice > 0}
-	if opts.URing && uringAvailable() {
+	if opts.URing && URingAvailable() {
 		e.uring, e.lockThread, e.deferWrite, e.spin = true, true, true, 0
 	}
 	for range max(1, opts.Loops) {

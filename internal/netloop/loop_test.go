@@ -131,7 +131,7 @@ func backends(t *testing.T, test func(t *testing.T, ring bool)) {
 
 func skipWithoutURing(t *testing.T) {
 	t.Helper()
-	if !uringAvailable() {
+	if !URingAvailable() {
 		t.Skip("io_uring not available (kernel, sandbox, or the race detector)")
 	}
 }
@@ -149,7 +149,7 @@ func serveOpts(t testing.TB, opts Options) (addr string, handlers chan *lineHand
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.URing() != (opts.URing && uringAvailable()) {
+	if e.URing() != (opts.URing && URingAvailable()) {
 		t.Fatalf("Engine.URing() = %v with Options.URing %v", e.URing(), opts.URing)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

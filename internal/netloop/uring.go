@@ -2,6 +2,7 @@ package netloop
 
 import (
 	"io"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,9 +51,12 @@ const (
 	kindTx    uint32 = 2
 )
 
-// uringAvailable reports whether this kernel (and sandbox: container
-// seccomp profiles often refuse io_uring) can run the backend.
-func uringAvailable() bool {
+// URingAvailable reports whether this kernel (and sandbox: container
+// seccomp profiles often refuse io_uring) and build (not under the race
+// detector) can run the io_uring backend. The probe runs once.
+func URingAvailable() bool { return uringProbe() }
+
+var uringProbe = sync.OnceValue(func() bool {
 	if !uringBuild {
 		return false
 	}
@@ -62,7 +66,7 @@ func uringAvailable() bool {
 	}
 	r.Close()
 	return true
-}
+})
 
 func ud(kind uint32, slot int32) uint64 { return uring.UserData(kind, uint32(slot)) }
 

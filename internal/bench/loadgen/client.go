@@ -79,6 +79,30 @@ func (c *client) complete(b *batch, nb int, kind wire.Kind, msg []byte, at int64
 	b.add(p, nb, at)
 }
 
+// account completes the requests whose replies are whole in buf[r:w],
+// read at at, and returns the new read position and how many completed.
+// Bytes left over with nothing in flight are a protocol error.
+func (c *client) account(buf []byte, r, w int, at int64) (int, uint64, error) {
+	var b batch
+	for c.n > 0 {
+		nb, kind, msg, err := wire.Scan(buf[r:w])
+		if err != nil {
+			return r, 0, err
+		}
+		if nb == 0 {
+			break
+		}
+		r += nb
+		c.complete(&b, nb, kind, msg, at)
+	}
+	done := b.ops
+	c.publish(&b)
+	if c.n == 0 && r < w {
+		return r, done, fmt.Errorf("%w: reply without a request", wire.ErrProtocol)
+	}
+	return r, done, nil
+}
+
 // publish adds a batch to the live counters and empties it.
 func (c *client) publish(b *batch) {
 	c.live.ops.Add(b.ops)

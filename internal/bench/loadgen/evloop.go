@@ -35,8 +35,8 @@ import (
 // their clients from the first write to the close; the runner only waits
 // for the loops to return.
 
-// epollEligible reports whether a run can use the epoll engine.
-func epollEligible(cfg *options.Config) bool {
+// loopEligible reports whether a run can use the event-loop engines.
+func loopEligible(cfg *options.Config) bool {
 	return cfg.ClientIO != "goroutines" && !cfg.ClusterMode && cfg.ReconnectInterval == 0 &&
 		cfg.UnixSocket == ""
 }
@@ -62,9 +62,21 @@ type evLoop struct {
 	wbuf   []byte // the window being written
 }
 
-// driveEpoll runs the clients on cfg.Threads loops until every connection
-// has finished: thread t gets clients t*Clients ... of each server.
-func (r *runner) driveEpoll(clients []*client) error {
+// clientLoop is one client thread: an epoll loop (evLoop) or an io_uring
+// loop (urLoop, uring.go).
+type clientLoop interface {
+	// add hands the loop a connection's socket (before run).
+	add(c *client, fd int) error
+	// run drives the loop's connections until every one has finished.
+	run()
+	// abort closes every connection and the loop (instead of run).
+	abort()
+}
+
+// driveLoops runs the clients on cfg.Threads event loops until every
+// connection has finished: thread t gets clients t*Clients ... of each
+// server.
+func (r *runner) driveLoops(clients []*client) error {
 	// Raw waits need a P per loop, besides those an embedded server's raw
 	// loops keep, plus one for everything else (timers, the progress line,
 	// the collector): GOMAXPROCS is raised to that for the run. A loop
@@ -73,16 +85,20 @@ func (r *runner) driveEpoll(clients []*client) error {
 	if need := r.cfg.Threads + netloop.RawLoops() + 1; runtime.GOMAXPROCS(0) < need {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(need))
 	}
-	loops := make([]*evLoop, r.cfg.Threads)
+	loops := make([]clientLoop, r.cfg.Threads)
 	for i := range loops {
-		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if useURing(r.cfg) {
+			loops[i] = &urLoop{r: r}
+			continue
+		}
+		l, err := newEvLoop(r)
 		if err != nil {
 			for _, l := range loops[:i] {
-				unix.Close(l.epfd)
+				l.abort()
 			}
 			return err
 		}
-		loops[i] = &evLoop{r: r, epfd: epfd, events: make([]unix.EpollEvent, 256), wbuf: make([]byte, 0, 16<<10)}
+		loops[i] = l
 	}
 	var firstErr error
 	for i, c := range clients {
@@ -95,24 +111,13 @@ func (r *runner) driveEpoll(clients []*client) error {
 			continue
 		}
 		c.cur.Store(nil) // the loop owns the socket now
-		l := loops[i%r.cfg.TotalClients()/r.cfg.Clients]
-		for fd >= len(l.conns) {
-			l.conns = append(l.conns, make([]*evConn, max(64, len(l.conns)))...)
-		}
-		l.conns[fd] = &evConn{c: c, fd: fd, rbuf: make([]byte, 64<<10)}
-		l.open++
-		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)}
-		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-			l.close(l.conns[fd])
-			if firstErr == nil {
-				firstErr = err
-			}
+		if err := loops[i%r.cfg.TotalClients()/r.cfg.Clients].add(c, fd); err != nil && firstErr == nil {
+			firstErr = err
 		}
 	}
 	if firstErr != nil {
 		for _, l := range loops {
-			l.closeAll()
-			unix.Close(l.epfd)
+			l.abort()
 		}
 		return firstErr
 	}
@@ -125,6 +130,28 @@ func (r *runner) driveEpoll(clients []*client) error {
 	}
 	for range loops {
 		<-done
+	}
+	return nil
+}
+
+func newEvLoop(r *runner) (*evLoop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	return &evLoop{r: r, epfd: epfd, events: make([]unix.EpollEvent, 256), wbuf: make([]byte, 0, 16<<10)}, nil
+}
+
+func (l *evLoop) add(c *client, fd int) error {
+	for fd >= len(l.conns) {
+		l.conns = append(l.conns, make([]*evConn, max(64, len(l.conns)))...)
+	}
+	l.conns[fd] = &evConn{c: c, fd: fd, rbuf: make([]byte, 64<<10)}
+	l.open++
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		l.close(l.conns[fd])
+		return err
 	}
 	return nil
 }
@@ -257,23 +284,9 @@ func (l *evLoop) readable(ec *evConn) {
 	}
 	at := l.r.now()
 	ec.w += m
-	var b batch
-	for c.n > 0 {
-		nb, kind, msg, err := wire.Scan(ec.rbuf[ec.r:ec.w])
-		if err != nil {
-			l.fail(ec, err)
-			return
-		}
-		if nb == 0 {
-			break
-		}
-		ec.r += nb
-		c.complete(&b, nb, kind, msg, at)
-	}
-	done := b.ops
-	c.publish(&b)
-	if c.n == 0 && ec.r < ec.w {
-		l.fail(ec, fmt.Errorf("%w: reply without a request", wire.ErrProtocol))
+	var done uint64
+	if ec.r, done, err = c.account(ec.rbuf, ec.r, ec.w, at); err != nil {
+		l.fail(ec, err)
 		return
 	}
 	if done > 0 {
@@ -361,6 +374,11 @@ func (l *evLoop) close(ec *evConn) {
 	ec.fd = -1
 	ec.wake = 0
 	l.open--
+}
+
+func (l *evLoop) abort() {
+	l.closeAll()
+	unix.Close(l.epfd)
 }
 
 func (l *evLoop) closeAll() {

@@ -7,14 +7,33 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/corvid-kv/corvid/internal/netloop"
 )
 
-// Both client engines send the same requests: with a constant seed every
+// loopEngines are the event-loop engines this build and kernel run: epoll,
+// and io_uring where available (not under the race detector).
+func loopEngines() []string {
+	if netloop.URingAvailable() {
+		return []string{"epoll", "uring"}
+	}
+	return []string{"epoll"}
+}
+
+// eachLoopEngine runs f as a subtest on every event-loop engine.
+func eachLoopEngine(t *testing.T, f func(t *testing.T, io string)) {
+	for _, io := range loopEngines() {
+		t.Run(io, func(t *testing.T) { f(t, io) })
+	}
+}
+
+// Every client engine sends the same requests: with a constant seed every
 // client's command and key sequence is fixed, so the server sees the same
 // multiset of commands and the counters agree exactly.
 func TestClientIOEnginesAgree(t *testing.T) {
-	var got [2]map[string]int
-	for i, io := range []string{"epoll", "goroutines"} {
+	engines := append(loopEngines(), "goroutines")
+	got := make([]map[string]int, len(engines))
+	for i, io := range engines {
 		f := newFake(t, simpleHandler())
 		cfg := parse(t, "-t 2 -c 3 -n 200 --ratio 1:3 --key-maximum 40 --pipeline 4 -p 1 --client-io "+io)
 		res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
@@ -29,14 +48,19 @@ func TestClientIOEnginesAgree(t *testing.T) {
 		got[i] = map[string]int{"SET": f.seen["SET"], "GET": f.seen["GET"]}
 		f.mu.Unlock()
 	}
-	if got[0]["SET"] != got[1]["SET"] || got[0]["GET"] != got[1]["GET"] {
-		t.Fatalf("epoll %v, goroutines %v", got[0], got[1])
+	for i := range got[1:] {
+		if got[0]["SET"] != got[i+1]["SET"] || got[0]["GET"] != got[i+1]["GET"] {
+			t.Fatalf("%s %v, %s %v", engines[0], got[0], engines[i+1], got[i+1])
+		}
 	}
 }
 
 // A window the socket does not take at once (the server is not reading)
-// waits for EPOLLOUT and is completed, and every reply is still counted.
-func TestEpollPartialWrite(t *testing.T) {
+// is completed later (epoll: on EPOLLOUT; io_uring: the rest is sent
+// again), and every reply is still counted.
+func TestLoopPartialWrite(t *testing.T) { eachLoopEngine(t, testLoopPartialWrite) }
+
+func testLoopPartialWrite(t *testing.T, io string) {
 	var mu sync.Mutex
 	stalled := map[string]bool{}
 	h := simpleHandler()
@@ -51,7 +75,7 @@ func TestEpollPartialWrite(t *testing.T) {
 		return h(a)
 	})
 	before := partialWrites.Load()
-	cfg := parse(t, "-t 1 -c 2 -n 12 --ratio 1:0 -d 2000000 --pipeline 6 --key-maximum 3 -p 1")
+	cfg := parse(t, "-t 1 -c 2 -n 12 --ratio 1:0 -d 2000000 --pipeline 6 --key-maximum 3 -p 1 --client-io "+io)
 	res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,13 +84,15 @@ func TestEpollPartialWrite(t *testing.T) {
 		t.Fatalf("sets %d, want 24", ops)
 	}
 	if partialWrites.Load() == before {
-		t.Fatal("no write was partial: the test did not exercise EPOLLOUT")
+		t.Fatal("no write was partial: the test did not exercise the rest of a window")
 	}
 }
 
 // A server that hangs up after the first request fails every connection
 // with a clear error; the run ends instead of waiting for replies.
-func TestEpollServerHangsUp(t *testing.T) {
+func TestLoopServerHangsUp(t *testing.T) { eachLoopEngine(t, testLoopServerHangsUp) }
+
+func testLoopServerHangsUp(t *testing.T, io string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +111,7 @@ func TestEpollServerHangsUp(t *testing.T) {
 			}()
 		}
 	}()
-	cfg := parse(t, "-t 1 -c 2 --test-time 30 -p 1")
+	cfg := parse(t, "-t 1 -c 2 --test-time 30 -p 1 --client-io "+io)
 	done := make(chan error, 1)
 	go func() {
 		_, err := Run(context.Background(), cfg, []string{ln.Addr().String()}, Progress{})

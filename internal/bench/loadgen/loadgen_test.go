@@ -137,67 +137,73 @@ func TestArbitraryCommandsAndPlaceholders(t *testing.T) {
 }
 
 func TestTestTimeStops(t *testing.T) {
-	f := newFake(t, simpleHandler())
-	cfg := parse(t, "-t 1 -c 2 --test-time 300ms -p 1")
-	start := time.Now()
-	res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if el := time.Since(start); el < 250*time.Millisecond || el > 3*time.Second {
-		t.Fatalf("ran %v", el)
-	}
-	if d := res[0].Duration(); d < 290*time.Millisecond || d > 2*time.Second {
-		t.Fatalf("duration %v", d)
-	}
-	if res[0].Totals().Ops == 0 {
-		t.Fatal("no ops")
-	}
+	eachLoopEngine(t, func(t *testing.T, io string) {
+		f := newFake(t, simpleHandler())
+		cfg := parse(t, "-t 1 -c 2 --test-time 300ms -p 1 --client-io "+io)
+		start := time.Now()
+		res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(start); el < 250*time.Millisecond || el > 3*time.Second {
+			t.Fatalf("ran %v", el)
+		}
+		if d := res[0].Duration(); d < 290*time.Millisecond || d > 2*time.Second {
+			t.Fatalf("duration %v", d)
+		}
+		if res[0].Totals().Ops == 0 {
+			t.Fatal("no ops")
+		}
+	})
 }
 
 func TestRateLimiting(t *testing.T) {
-	f := newFake(t, simpleHandler())
-	// 2 connections x 200 req/s for 0.5 s: about 200 requests.
-	cfg := parse(t, "-t 1 -c 2 --rate-limiting 200 --test-time 500ms -p 1")
-	res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := res[0].Totals().Ops
-	if ops < 150 || ops > 230 {
-		t.Fatalf("rate limited run did %d ops, want ~200", ops)
-	}
+	eachLoopEngine(t, func(t *testing.T, io string) {
+		f := newFake(t, simpleHandler())
+		// 2 connections x 200 req/s for 0.5 s: about 200 requests.
+		cfg := parse(t, "-t 1 -c 2 --rate-limiting 200 --test-time 500ms -p 1 --client-io "+io)
+		res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := res[0].Totals().Ops
+		if ops < 150 || ops > 230 {
+			t.Fatalf("rate limited run did %d ops, want ~200", ops)
+		}
+	})
 }
 
 // With --rate-limiting, latency is measured from the intended send time: a
 // server that stalls once for 200ms charges the stall to every request that
 // was due during it, so p99 reflects it (coordinated-omission correction).
 func TestRateLimitedLatencyIncludesStall(t *testing.T) {
-	var n int
-	f := newFake(t, func(a []string) string {
-		n++ // one client: no race
-		if n == 20 {
-			time.Sleep(200 * time.Millisecond)
+	eachLoopEngine(t, func(t *testing.T, io string) {
+		var n int
+		f := newFake(t, func(a []string) string {
+			n++ // one client: no race
+			if n == 20 {
+				time.Sleep(200 * time.Millisecond)
+			}
+			return "+OK\r\n"
+		})
+		cfg := parse(t, "-t 1 -c 1 --rate-limiting 500 --test-time 600ms --ratio 1:0 -p 1 --client-io "+io)
+		res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return "+OK\r\n"
+		h := row(t, res[0], "Sets").Hist
+		// ~100 requests were due during the 200 ms stall; with CO correction
+		// well over 10% of samples exceed 50 ms. Without it only one would.
+		over := 0
+		for _, b := range h.Distribution() {
+			if b.From >= int64(50*time.Millisecond) {
+				over += int(b.Count)
+			}
+		}
+		if over < int(h.TotalCount()/10) {
+			t.Fatalf("only %d of %d samples saw the stall", over, h.TotalCount())
+		}
 	})
-	cfg := parse(t, "-t 1 -c 1 --rate-limiting 500 --test-time 600ms --ratio 1:0 -p 1")
-	res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := row(t, res[0], "Sets").Hist
-	// ~100 requests were due during the 200 ms stall; with CO correction
-	// well over 10% of samples exceed 50 ms. Without it only one would.
-	over := 0
-	for _, b := range h.Distribution() {
-		if b.From >= int64(50*time.Millisecond) {
-			over += int(b.Count)
-		}
-	}
-	if over < int(h.TotalCount()/10) {
-		t.Fatalf("only %d of %d samples saw the stall", over, h.TotalCount())
-	}
 }
 
 func TestReconnectInterval(t *testing.T) {
@@ -376,15 +382,17 @@ type syncWriter struct{ b *strings.Builder }
 func (w *syncWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
 
 func TestCancelStopsRun(t *testing.T) {
-	f := newFake(t, simpleHandler())
-	cfg := parse(t, "-t 1 -c 2 --test-time 60 -p 1")
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := Run(ctx, cfg, []string{f.addr()}, Progress{}); err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Fatal("cancel did not stop the run")
-	}
+	eachLoopEngine(t, func(t *testing.T, io string) {
+		f := newFake(t, simpleHandler())
+		cfg := parse(t, "-t 1 -c 2 --test-time 60 -p 1 --client-io "+io)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		if _, err := Run(ctx, cfg, []string{f.addr()}, Progress{}); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("cancel did not stop the run")
+		}
+	})
 }

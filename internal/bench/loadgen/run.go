@@ -74,8 +74,8 @@ func (e *ConnectError) Unwrap() error { return e.Err }
 // drive runs every client to the end: on event loops where the run allows
 // (evloop.go), else one goroutine per connection.
 func (r *runner) drive(ctx context.Context, clients []*client) error {
-	if epollEligible(r.cfg) {
-		return r.driveEpoll(clients)
+	if loopEligible(r.cfg) {
+		return r.driveLoops(clients)
 	}
 	var wg sync.WaitGroup
 	for _, c := range clients {

@@ -250,13 +250,13 @@ func memtierOpts() []Opt {
 			c.Percentiles = ps
 			return nil
 		}},
-		{Long: "client-io", Arg: true, Help: "epoll (an event loop per thread, like memtier; default) or goroutines (one per connection)", Set: func(c *Config, v string) error {
+		{Long: "client-io", Arg: true, Help: "epoll (an event loop per thread, like memtier; default), uring (the same loops on io_uring, where the kernel allows) or goroutines (one per connection)", Set: func(c *Config, v string) error {
 			switch v {
-			case "epoll", "goroutines":
+			case "epoll", "uring", "goroutines":
 				c.ClientIO = v
 				return nil
 			}
-			return usagef("client-io must be 'epoll' or 'goroutines'.")
+			return usagef("client-io must be 'epoll', 'uring' or 'goroutines'.")
 		}},
 		flagOpt("cluster-mode", 0, "Run client in cluster mode", func(c *Config) *bool { return &c.ClusterMode }),
 		flagOpt("distinct-client-seed", 0, "Use a different random seed for each client", func(c *Config) *bool { return &c.DistinctClientSeed }),
