@@ -6,12 +6,11 @@ import "unsafe"
 // each with a byte-string value (always empty in a set), indexed by an
 // oIndex (oindex.go).
 //
-// Every key is ONE record in pointer-free memory: the low 32 bits of its
-// hash (first, as oIndex requires), its position in owners, the key and
-// value lengths, then the key bytes and the value bytes. owners is an
-// ordinary slice of record pointers, which is what keeps the records
-// alive: the collector marks each record through it but never scans one,
-// since a record holds no pointer. Scan and Random walk owners.
+// Every key is ONE record: the low 32 bits of its hash (first, as oIndex
+// requires), its position in owners, the key and value lengths, then the
+// key bytes and the value bytes. Records are carved from slabs (slab.go):
+// the collector marks one pointer per slab, never one per key, and owners
+// (the dense array Scan and Random walk) lives in pointer-free memory.
 //
 // Why not Dict (which the keyspace keeps, for its SCAN cursor and
 // Sample): perf on the seed's SADD at pipeline 16 (new 128-byte members
@@ -25,30 +24,35 @@ import "unsafe"
 // (docs/benchmarks.md).
 //
 // Key and value slices returned by any method alias the record. They stay
-// readable after the key is deleted or given a new value (records are
-// never reused: the collector frees them), but a new value of a size that
-// fits the record's size class is written in place, so a caller that
-// holds a value across a Set of its key must copy it first. Mutation
+// readable after the key is deleted or given a new value (slab memory is
+// never reused; a slice keeps its slab alive), but a new value that fits
+// the record's bytes is written in place, so a caller that holds a value
+// across a Set of its key must copy it first. Mutation
 // during Range is allowed for the key being visited only (Set or Delete);
 // see Range. No internal locking (see the package documentation).
 type StrMap struct {
-	idx      oIndex
-	owners   []*strRec // every record once; visible to the collector
-	recBytes int       // heap bytes of the records, for MemUsage
+	idx    oIndex
+	owners []*strRec // every record once, in pointer-free memory
+	slabs  slabArena // keep the records alive (slab.go)
 }
 
 // strRec is a record's header; the key and value bytes follow it.
 type strRec struct {
 	hash uint32 // the key's hash, low 32 bits: first, for oIndex
-	oidx uint32 // index in StrMap.owners
+	oidx uint32 // index in StrMap.owners; strDead once removed
 	klen uint32
 	vlen uint32
 }
 
-const strRecHdr = int(unsafe.Sizeof(strRec{}))
+const (
+	strRecHdr = int(unsafe.Sizeof(strRec{}))
+	strDead   = ^uint32(0)
+)
 
-// strRecSize is the allocation size of a record.
-func strRecSize(klen, vlen int) int { return allocSize(zAlign(strRecHdr + klen + vlen)) }
+// strRecSize is the slab bytes of a record.
+func strRecSize(klen, vlen int) int { return slabAlign(strRecHdr + klen + vlen) }
+
+func (r *strRec) size() int { return strRecSize(int(r.klen), int(r.vlen)) }
 
 // strEmpty backs the empty slices handed out for empty keys and values
 // (never nil, so that callers writing replies see a string, not a null).
@@ -72,7 +76,7 @@ func NewStrMap(hint int) *StrMap {
 	m := &StrMap{}
 	m.idx.init(hint)
 	if hint > 0 {
-		m.owners = make([]*strRec, 0, hint)
+		m.owners = newPtrTable[strRec](hint)[:0]
 	}
 	return m
 }
@@ -82,7 +86,7 @@ func (m *StrMap) Len() int { return len(m.owners) }
 
 // MemUsage estimates the heap bytes of the StrMap.
 func (m *StrMap) MemUsage() int {
-	return allocSize(int(unsafe.Sizeof(*m))) + m.idx.bytes() + 8*cap(m.owners) + m.recBytes
+	return allocSize(int(unsafe.Sizeof(*m))) + m.idx.bytes() + 8*cap(m.owners) + m.slabs.memUsage()
 }
 
 // find returns the record of key (hash h), or nil. It never changes the
@@ -128,7 +132,7 @@ func (m *StrMap) Set(key, val []byte) (added bool) {
 		m.insert(h, key, val)
 		return true
 	}
-	if strRecSize(len(key), len(val)) == strRecSize(len(key), int(r.vlen)) {
+	if strRecSize(len(key), len(val)) == r.size() {
 		r.vlen = uint32(len(val))
 		copy(r.val(), val)
 		return false
@@ -137,20 +141,23 @@ func (m *StrMap) Set(key, val []byte) (added bool) {
 	n.oidx = r.oidx
 	m.owners[r.oidx] = n
 	m.idx.replace(unsafe.Pointer(r), unsafe.Pointer(n))
-	m.recBytes -= strRecSize(int(r.klen), int(r.vlen))
+	m.release(r)
 	return false
 }
 
-// newRec allocates a record for key and val (hash h), counted in
-// recBytes.
+// newRec carves a record for key and val (hash h) from the slabs.
 func (m *StrMap) newRec(h uint64, key, val []byte) *strRec {
-	size := zAlign(strRecHdr + len(key) + len(val))
-	r := (*strRec)(allocNoscan(size))
-	checkPacked(unsafe.Add(unsafe.Pointer(r), size-1))
+	size := strRecSize(len(key), len(val))
+	// The first slab holds the keys the map was sized for (the capacity
+	// NewStrMap gave owners), each the size of this one.
+	first := size
+	if hint := cap(m.owners) - len(m.owners); hint > 1 {
+		first = hint * size
+	}
+	r := (*strRec)(m.slabs.carve(size, first))
 	r.hash, r.klen, r.vlen = uint32(h), uint32(len(key)), uint32(len(val))
 	copy(r.key(), key)
 	copy(r.val(), val)
-	m.recBytes += allocSize(size)
 	return r
 }
 
@@ -158,6 +165,9 @@ func (m *StrMap) newRec(h uint64, key, val []byte) *strRec {
 func (m *StrMap) insert(h uint64, key, val []byte) {
 	r := m.newRec(h, key, val)
 	r.oidx = uint32(len(m.owners))
+	if len(m.owners) == cap(m.owners) {
+		m.owners = resizePtrTable(m.owners, growPtrTable(cap(m.owners)))
+	}
 	m.owners = append(m.owners, r)
 	m.idx.link(h, unsafe.Pointer(r))
 }
@@ -170,7 +180,7 @@ func (m *StrMap) Delete(key []byte) bool {
 	}
 	m.disown(r)
 	m.idx.unlink(unsafe.Pointer(r))
-	m.recBytes -= strRecSize(int(r.klen), int(r.vlen))
+	m.release(r)
 	return true
 }
 
@@ -182,8 +192,34 @@ func (m *StrMap) disown(r *strRec) {
 	m.owners, l, shrink = dropOwner(m.owners, r.oidx, r)
 	l.oidx = r.oidx
 	if shrink {
-		m.owners = append(make([]*strRec, 0, cap(m.owners)/2), m.owners...)
+		m.owners = resizePtrTable(m.owners, cap(m.owners)/2)
 	}
+}
+
+// release marks a record that is out of the index and owners as garbage
+// and evacuates the slabs that are half garbage (nothing else holds a
+// record: a caller's key or value slice stays readable).
+func (m *StrMap) release(r *strRec) {
+	r.oidx = strDead
+	m.slabs.free(unsafe.Pointer(r), r.size())
+	if m.slabs.queued == 0 && len(m.owners) > 0 {
+		return
+	}
+	m.slabs.settle(len(m.owners) == 0, func(p unsafe.Pointer) (int, bool) {
+		x := (*strRec)(p)
+		return x.size(), x.oidx != strDead
+	}, func(p unsafe.Pointer) { m.move((*strRec)(p)) })
+}
+
+// move copies live record x into the current slab and points its index
+// slot and its owners slot at the copy.
+func (m *StrMap) move(x *strRec) {
+	size := x.size()
+	y := (*strRec)(m.slabs.carve(size, size))
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(y)), size), unsafe.Slice((*byte)(unsafe.Pointer(x)), size))
+	m.owners[x.oidx] = y
+	m.idx.replace(unsafe.Pointer(x), unsafe.Pointer(y))
+	x.oidx = strDead
 }
 
 // Range calls fn for every key and value until fn returns false. fn may

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -11,24 +12,23 @@ import (
 // checkStrMap verifies m against model: the same keys and values through
 // Get, Range and a full Scan; owners and oidx agree; the index holds
 // exactly the owned records under their keys' hashes (checkOIndex); and
-// recBytes is the sum of the records' sizes.
+// the slabs hold exactly the owned records live (checkArena).
 func checkStrMap(t *testing.T, m *StrMap, model map[string]string) {
 	t.Helper()
 	if m.Len() != len(model) {
 		t.Fatalf("Len %d, model %d", m.Len(), len(model))
 	}
 	owned := map[unsafe.Pointer]bool{}
-	bytes := 0
 	for i, r := range m.owners {
 		if int(r.oidx) != i {
 			t.Fatalf("owners[%d] says it is at %d", i, r.oidx)
 		}
 		owned[unsafe.Pointer(r)] = true
-		bytes += strRecSize(int(r.klen), int(r.vlen))
 	}
-	if bytes != m.recBytes {
-		t.Fatalf("recBytes %d, records add up to %d", m.recBytes, bytes)
-	}
+	checkArena(t, &m.slabs, owned, func(p unsafe.Pointer) (int, bool) {
+		r := (*strRec)(p)
+		return r.size(), r.oidx != strDead
+	})
 	checkOIndex(t, &m.idx, owned, func(p unsafe.Pointer) uint64 { return Hash((*strRec)(p).key()) })
 	for k, v := range model {
 		got, ok := m.Get([]byte(k))
@@ -252,4 +252,61 @@ func TestStrMapMemory(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStrMapSlabsEvacuate: deleting most keys shrinks the slabs to near the
+// live bytes (half-removed slabs are evacuated: records move, the index and
+// owners follow), the map stays intact, a value slice taken before its key
+// was deleted and its slab evacuated still reads the same bytes, and
+// emptying the map drops every slab.
+func TestStrMapSlabsEvacuate(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	m := NewStrMap(0)
+	const n = 20_000
+	model := map[string]string{}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%07d", i)
+		v := fmt.Sprintf("%d-%s", i, strings.Repeat("v", r.IntN(150)))
+		m.Set([]byte(keys[i]), []byte(v))
+		model[keys[i]] = v
+	}
+	held, _ := m.Get([]byte(keys[0]))
+	want := string(held)
+	full := m.slabs.bytes
+	live := func() int {
+		b := 0
+		for _, x := range m.owners {
+			b += x.size()
+		}
+		return b
+	}
+	if l := live(); full > l*11/10 {
+		t.Fatalf("slabs %d bytes for %d live after inserts only", full, l)
+	}
+	r.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	for _, k := range keys[:n*9/10] {
+		if !m.Delete([]byte(k)) {
+			t.Fatalf("Delete(%q) found nothing", k)
+		}
+		delete(model, k)
+	}
+	runtime.GC()
+	checkStrMap(t, m, model)
+	if l := live(); m.slabs.bytes > 2*l+slabMax {
+		t.Fatalf("after deleting 90%%: slabs %d bytes for %d live (were %d)", m.slabs.bytes, l, full)
+	}
+	t.Logf("slabs %d -> %d bytes, live %d", full, m.slabs.bytes, live())
+	for _, k := range keys[n*9/10:] {
+		m.Delete([]byte(k))
+	}
+	if m.Len() != 0 || len(m.slabs.slabs) != 0 || m.slabs.bytes != 0 {
+		t.Fatalf("empty map: Len %d, %d slabs, %d bytes", m.Len(), len(m.slabs.slabs), m.slabs.bytes)
+	}
+	runtime.GC()
+	if string(held) != want {
+		t.Fatalf("a held value changed to %q, want %q", held, want)
+	}
+	m.Set([]byte("again"), []byte("1"))
+	checkStrMap(t, m, map[string]string{"again": "1"})
 }

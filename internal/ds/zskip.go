@@ -12,9 +12,9 @@ import "unsafe"
 // with probability 1/2 rather than Valkey's 1/4 (see zRandomLevel): a
 // 128-byte member costs about 230 heap bytes (Redis 7.0: 253).
 //
-// Memory and the collector. Nodes are carved from slabs (zskip_slab.go)
-// and the index's slots and owners are allocated as pointer-free memory
-// (allocNoscan), so the links between nodes are hidden from Go's garbage
+// Memory and the collector. Nodes are carved from slabs (slab.go,
+// zskip_slab.go) and the index's slots and owners are allocated as
+// pointer-free memory (allocNoscan), so the links between nodes are hidden from Go's garbage
 // collector, which neither scans nor follows them. What keeps a node alive
 // is its slab: ZSkip.slabs holds one visible pointer per slab (64 KB, a few
 // hundred members), so a collection marks a few pointers per sorted set
@@ -51,11 +51,8 @@ type ZSkip struct {
 
 	idx oIndex // the member index (oindex.go, zskip_hash.go)
 
-	owners    []*ZNode // every member once, in pointer-free memory (see above)
-	slabs     []*zSlab // sorted by address; keep the nodes alive
-	cur       *zSlab   // the slab new nodes are carved from
-	queued    int      // slabs to evacuate at the next settle
-	slabBytes int      // heap bytes of the slabs, for MemUsage
+	owners []*ZNode  // every member once, in pointer-free memory (see above)
+	slabs  slabArena // keep the nodes alive (slab.go)
 }
 
 // ZNode is one member. Its fields are read-only to callers.
@@ -125,6 +122,8 @@ const (
 	zLevelSz = int(unsafe.Sizeof(zLevel{}))
 	zLenBits = 24
 	zLongLen = 1<<zLenBits - 1 // meta's length field saying "stored in the tail"
+
+	zHeightBits = 0x3f // meta >> zLenBits, without zDead
 )
 
 // height is the number of levels in use (for the header: allocated).
@@ -189,11 +188,6 @@ func (n *ZNode) Prev() *ZNode { return n.backward }
 // are hidden (see ZSkip).
 func allocNoscan(size int) unsafe.Pointer {
 	return unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))
-}
-
-// newZTable returns an array of n node pointers in pointer-free memory.
-func newZTable(n int) []*ZNode {
-	return unsafe.Slice((**ZNode)(allocNoscan(n*8)), n)
 }
 
 // zNodeBytes is the size of a node of height levels whose member is mlen
@@ -267,7 +261,7 @@ func NewZSkip(hint int) *ZSkip {
 	z.header = allocZNode(zHeaderLevels, 0)
 	z.idx.init(hint)
 	if hint > 0 {
-		z.owners = newZTable(hint)[:0]
+		z.owners = newPtrTable[ZNode](hint)[:0]
 	}
 	return z
 }
@@ -278,7 +272,7 @@ func (z *ZSkip) Len() int { return z.length }
 // MemUsage estimates the heap bytes of the ZSkip.
 func (z *ZSkip) MemUsage() int {
 	return allocSize(int(unsafe.Sizeof(*z))) + allocSize(zNodeBytes(z.header.height(), 0)) + z.idx.bytes() +
-		8*cap(z.owners) + 8*cap(z.slabs) + z.slabBytes
+		8*cap(z.owners) + z.slabs.memUsage()
 }
 
 // First returns the lowest node, or nil.

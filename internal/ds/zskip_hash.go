@@ -25,7 +25,7 @@ func (z *ZSkip) link(h uint64, n *ZNode) {
 	n.hash = uint32(h)
 	n.oidx = uint32(len(z.owners))
 	if len(z.owners) == cap(z.owners) {
-		z.resizeOwners(max(1, 2*cap(z.owners)))
+		z.resizeOwners(growPtrTable(cap(z.owners)))
 	}
 	z.owners = append(z.owners, n)
 	z.idx.link(h, unsafe.Pointer(n))
@@ -55,13 +55,8 @@ func (z *ZSkip) disown(n *ZNode) {
 	}
 }
 
-// resizeOwners moves owners to a pointer-free array of capacity c: the
-// slabs keep the nodes alive, so the collector need not read owners.
-func (z *ZSkip) resizeOwners(c int) {
-	o := newZTable(c)[:len(z.owners)]
-	copy(o, z.owners)
-	z.owners = o
-}
+// resizeOwners moves owners to a pointer-free array of capacity c.
+func (z *ZSkip) resizeOwners(c int) { z.owners = resizePtrTable(z.owners, c) }
 
 // Scan visits one member and returns the next cursor, 0 at the end (see
 // ownerScan for the cursor and its guarantee).

@@ -99,58 +99,21 @@ func checkIndex(t *testing.T, z *ZSkip) {
 	}
 }
 
-// checkSlabs verifies the slabs (what keeps the nodes alive, see
-// zskip_slab.go): sorted by address; every owned node inside one and not
-// marked dead; each slab's carved nodes tile its used bytes, the live ones
-// are exactly the owned ones and the dead bytes add up; none is left
-// queued, and no slab but the current one is half removed; the byte count
-// for MemUsage matches.
+// checkSlabs verifies the slabs (checkArena): every owned node is in one
+// and not marked dead, and the live nodes are exactly the owned ones.
 func checkSlabs(t *testing.T, z *ZSkip) {
 	t.Helper()
-	live := map[*ZNode]bool{}
+	owned := map[unsafe.Pointer]bool{}
 	for _, n := range z.owners {
 		if n.meta&zDead != 0 {
 			t.Fatalf("owned node %q is marked dead", n.MemberString())
 		}
-		live[n] = true
-		z.slabOf(n) // panics if outside every slab
+		owned[unsafe.Pointer(n)] = true
 	}
-	found, bytes := 0, 0
-	for i, s := range z.slabs {
-		if i > 0 && cmpSlabs(z.slabs[i-1], s) >= 0 {
-			t.Fatalf("slabs out of address order at %d", i)
-		}
-		if s.queued {
-			t.Fatalf("slab %d still queued after settle", i)
-		}
-		if s != z.cur && 2*s.dead >= s.used {
-			t.Fatalf("slab %d: %d of %d bytes dead and not evacuated", i, s.dead, s.used)
-		}
-		dead := 0
-		off := 0
-		for off < s.used {
-			n := (*ZNode)(unsafe.Add(s.base(), off))
-			size := zAlign(zNodeBytes(n.height(), n.mlen()))
-			if n.meta&zDead != 0 {
-				dead += size
-			} else if !live[n] {
-				t.Fatalf("slab %d: live node %q at %d is not owned", i, n.MemberString(), off)
-			} else {
-				found++
-			}
-			off += size
-		}
-		if off != s.used || dead != s.dead {
-			t.Fatalf("slab %d: nodes tile %d of %d bytes, %d dead of %d counted", i, off, s.used, dead, s.dead)
-		}
-		bytes += allocSize(s.size()) + zSlabOverhead
-	}
-	if found != len(live) {
-		t.Fatalf("%d live nodes in slabs, %d owned", found, len(live))
-	}
-	if bytes != z.slabBytes {
-		t.Fatalf("slabBytes %d, slabs hold %d", z.slabBytes, bytes)
-	}
+	checkArena(t, &z.slabs, owned, func(p unsafe.Pointer) (int, bool) {
+		n := (*ZNode)(p)
+		return n.nodeBytes(), n.meta&zDead == 0
+	})
 }
 
 // TestZSkipSlabsEvacuate: removing most members shrinks the slabs to near
@@ -165,11 +128,11 @@ func TestZSkipSlabsEvacuate(t *testing.T) {
 		members[i] = fmt.Sprintf("%08d-%s", i, strings.Repeat("v", r.IntN(120)))
 		z.Add([]byte(members[i]), float64(r.IntN(100)))
 	}
-	full := z.slabBytes
+	full := z.slabs.bytes
 	live := func() int {
 		b := 0
 		for _, x := range z.owners {
-			b += zAlign(zNodeBytes(x.height(), x.mlen()))
+			b += slabAlign(zNodeBytes(x.height(), x.mlen()))
 		}
 		return b
 	}
@@ -183,15 +146,15 @@ func TestZSkipSlabsEvacuate(t *testing.T) {
 		}
 	}
 	checkOwners(t, z)
-	if l := live(); z.slabBytes > 2*l+zSlabMax {
-		t.Fatalf("after removing 90%%: slabs %d bytes for %d live (were %d)", z.slabBytes, l, full)
+	if l := live(); z.slabs.bytes > 2*l+slabMax {
+		t.Fatalf("after removing 90%%: slabs %d bytes for %d live (were %d)", z.slabs.bytes, l, full)
 	}
-	t.Logf("slabs %d -> %d bytes, live %d", full, z.slabBytes, live())
+	t.Logf("slabs %d -> %d bytes, live %d", full, z.slabs.bytes, live())
 	for _, m := range members[n*9/10:] {
 		z.Remove([]byte(m))
 	}
-	if z.Len() != 0 || len(z.slabs) != 0 || z.slabBytes != 0 {
-		t.Fatalf("empty set: Len %d, %d slabs, %d bytes", z.Len(), len(z.slabs), z.slabBytes)
+	if z.Len() != 0 || len(z.slabs.slabs) != 0 || z.slabs.bytes != 0 {
+		t.Fatalf("empty set: Len %d, %d slabs, %d bytes", z.Len(), len(z.slabs.slabs), z.slabs.bytes)
 	}
 	z.Add([]byte("again"), 1)
 	checkZSkip(t, z, []zsEnt{{"again", 1}})
