@@ -1,9 +1,10 @@
 // Package loadgen drives servers with memtier_benchmark's workload model:
 // for every server, threads × clients connections, each keeping up to
-// --pipeline requests in flight. Two engines run them: by default one epoll
-// event loop per thread driving that thread's connections (evloop.go,
-// memtier's design), and one goroutine per connection (client.go; cluster
-// mode, --reconnect-interval, unix sockets, --client-io goroutines).
+// --pipeline requests in flight. Engines: by default one event loop per
+// thread driving that thread's connections (memtier's design), on
+// io_uring where the kernel allows (uring.go) or epoll (evloop.go); and
+// one goroutine per connection (client.go; cluster mode,
+// --reconnect-interval, unix sockets, --client-io goroutines).
 //
 // Ownership and lifetime:
 //   - A client's loop (or its goroutine) owns its connection(s), key

@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The epoll client engine (--client-io epoll, the default where it
-// applies): every --threads thread is one event loop that drives its
+// The epoll client engine (--client-io epoll; the default where io_uring
+// is not available, uring.go): every --threads thread is one event loop that drives its
 // --clients connections, as memtier's libevent threads do. When replies arrive, the loop accounts them and writes the
 // next requests of that connection at once; with --rate-limiting it sleeps
 // in epoll_pwait2 until the earliest connection's next request is due, to

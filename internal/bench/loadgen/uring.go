@@ -14,7 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The io_uring client engine (--client-io uring). The epoll engine pays,
+// The io_uring client engine (--client-io uring, the default where the
+// kernel allows). The epoll engine pays,
 // per unpipelined request, one write, one read and a share of one
 // epoll_pwait2; on 2 cores the load generator then needs about as much CPU
 // per request as the server it measures, and a faster server is held back
@@ -39,11 +40,12 @@ const (
 )
 
 // useURing reports whether the event loops run on io_uring: asked for
-// with --client-io uring and available here (the kernel, the sandbox and
-// the build: under the race detector the loops use epoll, whose reads
-// carry race annotations; see internal/netloop's sysio_race.go).
+// (--client-io uring, or no --client-io) and available here (the kernel,
+// the sandbox and the build: under the race detector the loops use epoll,
+// whose reads carry race annotations; see internal/netloop's
+// sysio_race.go).
 func useURing(cfg *options.Config) bool {
-	return cfg.ClientIO == "uring" && netloop.URingAvailable()
+	return (cfg.ClientIO == "uring" || cfg.ClientIO == "") && netloop.URingAvailable()
 }
 
 // urConn is one connection of an io_uring loop.

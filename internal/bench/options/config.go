@@ -64,10 +64,12 @@ type Config struct {
 
 	Commands []Command // --command, --command-ratio, --command-key-pattern
 
-	// ClientIO is corvid-bench's own --client-io: "epoll" (one event loop
-	// per --threads, memtier's design; the default) or "goroutines" (one
-	// goroutine per connection). Cluster mode, --reconnect-interval and
-	// unix sockets always use goroutines.
+	// ClientIO is corvid-bench's own --client-io: "uring" (one event loop
+	// per --threads on io_uring), "epoll" (the same loops on epoll,
+	// memtier's design) or "goroutines" (one goroutine per connection);
+	// "" (the default) is uring where the kernel allows, else epoll.
+	// Cluster mode, --reconnect-interval and unix sockets always use
+	// goroutines.
 	ClientIO string
 
 	ClusterMode bool // --cluster-mode

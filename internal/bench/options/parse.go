@@ -250,7 +250,7 @@ func memtierOpts() []Opt {
 			c.Percentiles = ps
 			return nil
 		}},
-		{Long: "client-io", Arg: true, Help: "epoll (an event loop per thread, like memtier; default), uring (the same loops on io_uring, where the kernel allows) or goroutines (one per connection)", Set: func(c *Config, v string) error {
+		{Long: "client-io", Arg: true, Help: "uring (an event loop per thread on io_uring; the default where the kernel allows), epoll (the same loops on epoll, like memtier; the default elsewhere) or goroutines (one per connection)", Set: func(c *Config, v string) error {
 			switch v {
 			case "epoll", "uring", "goroutines":
 				c.ClientIO = v
