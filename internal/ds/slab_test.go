@@ -1,6 +1,10 @@
 package ds
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -51,5 +55,52 @@ func checkArena(t *testing.T, a *slabArena, owned map[unsafe.Pointer]bool, recor
 	}
 	if bytes != a.bytes {
 		t.Fatalf("arena counts %d bytes, its slabs hold %d", a.bytes, bytes)
+	}
+}
+
+// slabContainer is a ZSkip or StrMap under testSlabsEvacuate.
+type slabContainer struct {
+	arena  *slabArena
+	add    func(key string)
+	remove func(key string) bool
+	live   func() int         // the bytes of the live records
+	check  func(t *testing.T) // the container's own full check
+	empty  func() bool
+}
+
+// testSlabsEvacuate adds 20,000 keys of 9 to ~130 bytes, then removes 90%
+// of them in random order: the slabs shrink to near the live bytes
+// (half-removed slabs are evacuated: records move and their links
+// follow), the container stays intact through a collection, and removing
+// the rest drops every slab.
+func testSlabsEvacuate(t *testing.T, c slabContainer, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	const n = 20_000
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%08d-%s", i, strings.Repeat("v", r.IntN(120)))
+		c.add(keys[i])
+	}
+	full := c.arena.bytes
+	if l := c.live(); full > l*11/10 {
+		t.Fatalf("slabs %d bytes for %d live after inserts only", full, l)
+	}
+	r.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	for _, k := range keys[:n*9/10] {
+		if !c.remove(k) {
+			t.Fatalf("removing %q found nothing", k)
+		}
+	}
+	runtime.GC()
+	c.check(t)
+	if l := c.live(); c.arena.bytes > 2*l+slabMax {
+		t.Fatalf("after removing 90%%: slabs %d bytes for %d live (were %d)", c.arena.bytes, l, full)
+	}
+	t.Logf("slabs %d -> %d bytes, live %d", full, c.arena.bytes, c.live())
+	for _, k := range keys[n*9/10:] {
+		c.remove(k)
+	}
+	if !c.empty() || len(c.arena.slabs) != 0 || c.arena.bytes != 0 {
+		t.Fatalf("emptied: %d slabs, %d bytes", len(c.arena.slabs), c.arena.bytes)
 	}
 }

@@ -2,7 +2,6 @@ package ds_test
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/ds"
@@ -14,23 +13,14 @@ import (
 func BenchmarkStrMapSeedHSET(b *testing.B) {
 	const maps, prefill = 500, 1000
 	r := rand.New(rand.NewPCG(1, 2))
-	ms := make([]*ds.StrMap, maps)
 	f, v := make([]byte, 128), make([]byte, 128)
-	fill := func() {
-		for i := range f {
-			f[i], v[i] = byte(r.Uint32()), byte(r.Uint32())
-		}
-	}
-	for i := range ms {
-		ms[i] = ds.NewStrMap(0)
-		for range prefill {
-			fill()
-			ms[i].Set(f, v)
-		}
-	}
+	ms := fillContainers(maps, prefill, func() *ds.StrMap { return ds.NewStrMap(0) }, func(m *ds.StrMap, _ int) {
+		fillRandom(r, f, v)
+		m.Set(f, v)
+	})
 	b.ReportAllocs()
 	for b.Loop() {
-		fill()
+		fillRandom(r, f, v)
 		ms[r.IntN(maps)].Set(f, v)
 	}
 }
@@ -43,22 +33,10 @@ func BenchmarkStrMapSeedHSET(b *testing.B) {
 func BenchmarkStrMapGC(b *testing.B) {
 	const maps, fields = 500, 2000
 	r := rand.New(rand.NewPCG(3, 4))
-	ms := make([]*ds.StrMap, maps)
 	f := make([]byte, 128)
-	for i := range ms {
-		ms[i] = ds.NewStrMap(0)
-		for range fields {
-			for j := range f {
-				f[j] = byte(r.Uint32())
-			}
-			ms[i].Set(f, f)
-		}
-	}
-	runtime.GC()
-	b.ResetTimer()
-	for b.Loop() {
-		runtime.GC()
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(maps*fields), "ns/field")
-	runtime.KeepAlive(ms)
+	ms := fillContainers(maps, fields, func() *ds.StrMap { return ds.NewStrMap(0) }, func(m *ds.StrMap, _ int) {
+		fillRandom(r, f)
+		m.Set(f, f)
+	})
+	benchFullGC(b, ms, maps*fields, "ns/field")
 }

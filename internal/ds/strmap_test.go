@@ -254,55 +254,39 @@ func TestStrMapMemory(t *testing.T) {
 	}
 }
 
-// TestStrMapSlabsEvacuate: deleting most keys shrinks the slabs to near the
-// live bytes (half-removed slabs are evacuated: records move, the index and
-// owners follow), the map stays intact, a value slice taken before its key
-// was deleted and its slab evacuated still reads the same bytes, and
-// emptying the map drops every slab.
+// TestStrMapSlabsEvacuate: testSlabsEvacuate on a StrMap checked against
+// a model, and a value slice taken before its key was deleted and its slab
+// evacuated still reads the same bytes.
 func TestStrMapSlabsEvacuate(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 22))
 	m := NewStrMap(0)
-	const n = 20_000
 	model := map[string]string{}
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%07d", i)
-		v := fmt.Sprintf("%d-%s", i, strings.Repeat("v", r.IntN(150)))
-		m.Set([]byte(keys[i]), []byte(v))
-		model[keys[i]] = v
-	}
-	held, _ := m.Get([]byte(keys[0]))
-	want := string(held)
-	full := m.slabs.bytes
-	live := func() int {
-		b := 0
-		for _, x := range m.owners {
-			b += x.size()
-		}
-		return b
-	}
-	if l := live(); full > l*11/10 {
-		t.Fatalf("slabs %d bytes for %d live after inserts only", full, l)
-	}
-	r.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-	for _, k := range keys[:n*9/10] {
-		if !m.Delete([]byte(k)) {
-			t.Fatalf("Delete(%q) found nothing", k)
-		}
-		delete(model, k)
-	}
-	runtime.GC()
-	checkStrMap(t, m, model)
-	if l := live(); m.slabs.bytes > 2*l+slabMax {
-		t.Fatalf("after deleting 90%%: slabs %d bytes for %d live (were %d)", m.slabs.bytes, l, full)
-	}
-	t.Logf("slabs %d -> %d bytes, live %d", full, m.slabs.bytes, live())
-	for _, k := range keys[n*9/10:] {
-		m.Delete([]byte(k))
-	}
-	if m.Len() != 0 || len(m.slabs.slabs) != 0 || m.slabs.bytes != 0 {
-		t.Fatalf("empty map: Len %d, %d slabs, %d bytes", m.Len(), len(m.slabs.slabs), m.slabs.bytes)
-	}
+	var held []byte
+	var want string
+	testSlabsEvacuate(t, slabContainer{
+		arena: &m.slabs,
+		add: func(k string) {
+			v := strings.Repeat("x", len(k)%37) + k
+			m.Set([]byte(k), []byte(v))
+			model[k] = v
+			if held == nil {
+				held, _ = m.Get([]byte(k))
+				want = string(held)
+			}
+		},
+		remove: func(k string) bool {
+			delete(model, k)
+			return m.Delete([]byte(k))
+		},
+		live: func() int {
+			b := 0
+			for _, x := range m.owners {
+				b += x.size()
+			}
+			return b
+		},
+		check: func(t *testing.T) { checkStrMap(t, m, model) },
+		empty: func() bool { return m.Len() == 0 },
+	}, 21)
 	runtime.GC()
 	if string(held) != want {
 		t.Fatalf("a held value changed to %q, want %q", held, want)

@@ -48,25 +48,38 @@ func BenchmarkZSetVsZSkipInsert(b *testing.B) {
 func BenchmarkZSkipSeedZADD(b *testing.B) {
 	const sets, prefill = 500, 1000
 	r := rand.New(rand.NewPCG(1, 2))
-	zs := make([]*ds.ZSkip, sets)
 	m := make([]byte, 128)
-	fill := func() {
-		for i := range m {
-			m[i] = byte(r.Uint32())
-		}
-	}
-	for i := range zs {
-		zs[i] = ds.NewZSkip(0)
-		for range prefill {
-			fill()
-			zs[i].Add(m, float64(i))
-		}
-	}
+	zs := fillContainers(sets, prefill, func() *ds.ZSkip { return ds.NewZSkip(0) }, func(z *ds.ZSkip, i int) {
+		fillRandom(r, m)
+		z.Add(m, float64(i))
+	})
 	b.ReportAllocs()
 	for b.Loop() {
 		k := r.IntN(sets)
-		fill()
+		fillRandom(r, m)
 		zs[k].Add(m, float64(k))
+	}
+}
+
+// fillContainers makes n containers with newC and calls add each times
+// on each (with the container's number).
+func fillContainers[C any](n, each int, newC func() C, add func(c C, i int)) []C {
+	cs := make([]C, n)
+	for i := range cs {
+		cs[i] = newC()
+		for range each {
+			add(cs[i], i)
+		}
+	}
+	return cs
+}
+
+// fillRandom fills each of bufs with random bytes.
+func fillRandom(r *rand.Rand, bufs ...[]byte) {
+	for _, p := range bufs {
+		for i := range p {
+			p[i] = byte(r.Uint32())
+		}
 	}
 }
 
@@ -79,24 +92,24 @@ func BenchmarkZSkipSeedZADD(b *testing.B) {
 func BenchmarkZSkipGC(b *testing.B) {
 	const sets, members = 500, 2000
 	r := rand.New(rand.NewPCG(3, 4))
-	zs := make([]*ds.ZSkip, sets)
 	m := make([]byte, 128)
-	for i := range zs {
-		zs[i] = ds.NewZSkip(0)
-		for range members {
-			for j := range m {
-				m[j] = byte(r.Uint32())
-			}
-			zs[i].Add(m, float64(i))
-		}
-	}
+	zs := fillContainers(sets, members, func() *ds.ZSkip { return ds.NewZSkip(0) }, func(z *ds.ZSkip, i int) {
+		fillRandom(r, m)
+		z.Add(m, float64(i))
+	})
+	benchFullGC(b, zs, sets*members, "ns/member")
+}
+
+// benchFullGC times full collections of a heap holding keep, and reports
+// the time per collection divided by units as the metric unit too.
+func benchFullGC(b *testing.B, keep any, units int, unit string) {
 	runtime.GC()
 	b.ResetTimer()
 	for b.Loop() {
 		runtime.GC()
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(sets*members), "ns/member")
-	runtime.KeepAlive(zs)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(units), unit)
+	runtime.KeepAlive(keep)
 }
 
 // BenchmarkZSkipChurn is a sorted set of 100k random 64-byte members at a

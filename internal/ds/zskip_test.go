@@ -120,42 +120,21 @@ func checkSlabs(t *testing.T, z *ZSkip) {
 // the live bytes (half-removed slabs are evacuated), the set stays intact,
 // and emptying it drops every slab.
 func TestZSkipSlabsEvacuate(t *testing.T) {
-	r := rand.New(rand.NewPCG(11, 12))
 	z := NewZSkip(0)
-	const n = 20_000
-	members := make([]string, n)
-	for i := range members {
-		members[i] = fmt.Sprintf("%08d-%s", i, strings.Repeat("v", r.IntN(120)))
-		z.Add([]byte(members[i]), float64(r.IntN(100)))
-	}
-	full := z.slabs.bytes
-	live := func() int {
-		b := 0
-		for _, x := range z.owners {
-			b += slabAlign(zNodeBytes(x.height(), x.mlen()))
-		}
-		return b
-	}
-	if l := live(); full > l*11/10 {
-		t.Fatalf("slabs %d bytes for %d live after inserts only", full, l)
-	}
-	r.Shuffle(n, func(i, j int) { members[i], members[j] = members[j], members[i] })
-	for _, m := range members[:n*9/10] {
-		if !z.Remove([]byte(m)) {
-			t.Fatalf("Remove(%q) found nothing", m)
-		}
-	}
-	checkOwners(t, z)
-	if l := live(); z.slabs.bytes > 2*l+slabMax {
-		t.Fatalf("after removing 90%%: slabs %d bytes for %d live (were %d)", z.slabs.bytes, l, full)
-	}
-	t.Logf("slabs %d -> %d bytes, live %d", full, z.slabs.bytes, live())
-	for _, m := range members[n*9/10:] {
-		z.Remove([]byte(m))
-	}
-	if z.Len() != 0 || len(z.slabs.slabs) != 0 || z.slabs.bytes != 0 {
-		t.Fatalf("empty set: Len %d, %d slabs, %d bytes", z.Len(), len(z.slabs.slabs), z.slabs.bytes)
-	}
+	testSlabsEvacuate(t, slabContainer{
+		arena:  &z.slabs,
+		add:    func(k string) { z.Add([]byte(k), float64(len(k)%100)) },
+		remove: func(k string) bool { return z.Remove([]byte(k)) },
+		live: func() int {
+			b := 0
+			for _, x := range z.owners {
+				b += x.nodeBytes()
+			}
+			return b
+		},
+		check: func(t *testing.T) { checkOwners(t, z) },
+		empty: func() bool { return z.Len() == 0 },
+	}, 11)
 	z.Add([]byte("again"), 1)
 	checkZSkip(t, z, []zsEnt{{"again", 1}})
 }

@@ -214,6 +214,19 @@ func (c *client) fillWindow(out []byte, pipeline int, nowNs int64) ([]byte, int6
 	return out, 0
 }
 
+// window appends to buf the requests the pipeline window and the schedule
+// allow now, stamped, for an event loop to send. due is when the schedule
+// allows the next one if that is what stopped it (0 otherwise); finished
+// means the connection is done: nothing in flight and nothing more to send.
+func (c *client) window(buf []byte, now int64) (out []byte, due int64, finished bool) {
+	from := c.n
+	out, due = c.fillWindow(buf, c.r.cfg.Pipeline, now)
+	if c.n > from {
+		c.stampSent(from)
+	}
+	return out, due, c.n == 0 && due == 0
+}
+
 // stampSent sets the send time of the requests from position from of the
 // window on: now, as they are about to be written, unless rate limiting
 // already gave each its intended time (fillWindow).

@@ -188,18 +188,7 @@ func (l *evLoop) run() {
 			l.closeAll()
 			return
 		}
-		// Wake for the earliest due request, and at least every 100 ms
-		// to notice cancellation.
-		timeout := int64(100 * time.Millisecond)
-		if l.r.interval > 0 {
-			now = l.r.now()
-			for _, ec := range l.conns {
-				if ec != nil && ec.wake > 0 {
-					timeout = max(0, min(timeout, ec.wake-now))
-				}
-			}
-		}
-		n, err := l.wait(timeout)
+		n, err := l.wait(waitFor(l.r, l.conns))
 		if err != nil && err != unix.EINTR {
 			for _, ec := range l.conns {
 				if ec != nil {
@@ -220,13 +209,47 @@ func (l *evLoop) run() {
 			}
 			l.readable(ec)
 		}
-		if l.r.interval > 0 {
-			now = l.r.now()
-			for _, ec := range l.conns {
-				if ec != nil && ec.wake > 0 && ec.wake <= now {
-					l.send(ec, now)
-				}
+		sendDue(l.r, l.conns, l.send)
+	}
+}
+
+// A loop's connections, for its rate-limiting schedule: due is when the
+// connection's next request is due (0: not waiting).
+type scheduled interface {
+	comparable
+	due() int64
+}
+
+func (ec *evConn) due() int64 { return ec.wake }
+func (uc *urConn) due() int64 { return uc.wake }
+
+// waitFor is how long a loop may wait for completions: until its earliest
+// due request when rate limited, and at most 100 ms, to notice
+// cancellation.
+func waitFor[C scheduled](r *runner, conns []C) int64 {
+	timeout := int64(100 * time.Millisecond)
+	if r.interval > 0 {
+		var none C
+		now := r.now()
+		for _, c := range conns {
+			if c != none && c.due() > 0 {
+				timeout = max(0, min(timeout, c.due()-now))
 			}
+		}
+	}
+	return timeout
+}
+
+// sendDue calls send for every connection whose next request is due.
+func sendDue[C scheduled](r *runner, conns []C, send func(C, int64)) {
+	if r.interval == 0 {
+		return
+	}
+	var none C
+	now := r.now()
+	for _, c := range conns {
+		if c != none && c.due() > 0 && c.due() <= now {
+			send(c, now)
 		}
 	}
 }
@@ -297,21 +320,16 @@ func (l *evLoop) readable(ec *evConn) {
 // send fills the connection's window and writes it; a connection with
 // nothing in flight and nothing more to send is closed.
 func (l *evLoop) send(ec *evConn, now int64) {
-	c := ec.c
 	if ec.wantTx {
 		return // the rest of the last window is still being written
 	}
-	batchStart := c.n
-	var due int64
-	l.wbuf, due = c.fillWindow(l.wbuf[:0], c.r.cfg.Pipeline, now)
-	ec.wake = due
-	if c.n > batchStart {
-		c.stampSent(batchStart)
+	var done bool
+	l.wbuf, ec.wake, done = ec.c.window(l.wbuf[:0], now)
+	switch {
+	case len(l.wbuf) > 0:
 		l.write(ec, l.wbuf)
-		return
-	}
-	if c.n == 0 && due == 0 {
-		l.close(ec) // finished
+	case done:
+		l.close(ec)
 	}
 }
 

@@ -129,19 +129,9 @@ func (l *urLoop) run() {
 			}
 			continue
 		}
-		// Wake for the earliest due request, and at least every 100 ms
-		// to notice cancellation.
-		want, timeout := uint32(1), int64(100*time.Millisecond)
-		if l.r.interval > 0 {
-			now = l.r.now()
-			for _, uc := range l.conns {
-				if uc != nil && uc.wake > 0 {
-					timeout = min(timeout, uc.wake-now)
-				}
-			}
-			if timeout <= 0 {
-				want = 0
-			}
+		want, timeout := uint32(1), waitFor(l.r, l.conns)
+		if timeout == 0 {
+			want = 0 // a request is due: only submit and reap
 		}
 		if err := ring.Enter(want, time.Duration(timeout)); err != nil {
 			// Nothing more can be submitted or reaped: the sockets go,
@@ -150,14 +140,7 @@ func (l *urLoop) run() {
 			return
 		}
 		ring.Completions(complete)
-		if l.r.interval > 0 {
-			now = l.r.now()
-			for _, uc := range l.conns {
-				if uc != nil && uc.wake > 0 && uc.wake <= now {
-					l.send(uc, now)
-				}
-			}
-		}
+		sendDue(l.r, l.conns, l.send)
 	}
 }
 
@@ -234,19 +217,14 @@ func (l *urLoop) send(uc *urConn, now int64) {
 	if uc.txBusy || uc.closing {
 		return // the last window is still being sent: its replies refill
 	}
-	c := uc.c
-	batchStart := c.n
-	var due int64
-	uc.tx, due = c.fillWindow(uc.tx[:0], c.r.cfg.Pipeline, now)
-	uc.wake = due
-	if c.n > batchStart {
-		c.stampSent(batchStart)
+	var done bool
+	uc.tx, uc.wake, done = uc.c.window(uc.tx[:0], now)
+	switch {
+	case len(uc.tx) > 0:
 		uc.txOff = 0
 		l.sendRest(uc)
-		return
-	}
-	if c.n == 0 && due == 0 {
-		l.close(uc) // finished
+	case done:
+		l.close(uc)
 	}
 }
 
