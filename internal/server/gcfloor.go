@@ -28,6 +28,10 @@ import (
 // runs as often as it must. A GOGC in the environment turns the floor off.
 const gcHeapFloor = 64 << 20
 
+// runtimeHeapMinimum is the Go runtime's minimum heap goal at GOGC=100
+// (defaultHeapMinimum in runtime/mgcpacer.go); it scales with GOGC.
+const runtimeHeapMinimum = 4 << 20
+
 var gcFloor struct {
 	sync.Mutex
 	checked, env bool
@@ -36,8 +40,13 @@ var gcFloor struct {
 
 // gcPercentFor is the GOGC percentage for a live heap: 100 once the live
 // heap is half the floor, else the percentage whose goal is the floor.
+//
+// A live heap under 4 MB counts as 4 MB (percentage 1500): the runtime
+// never collects below a minimum heap of 4 MB x GOGC/100, so a larger
+// percentage would raise the floor past gcHeapFloor (6300, for 1 MB, put
+// it at 252 MB: a fresh server held 225 MB without one collection).
 func gcPercentFor(live int64) int {
-	live = max(live, 1<<20)
+	live = max(live, runtimeHeapMinimum)
 	if 2*live >= gcHeapFloor {
 		return 100
 	}

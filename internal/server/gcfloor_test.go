@@ -7,8 +7,8 @@ func TestGCPercentFor(t *testing.T) {
 		live int64
 		want int
 	}{
-		{0, 6300},                // under 1 MB counts as 1 MB: goal 64 MB
-		{1 << 20, 6300},          // goal = live * (1 + pct/100) = 64 MB
+		{0, 1500},                // under 4 MB counts as 4 MB
+		{1 << 20, 1500},          // (the runtime's minimum goal, 4 MB x pct/100, stays at 60 MB)
 		{4 << 20, 1500},          // 4 MB live: collect at 64 MB
 		{16 << 20, 300},          // 16 MB live: collect at 64 MB
 		{32 << 20, 100},          // half the floor: the default
@@ -19,8 +19,13 @@ func TestGCPercentFor(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("gcPercentFor(%d) = %d, want %d", tc.live, got, tc.want)
 		}
-		if goal := tc.live * int64(100+got) / 100; tc.live >= 1<<20 && goal < gcHeapFloor-(1<<20) {
+		if goal := tc.live * int64(100+got) / 100; tc.live >= runtimeHeapMinimum && goal < gcHeapFloor-(1<<20) {
 			t.Errorf("live %d: goal %d below the floor", tc.live, goal)
+		}
+		// The runtime does not collect below 4 MB x GOGC/100: that must
+		// not lift the floor.
+		if minimum := int64(runtimeHeapMinimum) * int64(got) / 100; minimum > gcHeapFloor {
+			t.Errorf("live %d: pct %d puts the runtime's minimum heap at %d, above the floor", tc.live, got, minimum)
 		}
 	}
 }
