@@ -80,6 +80,7 @@ type Client struct {
 	proto atomic.Int32 // mirror of w.Proto for CLIENT LIST
 	// Per-client traffic (CLIENT LIST tot-net-in/tot-net-out/tot-cmds).
 	netIn, netOut, cmds atomic.Int64
+	pending             callCounts  // calls not yet in the shared counters (dispatch.go)
 	unblock             chan int    // CLIENT UNBLOCK, kill; buffered 1
 	blocked             atomic.Bool // inside a blocking command's wait
 
@@ -295,6 +296,7 @@ var testHookLoopCheck atomic.Pointer[func(*Client)]
 // publish makes the connection's state visible to CLIENT LIST/INFO from
 // other clients, once per batch rather than once per command.
 func (c *Client) publish() {
+	c.flushCalls()
 	c.noteMem()
 	if c.lastCmd != nil {
 		c.publishState(c.lastCmd)
@@ -317,8 +319,9 @@ func (c *Client) recoverPanic() {
 	c.flush()
 }
 
-// flush writes pending replies in one syscall.
+// flush writes pending replies in one syscall, their calls counted first.
 func (c *Client) flush() bool {
+	c.flushCalls()
 	if c.w.Len() == 0 {
 		return true
 	}
@@ -344,6 +347,7 @@ func (c *Client) kill() {
 }
 
 func (c *Client) cleanup() {
+	c.flushCalls()
 	c.conn.Close()
 	c.releaseMem()
 	c.srv.ks.Unwatch(&c.watch)

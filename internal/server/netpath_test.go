@@ -337,3 +337,41 @@ func TestDefaultLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestCallCountsInBatch: command statistics are added to the shared
+// counters once per batch (callCounts), yet a command in the same
+// pipeline that reports them (INFO, CLIENT INFO) sees every call before
+// it, and another client sees them as soon as it has seen the replies.
+func TestCallCountsInBatch(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		a := testutil.Dial(t, addr)
+		b := testutil.Dial(t, addr)
+		var p strings.Builder
+		for _, args := range [][]string{{"SET", "k", "v"}, {"GET", "k"}, {"GET", "k"}, {"GET", "k"}, {"INFO", "commandstats"}, {"CLIENT", "INFO"}, {"GET", "k"}} {
+			p.WriteString("*" + strconv.Itoa(len(args)) + "\r\n")
+			for _, a := range args {
+				p.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
+			}
+		}
+		a.WriteRaw(p.String())
+		for range 4 {
+			a.Read()
+		}
+		info := a.Read()
+		if got := infoField(t, info, "cmdstat_get"); !strings.HasPrefix(got, "calls=3,") {
+			t.Errorf("INFO after three GETs in the same pipeline: cmdstat_get:%s", got)
+		}
+		if got := infoField(t, info, "cmdstat_set"); !strings.HasPrefix(got, "calls=1,") {
+			t.Errorf("INFO after one SET in the same pipeline: cmdstat_set:%s", got)
+		}
+		if got := a.Read(); !strings.Contains(got, ` tot-cmds=5\n`) {
+			t.Errorf("CLIENT INFO after five commands: %s", got)
+		}
+		if got := a.Read(); got != `"v"` {
+			t.Fatalf("last GET: %s", got)
+		}
+		if got := infoField(t, b.Do("INFO", "commandstats"), "cmdstat_get"); !strings.HasPrefix(got, "calls=4,") {
+			t.Errorf("another client, after the replies: cmdstat_get:%s", got)
+		}
+	})
+}
