@@ -206,6 +206,9 @@ func (l *urLoop) recv(uc *urConn) error {
 	if err != nil {
 		return err
 	}
+	// Poll first: the receive is queued with (or right after) the request
+	// whose reply it waits for, which cannot have arrived yet, so an
+	// immediate attempt would only fail (docs/benchmarks.md, session 11).
 	l.ring.Recv(uc.fd, uc.rbuf[uc.w:], true, uring.UserData(urRx, uc.slot))
 	uc.rxBusy = true
 	return nil
