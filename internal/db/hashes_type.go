@@ -74,7 +74,9 @@ func hashTryConversion(o *Object, args [][]byte) {
 	maxv := HashMaxListpackValue.Load()
 	for _, a := range args {
 		if int64(len(a)) > maxv {
-			hashToDict(o, lp, 0)
+			// Sized for the pairs about to be set: the table's records
+			// are carved from slabs, and the first is sized by this.
+			hashToDict(o, lp, len(args)/2)
 			return
 		}
 	}
