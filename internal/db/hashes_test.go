@@ -1,12 +1,14 @@
 package db
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -319,5 +321,31 @@ func TestHashModel(t *testing.T) {
 	}
 	if want := fmt.Sprint(len(model)); h.do(cl, "HLEN", "m") != ":"+want+"\r\n" {
 		t.Fatal("HLEN differs")
+	}
+}
+
+// TestHashConvertedByLongValueIsSized: an HSET of ten fields whose values
+// are too long for a listpack converts the new hash to the hashtable
+// encoding sized for those ten, so its records share one slab sized for
+// them (sized for none, the slabs doubled from one record and the hash
+// took 3,040 heap bytes).
+func TestHashConvertedByLongValueIsSized(t *testing.T) {
+	o := &Object{Type: TypeHash, Val: ds.NewListpack()}
+	var args [][]byte
+	for i := range 10 {
+		args = append(args, fmt.Appendf(nil, "f%d", i), bytes.Repeat([]byte{'v'}, 128))
+	}
+	hashTryConversion(o, args)
+	for i := 0; i < len(args); i += 2 {
+		hashSet(o, args[i], args[i+1])
+	}
+	d, ok := o.Val.(*ds.StrMap)
+	if !ok || d.Len() != 10 {
+		t.Fatalf("encoding %T, want a hashtable of 10 fields", o.Val)
+	}
+	// Ten records of 16 + 2 + 128 bytes, 8-aligned, in one slab: 1,536
+	// heap bytes; with the index, owners and headers just over 2 KB.
+	if got := valueMem(o); got > 2300 {
+		t.Fatalf("a 10-field hash of 128-byte values takes %d heap bytes, want <= 2300", got)
 	}
 }
