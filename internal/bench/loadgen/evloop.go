@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/bench/options"
@@ -16,9 +15,10 @@ import (
 )
 
 // The epoll client engine (--client-io epoll; the default where io_uring
-// is not available, uring.go): every --threads thread is one event loop that drives its
-// --clients connections, as memtier's libevent threads do. When replies arrive, the loop accounts them and writes the
-// next requests of that connection at once; with --rate-limiting it sleeps
+// is not available, uring.go): every --threads thread is one event loop
+// that drives its --clients connections, as memtier's libevent threads
+// do. When replies arrive, the loop accounts them and writes the next
+// requests of that connection at once; with --rate-limiting it sleeps
 // in epoll_pwait2 until the earliest connection's next request is due, to
 // the microsecond.
 //
@@ -210,47 +210,6 @@ func (l *evLoop) run() {
 			l.readable(ec)
 		}
 		sendDue(l.r, l.conns, l.send)
-	}
-}
-
-// A loop's connections, for its rate-limiting schedule: due is when the
-// connection's next request is due (0: not waiting).
-type scheduled interface {
-	comparable
-	due() int64
-}
-
-func (ec *evConn) due() int64 { return ec.wake }
-func (uc *urConn) due() int64 { return uc.wake }
-
-// waitFor is how long a loop may wait for completions: until its earliest
-// due request when rate limited, and at most 100 ms, to notice
-// cancellation.
-func waitFor[C scheduled](r *runner, conns []C) int64 {
-	timeout := int64(100 * time.Millisecond)
-	if r.interval > 0 {
-		var none C
-		now := r.now()
-		for _, c := range conns {
-			if c != none && c.due() > 0 {
-				timeout = max(0, min(timeout, c.due()-now))
-			}
-		}
-	}
-	return timeout
-}
-
-// sendDue calls send for every connection whose next request is due.
-func sendDue[C scheduled](r *runner, conns []C, send func(C, int64)) {
-	if r.interval == 0 {
-		return
-	}
-	var none C
-	now := r.now()
-	for _, c := range conns {
-		if c != none && c.due() > 0 && c.due() <= now {
-			send(c, now)
-		}
 	}
 }
 
