@@ -43,31 +43,31 @@ const (
 	// A record bigger than slabMax/4 gets a slab of its own, so that a
 	// slab's unusable tail (a record that did not fit) stays small.
 	slabOwn = slabMax / 4
-	// slabOverhead is a slab's zSlab header (its slot in slabs is
+	// slabOverhead is a slab's slab header (its slot in slabs is
 	// counted from cap(slabs)).
 	slabOverhead = 48
 )
 
-// zSlab is one block of records.
-type zSlab struct {
+// slab is one block of records.
+type slab struct {
 	mem    []uint64 // the block; this visible slice keeps its records alive
 	used   int      // bytes handed out, from the start
 	dead   int      // bytes of removed records among them
 	queued bool     // to be evacuated at the next settle
 }
 
-func (s *zSlab) size() int            { return len(s.mem) * 8 }
-func (s *zSlab) base() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s.mem)) }
+func (s *slab) size() int            { return len(s.mem) * 8 }
+func (s *slab) base() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s.mem)) }
 
 // slabAlign rounds a record size up to the slabs' 8-byte alignment.
 func slabAlign(n int) int { return (n + 7) &^ 7 }
 
 // slabArena is the slabs of one container.
 type slabArena struct {
-	slabs  []*zSlab // sorted by address (see slabOf); keep the records alive
-	cur    *zSlab   // the slab new records are carved from
-	queued int      // slabs to evacuate at the next settle
-	bytes  int      // heap bytes of the slabs, for MemUsage
+	slabs  []*slab // sorted by address (see slabOf); keep the records alive
+	cur    *slab   // the slab new records are carved from
+	queued int     // slabs to evacuate at the next settle
+	bytes  int     // heap bytes of the slabs, for MemUsage
 }
 
 // memUsage is the arena's heap bytes.
@@ -102,8 +102,8 @@ func (a *slabArena) carve(need, first int) unsafe.Pointer {
 
 // newSlab allocates a slab of size bytes (a multiple of 8) and files it
 // in slabs.
-func (a *slabArena) newSlab(size int) *zSlab {
-	s := &zSlab{mem: make([]uint64, size/8)}
+func (a *slabArena) newSlab(size int) *slab {
+	s := &slab{mem: make([]uint64, size/8)}
 	checkPacked(unsafe.Add(s.base(), size-1)) // oIndex packs record addresses into 48 bits
 	i, _ := slices.BinarySearchFunc(a.slabs, s, cmpSlabs)
 	a.slabs = slices.Insert(a.slabs, i, s)
@@ -111,11 +111,11 @@ func (a *slabArena) newSlab(size int) *zSlab {
 	return s
 }
 
-func cmpSlabs(a, b *zSlab) int { return cmp.Compare(uintptr(a.base()), uintptr(b.base())) }
+func cmpSlabs(a, b *slab) int { return cmp.Compare(uintptr(a.base()), uintptr(b.base())) }
 
 // slabOf returns the slab holding p: the last one that starts at or
 // before it.
-func (a *slabArena) slabOf(p unsafe.Pointer) *zSlab {
+func (a *slabArena) slabOf(p unsafe.Pointer) *slab {
 	u := uintptr(p)
 	i := sort.Search(len(a.slabs), func(i int) bool { return uintptr(a.slabs[i].base()) > u }) - 1
 	if i >= 0 {
@@ -136,7 +136,7 @@ func (a *slabArena) free(p unsafe.Pointer, size int) {
 
 // maybeQueue queues s for evacuation once half of what was carved from it
 // is removed (the current slab is still being filled: never).
-func (a *slabArena) maybeQueue(s *zSlab) {
+func (a *slabArena) maybeQueue(s *slab) {
 	if s != a.cur && !s.queued && 2*s.dead >= s.used {
 		s.queued = true
 		a.queued++
@@ -159,7 +159,7 @@ func (a *slabArena) settle(empty bool, record func(p unsafe.Pointer) (size int, 
 		// Moving records may fill the current slab and queue it, so look
 		// for the next queued slab afresh each time (queueing is rare:
 		// once per half a slab of removals).
-		var s *zSlab
+		var s *slab
 		for _, t := range a.slabs {
 			if t.queued {
 				s = t
@@ -180,7 +180,7 @@ func (a *slabArena) settle(empty bool, record func(p unsafe.Pointer) (size int, 
 }
 
 // dropSlab removes s (all garbage) from slabs.
-func (a *slabArena) dropSlab(s *zSlab) {
+func (a *slabArena) dropSlab(s *slab) {
 	i, found := slices.BinarySearchFunc(a.slabs, s, cmpSlabs)
 	if !found {
 		panic("ds: slab missing")
