@@ -326,9 +326,10 @@ func TestHashModel(t *testing.T) {
 
 // TestHashConvertedByLongValueIsSized: an HSET of ten fields whose values
 // are too long for a listpack converts the new hash to the hashtable
-// encoding sized for those ten, so its records share one slab sized for
-// them (sized for none, the slabs doubled from one record and the hash
-// took 3,040 heap bytes).
+// encoding sized for those ten, and the hash takes about what its records,
+// index and owners need: records in slabs doubling from one record took
+// 3,040 heap bytes (session 11, before small StrMaps kept a record per
+// allocation).
 func TestHashConvertedByLongValueIsSized(t *testing.T) {
 	o := &Object{Type: TypeHash, Val: ds.NewListpack()}
 	var args [][]byte
@@ -343,8 +344,8 @@ func TestHashConvertedByLongValueIsSized(t *testing.T) {
 	if !ok || d.Len() != 10 {
 		t.Fatalf("encoding %T, want a hashtable of 10 fields", o.Val)
 	}
-	// Ten records of 16 + 2 + 128 bytes, 8-aligned, in one slab: 1,536
-	// heap bytes; with the index, owners and headers just over 2 KB.
+	// Ten records of 16 + 2 + 128 bytes (160 heap bytes each), with the
+	// index, owners and headers just over 2 KB.
 	if got := valueMem(o); got > 2300 {
 		t.Fatalf("a 10-field hash of 128-byte values takes %d heap bytes, want <= 2300", got)
 	}

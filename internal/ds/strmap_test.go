@@ -12,7 +12,8 @@ import (
 // checkStrMap verifies m against model: the same keys and values through
 // Get, Range and a full Scan; owners and oidx agree; the index holds
 // exactly the owned records under their keys' hashes (checkOIndex); and
-// the slabs hold exactly the owned records live (checkArena).
+// the slabs hold exactly the owned records live (checkArena), or, in a
+// small map, recBytes is the sum of its records' sizes.
 func checkStrMap(t *testing.T, m *StrMap, model map[string]string) {
 	t.Helper()
 	if m.Len() != len(model) {
@@ -25,10 +26,23 @@ func checkStrMap(t *testing.T, m *StrMap, model map[string]string) {
 		}
 		owned[unsafe.Pointer(r)] = true
 	}
-	checkArena(t, &m.slabs, owned, func(p unsafe.Pointer) (int, bool) {
-		r := (*strRec)(p)
-		return r.size(), r.oidx != strDead
-	})
+	if m.slabbed {
+		checkArena(t, &m.slabs, owned, func(p unsafe.Pointer) (int, bool) {
+			r := (*strRec)(p)
+			return r.size(), r.oidx != strDead
+		})
+		if m.recBytes != 0 {
+			t.Fatalf("slabbed, and recBytes %d", m.recBytes)
+		}
+	} else {
+		bytes := 0
+		for _, r := range m.owners {
+			bytes += allocSize(r.size())
+		}
+		if bytes != m.recBytes || len(m.slabs.slabs) != 0 || m.Len() > strSmallMax {
+			t.Fatalf("small map of %d: recBytes %d, records %d, %d slabs", m.Len(), m.recBytes, bytes, len(m.slabs.slabs))
+		}
+	}
 	checkOIndex(t, &m.idx, owned, func(p unsafe.Pointer) uint64 { return Hash((*strRec)(p).key()) })
 	for k, v := range model {
 		got, ok := m.Get([]byte(k))
@@ -227,14 +241,15 @@ func TestStrMapRandom(t *testing.T) {
 	}
 }
 
-// TestStrMapMemory: a 128-byte set member costs at most 180 heap bytes
-// at any size (Dict: about 170; Redis 7.0: about 200), and a 128-byte
-// field with a 128-byte value at most 320.
+// TestStrMapMemory: a 128-byte set member costs at most 190 heap bytes
+// at any size (Redis 7.0: about 200; per-record allocation, before slabs:
+// 163-169; the most is at sizes whose last 32 KB slab is nearly empty),
+// and a 128-byte field with a 128-byte value at most 320.
 func TestStrMapMemory(t *testing.T) {
 	for _, c := range []struct {
 		vlen int
 		max  float64
-	}{{0, 180}, {128, 320}} {
+	}{{0, 190}, {128, 320}} {
 		for _, n := range []int{1000, 3000, 10000} {
 			m := NewStrMap(0)
 			r := rand.New(rand.NewPCG(uint64(n), 1))

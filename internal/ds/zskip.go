@@ -16,7 +16,7 @@ import "unsafe"
 // zskip_slab.go) and the index's slots and owners are allocated as
 // pointer-free memory (allocNoscan), so the links between nodes are hidden from Go's garbage
 // collector, which neither scans nor follows them. What keeps a node alive
-// is its slab: ZSkip.slabs holds one visible pointer per slab (64 KB, a few
+// is its slab: ZSkip.slabs holds one visible pointer per slab (32 KB, a few
 // hundred members), so a collection marks a few pointers per sorted set
 // instead of one per member (BenchmarkZSkipGC), which is what ZADD spends
 // its CPU on once the heap sits at maxmemory (docs/benchmarks.md).
