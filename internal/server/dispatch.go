@@ -176,17 +176,15 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 		ctx.Now = c.batchNow
 	}
 	mark := c.w.Len()
-	if cm.dbProc != nil && cm.meta.Flags&command.FlagBlocking == 0 {
-		c.callData(cm)
-	} else {
+	if cm.dbProc == nil || cm.meta.Flags&command.FlagBlocking != 0 {
 		// INFO, CLIENT LIST and the rest see every call before this one
 		// counted; a blocking command may send earlier replies and wait.
 		c.flushCalls()
-		if cm.dbProc != nil {
-			c.callData(cm)
-		} else {
-			cm.proc(c)
-		}
+	}
+	if cm.dbProc != nil {
+		c.callData(cm)
+	} else {
+		cm.proc(c)
 	}
 	end := tsc.Now()
 	c.lastEnd = end
