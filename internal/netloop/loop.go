@@ -296,17 +296,23 @@ func (l *loop) run() {
 			}
 			l.handle(l.conns[fd])
 		}
-		if tick > 0 {
-			if now = nanotime(); now >= nextTick {
-				l.tickAll(time.Now())
-				nextTick = now + tick
-			}
+		l.endRound(tick, &now, &nextTick)
+	}
+}
+
+// endRound ends a round of either backend: the tick when it is due
+// (reading the clock once into *now), then the round's deferred writes,
+// after the tick too, so that nothing a handler wrote waits for the next
+// wake-up.
+func (l *loop) endRound(tick int64, now, nextTick *int64) {
+	if tick > 0 {
+		if *now = nanotime(); *now >= *nextTick {
+			l.tickAll(time.Now())
+			*nextTick = *now + tick
 		}
-		// After the tick too, so that nothing a handler wrote waits for
-		// the next wake-up.
-		if len(l.pending) > 0 {
-			l.flushPending()
-		}
+	}
+	if len(l.pending) > 0 {
+		l.flushPending()
 	}
 }
 

@@ -121,15 +121,7 @@ func (l *loop) runURing() {
 			}
 		}
 		l.readyNext = ready[:0]
-		if tick > 0 {
-			if now = nanotime(); now >= nextTick {
-				l.tickAll(time.Now())
-				nextTick = now + tick
-			}
-		}
-		if len(l.pending) > 0 {
-			l.flushPending()
-		}
+		l.endRound(tick, &now, &nextTick)
 	}
 }
 
