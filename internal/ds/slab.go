@@ -111,10 +111,23 @@ func (a *slabArena) carve(need, first int) unsafe.Pointer {
 func (a *slabArena) newSlab(size int) *slab {
 	s := &slab{mem: make([]uint64, size/8)}
 	checkPacked(unsafe.Add(s.base(), size-1)) // oIndex packs record addresses into 48 bits
-	i, _ := slices.BinarySearchFunc(a.slabs, s, cmpSlabs)
-	a.slabs = slices.Insert(a.slabs, i, s)
+	a.file(s)
 	a.bytes += allocSize(size) + slabOverhead
 	return s
+}
+
+// file inserts s into slabs, keeping them in address order.
+func (a *slabArena) file(s *slab) {
+	if n := len(a.slabs); n == 0 || cmpSlabs(a.slabs[n-1], s) < 0 {
+		// The usual case on a growing heap. The search would read
+		// every probed slab's header: with ten million small sorted
+		// sets (bench/keyspace-scaling.sh, ZADD at 10^7 keys) those
+		// cache misses were 3% of the server's CPU.
+		a.slabs = append(a.slabs, s)
+		return
+	}
+	i, _ := slices.BinarySearchFunc(a.slabs, s, cmpSlabs)
+	a.slabs = slices.Insert(a.slabs, i, s)
 }
 
 func cmpSlabs(a, b *slab) int { return cmp.Compare(uintptr(a.base()), uintptr(b.base())) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -102,5 +103,34 @@ func testSlabsEvacuate(t *testing.T, c slabContainer, seed uint64) {
 	}
 	if !c.empty() || len(c.arena.slabs) != 0 || c.arena.bytes != 0 {
 		t.Fatalf("emptied: %d slabs, %d bytes", len(c.arena.slabs), c.arena.bytes)
+	}
+}
+
+// TestSlabFileOrder: slabs are filed in address order whatever order the
+// allocator hands them out in (the append fast path and the search).
+func TestSlabFileOrder(t *testing.T) {
+	pool := make([]*slab, 9)
+	for i := range pool {
+		pool[i] = &slab{mem: make([]uint64, 4)}
+	}
+	slices.SortFunc(pool, cmpSlabs)
+	for _, order := range [][]int{
+		{0, 1, 2, 3, 4, 5, 6, 7, 8}, // ascending: every one appended
+		{8, 7, 6, 5, 4, 3, 2, 1, 0}, // descending: every one searched
+		{4, 0, 8, 2, 6, 1, 7, 3, 5},
+		{0, 8, 1, 7, 2, 6, 3, 5, 4},
+	} {
+		var a slabArena
+		for _, i := range order {
+			a.file(pool[i])
+		}
+		if !slices.Equal(a.slabs, pool) {
+			t.Errorf("order %v: slabs not in address order", order)
+		}
+		for _, s := range pool {
+			if got := a.slabOf(unsafe.Add(s.base(), 8)); got != s {
+				t.Errorf("order %v: slabOf found the wrong slab", order)
+			}
+		}
 	}
 }
