@@ -50,8 +50,9 @@
 //
 // Corvid splits the keyspace into 256 lock stripes, each with its own dict;
 // doubling the key count still makes every stripe's dict cross one power of
-// two. Before each window it brings the dicts to rest: Corvid does no
-// rehashing while idle (a fill leaves many stripes half-rehashed), so while
+// two. Before each window it brings the dicts to rest: idle dicts rehash
+// only in the cron's 1 ms per tick (activerehashing, as Valkey's
+// databasesCron), so a fill leaves many stripes half-rehashed; while
 // MEMORY STATS reports dicts being rehashed it reads every key once with
 // pipelined EXISTS, each lookup moving a rehash step along (up to 5
 // passes). The report compares the GET latency of the grow window

@@ -25,6 +25,7 @@ type scaleRow struct {
 	CPUUsPerOp      float64 // server utime+stime per operation, microseconds
 	RSSKiB          int64   // server RSS after the run
 	StartRSSKiB     int64   // RSS of the fresh server before the fill
+	FilledRSSKiB    int64   // RSS after the fills, before the load
 	Rel             float64 // OpsSec / OpsSec of the smallest size (same server, command)
 	CPURel          float64 // CPUUsPerOp / that of the smallest size
 	Cmdline         string
@@ -50,10 +51,13 @@ type sweepConfig struct {
 // throughput (the lower middle one for an even number of rounds), with Rel
 // set.
 //
-// A size whose RSS, extrapolated linearly from the server's previous size,
-// would not fit in MemAvailable (with 15% to spare) is skipped with a note.
+// A size whose RSS would not fit in MemAvailable (with 15% to spare) is
+// skipped with a note. The estimate scales the filled server's RSS at the
+// previous size linearly with the keys, and adds what the load itself
+// added there (the growing ZADD, say), which depends on the run's length,
+// not on the keys.
 func sweep(ctx context.Context, c sweepConfig) (runs, summary []scaleRow, notes []string, err error) {
-	type seen struct{ n, baseKiB, rssKiB int64 }
+	type seen struct{ n, baseKiB, filledKiB, growKiB int64 }
 	last := map[string]seen{}
 	for round := 1; round <= max(c.Rounds, 1); round++ {
 		kinds := c.Kinds
@@ -64,7 +68,7 @@ func sweep(ctx context.Context, c sweepConfig) (runs, summary []scaleRow, notes 
 		for _, n := range c.Sizes {
 			for _, k := range kinds {
 				if p, ok := last[k.Name]; ok && p.n < n {
-					need := estimateKiB(p.baseKiB, p.rssKiB, p.n, n)
+					need := estimateKiB(p.baseKiB, p.filledKiB, p.n, n) + p.growKiB
 					if avail := memAvailableKiB(); avail > 0 && !fits(need, avail) {
 						note := fmt.Sprintf("skipped %s at %s keys: needs about %.1f GiB RSS (from %s keys), MemAvailable is %.1f GiB",
 							k.Name, sizeLabel(n), float64(need)/(1<<20), sizeLabel(p.n), float64(avail)/(1<<20))
@@ -74,12 +78,13 @@ func sweep(ctx context.Context, c sweepConfig) (runs, summary []scaleRow, notes 
 					}
 				}
 				r, err := sweepOne(ctx, c, k, n, round)
-				var peak, base int64
+				var filled, grow, base int64
 				for _, x := range r {
-					peak, base = max(peak, x.RSSKiB), x.StartRSSKiB
+					filled, base = max(filled, x.FilledRSSKiB), x.StartRSSKiB
+					grow = max(grow, x.RSSKiB-x.FilledRSSKiB)
 				}
-				if p, ok := last[k.Name]; peak > 0 && (!ok || n >= p.n) {
-					last[k.Name] = seen{n, max(base, 0), peak}
+				if p, ok := last[k.Name]; filled > 0 && (!ok || n >= p.n) {
+					last[k.Name] = seen{n, max(base, 0), filled, grow}
 				}
 				for i := range r {
 					r[i].Round = round
@@ -187,6 +192,7 @@ func sweepOne(ctx context.Context, c sweepConfig, k serverKind, n int64, round i
 			fmt.Fprintf(c.Log, "%s filled %d sorted sets (pipelined, %.1f s), rss %d MiB\n", label, n, row.FillSecs, s.rssKiB()/1024)
 		}
 		row.Keys = dbsize(s.Addr)
+		row.FilledRSSKiB = s.rssKiB()
 		name := fmt.Sprintf("%s-%s-%d-r%d", k.Name, cmd, n, round)
 		jp := jsonPathFor(c.Dir, name)
 		args := benchArgs(c.Load, cmd, n, "127.0.0.1", s.Port, jp)

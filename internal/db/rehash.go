@@ -1,6 +1,9 @@
 package db
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // rehashStepBuckets is how many buckets one Dict.Rehash call moves between
 // clock checks (Valkey's dictRehashMicroseconds moves 100 at a time).
@@ -50,4 +53,34 @@ func (ks *Keyspace) ActiveRehash(budget time.Duration, next *int) bool {
 		}
 	}
 	return pending
+}
+
+// Expand sizes db's dicts for n keys, as Valkey's dbExpand before DEBUG
+// POPULATE (and an RDB's RESIZEDB): each stripe's dict gets a table for
+// its share of n, so that loading them does not rehash along the way. A
+// dict already that big, or rehashing, is left alone; so is a small n,
+// which would only create empty shards (a stripe expecting a few keys
+// rehashes tables of a few buckets).
+func (ks *Keyspace) Expand(db int, n int64) {
+	if n < 16*StripeCount {
+		return
+	}
+	want := stripeShare(n)
+	for i := range ks.stripes {
+		st := &ks.stripes[i]
+		st.mu.Lock()
+		sh := ks.shardAt(db, i, true)
+		if sh.keys.Expand(want) {
+			ks.settle(db, sh) // the new table's memory
+		}
+		st.mu.Unlock()
+	}
+}
+
+// stripeShare is how many of n uniformly hashed keys one stripe should
+// expect room for: the mean plus four standard deviations, so that few
+// stripes outgrow their table while loading.
+func stripeShare(n int64) int {
+	mean := float64(n) / StripeCount
+	return int(mean + 4*math.Sqrt(mean) + 1)
 }

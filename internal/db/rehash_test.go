@@ -65,3 +65,56 @@ func TestActiveRehashFinishesIdleDicts(t *testing.T) {
 		t.Fatalf("DBSize %d after the deletes", n)
 	}
 }
+
+// TestExpandBeforeLoad: a keyspace expanded for n keys (DEBUG POPULATE's
+// dbExpand) takes them without any dict resizing on the way, and its
+// memory accounting includes the new tables at once; a small n creates
+// nothing.
+func TestExpandBeforeLoad(t *testing.T) {
+	const n = 100_000
+	tables := func(ks *Keyspace) (lut, rehashing int64) {
+		for _, m := range ks.MemStats(false) {
+			lut += m.LUT
+			rehashing += m.RehashingCount
+		}
+		return
+	}
+	ks := New(16)
+	ks.Expand(0, 16*StripeCount-1)
+	if lut, _ := tables(ks); lut != 0 {
+		t.Fatalf("Expand of a few keys allocated %d bytes of tables", lut)
+	}
+	d0 := ks.DatasetBytes(false)
+	ks.Expand(0, n)
+	sized, _ := tables(ks)
+	if d1 := ks.DatasetBytes(false); sized == 0 || d1-d0 < sized {
+		t.Fatalf("after Expand: tables %d bytes, accounted %d more", sized, d1-d0)
+	}
+	c := &Ctx{KS: ks, W: resp.NewWriter(1 << 10), Now: testNow}
+	for i := range n {
+		c.SetString([]byte("key:"+strconv.Itoa(i)), []byte("v"), false)
+		if i%1000 == 0 {
+			if lut, r := tables(ks); lut != sized || r != 0 {
+				t.Fatalf("after %d keys: tables %d bytes (expanded: %d), %d rehashing", i+1, lut, sized, r)
+			}
+		}
+	}
+	if lut, r := tables(ks); lut != sized || r != 0 {
+		t.Fatalf("after %d keys: tables %d bytes (expanded: %d), %d rehashing", n, lut, sized, r)
+	}
+
+	// Without Expand the same load resizes along the way (else the
+	// checks above prove nothing).
+	ks2 := New(16)
+	c2 := &Ctx{KS: ks2, W: resp.NewWriter(1 << 10), Now: testNow}
+	var early int64
+	for i := range n {
+		c2.SetString([]byte("key:"+strconv.Itoa(i)), []byte("v"), false)
+		if i == 1000 {
+			early, _ = tables(ks2)
+		}
+	}
+	if lut, _ := tables(ks2); lut == early {
+		t.Fatal("the load did not resize any dict without Expand")
+	}
+}
