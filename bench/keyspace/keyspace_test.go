@@ -312,3 +312,22 @@ func TestMemoryHelpers(t *testing.T) {
 		t.Fatal("fits: wrong 15% margin")
 	}
 }
+
+// TestSeenRSSScalesTheFillNotTheLoad: the ZADD run at 10^3 keys grows the
+// server by ~150 MiB whatever the key count (its sets grow for the
+// run's length); the estimate for 10^7 keys scales what the fill took,
+// not that growth (which skipped every larger size).
+func TestSeenRSSScalesTheFillNotTheLoad(t *testing.T) {
+	runs := []scaleRow{{StartRSSKiB: 9 << 10, FilledRSSKiB: 10 << 10, RSSKiB: 165 << 10}}
+	s, ok := seenRSS(1e3, runs)
+	if !ok {
+		t.Fatal("no RSS seen")
+	}
+	want := int64(9<<10) + 1e4*(1<<10) + 155<<10 // base + fill x 10^4 + the load's growth
+	if got := s.need(1e7); got != want {
+		t.Fatalf("need(10^7) = %d KiB, want %d", got, want)
+	}
+	if _, ok := seenRSS(1e3, []scaleRow{{RSSKiB: 5}}); ok {
+		t.Fatal("runs without a filled RSS gave an estimate")
+	}
+}

@@ -57,8 +57,7 @@ type sweepConfig struct {
 // added there (the growing ZADD, say), which depends on the run's length,
 // not on the keys.
 func sweep(ctx context.Context, c sweepConfig) (runs, summary []scaleRow, notes []string, err error) {
-	type seen struct{ n, baseKiB, filledKiB, growKiB int64 }
-	last := map[string]seen{}
+	last := map[string]rssSeen{}
 	for round := 1; round <= max(c.Rounds, 1); round++ {
 		kinds := c.Kinds
 		if round%2 == 0 {
@@ -68,7 +67,7 @@ func sweep(ctx context.Context, c sweepConfig) (runs, summary []scaleRow, notes 
 		for _, n := range c.Sizes {
 			for _, k := range kinds {
 				if p, ok := last[k.Name]; ok && p.n < n {
-					need := estimateKiB(p.baseKiB, p.filledKiB, p.n, n) + p.growKiB
+					need := p.need(n)
 					if avail := memAvailableKiB(); avail > 0 && !fits(need, avail) {
 						note := fmt.Sprintf("skipped %s at %s keys: needs about %.1f GiB RSS (from %s keys), MemAvailable is %.1f GiB",
 							k.Name, sizeLabel(n), float64(need)/(1<<20), sizeLabel(p.n), float64(avail)/(1<<20))
@@ -78,13 +77,10 @@ func sweep(ctx context.Context, c sweepConfig) (runs, summary []scaleRow, notes 
 					}
 				}
 				r, err := sweepOne(ctx, c, k, n, round)
-				var filled, grow, base int64
-				for _, x := range r {
-					filled, base = max(filled, x.FilledRSSKiB), x.StartRSSKiB
-					grow = max(grow, x.RSSKiB-x.FilledRSSKiB)
-				}
-				if p, ok := last[k.Name]; filled > 0 && (!ok || n >= p.n) {
-					last[k.Name] = seen{n, max(base, 0), filled, grow}
+				if p, ok := last[k.Name]; !ok || n >= p.n {
+					if s, ok := seenRSS(n, r); ok {
+						last[k.Name] = s
+					}
 				}
 				for i := range r {
 					r[i].Round = round
@@ -108,6 +104,26 @@ func finish(runs []scaleRow) (_, summary []scaleRow) {
 	summary = medianRuns(runs)
 	setRelatives(summary)
 	return runs, summary
+}
+
+// rssSeen is what one size's runs of a server tell about the next size's
+// memory: the fresh server's RSS, the RSS once filled (it scales with the
+// keys) and the most a run's load added to it (it does not).
+type rssSeen struct{ n, baseKiB, filledKiB, growKiB int64 }
+
+// seenRSS summarizes the runs at n keys; false when none measured RSS.
+func seenRSS(n int64, runs []scaleRow) (rssSeen, bool) {
+	s := rssSeen{n: n}
+	for _, x := range runs {
+		s.filledKiB, s.baseKiB = max(s.filledKiB, x.FilledRSSKiB), max(x.StartRSSKiB, 0)
+		s.growKiB = max(s.growKiB, x.RSSKiB-x.FilledRSSKiB)
+	}
+	return s, s.filledKiB > 0
+}
+
+// need estimates the RSS at n keys.
+func (s rssSeen) need(n int64) int64 {
+	return estimateKiB(s.baseKiB, s.filledKiB, s.n, n) + s.growKiB
 }
 
 // estimateKiB extrapolates an RSS measured at n0 keys to n keys: the
