@@ -49,21 +49,37 @@ const (
 	// A record bigger than slabMax/4 gets a slab of its own, so that a
 	// slab's unusable tail (a record that did not fit) stays small.
 	slabOwn = slabMax / 4
-	// slabOverhead is a slab's slab header (its slot in slabs is
-	// counted from cap(slabs)).
-	slabOverhead = 48
 )
 
-// slab is one block of records.
+// slab is one block of records. The header is the first bytes of the
+// block's own pointer-free allocation and the records follow it, so a
+// slab is one heap object, which the collector marks but never scans (a
+// separate header struct was a second object, with a pointer to scan,
+// for every slab: a small container has one or two). A *slab in slabs is
+// the visible pointer that keeps the block, and so its records, alive.
 type slab struct {
-	mem    []uint64 // the block; this visible slice keeps its records alive
-	used   int      // bytes handed out, from the start
-	dead   int      // bytes of removed records among them
-	queued bool     // to be evacuated at the next settle
+	sz     int  // bytes for records, after the header
+	used   int  // bytes handed out, from the start
+	dead   int  // bytes of removed records among them
+	queued bool // to be evacuated at the next settle
 }
 
-func (s *slab) size() int            { return len(s.mem) * 8 }
-func (s *slab) base() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s.mem)) }
+// slabHdr is the header's size (a multiple of 8, so records stay
+// aligned).
+const slabHdr = int(unsafe.Sizeof(slab{}))
+
+func (s *slab) size() int            { return s.sz }
+func (s *slab) base() unsafe.Pointer { return unsafe.Add(unsafe.Pointer(s), slabHdr) }
+
+// allocSlab allocates a slab with room for size bytes of records.
+func allocSlab(size int) *slab {
+	s := (*slab)(allocNoscan(slabHdr + size))
+	s.sz = size
+	return s
+}
+
+// slabBytes is the heap bytes of a slab with room for size bytes.
+func slabBytes(size int) int { return allocSize(slabHdr + size) }
 
 // slabAlign rounds a record size up to the slabs' 8-byte alignment.
 func slabAlign(n int) int { return (n + 7) &^ 7 }
@@ -94,8 +110,10 @@ func (a *slabArena) carve(need, first int) unsafe.Pointer {
 			size = max(min(2*s.size(), slabMax), need)
 		}
 		old := s
-		// Sizes are Go size classes, so the allocator wastes nothing.
-		s = a.newSlab(allocSize(size))
+		// Sizes are Go size classes, so the allocator wastes nothing,
+		// and the header shares the allocation: a full-size slab is
+		// slabMax bytes with the header, not a large object just past it.
+		s = a.newSlab(slabBytes(min(size, max(slabMax-slabHdr, need))) - slabHdr)
 		a.cur = s
 		if old != nil {
 			a.maybeQueue(old)
@@ -109,10 +127,10 @@ func (a *slabArena) carve(need, first int) unsafe.Pointer {
 // newSlab allocates a slab of size bytes (a multiple of 8) and files it
 // in slabs.
 func (a *slabArena) newSlab(size int) *slab {
-	s := &slab{mem: make([]uint64, size/8)}
+	s := allocSlab(size)
 	checkPacked(unsafe.Add(s.base(), size-1)) // oIndex packs record addresses into 48 bits
 	a.file(s)
-	a.bytes += allocSize(size) + slabOverhead
+	a.bytes += slabBytes(size)
 	return s
 }
 
@@ -205,7 +223,7 @@ func (a *slabArena) dropSlab(s *slab) {
 		panic("ds: slab missing")
 	}
 	a.slabs = slices.Delete(a.slabs, i, i+1)
-	a.bytes -= allocSize(s.size()) + slabOverhead
+	a.bytes -= slabBytes(s.size())
 	if a.cur == s {
 		a.cur = nil
 	}

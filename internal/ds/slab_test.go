@@ -49,7 +49,7 @@ func checkArena(t *testing.T, a *slabArena, owned map[unsafe.Pointer]bool, recor
 		if off != s.used || dead != s.dead {
 			t.Fatalf("slab %d: records tile %d of %d bytes, %d dead of %d counted", i, off, s.used, dead, s.dead)
 		}
-		bytes += allocSize(s.size()) + slabOverhead
+		bytes += slabBytes(s.size())
 	}
 	if found != len(owned) {
 		t.Fatalf("%d live records in slabs, %d owned", found, len(owned))
@@ -111,7 +111,7 @@ func testSlabsEvacuate(t *testing.T, c slabContainer, seed uint64) {
 func TestSlabFileOrder(t *testing.T) {
 	pool := make([]*slab, 9)
 	for i := range pool {
-		pool[i] = &slab{mem: make([]uint64, 4)}
+		pool[i] = allocSlab(32)
 	}
 	slices.SortFunc(pool, cmpSlabs)
 	for _, order := range [][]int{

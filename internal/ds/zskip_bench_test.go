@@ -100,6 +100,22 @@ func BenchmarkZSkipGC(b *testing.B) {
 	benchFullGC(b, zs, sets*members, "ns/member")
 }
 
+// BenchmarkSmallZSkipGC is one full collection over 500k two-member
+// sorted sets of 128-byte members (skiplist-encoded: longer than
+// zset-max-listpack-value), the keyspace-scaling ZADD at many keys, where
+// each set's objects, not its members, are what the collector visits.
+// ns/set divides by the sets.
+func BenchmarkSmallZSkipGC(b *testing.B) {
+	const sets = 500_000
+	r := rand.New(rand.NewPCG(7, 8))
+	m := make([]byte, 128)
+	zs := fillContainers(sets, 2, func() *ds.ZSkip { return ds.NewZSkip(1) }, func(z *ds.ZSkip, i int) {
+		fillRandom(r, m)
+		z.Add(m, float64(i))
+	})
+	benchFullGC(b, zs, sets, "ns/set")
+}
+
 // benchFullGC times full collections of a heap holding keep, and reports
 // the time per collection divided by units as the metric unit too.
 func benchFullGC(b *testing.B, keep any, units int, unit string) {
