@@ -90,7 +90,23 @@ type slabArena struct {
 	cur    *slab   // the slab new records are carved from
 	queued int     // slabs to evacuate at the next settle
 	bytes  int     // heap bytes of the slabs, for MemUsage
+
+	// moveSmall makes an arena that outgrows its only slab while that
+	// slab is under slabMoveMax queue it for evacuation, so that its
+	// records move into the new, doubled slab at the next settle and a
+	// small container keeps one slab, not a chain of half-empty ones
+	// (ZSkip sets it: a one-member sorted set's first slab holds one
+	// node, and the second member otherwise made a second slab: ~240
+	// bytes and a heap object more per two-member set, bench/keyspace at
+	// 10^7 keys). The owner must settle after every carve (ZSkip does, at
+	// the end of each mutating method).
+	moveSmall bool
 }
+
+// slabMoveMax is the largest only slab moveSmall evacuates when it
+// fills: moving costs about an insert per record, and doubling from
+// below this moves ~2x that many records in all.
+const slabMoveMax = 4 << 10
 
 // memUsage is the arena's heap bytes.
 func (a *slabArena) memUsage() int { return 8*cap(a.slabs) + a.bytes }
@@ -110,12 +126,23 @@ func (a *slabArena) carve(need, first int) unsafe.Pointer {
 			size = max(min(2*s.size(), slabMax), need)
 		}
 		old := s
+		// Evacuate a small only slab into this one (moveSmall): then it
+		// must hold the old slab's live records too. (While one is being
+		// evacuated it is still filed, so this never queues another.)
+		move := old != nil && a.moveSmall && len(a.slabs) == 1 && old.size() < slabMoveMax && !old.queued
+		if move {
+			size = max(size, old.used-old.dead+need)
+		}
 		// Sizes are Go size classes, so the allocator wastes nothing,
 		// and the header shares the allocation: a full-size slab is
 		// slabMax bytes with the header, not a large object just past it.
 		s = a.newSlab(slabBytes(min(size, max(slabMax-slabHdr, need))) - slabHdr)
 		a.cur = s
-		if old != nil {
+		switch {
+		case move:
+			old.queued = true
+			a.queued++
+		case old != nil:
 			a.maybeQueue(old)
 		}
 	}
@@ -188,7 +215,7 @@ func (a *slabArena) maybeQueue(s *slab) {
 func (a *slabArena) settle(empty bool, record func(p unsafe.Pointer) (size int, live bool), move func(p unsafe.Pointer)) {
 	if empty {
 		if len(a.slabs) > 0 {
-			*a = slabArena{}
+			*a = slabArena{moveSmall: a.moveSmall}
 		}
 		return
 	}

@@ -258,6 +258,7 @@ func (z *ZSkip) growHeader(h int) {
 // NewZSkip returns an empty ZSkip sized for hint members.
 func NewZSkip(hint int) *ZSkip {
 	z := &ZSkip{level: 1}
+	z.slabs.moveSmall = true
 	z.header = allocZNode(zHeaderLevels, 0)
 	z.idx.init(hint)
 	if hint > 0 {

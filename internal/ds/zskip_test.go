@@ -589,6 +589,18 @@ func TestZSkipTwoMemberMemory(t *testing.T) {
 	}
 }
 
+// TestZSkipSecondMemberMemory: a set made for one long member (a ZADD
+// that creates the key) that then gets a second one (the keyspace-scaling
+// ZADD at 10^5-10^7 keys adds one to each of millions of such sets). Its
+// first slab holds one node; the second member's slab has room for both,
+// and the node in the first moves there (slabArena.moveSmall): one slab,
+// not two: ~880 bytes (1,110 with the second slab kept).
+func TestZSkipSecondMemberMemory(t *testing.T) {
+	if per := smallZSkipHeap(t, 1, 2); per > 920 {
+		t.Errorf("%.1f bytes per two-member sorted set, want at most 920", per)
+	}
+}
+
 // smallZSkipHeap returns the heap bytes of one ZSkip made with
 // NewZSkip(hint) holding members 128-byte members, averaged over 20,000.
 func smallZSkipHeap(t *testing.T, hint, members int) float64 {
