@@ -9,7 +9,7 @@ import (
 
 // caseSpec is one data set: keys keys of perKey elements each.
 type caseSpec struct {
-	name   string // list, set, zset, hash, smallhash
+	name   string // list, set, zset, hash, smallhash, smallzset
 	cmd    string // the write command: RPUSH, SADD, ZADD or HSET
 	key    string // the key, or for several keys the prefix of key<i>
 	keys   int
@@ -36,7 +36,13 @@ func (c caseSpec) countCommand() []string {
 // the value).
 func (c caseSpec) pairs() bool { return c.cmd == "ZADD" || c.cmd == "HSET" }
 
-var allCases = []string{"list", "set", "zset", "hash", "smallhash"}
+var allCases = []string{"list", "set", "zset", "hash", "smallhash", "smallzset"}
+
+// smallZSetMembers is the size of each small sorted set: two members of
+// -size bytes, skiplist-encoded in both servers once they pass
+// zset-max-listpack-value (64), as in bench/keyspace-scaling.sh's ZADD
+// rows at 10^5-10^7 keys.
+const smallZSetMembers = 2
 
 // makeCases returns the cases named in the comma-separated list names.
 func makeCases(names string, n, small, fields int) ([]caseSpec, error) {
@@ -59,6 +65,8 @@ func makeCases(names string, n, small, fields int) ([]caseSpec, error) {
 			out = append(out, caseSpec{name, "HSET", "mem:hash", 1, n})
 		case "smallhash":
 			out = append(out, caseSpec{name, "HSET", "h:", small, fields})
+		case "smallzset":
+			out = append(out, caseSpec{name, "ZADD", "z:", small, smallZSetMembers})
 		default:
 			return nil, fmt.Errorf("unknown case %q (want some of %s)", name, strings.Join(allCases, ","))
 		}

@@ -1,7 +1,7 @@
 // Command mempere measures memory per element, corvid-server against
 // redis-server 7.0.15 in the same run (issue 4): 1M elements of 128-byte
-// random values in one list, one set, one sorted set and one hash, and
-// 100k small hashes of 10 fields each.
+// random values in one list, one set, one sorted set and one hash, 100k
+// small hashes of 10 fields each and 100k sorted sets of 2 members each.
 //
 //	bench/mem-per-element.sh [flags]   # cds to the repo root, go run ./bench/mempere
 //	bench/mem-per-element.sh -n 50000 -small 5000   # a quick smoke run
@@ -29,11 +29,12 @@
 //  4. Wait -settle, read VmRSS (the "settled" RSS, before any purge), then
 //     MEMORY PURGE and read used_memory and VmRSS: the "after" sample.
 //  5. Check the element count (LLEN/SCARD/ZCARD/HLEN, DBSIZE for the small
-//     hashes) and record OBJECT ENCODING and MEMORY USAGE key SAMPLES 0.
+//     hashes and sorted sets) and record OBJECT ENCODING and MEMORY USAGE
+//     key SAMPLES 0.
 //
 // Bytes per element is (after - before) / elements. For the small hashes
-// it is reported per hash and per field; their OBJECT ENCODING and
-// MEMORY USAGE are those of the key h:0. Values are -size (128) printable
+// and sorted sets it is reported per key and per field or member; their
+// OBJECT ENCODING and MEMORY USAGE are those of the key h:0 or z:0. Values are -size (128) printable
 // bytes, "<index>:" followed by random characters, so set members and
 // sorted-set members are unique; hash fields are "f:<index>". The data is
 // generated from -seed, so both servers get the same bytes.

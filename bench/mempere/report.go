@@ -20,14 +20,18 @@ type row struct {
 }
 
 // rowsFor makes a case's rows: one per element for the big cases, per
-// hash and per field for the small hashes.
+// key and per element (field, member) for the small ones.
 func rowsFor(spec caseSpec, corvid, redis measurement) []row {
 	if spec.keys == 1 {
 		return []row{{spec.name, spec.perKey, spec.perKey, corvid, redis}}
 	}
+	key, elem := "hash", "field"
+	if spec.cmd == "ZADD" {
+		key, elem = "set", "member"
+	}
 	return []row{
-		{spec.name + " (per hash)", spec.keys, 1, corvid, redis},
-		{spec.name + " (per field)", spec.elements(), spec.perKey, corvid, redis},
+		{spec.name + " (per " + key + ")", spec.keys, 1, corvid, redis},
+		{spec.name + " (per " + elem + ")", spec.elements(), spec.perKey, corvid, redis},
 	}
 }
 
@@ -83,8 +87,8 @@ func markdown(header []string, rows []row) string {
 	b.WriteString(markdownTable(rows))
 	b.WriteString("\nB/elem = (after - before) / elements, both samples taken after MEMORY PURGE " +
 		"on a freshly flushed server; used = INFO used_memory, RSS = VmRSS. Ratio = corvid / redis " +
-		"(at or below 1 meets the goal). For the small hashes, encoding and MEMORY USAGE are those " +
-		"of the key h:0. \"Before purge\" is the RSS delta after the settle time, before MEMORY PURGE.\n")
+		"(at or below 1 meets the goal). For the small hashes and sorted sets, encoding and MEMORY USAGE are those " +
+		"of the key h:0 or z:0. \"Before purge\" is the RSS delta after the settle time, before MEMORY PURGE.\n")
 	return b.String()
 }
 

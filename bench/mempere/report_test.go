@@ -33,6 +33,10 @@ func TestRows(t *testing.T) {
 	if rows[0].used(c) != 1500 || rows[1].used(c) != 150 || rows[1].usage(c) != 14000 {
 		t.Errorf("small hash per hash %v, per field %v, usage per field %v", rows[0].used(c), rows[1].used(c), rows[1].usage(c))
 	}
+	rows = rowsFor(caseSpec{"smallzset", "ZADD", "z:", 100, 2}, c, r)
+	if len(rows) != 2 || rows[0].label != "smallzset (per set)" || rows[1].label != "smallzset (per member)" || rows[1].div != 200 {
+		t.Fatalf("small sorted set rows: %+v", rows)
+	}
 }
 
 func TestRatio(t *testing.T) {
