@@ -60,20 +60,19 @@ func (ks *Keyspace) ActiveRehash(budget time.Duration, next *int) bool {
 // its share of n, so that loading them does not rehash along the way. A
 // dict already that big, or rehashing, is left alone; so is a small n,
 // which would only create empty shards (a stripe expecting a few keys
-// rehashes tables of a few buckets).
+// rehashes tables of a few buckets). The caller holds every stripe lock
+// (LockAll): inside EXEC or a script they are held already, and taking
+// them one by one here would deadlock.
 func (ks *Keyspace) Expand(db int, n int64) {
 	if n < 16*StripeCount {
 		return
 	}
 	want := stripeShare(n)
 	for i := range ks.stripes {
-		st := &ks.stripes[i]
-		st.mu.Lock()
 		sh := ks.shardAt(db, i, true)
 		if sh.keys.Expand(want) {
 			ks.settle(db, sh) // the new table's memory
 		}
-		st.mu.Unlock()
 	}
 }
 

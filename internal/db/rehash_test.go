@@ -80,12 +80,17 @@ func TestExpandBeforeLoad(t *testing.T) {
 		return
 	}
 	ks := New(16)
-	ks.Expand(0, 16*StripeCount-1)
+	expand := func(n int64) {
+		ks.LockAll()
+		defer ks.UnlockAll()
+		ks.Expand(0, n)
+	}
+	expand(16*StripeCount - 1)
 	if lut, _ := tables(ks); lut != 0 {
 		t.Fatalf("Expand of a few keys allocated %d bytes of tables", lut)
 	}
 	d0 := ks.DatasetBytes(false)
-	ks.Expand(0, n)
+	expand(n)
 	sized, _ := tables(ks)
 	if d1 := ks.DatasetBytes(false); sized == 0 || d1-d0 < sized {
 		t.Fatalf("after Expand: tables %d bytes, accounted %d more", sized, d1-d0)

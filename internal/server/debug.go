@@ -431,8 +431,11 @@ func debugPopulate(c *Client) {
 	}
 	// Size the dicts first, as Valkey's dbExpand: filling 10^7 keys one
 	// by one otherwise rehashes every table on the way up (a fifth of the
-	// CPU of such a fill, and twice Redis's time for it).
+	// CPU of such a fill, and twice Redis's time for it). Expand needs
+	// every stripe; inside EXEC they are held already.
+	unlockAll := c.lockAllKeys()
 	c.srv.ks.Expand(ctx.DB, count)
+	unlockAll()
 	for j := int64(0); j < count; j++ {
 		kb = strconv.AppendInt(append(append(kb[:0], prefix...), ':'), j, 10)
 		vb = strconv.AppendInt(append(vb[:0], "value:"...), j, 10)

@@ -155,7 +155,9 @@ func TestInfoInsideExec(t *testing.T) {
 	a.Do("SET", "j", "v")
 	a.Do("MULTI")
 	for _, cmd := range [][]string{{"INFO", "keyspace"}, {"DEBUG", "DIGEST"}, {"DEBUG", "DIGEST-VALUE", "k"},
-		{"DEBUG", "OBJECT", "k"}, {"DEBUG", "SLEEP", "0"}, {"DEBUG", "POPULATE", "3"}, {"CLIENT", "LIST"}} {
+		{"DEBUG", "OBJECT", "k"}, {"DEBUG", "SLEEP", "0"}, {"DEBUG", "POPULATE", "3"}, {"CLIENT", "LIST"},
+		// Enough keys that POPULATE sizes the dicts first (Keyspace.Expand).
+		{"DEBUG", "POPULATE", "5000", "big"}} {
 		if got := a.Do(cmd...); got != "+QUEUED" {
 			t.Fatalf("%v: %s", cmd, got)
 		}
@@ -170,7 +172,7 @@ func TestInfoInsideExec(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("EXEC with INFO deadlocked")
 	}
-	if got := a.Do("DBSIZE"); got != ":5" {
+	if got := a.Do("DBSIZE"); got != ":5005" {
 		t.Errorf("DBSIZE after POPULATE in EXEC: %s", got)
 	}
 }
