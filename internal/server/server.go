@@ -170,8 +170,20 @@ func (s *Server) Addr() string {
 
 // Serve accepts connections until Close. It starts the background jobs.
 func (s *Server) Serve() error {
+	// The background jobs join s.wg under s.mu, where Close marks the
+	// server closed before it waits: either Close finds them registered,
+	// or Serve finds the server closing and starts nothing. (A WaitGroup
+	// must not be added to from zero while it is being waited on; a
+	// Close racing the start of Serve did that, and the race detector
+	// caught it in a test that closes a server right after starting it.)
+	s.mu.Lock()
+	if s.mu.closed {
+		s.mu.Unlock()
+		return nil
+	}
 	s.startIntrospection()
-	s.wg.Add(1)
+	s.wg.Add(2) // the keyspace cron and eviction, below
+	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
 		s.ks.RunExpiry(s.stop,
@@ -180,7 +192,6 @@ func (s *Server) Serve() error {
 			s.expire.Load,
 			s.cfg.ActiveRehashing)
 	}()
-	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.ks.RunEviction(s.stop)

@@ -178,8 +178,7 @@ func TestInfoInsideExec(t *testing.T) {
 }
 
 func TestInstantaneousOps(t *testing.T) {
-	s, addr := startIntroServer(t)
-	s.startIntrospection() // TODO(lead): Serve will start it
+	_, addr := startIntroServer(t)
 	a := testutil.Dial(t, addr)
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
@@ -573,6 +572,34 @@ func TestLookupMemo(t *testing.T) {
 	} {
 		if got := a.Do(c.args...); got != c.want {
 			t.Errorf("%q: %s, want %s", c.args, got, c.want)
+		}
+	}
+}
+
+// TestCloseWhileServeStarts: Close racing the start of Serve must neither
+// add to the server's WaitGroup while Close waits on it (the race
+// detector reports that) nor leave Serve running.
+func TestCloseWhileServeStarts(t *testing.T) {
+	for i := range 100 {
+		cfg, err := config.Load("", []string{"--port", "0", "--bind", "127.0.0.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Listen(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.Serve() }()
+		time.Sleep(time.Duration(i%20) * 5 * time.Microsecond) // vary the overlap
+		s.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Serve still running after Close")
 		}
 	}
 }
