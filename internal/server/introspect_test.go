@@ -15,7 +15,17 @@ import (
 // startIntroServer runs an in-process server on a free loopback port.
 func startIntroServer(t *testing.T, args ...string) (*Server, string) {
 	t.Helper()
-	cfg, err := config.Load("", append([]string{"--port", "0", "--bind", "127.0.0.1"}, args...))
+	s := listenServer(t, "", append([]string{"--port", "0", "--bind", "127.0.0.1"}, args...)...)
+	go s.Serve()
+	t.Cleanup(s.Close)
+	return s, s.Addr()
+}
+
+// listenServer makes an in-process server from a config file (path, may
+// be "") and overrides, listening but not serving yet.
+func listenServer(t *testing.T, path string, args ...string) *Server {
+	t.Helper()
+	cfg, err := config.Load(path, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,9 +36,7 @@ func startIntroServer(t *testing.T, args ...string) (*Server, string) {
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve()
-	t.Cleanup(s.Close)
-	return s, s.Addr()
+	return s
 }
 
 // TestIntrospectMatchesRedis sends the same commands to Corvid and to

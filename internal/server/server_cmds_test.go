@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
@@ -247,17 +246,7 @@ func TestConfigRewrite(t *testing.T) {
 	if err := os.WriteFile(path, []byte("port 0\nbind 127.0.0.1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
+	s := listenServer(t, path)
 	go s.Serve()
 	t.Cleanup(s.Close)
 	a := testutil.Dial(t, s.Addr())
@@ -581,17 +570,7 @@ func TestLookupMemo(t *testing.T) {
 // detector reports that) nor leave Serve running.
 func TestCloseWhileServeStarts(t *testing.T) {
 	for i := range 100 {
-		cfg, err := config.Load("", []string{"--port", "0", "--bind", "127.0.0.1"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Listen(); err != nil {
-			t.Fatal(err)
-		}
+		s := listenServer(t, "", "--port", "0", "--bind", "127.0.0.1")
 		done := make(chan error, 1)
 		go func() { done <- s.Serve() }()
 		time.Sleep(time.Duration(i%20) * 5 * time.Microsecond) // vary the overlap
