@@ -1,33 +1,41 @@
 package ds
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
-// ZSkip is a sorted set in Valkey's skiplist encoding, laid out for memory
-// and for the garbage collector: every member is ONE allocation holding
-// its score, its hash, its skiplist levels (forward pointer and span) and
-// the member bytes, and the hash table indexes those nodes directly (as
-// Valkey 8.1's zset hashtable of node pointers does). Each
-// level also copies the order key of the node it points to (see zLevel),
-// which saves a cache miss per comparison, and a node gets another level
-// with probability 1/2 rather than Valkey's 1/4 (see zRandomLevel): a
-// 128-byte member costs about 230 heap bytes (Redis 7.0: 253).
+// ZSkip is a sorted set in Valkey's skiplist encoding (OBJECT ENCODING
+// says "skiplist"), built differently: every member is ONE allocation
+// holding its score, its hash, its level-0 links (forward and backward) and
+// the member bytes; the hash table indexes those nodes directly (as Valkey
+// 8.1's zset hashtable of node pointers does); and the order is kept by a
+// B+tree of counted children (zskip_tree.go) instead of the skiplist's
+// upper levels. A tree leaf holds each member's order key (score and the
+// first 8 member bytes) beside the node pointer, so an insert into a
+// sorted set of a few thousand members loads about four cache lines where
+// the skiplist stepped onto about eleven nodes, each a likely cache miss:
+// that walk was the largest single cost of the seed's unpipelined ZADD
+// (docs/benchmarks.md). A 128-byte member costs about 200 heap bytes
+// (Redis 7.0: 253).
 //
 // Memory and the collector. Nodes are carved from slabs (slab.go,
-// zskip_slab.go) and the index's slots and owners are allocated as
-// pointer-free memory (allocNoscan), so the links between nodes are hidden from Go's garbage
-// collector, which neither scans nor follows them. What keeps a node alive
-// is its slab: ZSkip.slabs holds one visible pointer per slab (32 KB, a few
-// hundred members), so a collection marks a few pointers per sorted set
-// instead of one per member (BenchmarkZSkipGC), which is what ZADD spends
-// its CPU on once the heap sits at maxmemory (docs/benchmarks.md).
-// owners is a dense array of every node (the node's oidx is its slot) for
-// Scan and Random. Go's collector never moves objects, so a hidden pointer
-// stays valid for as long as its target's slab is held. The invariants
-// that make this safe:
+// zskip_slab.go), tree leaves and the index's slots and owners are
+// pointer-free memory (allocNoscan), so the links to nodes are hidden from
+// Go's garbage collector, which neither scans nor follows them. What keeps
+// a node alive is its slab: ZSkip.slabs holds one visible pointer per slab
+// (32 KB, a few hundred members), so a collection marks a few pointers per
+// sorted set instead of one per member (BenchmarkZSkipGC), which is what
+// ZADD spends its CPU on once the heap sits at maxmemory
+// (docs/benchmarks.md). The tree's inner nodes hold the visible pointers
+// that keep its leaves alive. owners is a dense array of every node (the
+// node's oidx is its slot) for Scan and Random. Go's collector never moves
+// objects, so a hidden pointer stays valid for as long as its target's
+// slab is held. The invariants that make this safe:
 //
-//   - every node reachable through a hidden link (an index slot, a level's
-//     forward, a backward link, owners) lies in a slab in slabs, so it is
-//     live;
+//   - every node reachable through a hidden link (an index slot, a tree
+//     slot or separator, a forward or backward link, owners) lies in a slab
+//     in slabs, so it is live;
 //   - a slab leaves slabs only when none of its nodes is linked any more
 //     (settle: after its live nodes were moved out);
 //   - slab memory is never reused, so callers may hold nodes and Member
@@ -37,17 +45,19 @@ import "unsafe"
 //     across a call to Add, Remove or a DeleteRange method, which may have
 //     moved it (see zskip_slab.go).
 //
-// Ordering, spans and the range walks are those of Skiplist; the hash
-// table is open-addressed and resized incrementally (oindex.go). Scan
-// walks owners instead (see Scan). Scores must
-// not be NaN. Member slices returned by ZNode.Member alias the node and are
+// Ordering is by score, then member bytes; ranks are 0-based from the
+// lowest. The hash table is open-addressed and resized incrementally
+// (oindex.go). Scan walks owners instead (see Scan). Scores must not be
+// NaN. Member slices returned by ZNode.Member alias the node and are
 // valid until the member is removed. No internal locking (see the package
 // documentation).
 type ZSkip struct {
-	header *ZNode
-	tail   *ZNode
+	root   unsafe.Pointer // *zLeaf when depth is 0, else *zInner
+	depth  int            // inner levels above the leaves
+	head   *ZNode         // lowest member (hidden, like every node pointer)
+	tail   *ZNode         // highest
 	length int
-	level  int // levels in use, >= 1
+	tbytes int // heap bytes of the tree's nodes (treeBytes)
 
 	idx oIndex // the member index (oindex.go, zskip_hash.go)
 
@@ -57,94 +67,51 @@ type ZSkip struct {
 
 // ZNode is one member. Its fields are read-only to callers.
 type ZNode struct {
-	hash     uint32  // the member's hash, low 32 bits: first, for oIndex's resizes
-	oidx     uint32  // index in ZSkip.owners
-	backward *ZNode  // previous node at level 0 (hidden)
-	score    float64 //
-	meta     uint32  // zDead | height << 24 | member length (zLongLen: see mlen)
-	lv       [1]zLevel
-	// Allocated behind lv: height-1 more zLevels, then the member bytes
-	// (a member of zLongLen bytes or more: its length as a uint64, then
-	// the bytes).
+	hash     uint32 // the member's hash, low 32 bits: first, for oIndex's resizes
+	oidx     uint32 // index in ZSkip.owners
+	backward *ZNode // previous member (hidden)
+	forward  *ZNode // next member (hidden)
+	score    float64
+	meta     uint32 // zDead | member length (zLongLen: see mlen)
+	// The member bytes follow meta, at zNodeHdr (a member of zLongLen bytes
+	// or more: its length as 8 little-endian bytes, then the bytes).
 }
 
-// zLevel is one level of a node: the next node at that level, the rank
-// distance to it, and a copy of that next node's order key (score and the
-// first 4 member bytes), so that a walk decides whether to step forward
-// without loading the next node, which is rarely in the CPU cache: a walk
-// looks at about twice as many nodes as it steps onto. With equal scores
-// (the seed's ZADD gives every member of a key the same score) the member
-// prefix decides almost every comparison. The span and the prefix are 32
-// bits so that a level is 24 bytes, not 32; see forwardBefore.
-type zLevel struct {
-	forward *ZNode
-	fscore  float64 // forward's score (when forward != nil)
-	span    uint32  // rank distance to forward (a sorted set holds < 2^32 members)
-	fkey    uint32  // memberKey(forward's member)
-}
-
-// memberKey is a member's first 4 bytes, big-endian, zero-padded: keys
+// memberKey is a member's first 8 bytes, big-endian, zero-padded: keys
 // compare like the members whenever they differ (equal keys say nothing).
-func memberKey(m string) uint32 {
-	if len(m) >= 4 {
-		return uint32(m[0])<<24 | uint32(m[1])<<16 | uint32(m[2])<<8 | uint32(m[3])
+func memberKey(m string) uint64 {
+	if len(m) >= 8 {
+		_ = m[7]
+		return uint64(m[0])<<56 | uint64(m[1])<<48 | uint64(m[2])<<40 | uint64(m[3])<<32 |
+			uint64(m[4])<<24 | uint64(m[5])<<16 | uint64(m[6])<<8 | uint64(m[7])
 	}
-	var k uint32
-	for i := 0; i < 4; i++ {
+	var k uint64
+	for i := 0; i < 8; i++ {
 		k <<= 8
 		if i < len(m) {
-			k |= uint32(m[i])
+			k |= uint64(m[i])
 		}
 	}
 	return k
 }
 
-// forwardBefore reports whether l's forward node (not nil) sorts before
-// (score, member), key being memberKey(member), from the copy in l when it
-// decides.
-func (l *zLevel) forwardBefore(score float64, key uint32, member string) bool {
-	if l.fscore != score {
-		return l.fscore < score
-	}
-	if l.fkey != key {
-		return l.fkey < key
-	}
-	return l.forward.MemberString() < member
-}
-
-// setForward points l at n, copying n's order key.
-func (l *zLevel) setForward(n *ZNode, key uint32) {
-	l.forward, l.fscore, l.fkey = n, n.score, key
-}
-
 const (
-	zNodeHdr = int(unsafe.Sizeof(ZNode{}))
-	zLevelSz = int(unsafe.Sizeof(zLevel{}))
+	// zNodeHdr is where a node's member starts: right after meta, not at
+	// the struct's padded size (4 bytes a member).
+	zNodeHdr = int(unsafe.Offsetof(ZNode{}.meta)) + 4
 	zLenBits = 24
 	zLongLen = 1<<zLenBits - 1 // meta's length field saying "stored in the tail"
-
-	zHeightBits = 0x3f // meta >> zLenBits, without zDead
 )
 
-// height is the number of levels in use (for the header: allocated).
-func (n *ZNode) height() int { return int(n.meta>>zLenBits) & zHeightBits }
-
-// lvl returns level i (0 <= i < height).
-func (n *ZNode) lvl(i int) *zLevel {
-	return (*zLevel)(unsafe.Add(unsafe.Pointer(&n.lv[0]), i*zLevelSz))
-}
-
 // tailPtr is where the member (or its long length) starts.
-func (n *ZNode) tailPtr() unsafe.Pointer {
-	return unsafe.Add(unsafe.Pointer(n), zNodeHdr+(n.height()-1)*zLevelSz)
-}
+func (n *ZNode) tailPtr() unsafe.Pointer { return unsafe.Add(unsafe.Pointer(n), zNodeHdr) }
 
 // mlen is the member's length.
 func (n *ZNode) mlen() int {
 	if l := int(n.meta & zLongLen); l != zLongLen {
 		return l
 	}
-	return int(*(*uint64)(n.tailPtr()))
+	return int(binary.LittleEndian.Uint64(unsafe.Slice((*byte)(n.tailPtr()), 8)))
 }
 
 // memberPtr is where the member bytes start.
@@ -177,7 +144,7 @@ func (n *ZNode) MemberString() string {
 func (n *ZNode) Score() float64 { return n.score }
 
 // Next returns the following node in ascending order, or nil.
-func (n *ZNode) Next() *ZNode { return n.lv[0].forward }
+func (n *ZNode) Next() *ZNode { return n.forward }
 
 // Prev returns the preceding node, or nil.
 func (n *ZNode) Prev() *ZNode { return n.backward }
@@ -190,47 +157,18 @@ func allocNoscan(size int) unsafe.Pointer {
 	return unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))
 }
 
-// zNodeBytes is the size of a node of height levels whose member is mlen
-// bytes long.
-func zNodeBytes(height, mlen int) int {
-	n := zNodeHdr + (height-1)*zLevelSz + mlen
+// zNodeBytes is the size of a node whose member is mlen bytes long.
+func zNodeBytes(mlen int) int {
+	n := zNodeHdr + mlen
 	if mlen >= zLongLen {
 		n += 8
 	}
 	return n
 }
 
-// allocZNode allocates a node of height levels for an mlen-byte member
-// (the bytes are not copied) in pointer-free memory of its own: the
-// header's allocation (members' nodes come from slabs: allocNode).
-func allocZNode(height, mlen int) *ZNode {
-	n := (*ZNode)(allocNoscan(zNodeBytes(height, mlen)))
-	l := min(mlen, zLongLen)
-	n.meta = uint32(height)<<zLenBits | uint32(l)
-	if l == zLongLen {
-		*(*uint64)(n.tailPtr()) = uint64(mlen)
-	}
-	return n
-}
-
-// zLevelClass rounds a header's height up to an allocated level count.
-func zLevelClass(h int) int {
-	switch {
-	case h <= 2:
-		return h
-	case h <= 4:
-		return 4
-	case h <= 8:
-		return 8
-	case h <= 16:
-		return 16
-	}
-	return SkiplistMaxLevel
-}
-
-// newNode carves a node for member with height levels.
-func (z *ZSkip) newNode(height int, score float64, member []byte) *ZNode {
-	n := z.allocNode(height, len(member))
+// newNode carves a node for member.
+func (z *ZSkip) newNode(score float64, member []byte) *ZNode {
+	n := z.allocNode(len(member))
 	if len(member) > 0 {
 		copy(unsafe.Slice((*byte)(n.memberPtr()), len(member)), member)
 	}
@@ -238,28 +176,11 @@ func (z *ZSkip) newNode(height int, score float64, member []byte) *ZNode {
 	return n
 }
 
-// zHeaderLevels is the level count a new ZSkip's header starts with; it
-// grows (growHeader) when a taller node arrives. A full 32-level header
-// would cost 1 KB, which dominates small sorted sets with long members
-// (a one-member skiplist-encoded set).
-const zHeaderLevels = 2
-
-// growHeader replaces the header with one of at least h levels. Only
-// z.header points at the header (a first node's backward link is nil), so
-// the levels are copied and the old header dropped.
-func (z *ZSkip) growHeader(h int) {
-	nh := allocZNode(zLevelClass(h), 0)
-	for i := 0; i < z.header.height(); i++ {
-		*nh.lvl(i) = *z.header.lvl(i)
-	}
-	z.header = nh
-}
-
 // NewZSkip returns an empty ZSkip sized for hint members.
 func NewZSkip(hint int) *ZSkip {
-	z := &ZSkip{level: 1}
+	z := &ZSkip{}
 	z.slabs.moveSmall = true
-	z.header = allocZNode(zHeaderLevels, 0)
+	z.root = unsafe.Pointer(z.newLeaf(zLeafCapFor(max(hint, 1))))
 	z.idx.init(hint)
 	if hint > 0 {
 		z.owners = newPtrTable[ZNode](hint)[:0]
@@ -272,12 +193,12 @@ func (z *ZSkip) Len() int { return z.length }
 
 // MemUsage estimates the heap bytes of the ZSkip.
 func (z *ZSkip) MemUsage() int {
-	return allocSize(int(unsafe.Sizeof(*z))) + allocSize(zNodeBytes(z.header.height(), 0)) + z.idx.bytes() +
+	return allocSize(int(unsafe.Sizeof(*z))) + z.treeBytes() + z.idx.bytes() +
 		8*cap(z.owners) + z.slabs.memUsage()
 }
 
 // First returns the lowest node, or nil.
-func (z *ZSkip) First() *ZNode { return z.header.lv[0].forward }
+func (z *ZSkip) First() *ZNode { return z.head }
 
 // Last returns the highest node, or nil.
 func (z *ZSkip) Last() *ZNode { return z.tail }

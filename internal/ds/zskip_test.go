@@ -63,6 +63,7 @@ func checkZSkip(t *testing.T, z *ZSkip, model []zsEnt) {
 	if z.ByRank(len(model)) != nil || z.ByRank(-1) != nil {
 		t.Fatal("ByRank out of range returned a node")
 	}
+	checkTree(t, z)
 	checkOwners(t, z)
 }
 
@@ -525,45 +526,140 @@ func TestMemberKeyOrder(t *testing.T) {
 	}
 }
 
-// TestZSkipLevelCopies: after random adds (new members, ties, score
-// changes in place and with relinking), removals and range deletions, every
-// level's copy of its forward node's order key is current, and the list is
-// in order.
-func TestZSkipLevelCopies(t *testing.T) {
+// TestZSkipTreeInvariants: after random adds (new members, ties, score
+// changes in place and with relinking), removals and range deletions that
+// grow the set to a few leaves and inner nodes and shrink it again, the
+// tree keeps every invariant checkTree verifies.
+func TestZSkipTreeInvariants(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	z := NewZSkip(0)
-	check := func(step int) {
-		t.Helper()
-		for x := z.header; x != nil; x = x.lv[0].forward {
-			for i := 0; i < x.height() && (x != z.header || i < z.level); i++ {
-				l := x.lvl(i)
-				if f := l.forward; f != nil && (l.fscore != f.score || l.fkey != memberKey(f.MemberString())) {
-					t.Fatalf("step %d: level %d of %q copies (%v, %x), forward %q has (%v, %x)",
-						step, i, x.MemberString(), l.fscore, l.fkey, f.MemberString(), f.score, memberKey(f.MemberString()))
-				}
-			}
-			if f := x.lv[0].forward; x != z.header && f != nil &&
-				(f.score < x.score || f.score == x.score && f.MemberString() <= x.MemberString()) {
-				t.Fatalf("step %d: %q (%v) after %q (%v)", step, f.MemberString(), f.score, x.MemberString(), x.score)
-			}
-		}
-	}
-	for step := range 20_000 {
-		m := []byte(fmt.Sprintf("m%03d", r.IntN(600)))
-		switch op := r.IntN(10); {
-		case op < 6:
-			z.Add(m, float64(r.IntN(20))) // many ties, many in-place moves
-		case op < 9:
-			z.Remove(m)
+	model := map[string]float64{}
+	maxDepth := 0
+	for step := range 60_000 {
+		m := fmt.Sprintf("m%05d", r.IntN(12_000))
+		// Phases: grow (mostly adds), then shrink (mostly removals).
+		grow := step%30_000 < 20_000
+		switch op := r.IntN(20); {
+		case op < 12 && grow, op < 4:
+			s := float64(r.IntN(20)) // many ties, many in-place moves
+			z.Add([]byte(m), s)
+			model[m] = s
+		case op < 19:
+			z.Remove([]byte(m))
+			delete(model, m)
+		case grow || r.IntN(10) > 0: // range deletions remove ~1/20 of the set: rare, when shrinking
 		default:
 			lo := float64(r.IntN(20))
-			z.DeleteRangeByScore(ScoreRange{Min: lo, Max: lo + 0.5})
+			rg := ScoreRange{Min: lo, Max: lo + 0.5}
+			z.DeleteRangeByScore(rg)
+			for k, s := range model {
+				if rg.GteMin(s) && rg.LteMax(s) {
+					delete(model, k)
+				}
+			}
 		}
-		if step%97 == 0 {
-			check(step)
+		maxDepth = max(maxDepth, z.depth)
+		if step%997 == 0 {
+			checkZSkip(t, z, sortedModel(model))
 		}
 	}
-	check(-1)
+	checkZSkip(t, z, sortedModel(model))
+	if maxDepth < 2 {
+		t.Fatalf("the tree never grew past depth %d: the test does not reach inner splits and merges", maxDepth)
+	}
+}
+
+// sortedModel returns the model's members in order.
+func sortedModel(model map[string]float64) []zsEnt {
+	want := make([]zsEnt, 0, len(model))
+	for k, s := range model {
+		want = append(want, zsEnt{k, s})
+	}
+	slices.SortFunc(want, zsCmp)
+	return want
+}
+
+// checkTree verifies the tree's invariants (see zskip_tree.go): counts,
+// exact separators, sorted non-empty leaves at one depth, leaf capacities,
+// the members' links in the leaves' order, and the tree's byte count.
+func checkTree(t *testing.T, z *ZSkip) {
+	t.Helper()
+	var order []*ZNode
+	bytes := 0
+	var walk func(node unsafe.Pointer, d int) (count int, low *ZNode)
+	walk = func(node unsafe.Pointer, d int) (int, *ZNode) {
+		if d == z.depth {
+			l := (*zLeaf)(node)
+			bytes += zLeafBytes(int(l.cap))
+			if l.n == 0 && d > 0 {
+				t.Fatal("empty leaf below the root")
+			}
+			if d > 0 && l.cap != zLeafMax {
+				t.Fatalf("leaf of %d slots below the root", l.cap)
+			}
+			var low *ZNode
+			for i, s := range l.slots()[:l.n] {
+				n := s.node.get()
+				if s.score != n.score || s.key != memberKey(n.MemberString()) {
+					t.Fatalf("slot of %q holds (%v, %x), the node (%v, %x)", n.MemberString(), s.score, s.key, n.score, memberKey(n.MemberString()))
+				}
+				if i == 0 {
+					low = n
+				}
+				order = append(order, n)
+			}
+			return int(l.n), low
+		}
+		in := (*zInner)(node)
+		bytes += zInnerBytes
+		if in.n < 1 || (d == 0 && in.n < 2) {
+			t.Fatalf("inner node at depth %d with %d children", d, in.n)
+		}
+		total := 0
+		var low *ZNode
+		for i := 0; i < in.n; i++ {
+			c, l := walk(in.kids[i], d+1)
+			if c != int(in.counts[i]) {
+				t.Fatalf("depth %d child %d counts %d, holds %d", d, i, in.counts[i], c)
+			}
+			if i == 0 {
+				low = l
+			} else if s := in.seps[i]; s.node.get() != l || s.score != l.score || s.key != memberKey(l.MemberString()) {
+				t.Fatalf("depth %d separator %d is not its child's lowest member %q", d, i, l.MemberString())
+			}
+			total += c
+		}
+		for i := in.n; i < zFan; i++ {
+			if in.kids[i] != nil {
+				t.Fatalf("depth %d keeps a pointer in unused child %d", d, i)
+			}
+		}
+		return total, low
+	}
+	if c, _ := walk(z.root, 0); c != z.Len() {
+		t.Fatalf("tree holds %d members, Len %d", c, z.Len())
+	}
+	if bytes != z.treeBytes() {
+		t.Fatalf("tree is %d bytes, treeBytes says %d", bytes, z.treeBytes())
+	}
+	for i, n := range order {
+		var prev, next *ZNode
+		if i > 0 {
+			prev = order[i-1]
+			if zsCmp(zsEnt{prev.MemberString(), prev.score}, zsEnt{n.MemberString(), n.score}) >= 0 {
+				t.Fatalf("%q (%v) after %q (%v)", n.MemberString(), n.score, prev.MemberString(), prev.score)
+			}
+		}
+		if i+1 < len(order) {
+			next = order[i+1]
+		}
+		if n.backward != prev || n.forward != next {
+			t.Fatalf("links of %q do not follow the leaves", n.MemberString())
+		}
+	}
+	if len(order) > 0 && (z.head != order[0] || z.tail != order[len(order)-1]) {
+		t.Fatal("head or tail wrong")
+	}
 }
 
 // TestZSkipOneMemberMemory: a sorted set of one long member (skiplist

@@ -1,0 +1,599 @@
+package ds
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// The order of a ZSkip: a B+tree whose inner nodes count the members under
+// each child (for ranks) and whose leaves hold, for every member in order,
+// its order key (score and the member's first 8 bytes) and its node.
+//
+// Why a tree and not the skiplist's upper levels: an insert into a sorted
+// set of n members steps onto ~1.44 log2(n) skiplist nodes (p = 1/2), each
+// a separate allocation and at the seed's sizes a likely cache miss; here
+// it binary-searches one inner node (hot: an inner node covers ~2,000
+// members) and one leaf (1.5 KB, contiguous), and compares members only
+// when scores and 8-byte prefixes tie. BenchmarkZSkipSeedZADD and
+// docs/benchmarks.md have the figures.
+//
+// Invariants (checkTree verifies them):
+//   - every leaf but an empty root holds at least one member; leaves are in
+//     order and their slots sorted by (score, member);
+//   - an inner node has at least one child (the root at least two);
+//     counts[i] is the number of members under kids[i]; seps[i], for
+//     i >= 1, is exactly the lowest member under kids[i] (its score, key
+//     and node), kept so through removals (fixMin), moves (relocate) and
+//     score changes (rescore); seps[0] means nothing;
+//   - all leaves are at depth z.depth; leaves below the root have zLeafMax
+//     slots, the root leaf one of zLeafCaps (it grows and shrinks);
+//   - the members' forward/backward links follow the leaves' order.
+//
+// Memory: leaves are pointer-free (allocNoscan) and their node references
+// hidden, like every link to a node (see ZSkip); inner nodes are ordinary
+// objects whose kids pointers keep the leaves and inner nodes below them
+// alive. kids comes first in zInner so the collector scans 512 bytes of
+// an inner node and stops.
+
+const (
+	zLeafHdr = int(unsafe.Sizeof(zLeaf{}))
+	zSlotSz  = int(unsafe.Sizeof(zSlot{}))
+	// zLeafMax is a full leaf's slot count: 8 + 63*24 = 1,520 bytes, which
+	// the 1,536-byte size class holds with 16 to spare.
+	zLeafMax = 63
+	// zFan is an inner node's child count.
+	zFan = 64
+	// zMaxDepth bounds the inner levels: a new level needs a full root
+	// (zFan children) of halves of full nodes, so depth d holds at least
+	// ~32^(d-1) leaves; 2^32 members fit in 8.
+	zMaxDepth = 10
+)
+
+// zLeafCaps are the slot counts a root leaf is made with: each fills a
+// size class (8 + 24c bytes: 64, 128, 256, 512, 1,024, 1,536), so a
+// one-member set pays 64 bytes for its tree.
+var zLeafCaps = [...]int{2, 5, 10, 21, 42, zLeafMax}
+
+// zLeafCapFor is the smallest leaf capacity holding n members.
+func zLeafCapFor(n int) int {
+	for _, c := range zLeafCaps {
+		if c >= n {
+			return c
+		}
+	}
+	return zLeafMax
+}
+
+// zRef is a hidden *ZNode: a uintptr, so that the memory holding it is
+// pointer-free (see ZSkip for what keeps the node alive). It is read
+// through memory rather than converted, as the race detector's pointer
+// checks require.
+type zRef uintptr
+
+func refOf(n *ZNode) zRef { return zRef(unsafe.Pointer(n)) }
+
+func (r *zRef) get() *ZNode { return *(**ZNode)(unsafe.Pointer(r)) }
+
+// zSlot is one member in a leaf, or a separator in an inner node.
+type zSlot struct {
+	score float64
+	key   uint64 // memberKey(member)
+	node  zRef
+}
+
+// zLeaf is a leaf's header; cap slots follow it in the same allocation.
+type zLeaf struct {
+	n, cap int32
+}
+
+func newZLeaf(c int) *zLeaf {
+	l := (*zLeaf)(allocNoscan(zLeafHdr + c*zSlotSz))
+	l.cap = int32(c)
+	return l
+}
+
+func zLeafBytes(c int) int { return allocSize(zLeafHdr + c*zSlotSz) }
+
+// slots returns every allocated slot (the first n are in use).
+func (l *zLeaf) slots() []zSlot {
+	return unsafe.Slice((*zSlot)(unsafe.Add(unsafe.Pointer(l), zLeafHdr)), l.cap)
+}
+
+func (l *zLeaf) insertAt(pos int, s zSlot) {
+	sl := l.slots()
+	copy(sl[pos+1:l.n+1], sl[pos:l.n])
+	sl[pos] = s
+	l.n++
+}
+
+func (l *zLeaf) removeAt(pos int) {
+	sl := l.slots()
+	copy(sl[pos:], sl[pos+1:l.n])
+	l.n--
+}
+
+// zInner is an inner node.
+type zInner struct {
+	kids   [zFan]unsafe.Pointer // *zInner, or *zLeaf one level above the leaves
+	n      int                  // children in use
+	counts [zFan]uint32
+	seps   [zFan]zSlot
+}
+
+var zInnerBytes = allocSize(int(unsafe.Sizeof(zInner{})))
+
+// zKey is an order key being searched for.
+type zKey struct {
+	score  float64
+	key    uint64
+	member string
+}
+
+func keyOf(n *ZNode) zKey {
+	m := n.MemberString()
+	return zKey{n.score, memberKey(m), m}
+}
+
+// cmp orders q against slot s: by score, then the 8-byte key, and only
+// when both tie by the members' bytes (a load of s's node).
+func (q *zKey) cmp(s *zSlot) int {
+	if q.score != s.score {
+		if q.score < s.score {
+			return -1
+		}
+		return 1
+	}
+	if q.key != s.key {
+		if q.key < s.key {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(q.member, s.node.get().MemberString())
+}
+
+// child returns the child of in whose range holds q: the last i with
+// i == 0 or seps[i] <= q.
+func (in *zInner) child(q *zKey) int {
+	lo, hi := 1, in.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if q.cmp(&in.seps[m]) < 0 {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo - 1
+}
+
+// lower returns the first slot of l not below q.
+func (l *zLeaf) lower(q *zKey) int {
+	sl := l.slots()[:l.n]
+	lo, hi := 0, len(sl)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if q.cmp(&sl[m]) > 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// zStep is one inner node on a path from the root and the child taken.
+type zStep struct {
+	in *zInner
+	i  int
+}
+
+// zPath is a root-to-leaf path: steps[d] is the inner node at depth d.
+type zPath struct {
+	steps [zMaxDepth]zStep
+	n     int
+}
+
+// descend walks from the root to q's leaf, recording the path and adding
+// delta to the counts it passes.
+func (z *ZSkip) descend(q *zKey, p *zPath, delta int32) *zLeaf {
+	node := z.root
+	for d := 0; d < z.depth; d++ {
+		in := (*zInner)(node)
+		i := in.child(q)
+		in.counts[i] = uint32(int32(in.counts[i]) + delta)
+		p.steps[d] = zStep{in, i}
+		node = in.kids[i]
+	}
+	p.n = z.depth
+	return (*zLeaf)(node)
+}
+
+// treeInsert puts n (absent from the tree; its score and member set) in
+// order: into the tree and between its neighbours' links.
+func (z *ZSkip) treeInsert(n *ZNode) {
+	q := keyOf(n)
+	var p zPath
+	leaf := z.descend(&q, &p, 1)
+	pos := leaf.lower(&q)
+	sl := leaf.slots()
+	var pred, succ *ZNode
+	if pos > 0 {
+		pred = sl[pos-1].node.get()
+		succ = pred.forward
+	} else if leaf.n > 0 {
+		succ = sl[0].node.get()
+		pred = succ.backward
+	}
+	n.backward, n.forward = pred, succ
+	if pred != nil {
+		pred.forward = n
+	} else {
+		z.head = n
+	}
+	if succ != nil {
+		succ.backward = n
+	} else {
+		z.tail = n
+	}
+	z.length++
+	s := zSlot{q.score, q.key, refOf(n)}
+	switch {
+	case leaf.n < leaf.cap:
+		leaf.insertAt(pos, s)
+	case leaf.cap < zLeafMax: // the root leaf of a small set grows
+		nl := z.newLeaf(zLeafCapFor(int(leaf.cap) + 1))
+		copy(nl.slots(), sl[:leaf.n])
+		nl.n = leaf.n
+		nl.insertAt(pos, s)
+		z.dropLeaf(leaf)
+		z.root = unsafe.Pointer(nl)
+	default:
+		z.splitLeaf(&p, leaf, pos, s)
+	}
+}
+
+// splitLeaf adds s at pos to the full leaf by moving part of it to a new
+// right sibling. An insert at either end of the leaf (ascending or
+// descending runs of members: RDB loads, Clone, time-ordered scores)
+// leaves the old slots together, so such runs fill leaves; otherwise the
+// leaf splits in halves.
+func (z *ZSkip) splitLeaf(p *zPath, leaf *zLeaf, pos int, s zSlot) {
+	n := int(leaf.n)
+	k := n / 2 // slots staying in leaf
+	switch pos {
+	case n:
+		k = n
+	case 0:
+		k = 0
+	}
+	r := z.newLeaf(zLeafMax)
+	copy(r.slots(), leaf.slots()[k:n])
+	r.n, leaf.n = int32(n-k), int32(k)
+	if pos < k || k == 0 {
+		leaf.insertAt(pos, s)
+	} else {
+		r.insertAt(pos-k, s)
+	}
+	z.addChild(p, p.n-1, unsafe.Pointer(r), r.slots()[0], uint32(leaf.n), uint32(r.n))
+}
+
+// addChild inserts right after the child taken at depth d (the node just
+// split; its count becomes cl, right's cr), splitting full inner nodes up
+// the path; at d < 0 the split node was the root and a new root is made.
+func (z *ZSkip) addChild(p *zPath, d int, right unsafe.Pointer, sep zSlot, cl, cr uint32) {
+	for ; d >= 0; d-- {
+		in, i := p.steps[d].in, p.steps[d].i
+		if in.n < zFan {
+			copy(in.kids[i+2:in.n+1], in.kids[i+1:in.n])
+			copy(in.counts[i+2:in.n+1], in.counts[i+1:in.n])
+			copy(in.seps[i+2:in.n+1], in.seps[i+1:in.n])
+			in.kids[i+1], in.counts[i+1], in.seps[i+1] = right, cr, sep
+			in.counts[i] = cl
+			in.n++
+			return
+		}
+		// Full: lay out the zFan+1 children, then split them in two.
+		var kids [zFan + 1]unsafe.Pointer
+		var counts [zFan + 1]uint32
+		var seps [zFan + 1]zSlot
+		copy(kids[:], in.kids[:i+1])
+		copy(counts[:], in.counts[:i+1])
+		copy(seps[:], in.seps[:i+1])
+		kids[i+1], counts[i+1], seps[i+1] = right, cr, sep
+		counts[i] = cl
+		copy(kids[i+2:], in.kids[i+1:])
+		copy(counts[i+2:], in.counts[i+1:])
+		copy(seps[i+2:], in.seps[i+1:])
+		const h = (zFan + 1) / 2
+		r := z.newInner()
+		clear(in.kids[:])
+		in.n = copy(in.kids[:], kids[:h])
+		copy(in.counts[:], counts[:h])
+		copy(in.seps[:], seps[:h])
+		r.n = copy(r.kids[:], kids[h:])
+		copy(r.counts[:], counts[h:])
+		copy(r.seps[:], seps[h:])
+		right, sep = unsafe.Pointer(r), seps[h]
+		cl, cr = sum32(in.counts[:in.n]), sum32(r.counts[:r.n])
+	}
+	root := z.newInner()
+	root.kids[0], root.kids[1] = z.root, right
+	root.counts[0], root.counts[1] = cl, cr
+	root.seps[1] = sep
+	root.n = 2
+	z.root = unsafe.Pointer(root)
+	if z.depth++; z.depth > zMaxDepth {
+		panic("ds: ZSkip tree too deep")
+	}
+}
+
+func sum32(c []uint32) uint32 {
+	var s uint32
+	for _, v := range c {
+		s += v
+	}
+	return s
+}
+
+// treeDelete takes x out of the tree and its neighbours' links, merging
+// or rebalancing nodes left under a quarter full.
+func (z *ZSkip) treeDelete(x *ZNode) {
+	q := keyOf(x)
+	var p zPath
+	leaf := z.descend(&q, &p, -1)
+	pos := leaf.lower(&q)
+	if pos >= int(leaf.n) || leaf.slots()[pos].node.get() != x {
+		panic("ds: ZSkip node not where its order says")
+	}
+	leaf.removeAt(pos)
+	if x.backward != nil {
+		x.backward.forward = x.forward
+	} else {
+		z.head = x.forward
+	}
+	if x.forward != nil {
+		x.forward.backward = x.backward
+	} else {
+		z.tail = x.backward
+	}
+	z.length--
+	if pos == 0 && leaf.n > 0 {
+		z.fixMin(&p, p.n-1, leaf.slots()[0])
+	}
+	z.rebalanceLeaf(&p, leaf)
+}
+
+// fixMin records s as the new lowest member of the subtree reached from
+// depth d of p: in the separator of the deepest step at or above d that
+// took a child other than the first (none: it is the set's lowest).
+func (z *ZSkip) fixMin(p *zPath, d int, s zSlot) {
+	for ; d >= 0; d-- {
+		if st := p.steps[d]; st.i > 0 {
+			st.in.seps[st.i] = s
+			return
+		}
+	}
+}
+
+// rebalanceLeaf repairs leaf (the end of p) after a removal: an empty
+// leaf leaves the tree; one under a quarter full merges with a sibling
+// when they fit in one leaf, else takes half of the sibling's surplus;
+// the root leaf shrinks when mostly empty.
+func (z *ZSkip) rebalanceLeaf(p *zPath, leaf *zLeaf) {
+	if p.n == 0 {
+		if leaf.cap > int32(zLeafCaps[1]) && leaf.n <= leaf.cap/4 {
+			nl := z.newLeaf(zLeafCapFor(2 * int(leaf.n)))
+			nl.n = int32(copy(nl.slots(), leaf.slots()[:leaf.n]))
+			z.dropLeaf(leaf)
+			z.root = unsafe.Pointer(nl)
+		}
+		return
+	}
+	d := p.n - 1
+	in, i := p.steps[d].in, p.steps[d].i
+	if leaf.n == 0 {
+		z.dropLeaf(leaf)
+		z.removeKid(p, d)
+		return
+	}
+	if leaf.n >= zLeafMax/4 || in.n < 2 {
+		return
+	}
+	l, r := i, i+1
+	if r == in.n {
+		l, r = i-1, i
+	}
+	L, R := (*zLeaf)(in.kids[l]), (*zLeaf)(in.kids[r])
+	ls, rs := L.slots(), R.slots()
+	if L.n+R.n <= zLeafMax {
+		copy(ls[L.n:], rs[:R.n])
+		L.n += R.n
+		in.counts[l] += in.counts[r]
+		z.dropLeaf(R)
+		p.steps[d].i = r
+		z.removeKid(p, d)
+		return
+	}
+	half := (L.n + R.n) / 2
+	if L.n < half { // move R's first slots to L's end
+		k := half - L.n
+		copy(ls[L.n:], rs[:k])
+		copy(rs, rs[k:R.n])
+		L.n, R.n = half, R.n-k
+	} else { // move L's last slots to R's front
+		k := L.n - half
+		copy(rs[k:], rs[:R.n])
+		copy(rs, ls[half:L.n])
+		L.n, R.n = half, R.n+k
+	}
+	in.counts[l], in.counts[r] = uint32(L.n), uint32(R.n)
+	in.seps[r] = rs[0] // R is child r >= 1: its lowest member's separator is here
+}
+
+// removeKid removes the child taken at depth d of p (already emptied or
+// merged into a sibling), then repairs the nodes above.
+func (z *ZSkip) removeKid(p *zPath, d int) {
+	for {
+		in, i := p.steps[d].in, p.steps[d].i
+		copy(in.kids[i:], in.kids[i+1:in.n])
+		copy(in.counts[i:], in.counts[i+1:in.n])
+		copy(in.seps[i:], in.seps[i+1:in.n])
+		in.n--
+		in.kids[in.n] = nil
+		if in.n > 0 {
+			if i == 0 { // in's lowest member is now its new first child's
+				z.fixMin(p, d-1, in.seps[0])
+			}
+			break
+		}
+		z.tbytes -= zInnerBytes // emptied: remove it from its parent
+		if d == 0 {
+			z.root, z.depth = unsafe.Pointer(z.newLeaf(zLeafCaps[0])), 0
+			return
+		}
+		d--
+	}
+	z.rebalanceInner(p, d)
+}
+
+// rebalanceInner repairs the inner node at depth d of p after it lost a
+// child: a root of one child is replaced by that child; a node under a
+// quarter full merges with a sibling when their children fit in one.
+func (z *ZSkip) rebalanceInner(p *zPath, d int) {
+	if d == 0 {
+		for z.depth > 0 {
+			root := (*zInner)(z.root)
+			if root.n > 1 {
+				break
+			}
+			z.root = root.kids[0]
+			z.depth--
+			z.tbytes -= zInnerBytes
+		}
+		return
+	}
+	parent, i := p.steps[d-1].in, p.steps[d-1].i
+	if p.steps[d].in.n >= zFan/4 || parent.n < 2 {
+		return
+	}
+	l, r := i, i+1
+	if r == parent.n {
+		l, r = i-1, i
+	}
+	L, R := (*zInner)(parent.kids[l]), (*zInner)(parent.kids[r])
+	if L.n+R.n > zFan {
+		return
+	}
+	copy(L.kids[L.n:], R.kids[:R.n])
+	copy(L.counts[L.n:], R.counts[:R.n])
+	copy(L.seps[L.n:], R.seps[:R.n])
+	L.seps[L.n] = parent.seps[r] // R's lowest member
+	L.n += R.n
+	parent.counts[l] += parent.counts[r]
+	clear(R.kids[:])
+	z.tbytes -= zInnerBytes
+	p.steps[d-1].i = r
+	z.removeKid(p, d-1)
+}
+
+// locate finds x's slot (x is in the tree, with the key q) and calls fn
+// with it and with every separator naming x.
+func (z *ZSkip) locate(x *ZNode, q *zKey, fn func(s *zSlot)) {
+	node, rx := z.root, refOf(x)
+	for d := 0; d < z.depth; d++ {
+		in := (*zInner)(node)
+		i := in.child(q)
+		if i > 0 && in.seps[i].node == rx {
+			fn(&in.seps[i])
+		}
+		node = in.kids[i]
+	}
+	leaf := (*zLeaf)(node)
+	pos := leaf.lower(q)
+	if pos >= int(leaf.n) || leaf.slots()[pos].node != rx {
+		panic("ds: ZSkip node not where its order says")
+	}
+	fn(&leaf.slots()[pos])
+}
+
+// relocate points the tree's references to x at y, its copy.
+func (z *ZSkip) relocate(x, y *ZNode) {
+	q, ry := keyOf(x), refOf(y)
+	z.locate(x, &q, func(s *zSlot) { s.node = ry })
+}
+
+// rescore changes x's score to one that keeps its place in the order.
+func (z *ZSkip) rescore(x *ZNode, score float64) {
+	q := keyOf(x)
+	z.locate(x, &q, func(s *zSlot) { s.score = score })
+	x.score = score
+}
+
+// rankOf returns the 0-based rank of n (in the set).
+func (z *ZSkip) rankOf(n *ZNode) int {
+	q := keyOf(n)
+	rank, node := 0, z.root
+	for d := 0; d < z.depth; d++ {
+		in := (*zInner)(node)
+		i := in.child(&q)
+		rank += int(sum32(in.counts[:i]))
+		node = in.kids[i]
+	}
+	return rank + (*zLeaf)(node).lower(&q)
+}
+
+// partition returns how many members satisfy before, which must hold for
+// a prefix of the order, and the first member that does not (nil if all
+// do).
+func (z *ZSkip) partition(before func(s *zSlot) bool) (int, *ZNode) {
+	rank, node := 0, z.root
+	for d := 0; d < z.depth; d++ {
+		in := (*zInner)(node)
+		lo, hi := 1, in.n
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if before(&in.seps[m]) {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		rank += int(sum32(in.counts[:lo-1]))
+		node = in.kids[lo-1]
+	}
+	leaf := (*zLeaf)(node)
+	sl := leaf.slots()[:leaf.n]
+	lo, hi := 0, len(sl)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if before(&sl[m]) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	rank += lo
+	switch {
+	case lo < len(sl):
+		return rank, sl[lo].node.get()
+	case lo == 0:
+		return rank, nil // an empty set
+	}
+	return rank, sl[lo-1].node.get().forward // all of this leaf are before
+}
+
+func (z *ZSkip) newLeaf(c int) *zLeaf {
+	z.tbytes += zLeafBytes(c)
+	return newZLeaf(c)
+}
+
+func (z *ZSkip) dropLeaf(l *zLeaf) { z.tbytes -= zLeafBytes(int(l.cap)) }
+
+func (z *ZSkip) newInner() *zInner {
+	z.tbytes += zInnerBytes
+	return new(zInner)
+}
+
+// treeBytes is the heap bytes of the tree.
+func (z *ZSkip) treeBytes() int { return z.tbytes }
