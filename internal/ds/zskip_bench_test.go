@@ -157,3 +157,29 @@ func BenchmarkZSkipChurn(b *testing.B) {
 	}
 	b.ReportMetric(float64(z.MemUsage())/size, "B/member")
 }
+
+// BenchmarkZSkipDeleteRange removes whole runs (ZREMRANGEBYRANK of the
+// lowest 10,000 of 100,000 members, then of a middle range), the walk
+// that the tree does as one descent per member.
+func BenchmarkZSkipDeleteRange(b *testing.B) {
+	const n, run = 100_000, 10_000
+	r := rand.New(rand.NewPCG(3, 3))
+	m := make([]byte, 64)
+	z := ds.NewZSkip(0)
+	for z.Len() < n {
+		fillRandom(r, m)
+		z.Add(m, float64(r.IntN(1000)))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		for z.Len() < n {
+			fillRandom(r, m)
+			z.Add(m, float64(r.IntN(1000)))
+		}
+		b.StartTimer()
+		z.DeleteRangeByRank(0, run/2-1)
+		z.DeleteRangeByRank(n/2, n/2+run/2-1)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*run), "ns/member")
+}

@@ -191,18 +191,25 @@ func (z *ZSkip) CountInScoreRange(r ScoreRange) int { return z.countIn(zScoreSpe
 func (z *ZSkip) CountInLexRange(r LexRange) int { return z.countIn(zLexSpec(r)) }
 
 // dropRun removes the run of nodes from x on while keep(node, index) is
-// true, and returns how many it removed. Each removal is a descent of the
-// tree: O(k log n) for k members, where the skiplist's was O(k + log n).
+// true, and returns how many it removed. It takes whole stretches of a
+// leaf at a time (treeCut): one descent per leaf, not per member.
 func (z *ZSkip) dropRun(x *ZNode, keep func(n *ZNode, i int) bool) int {
 	removed := 0
 	z.idx.pause++ // no resize while unlinking a run
-	for x != nil && keep(x, removed) {
-		next := x.forward
-		z.unlink(x)
-		z.treeDelete(x)
-		z.release(x)
-		removed++
-		x = next
+	for x != nil {
+		var done bool
+		x, done = z.treeCut(x, func(n *ZNode) bool {
+			if !keep(n, removed) {
+				return false
+			}
+			z.unlink(n)
+			z.release(n) // its bytes stay readable until settle
+			removed++
+			return true
+		})
+		if done {
+			break
+		}
 	}
 	z.idx.pause--
 	z.idx.shrinkIfNeeded()

@@ -367,6 +367,55 @@ func (z *ZSkip) treeDelete(x *ZNode) {
 	z.rebalanceLeaf(&p, leaf)
 }
 
+// treeCut takes out of the tree the members from x on, within x's leaf,
+// for which take returns true (it is called in order and stops at the
+// first false), and returns the member after them and whether take
+// refused one (false: the leaf ended, the run may go on from there).
+func (z *ZSkip) treeCut(x *ZNode, take func(n *ZNode) bool) (*ZNode, bool) {
+	q := keyOf(x)
+	var p zPath
+	leaf := z.descend(&q, &p, 0)
+	pos := leaf.lower(&q)
+	sl := leaf.slots()
+	if pos >= int(leaf.n) || sl[pos].node.get() != x {
+		panic("ds: ZSkip node not where its order says")
+	}
+	prev, end, refused := x.backward, pos, false
+	var after *ZNode
+	for ; end < int(leaf.n); end++ {
+		n := sl[end].node.get()
+		if after = n.forward; !take(n) {
+			after, refused = n, true
+			break
+		}
+	}
+	k := end - pos
+	if k == 0 {
+		return after, refused
+	}
+	copy(sl[pos:], sl[end:leaf.n])
+	leaf.n -= int32(k)
+	for d := 0; d < p.n; d++ {
+		p.steps[d].in.counts[p.steps[d].i] -= uint32(k)
+	}
+	z.length -= k
+	if prev != nil {
+		prev.forward = after
+	} else {
+		z.head = after
+	}
+	if after != nil {
+		after.backward = prev
+	} else {
+		z.tail = prev
+	}
+	if pos == 0 && leaf.n > 0 {
+		z.fixMin(&p, p.n-1, sl[0])
+	}
+	z.rebalanceLeaf(&p, leaf)
+	return after, refused
+}
+
 // fixMin records s as the new lowest member of the subtree reached from
 // depth d of p: in the separator of the deepest step at or above d that
 // took a child other than the first (none: it is the set's lowest).
