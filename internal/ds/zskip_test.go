@@ -548,6 +548,16 @@ func TestZSkipTreeInvariants(t *testing.T) {
 			z.Remove([]byte(m))
 			delete(model, m)
 		case grow || r.IntN(10) > 0: // range deletions remove ~1/20 of the set: rare, when shrinking
+		case step%2 == 0: // a run across leaves, by rank
+			want := sortedModel(model)
+			start := r.IntN(len(want) + 1)
+			end := start + r.IntN(400)
+			if n := z.DeleteRangeByRank(start, end); n != max(0, min(end, len(want)-1)-start+1) {
+				t.Fatalf("DeleteRangeByRank(%d, %d) removed %d of %d", start, end, n, len(want))
+			}
+			for _, e := range want[start:min(end+1, len(want))] {
+				delete(model, e.m)
+			}
 		default:
 			lo := float64(r.IntN(20))
 			rg := ScoreRange{Min: lo, Max: lo + 0.5}
