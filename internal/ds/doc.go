@@ -30,10 +30,11 @@
 //     UpdateScore returns the node to use afterwards, which may be new.
 //   - ZSet shares each member's bytes between its Dict key and its Skiplist
 //     node, so a member costs one copy.
-//   - ZSkip (the skiplist encoding the keyspace uses) carves its nodes from
-//     pointer-free slabs and keeps its bucket arrays and owners array in
-//     pointer-free memory: the links between nodes are hidden from the
-//     garbage collector, and the slabs keep the nodes alive. Slab memory is
+//   - ZSkip (the skiplist encoding the keyspace uses, ordered by a B+tree)
+//     carves its nodes from pointer-free slabs and keeps its index slots,
+//     owners array and tree leaves in pointer-free memory: the links to
+//     nodes are hidden from the garbage collector, and the slabs keep the
+//     nodes alive. Slab memory is
 //     never reused, so a Member slice the caller holds stays readable after
 //     its member is removed; but Next and Prev of a removed node must not
 //     be followed, and a *ZNode must not be used across Add, Remove or a
