@@ -63,16 +63,8 @@ func (z *ZSkip) move(x *ZNode) {
 	y := z.allocNode(x.mlen())
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(y)), size), unsafe.Slice((*byte)(unsafe.Pointer(x)), size))
 	z.relocate(x, y)
-	if b := y.backward; b != nil {
-		b.forward = y
-	} else {
-		z.head = y
-	}
-	if f := y.forward; f != nil {
-		f.backward = y
-	} else {
-		z.tail = y
-	}
+	z.join(y.backward, y)
+	z.join(y, y.forward)
 	z.rechain(x, y)
 	z.owners[x.oidx] = y
 	x.meta |= zDead

@@ -228,17 +228,8 @@ func (z *ZSkip) treeInsert(n *ZNode) {
 		succ = sl[0].node.get()
 		pred = succ.backward
 	}
-	n.backward, n.forward = pred, succ
-	if pred != nil {
-		pred.forward = n
-	} else {
-		z.head = n
-	}
-	if succ != nil {
-		succ.backward = n
-	} else {
-		z.tail = n
-	}
+	z.join(pred, n)
+	z.join(n, succ)
 	z.length++
 	s := zSlot{q.score, q.key, refOf(n)}
 	switch {
@@ -253,6 +244,21 @@ func (z *ZSkip) treeInsert(n *ZNode) {
 		z.root = unsafe.Pointer(nl)
 	default:
 		z.splitLeaf(&p, leaf, pos, s)
+	}
+}
+
+// join links b after a in the members' order; a nil a makes b the
+// lowest member, a nil b makes a the highest.
+func (z *ZSkip) join(a, b *ZNode) {
+	if a != nil {
+		a.forward = b
+	} else {
+		z.head = b
+	}
+	if b != nil {
+		b.backward = a
+	} else {
+		z.tail = a
 	}
 }
 

@@ -20,16 +20,7 @@ func (z *ZSkip) treeDelete(x *ZNode) {
 		panic("ds: ZSkip node not where its order says")
 	}
 	leaf.removeAt(pos)
-	if x.backward != nil {
-		x.backward.forward = x.forward
-	} else {
-		z.head = x.forward
-	}
-	if x.forward != nil {
-		x.forward.backward = x.backward
-	} else {
-		z.tail = x.backward
-	}
+	z.join(x.backward, x.forward)
 	z.length--
 	if pos == 0 && leaf.n > 0 {
 		z.fixMin(&p, p.n-1, leaf.slots()[0])
@@ -69,16 +60,7 @@ func (z *ZSkip) treeCut(x *ZNode, take func(n *ZNode) bool) (*ZNode, bool) {
 		p.steps[d].in.counts[p.steps[d].i] -= uint32(k)
 	}
 	z.length -= k
-	if prev != nil {
-		prev.forward = after
-	} else {
-		z.head = after
-	}
-	if after != nil {
-		after.backward = prev
-	} else {
-		z.tail = prev
-	}
+	z.join(prev, after)
 	if pos == 0 && leaf.n > 0 {
 		z.fixMin(&p, p.n-1, sl[0])
 	}
