@@ -43,7 +43,7 @@ func BenchmarkZSetVsZSkipInsert(b *testing.B) {
 // BenchmarkZSkipSeedZADD is the seed study's ZADD: 500 sorted sets, each
 // member a new random 128-byte string whose score is the set's number (so
 // every set orders its members by bytes alone), sets picked at random, so
-// each insert walks a skiplist that is not in the CPU cache. The sets start
+// each insert searches a tree that is not in the CPU cache. The sets start
 // with 1000 members each.
 func BenchmarkZSkipSeedZADD(b *testing.B) {
 	const sets, prefill = 500, 1000
@@ -58,6 +58,39 @@ func BenchmarkZSkipSeedZADD(b *testing.B) {
 		k := r.IntN(sets)
 		fillRandom(r, m)
 		zs[k].Add(m, float64(k))
+	}
+}
+
+// BenchmarkZSkipSeedZADDLockstep is BenchmarkZSkipSeedZADD with members
+// made as memtier makes its values (and corvid-bench, which copies it):
+// every client starts from the same random buffer and increments one byte
+// per request, moving along it, so the members of a set share long
+// prefixes and the tree's 8-byte keys tie often (each tie loads the other
+// member). 50 clients take turns, as the seed's 2 x 25 connections do.
+func BenchmarkZSkipSeedZADDLockstep(b *testing.B) {
+	const sets, prefill, clients = 500, 1000, 50
+	r := rand.New(rand.NewPCG(1, 2))
+	base := make([]byte, 128)
+	fillRandom(r, base)
+	vals := make([][]byte, clients)
+	muts := make([]int, clients)
+	for i := range vals {
+		vals[i] = append([]byte(nil), base...)
+	}
+	next := func() []byte {
+		c := r.IntN(clients)
+		v := vals[c]
+		v[muts[c]]++
+		muts[c] = (muts[c] + 1) % len(v)
+		return v
+	}
+	zs := fillContainers(sets, prefill, func() *ds.ZSkip { return ds.NewZSkip(0) }, func(z *ds.ZSkip, i int) {
+		z.Add(next(), float64(i))
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		k := r.IntN(sets)
+		zs[k].Add(next(), float64(k))
 	}
 }
 
