@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -153,6 +154,15 @@ type family struct {
 	keys []string
 	cmds []func(g *gen) []string
 	wide bool // gen.wide
+}
+
+// familyMinCard lists, per family, sorted sets it must have grown to at
+// least this many members by its end (checked on corvid), so that it
+// keeps testing what it was made for. zsets-deep: 6,000 members is past
+// a root of 64 leaves (ds.ZSkip's leaves hold up to 127), so the tree is
+// two inner levels deep.
+var familyMinCard = map[string]map[string]int{
+	"zsets-deep": {"D1": 6000, "E1": 6000},
 }
 
 var stringCmds = []func(g *gen) []string{
@@ -376,6 +386,72 @@ var setCmds = []func(g *gen) []string{
 	func(g *gen) []string {
 		return cat("SORT", g.key(), g.opt("", "ALPHA", "DESC ALPHA", "LIMIT 1 2 ALPHA"))
 	},
+}
+
+// zsetDeepCmds grow sorted sets to several thousand members (D1: scores
+// from a small range, so many ties; E1: score 0, for the lex ranges), deep enough that the tree ordering them (ds.ZSkip) has inner
+// nodes of inner nodes, and read and cut them at ranks and members far
+// from the ends, where the small families' indexes never reach.
+var zsetDeepCmds = []func(g *gen) []string{
+	func(g *gen) []string { return g.deepAdd("D1", false) },
+	func(g *gen) []string { return g.deepAdd("D1", false) },
+	func(g *gen) []string { return g.deepAdd("E1", true) },
+	func(g *gen) []string { return g.deepAdd("E1", true) },
+	func(g *gen) []string {
+		i := g.r.IntN(12_000) - 6_000
+		return cat("ZRANGE", g.pick("D1", "E1"), strconv.Itoa(i), strconv.Itoa(i+g.r.IntN(12)), g.opt("", "WITHSCORES", "REV"))
+	},
+	func(g *gen) []string {
+		return cat(g.pick("ZRANK", "ZREVRANK"), g.pick("D1", "E1"), g.deepMember())
+	},
+	func(g *gen) []string { return cat("ZSCORE", "D1", g.deepMember()) },
+	func(g *gen) []string { return cat("ZREM", g.pick("D1", "E1"), g.members(1, 6, g.deepMember)) },
+	func(g *gen) []string {
+		i := g.r.IntN(6_000)
+		return cat("ZREMRANGEBYRANK", g.pick("D1", "E1"), strconv.Itoa(i), strconv.Itoa(i+g.r.IntN(100)))
+	},
+	func(g *gen) []string {
+		lo := g.r.IntN(40) - 10
+		return cat("ZCOUNT", "D1", strconv.Itoa(lo), "("+strconv.Itoa(lo+g.r.IntN(4)))
+	},
+	func(g *gen) []string {
+		lo := g.r.IntN(40) - 10
+		return cat("ZRANGEBYSCORE", "D1", strconv.Itoa(lo), strconv.Itoa(lo+1), "WITHSCORES", "LIMIT", strconv.Itoa(g.r.IntN(200)), "5")
+	},
+	func(g *gen) []string {
+		lo := g.r.IntN(40) - 10
+		return cat("ZREMRANGEBYSCORE", "D1", "("+strconv.Itoa(lo), strconv.Itoa(lo))
+	},
+	func(g *gen) []string {
+		a, b := g.deepMember(), g.deepMember()
+		return cat(g.pick("ZRANGEBYLEX", "ZLEXCOUNT"), "E1", "["+min(a, b), "("+max(a, b))
+	},
+	func(g *gen) []string {
+		a, b := g.deepMember(), g.deepMember()
+		return cat("ZREMRANGEBYLEX", "E1", "("+min(a, b), "["+min(a, b)+"~")
+	},
+	func(g *gen) []string {
+		return cat(g.pick("ZPOPMIN", "ZPOPMAX"), g.pick("D1", "E1"), g.pick("1", "3"))
+	},
+	func(g *gen) []string { return cat("ZINCRBY", "D1", g.smallInt(-3, 3), g.deepMember()) },
+	func(g *gen) []string { return cat("ZCARD", g.pick("D1", "E1")) },
+}
+
+// deepMember is a member of the deep sorted sets: 30,000 values sharing
+// an 8-byte prefix, so the tree's keys tie and members decide.
+func (g *gen) deepMember() string { return fmt.Sprintf("deepmem-%05d", g.r.IntN(30_000)) }
+
+// deepAdd adds 100 deep members to key, at score 0 (lex) or small scores.
+func (g *gen) deepAdd(key string, lex bool) []string {
+	a := cat("ZADD", key)
+	for range 100 {
+		sc := "0"
+		if !lex {
+			sc = g.smallInt(-10, 30)
+		}
+		a = append(a, sc, g.deepMember())
+	}
+	return a
 }
 
 var zsetCmds = []func(g *gen) []string{
@@ -607,5 +683,6 @@ func families() []family {
 		{"sets-big", []string{"T1", "T2"}, all(setCmds, times(len(setCmds), bulk("SADD", false, 30))), true},
 		{"zsets-big", []string{"Z1", "Z2"}, all(zsetCmds, times(len(zsetCmds)/2, bulk("ZADD", false, 20))), true},
 		{"zlex-big", []string{"X1", "X2"}, all(zlexBigCmds, zlexBigCmds, zlexCmds), true},
+		{"zsets-deep", []string{"D1", "E1"}, zsetDeepCmds, false},
 	}
 }
