@@ -197,14 +197,13 @@ type zPath struct {
 	n     int
 }
 
-// descend walks from the root to q's leaf, recording the path and adding
-// delta to the counts it passes.
-func (z *ZSkip) descend(q *zKey, p *zPath, delta int32) *zLeaf {
+// descend walks from the root to q's leaf, recording the path. It writes
+// nothing, so reads (rankOf) share it with the mutations.
+func (z *ZSkip) descend(q *zKey, p *zPath) *zLeaf {
 	node := z.root
 	for d := 0; d < z.depth; d++ {
 		in := (*zInner)(node)
 		i := in.child(q)
-		in.counts[i] = uint32(int32(in.counts[i]) + delta)
 		p.steps[d] = zStep{in, i}
 		node = in.kids[i]
 	}
@@ -212,12 +211,21 @@ func (z *ZSkip) descend(q *zKey, p *zPath, delta int32) *zLeaf {
 	return (*zLeaf)(node)
 }
 
+// add adds delta to the count of every child p took: the members the leaf
+// at its end gained or lost.
+func (p *zPath) add(delta int) {
+	for _, st := range p.steps[:p.n] {
+		st.in.counts[st.i] = uint32(int(st.in.counts[st.i]) + delta)
+	}
+}
+
 // treeInsert puts n (absent from the tree; its score and member set) in
 // order: into the tree and between its neighbours' links.
 func (z *ZSkip) treeInsert(n *ZNode) {
 	q := keyOf(n)
 	var p zPath
-	leaf := z.descend(&q, &p, 1)
+	leaf := z.descend(&q, &p)
+	p.add(1)
 	pos := leaf.lower(&q)
 	sl := leaf.slots()
 	var pred, succ *ZNode
@@ -349,16 +357,13 @@ func sum32(c []uint32) uint32 {
 // locate finds x's slot (x is in the tree, with the key q) and calls fn
 // with it and with every separator naming x.
 func (z *ZSkip) locate(x *ZNode, q *zKey, fn func(s *zSlot)) {
-	node, rx := z.root, refOf(x)
-	for d := 0; d < z.depth; d++ {
-		in := (*zInner)(node)
-		i := in.child(q)
-		if i > 0 && in.seps[i].node == rx {
-			fn(&in.seps[i])
+	var p zPath
+	leaf, rx := z.descend(q, &p), refOf(x)
+	for _, st := range p.steps[:p.n] {
+		if st.i > 0 && st.in.seps[st.i].node == rx {
+			fn(&st.in.seps[st.i])
 		}
-		node = in.kids[i]
 	}
-	leaf := (*zLeaf)(node)
 	pos := leaf.lower(q)
 	if pos >= int(leaf.n) || leaf.slots()[pos].node != rx {
 		panic("ds: ZSkip node not where its order says")
@@ -382,14 +387,13 @@ func (z *ZSkip) rescore(x *ZNode, score float64) {
 // rankOf returns the 0-based rank of n (in the set).
 func (z *ZSkip) rankOf(n *ZNode) int {
 	q := keyOf(n)
-	rank, node := 0, z.root
-	for d := 0; d < z.depth; d++ {
-		in := (*zInner)(node)
-		i := in.child(&q)
-		rank += int(sum32(in.counts[:i]))
-		node = in.kids[i]
+	var p zPath
+	leaf := z.descend(&q, &p)
+	rank := leaf.lower(&q)
+	for _, st := range p.steps[:p.n] {
+		rank += int(sum32(st.in.counts[:st.i]))
 	}
-	return rank + (*zLeaf)(node).lower(&q)
+	return rank
 }
 
 // partition returns how many members satisfy before, which must hold for
@@ -399,20 +403,26 @@ func (z *ZSkip) partition(before func(s *zSlot) bool) (int, *ZNode) {
 	rank, node := 0, z.root
 	for d := 0; d < z.depth; d++ {
 		in := (*zInner)(node)
-		lo, hi := 1, in.n
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if before(&in.seps[m]) {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		rank += int(sum32(in.counts[:lo-1]))
-		node = in.kids[lo-1]
+		i := countBefore(in.seps[1:in.n], before) // seps[0] means nothing
+		rank += int(sum32(in.counts[:i]))
+		node = in.kids[i]
 	}
 	leaf := (*zLeaf)(node)
 	sl := leaf.slots()[:leaf.n]
+	i := countBefore(sl, before)
+	rank += i
+	switch {
+	case i < len(sl):
+		return rank, sl[i].node.get()
+	case i == 0:
+		return rank, nil // an empty set
+	}
+	return rank, sl[i-1].node.get().forward // all of this leaf are before
+}
+
+// countBefore returns how many of sl, from the start, satisfy before
+// (true for a prefix of sl).
+func countBefore(sl []zSlot, before func(s *zSlot) bool) int {
 	lo, hi := 0, len(sl)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -422,14 +432,7 @@ func (z *ZSkip) partition(before func(s *zSlot) bool) (int, *ZNode) {
 			hi = m
 		}
 	}
-	rank += lo
-	switch {
-	case lo < len(sl):
-		return rank, sl[lo].node.get()
-	case lo == 0:
-		return rank, nil // an empty set
-	}
-	return rank, sl[lo-1].node.get().forward // all of this leaf are before
+	return lo
 }
 
 func (z *ZSkip) newLeaf(c int) *zLeaf {

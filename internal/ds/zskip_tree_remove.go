@@ -14,7 +14,8 @@ import "unsafe"
 func (z *ZSkip) treeDelete(x *ZNode) {
 	q := keyOf(x)
 	var p zPath
-	leaf := z.descend(&q, &p, -1)
+	leaf := z.descend(&q, &p)
+	p.add(-1)
 	pos := leaf.lower(&q)
 	if pos >= int(leaf.n) || leaf.slots()[pos].node.get() != x {
 		panic("ds: ZSkip node not where its order says")
@@ -35,7 +36,7 @@ func (z *ZSkip) treeDelete(x *ZNode) {
 func (z *ZSkip) treeCut(x *ZNode, take func(n *ZNode) bool) (*ZNode, bool) {
 	q := keyOf(x)
 	var p zPath
-	leaf := z.descend(&q, &p, 0)
+	leaf := z.descend(&q, &p)
 	pos := leaf.lower(&q)
 	sl := leaf.slots()
 	if pos >= int(leaf.n) || sl[pos].node.get() != x {
@@ -56,9 +57,7 @@ func (z *ZSkip) treeCut(x *ZNode, take func(n *ZNode) bool) (*ZNode, bool) {
 	}
 	copy(sl[pos:], sl[end:leaf.n])
 	leaf.n -= int32(k)
-	for d := 0; d < p.n; d++ {
-		p.steps[d].in.counts[p.steps[d].i] -= uint32(k)
-	}
+	p.add(-k)
 	z.length -= k
 	z.join(prev, after)
 	if pos == 0 && leaf.n > 0 {
