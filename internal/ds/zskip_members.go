@@ -47,8 +47,7 @@ func (z *ZSkip) Add(member []byte, score float64) (added bool, old float64) {
 	}
 	z.treeDelete(n)
 	n.score = score
-	z.treeInsert(n) // the node is reused: no allocation
-	z.settle()
+	z.treeInsert(n) // the node is reused: no allocation, no slab to settle
 	return false, old
 }
 
