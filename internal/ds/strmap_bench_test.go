@@ -40,3 +40,22 @@ func BenchmarkStrMapGC(b *testing.B) {
 	})
 	benchFullGC(b, ms, maps*fields, "ns/field")
 }
+
+// BenchmarkStrMapGrow adds random 128-byte keys to one set until it holds
+// 1M, then starts another: the cost of an insert including the index's
+// incremental resizes, whose moves load records in hash order (cache
+// misses once the set outgrows the CPU caches).
+func BenchmarkStrMapGrow(b *testing.B) {
+	const limit = 1 << 20
+	r := rand.New(rand.NewPCG(5, 6))
+	k := make([]byte, 128)
+	m := ds.NewStrMap(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if m.Len() == limit {
+			m = ds.NewStrMap(0)
+		}
+		fillRandom(r, k)
+		m.Add(k)
+	}
+}
