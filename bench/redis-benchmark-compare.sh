@@ -9,6 +9,12 @@
 # (A B A B ...), without and with pipelining (-P 16), and the script prints
 # the best ops/sec of each server per test and the ratio Corvid/Redis, plus
 # each server's CPU seconds per million requests (from /proc/PID/stat).
+#
+# THREADS=N passes --threads N to redis-benchmark. Its default single
+# client thread saturates before either server does on a 2-core machine
+# (both read ~90k requests/s unpipelined), so the ratios then measure the
+# client; with two threads the servers are the bottleneck, as in the
+# corvid-bench side-by-side runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -16,6 +22,9 @@ N=${1:-1000000}
 ROUNDS=${2:-2}
 TESTS=${TESTS:-set,get,incr}
 CLIENTS=${CLIENTS:-50}
+THREADS=${THREADS:-}
+threadflag=()
+[ -n "$THREADS" ] && threadflag=(--threads "$THREADS")
 command -v redis-benchmark >/dev/null || { echo "redis-benchmark not installed (apt-get install redis-tools)"; exit 1; }
 command -v redis-server >/dev/null || { echo "redis-server not installed (apt-get install redis-server)"; exit 1; }
 
@@ -37,7 +46,7 @@ declare -A best cpuper
 run() { # name port pid pipeline
   local name=$1 port=$2 pid=$3 P=$4 before after
   before=$(cpu "$pid")
-  redis-benchmark -h 127.0.0.1 -p "$port" -t "$TESTS" -c "$CLIENTS" -n "$N" -P "$P" --csv -q 2>/dev/null \
+  redis-benchmark -h 127.0.0.1 -p "$port" -t "$TESTS" -c "$CLIENTS" -n "$N" -P "$P" "${threadflag[@]}" --csv -q 2>/dev/null \
     | tr -d '"' | awk -F, 'NR>1 || $1!="test" {print $1","$2}' > "$tmp/out"
   after=$(cpu "$pid")
   local ntests; ntests=$(wc -l < "$tmp/out")
@@ -56,7 +65,7 @@ for r in $(seq "$ROUNDS"); do
   done
 done
 
-echo "redis-benchmark -c $CLIENTS -n $N, best of $ROUNDS rounds (A B alternation), $(nproc) cores"
+echo "redis-benchmark -c $CLIENTS -n $N ${threadflag[*]}, best of $ROUNDS rounds (A B alternation), $(nproc) cores"
 printf "%-6s %-8s %12s %12s %8s\n" pipe test corvid redis ratio
 for P in 1 16; do
   for test in $(echo "$TESTS" | tr , ' '); do
