@@ -16,7 +16,7 @@ import (
 // sorted set of a few thousand members loads about four cache lines where
 // the skiplist stepped onto about eleven nodes, each a likely cache miss:
 // that walk was the largest single cost of the seed's unpipelined ZADD
-// (docs/benchmarks.md). A 128-byte member costs about 235 heap bytes
+// (docs/benchmarks.md). A 128-byte member costs about 225 heap bytes
 // (Redis 7.0: 253; TestZSkipMemory).
 //
 // Memory and the collector. Nodes are carved from slabs (slab.go,
