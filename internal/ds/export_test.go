@@ -3,7 +3,34 @@ package ds
 import (
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 )
+
+// LockstepMembers returns a generator of 128-byte members made as memtier
+// makes its values (and corvid-bench, which copies it): every one of
+// clients starts from the same random buffer and increments one byte per
+// request, moving along it, and each call is a request of a client picked
+// at random. The members of a sorted set fed by it share long prefixes and
+// rise over time, arriving a little out of order. The returned slice is
+// the client's buffer: valid until the next call.
+func LockstepMembers(r *rand.Rand, clients int) func() []byte {
+	base := make([]byte, 128)
+	for i := range base {
+		base[i] = byte(r.Uint32())
+	}
+	vals := make([][]byte, clients)
+	muts := make([]int, clients)
+	for i := range vals {
+		vals[i] = append([]byte(nil), base...)
+	}
+	return func() []byte {
+		c := r.IntN(clients)
+		v := vals[c]
+		v[muts[c]]++
+		muts[c] = (muts[c] + 1) % len(v)
+		return v
+	}
+}
 
 // CheckInvariants verifies the Dict's internal structure, for tests.
 func (d *Dict[V]) CheckInvariants() error {

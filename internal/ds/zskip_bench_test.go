@@ -68,22 +68,9 @@ func BenchmarkZSkipSeedZADD(b *testing.B) {
 // prefixes and the tree's 8-byte keys tie often (each tie loads the other
 // member). 50 clients take turns, as the seed's 2 x 25 connections do.
 func BenchmarkZSkipSeedZADDLockstep(b *testing.B) {
-	const sets, prefill, clients = 500, 1000, 50
+	const sets, prefill = 500, 1000
 	r := rand.New(rand.NewPCG(1, 2))
-	base := make([]byte, 128)
-	fillRandom(r, base)
-	vals := make([][]byte, clients)
-	muts := make([]int, clients)
-	for i := range vals {
-		vals[i] = append([]byte(nil), base...)
-	}
-	next := func() []byte {
-		c := r.IntN(clients)
-		v := vals[c]
-		v[muts[c]]++
-		muts[c] = (muts[c] + 1) % len(v)
-		return v
-	}
+	next := ds.LockstepMembers(r, 50)
 	zs := fillContainers(sets, prefill, func() *ds.ZSkip { return ds.NewZSkip(0) }, func(z *ds.ZSkip, i int) {
 		z.Add(next(), float64(i))
 	})

@@ -858,24 +858,9 @@ func TestZSkipLookupsKeepMemUsage(t *testing.T) {
 // splitLeaf's split at the insert (0.96 full; 0.54 without them). Members
 // added in random order too (0.88; 0.57 without).
 func TestZSkipTreeFill(t *testing.T) {
-	const sets, clients = 50, 50
+	const sets = 50
 	r := rand.New(rand.NewPCG(1, 2))
-	base := make([]byte, 128)
-	for i := range base {
-		base[i] = byte(r.Uint32())
-	}
-	vals := make([][]byte, clients)
-	muts := make([]int, clients)
-	for i := range vals {
-		vals[i] = append([]byte(nil), base...)
-	}
-	next := func() []byte {
-		c := r.IntN(clients)
-		v := vals[c]
-		v[muts[c]]++
-		muts[c] = (muts[c] + 1) % len(v)
-		return v
-	}
+	next := LockstepMembers(r, 50)
 	near := make([]*ZSkip, sets)
 	for i := range near {
 		near[i] = NewZSkip(0)
