@@ -56,6 +56,10 @@ func serverSpecs(c *config, tmp string) []spec {
 		specs = append(specs, spec{name: nCEpoll, bin: filepath.Join(tmp, "corvid-server"), data: true, env: []string{"CORVID_NETLOOP_URING=0"},
 			args: specs[0].args})
 	}
+	if c.corvidSlice > 0 {
+		specs = append(specs, spec{name: nCSlice, bin: filepath.Join(tmp, "corvid-server"), data: true, env: []string{"CORVID_NETLOOP_SLICE=" + c.corvidSlice.String()},
+			args: specs[0].args})
+	}
 	if c.null {
 		specs = append(specs, spec{name: "null", bin: filepath.Join(tmp, "nullserver"), args: func(port int) []string {
 			// Corvid's default network path on this machine: one event
