@@ -309,3 +309,30 @@ func TestStrMapSlabsEvacuate(t *testing.T) {
 	m.Set([]byte("again"), []byte("1"))
 	checkStrMap(t, m, map[string]string{"again": "1"})
 }
+
+// TestStrMapHintSize: a map sized for n keys holds n without starting a
+// resize, in the smallest index that keeps the load at most 3/4 (a
+// ten-field hash: 16 slots; a listpack set converted at 129 members: 256).
+func TestStrMapHintSize(t *testing.T) {
+	for n := 1; n <= 600; n++ {
+		m := NewStrMap(n)
+		slots := len(m.idx.tables[0].slots)
+		if want := oSlotsExact(n); slots != want {
+			t.Fatalf("NewStrMap(%d): %d slots, want %d", n, slots, want)
+		}
+		if slots > oMinSlots && 4*n <= 3*(slots/2) {
+			t.Fatalf("NewStrMap(%d): %d slots, half of them would hold it", n, slots)
+		}
+		for i := range n {
+			m.Add(fmt.Appendf(nil, "k%d", i))
+		}
+		if m.idx.rehashIdx >= 0 || len(m.idx.tables[0].slots) != slots {
+			t.Fatalf("NewStrMap(%d) resized while taking %d keys", n, n)
+		}
+	}
+	for n, want := range map[int]int{10: 16, 129: 256} {
+		if got := len(NewStrMap(n).idx.tables[0].slots); got != want {
+			t.Errorf("NewStrMap(%d): %d slots, want %d", n, got, want)
+		}
+	}
+}
