@@ -67,6 +67,20 @@ const keptOutput = 64 << 10
 // accounting. Owner only.
 func (c *Conn) Queued() int { return cap(c.out) + cap(c.tx) + cap(c.rx) }
 
+// RoundMillis is the wall clock in Unix milliseconds as of the loop's
+// current round: read at the first call in a round, then shared by every
+// handler the round runs, as Valkey's event loop caches its clock once
+// per iteration. Unpipelined, a round serves many connections, and
+// reading the clock per connection was ~0.7% of the server's CPU (perf
+// on the seed's SADD). Attached connections only, from their handler.
+func (c *Conn) RoundMillis() int64 {
+	l := c.l
+	if !l.nowOK {
+		l.nowMs, l.nowOK = time.Now().UnixMilli(), true
+	}
+	return l.nowMs
+}
+
 // FD is the socket's descriptor, or -1 once closed. Any goroutine.
 func (c *Conn) FD() int {
 	c.mu.Lock()

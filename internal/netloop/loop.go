@@ -117,6 +117,11 @@ type loop struct {
 	ready     []*Conn // received bytes left unread by their handler
 	readyNext []*Conn
 	efdBuf    [8]byte // the inbox eventfd's pending read lands here
+
+	// The round's wall clock (Conn.RoundMillis), read at its first use
+	// in a round; owned by the loop goroutine.
+	nowMs int64
+	nowOK bool
 }
 
 // ErrWouldBlock is returned by Read when the socket has no data.
@@ -279,6 +284,7 @@ func (l *loop) run() {
 		if n == 0 {
 			n, err = l.wait(timeout)
 		}
+		l.nowOK = false
 		busy = n > 0
 		if err != nil && err != unix.EINTR {
 			panic("netloop: epoll_wait: " + err.Error())

@@ -47,6 +47,8 @@ func (h *lineHandler) OnReadable(c *Conn) {
 		switch cmd {
 		case "echo":
 			c.Write([]byte(arg + "\n"))
+		case "now": // the round's clock
+			c.Write([]byte(strconv.FormatInt(c.RoundMillis(), 10) + "\n"))
 		case "tid": // the OS thread running the handler
 			c.Write([]byte(strconv.Itoa(unix.Gettid()) + "\n"))
 		case "big":
@@ -208,6 +210,35 @@ func TestEchoAndPipeline(t *testing.T) {
 				c.Write([]byte("o c\n"))
 				expectLine(t, r, "c")
 			}
+		}
+	})
+}
+
+// TestRoundMillis: a handler's RoundMillis is the wall clock of its
+// round: between the client's clock before it sent and after the reply,
+// and read afresh in a later round.
+func TestRoundMillis(t *testing.T) {
+	writeModes(t, func(t *testing.T) {
+		addr, _, _ := serve(t, 1)
+		c, r := dial(t, addr)
+		prev := int64(0)
+		for i := range 3 {
+			before := time.Now().UnixMilli()
+			c.Write([]byte("now\n"))
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := time.Now().UnixMilli()
+			got, _ := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+			if got < before || got > after {
+				t.Fatalf("round %d: RoundMillis %d outside [%d, %d]", i, got, before, after)
+			}
+			if i > 0 && got < prev+20 {
+				t.Fatalf("round %d: RoundMillis %d, 25 ms after %d: not read afresh", i, got, prev)
+			}
+			prev = got
+			time.Sleep(25 * time.Millisecond)
 		}
 	})
 }

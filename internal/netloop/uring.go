@@ -97,6 +97,7 @@ func (l *loop) runURing() {
 		if err := r.Enter(want, timeout); err != nil {
 			panic("netloop: io_uring_enter: " + err.Error())
 		}
+		l.nowOK = false
 		open := true
 		r.Completions(func(userData uint64, res int32) {
 			if !l.complete(userData, res) {

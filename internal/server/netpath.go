@@ -221,12 +221,12 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 	n, err := c.rd.Fill(nc)
 	if n > 0 {
 		s.stats.netInput.Add(c.shard, int64(n))
-		// time.Now, not a wall clock derived from the monotonic one: the
-		// LRU clock and expiry compare against time.Now elsewhere, and two
-		// clocks that cross a second boundary apart could stamp a key one
-		// LRU second "in the future", which the evictor reads as idle for
-		// the whole clock period.
-		c.batchNow = time.Now().UnixMilli()
+		// The round's time.Now (RoundMillis), not a wall clock derived
+		// from the monotonic one: the LRU clock and expiry compare against
+		// time.Now elsewhere, and two clocks that cross a second boundary
+		// apart could stamp a key one LRU second "in the future", which
+		// the evictor reads as idle for the whole clock period.
+		c.batchNow = nc.RoundMillis()
 		c.lastEnd = 0 // the first command reads the command clock
 		c.lastActive.Store(c.batchNow)
 		ok := c.runBuffered()
