@@ -856,7 +856,7 @@ func TestZSkipLookupsKeepMemUsage(t *testing.T) {
 // at a time, so members rise over time and arrive a little out of
 // order), keep their leaves mostly full: spillRight, spillLeft and
 // splitLeaf's split at the insert (0.96 full; 0.54 without them). Members
-// added in random order too (0.88; 0.57 without).
+// added in random order too (0.86; 0.57 without).
 func TestZSkipTreeFill(t *testing.T) {
 	const sets = 50
 	r := rand.New(rand.NewPCG(1, 2))

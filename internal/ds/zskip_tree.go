@@ -282,24 +282,16 @@ func (z *ZSkip) spillRight(p *zPath, leaf *zLeaf, pos int, s zSlot) bool {
 	if m == 0 {
 		return false
 	}
-	n := int(leaf.n)
-	keep := n + 1 - m // of the n+1 slots, those staying in leaf
-	rs, ls := r.slots(), leaf.slots()
-	copy(rs[m:int(r.n)+m], rs[:r.n])
-	if pos >= keep {
-		j := copy(rs, ls[keep:pos])
-		rs[j] = s
-		copy(rs[j+1:m], ls[pos:n])
-		leaf.n = int32(keep)
-	} else {
-		copy(rs[:m], ls[n-m:n])
-		leaf.n = int32(n - m)
+	in.shiftSlots(i, m)
+	if pos <= int(leaf.n) {
 		leaf.insertAt(pos, s)
+	} else {
+		// Past the leaf's new end: s follows r's first slot, so r's
+		// separator stays; the path counted s in leaf.
+		r.insertAt(pos-int(leaf.n), s)
+		in.counts[i]--
+		in.counts[i+1]++
 	}
-	r.n += int32(m)
-	in.counts[i] -= uint32(m)
-	in.counts[i+1] += uint32(m)
-	in.seps[i+1] = rs[0]
 	return true
 }
 
@@ -318,23 +310,40 @@ func (z *ZSkip) spillLeft(p *zPath, leaf *zLeaf, pos int, s zSlot) bool {
 	if m == 0 {
 		return false
 	}
-	n, ln := int(leaf.n), int(l.n)
-	ls, fs := l.slots(), leaf.slots()
-	if pos < m {
-		j := copy(ls[ln:], fs[:pos])
-		ls[ln+j] = s
-		copy(ls[ln+j+1:ln+m], fs[pos:m-1])
-		leaf.n = int32(copy(fs, fs[m-1:n]))
+	in.shiftSlots(i-1, -m)
+	if pos <= m {
+		// Among the moved slots or right after them: l's lowest slot
+		// stays; the path counted s in leaf.
+		l.insertAt(int(l.n)-m+pos, s)
+		in.counts[i-1]++
+		in.counts[i]--
 	} else {
-		copy(ls[ln:ln+m], fs[:m])
-		leaf.n = int32(copy(fs, fs[m:n]))
-		leaf.insertAt(pos-m, s)
+		leaf.insertAt(pos-m, s) // after leaf's new first slot
 	}
-	l.n += int32(m)
-	in.counts[i-1] += uint32(m)
-	in.counts[i] -= uint32(m)
-	in.seps[i] = fs[0]
 	return true
+}
+
+// shiftSlots moves k slots between the adjacent leaves kids[l] and
+// kids[l+1] of in: k > 0 moves the left leaf's last k slots to the front
+// of the right one, k < 0 the right leaf's first -k slots to the end of
+// the left one. It adjusts both counts by k (a caller may have counted a
+// slot it is about to insert) and the right leaf's separator, which is in
+// in since that leaf is child l+1 >= 1. Spills and rebalancing share it.
+func (in *zInner) shiftSlots(l, k int) {
+	L, R := (*zLeaf)(in.kids[l]), (*zLeaf)(in.kids[l+1])
+	ls, rs := L.slots(), R.slots()
+	if k > 0 {
+		copy(rs[k:], rs[:R.n])
+		copy(rs, ls[int(L.n)-k:L.n])
+	} else {
+		copy(ls[L.n:], rs[:-k])
+		copy(rs, rs[-k:R.n])
+	}
+	L.n -= int32(k)
+	R.n += int32(k)
+	in.counts[l] = uint32(int(in.counts[l]) - k)
+	in.counts[l+1] = uint32(int(in.counts[l+1]) + k)
+	in.seps[l+1] = rs[0]
 }
 
 // join links b after a in the members' order; a nil a makes b the

@@ -118,20 +118,7 @@ func (z *ZSkip) rebalanceLeaf(p *zPath, leaf *zLeaf) {
 		z.removeKid(p, d)
 		return
 	}
-	half := (L.n + R.n) / 2
-	if L.n < half { // move R's first slots to L's end
-		k := half - L.n
-		copy(ls[L.n:], rs[:k])
-		copy(rs, rs[k:R.n])
-		L.n, R.n = half, R.n-k
-	} else { // move L's last slots to R's front
-		k := L.n - half
-		copy(rs[k:], rs[:R.n])
-		copy(rs, ls[half:L.n])
-		L.n, R.n = half, R.n+k
-	}
-	in.counts[l], in.counts[r] = uint32(L.n), uint32(R.n)
-	in.seps[r] = rs[0] // R is child r >= 1: its lowest member's separator is here
+	in.shiftSlots(l, int(L.n-(L.n+R.n)/2)) // to half each
 }
 
 // removeKid removes the child taken at depth d of p (already emptied or
