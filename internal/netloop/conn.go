@@ -46,6 +46,7 @@ type Conn struct {
 
 	// io_uring backend only (uring.go); owner-only like the above.
 	slot         int32  // index in the loop's slot table; -1: none
+	fixed        bool   // the socket is in the ring's file table at slot
 	rx           []byte // receive buffer: rx[rxOff:rxEnd] received, unread
 	rxOff, rxEnd int
 	rxErr        error  // end of input (or the receive's error), after rx

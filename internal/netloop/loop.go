@@ -114,6 +114,7 @@ type loop struct {
 	ring      *uring.Ring
 	slots     []*Conn // by Conn.slot: the connection a completion names
 	freeSlots []int32
+	files     int     // slots of the ring's registered file table (0: none)
 	ready     []*Conn // received bytes left unread by their handler
 	readyNext []*Conn
 	efdBuf    [8]byte // the inbox eventfd's pending read lands here
@@ -444,6 +445,7 @@ func (l *loop) flushPending() {
 // remove takes c out of the epoll set and the table (detach).
 func (l *loop) remove(c *Conn) {
 	if l.e.uring {
+		l.unfix(c)
 		c.attached = false
 		l.retire(c)
 		return

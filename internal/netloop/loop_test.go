@@ -682,3 +682,38 @@ func TestSliceLocksLoopThread(t *testing.T) {
 		t.Fatalf("no thread with se.slice %s ns", want)
 	}
 }
+
+// TestFixedFiles: on io_uring a connection's socket is used through the
+// ring's registered file table; connections in slots beyond the table use
+// their descriptors; both are served, and both are closed for their peers
+// (the table holds a reference of its own: see loop.unfix).
+func TestFixedFiles(t *testing.T) {
+	skipWithoutURing(t)
+	defer func(n int) { fixedFilesMax = n }(fixedFilesMax)
+	fixedFilesMax = 1
+	addr, handlers, conns := serveOpts(t, Options{Loops: 1, DeferWrite: true, URing: true})
+	a, ar := dial(t, addr)
+	a.Write([]byte("echo a\n"))
+	expectLine(t, ar, "a")
+	b, br := dial(t, addr)
+	b.Write([]byte("echo b\n"))
+	expectLine(t, br, "b")
+	// Owner-only fields, read after the replies they preceded (io_uring
+	// is not used under the race detector).
+	ca, cb := <-conns, <-conns
+	if !ca.fixed || cb.fixed {
+		t.Fatalf("fixed: first connection %v, second %v; want true, false (a one-slot table)", ca.fixed, cb.fixed)
+	}
+	for _, c := range []struct {
+		w  net.Conn
+		r  *bufio.Reader
+		id string
+	}{{a, ar, "fixed"}, {b, br, "descriptor"}} {
+		c.w.Write([]byte("quit\n"))
+		expectLine(t, c.r, "bye")
+		if _, err := c.r.ReadString('\n'); err != io.EOF {
+			t.Fatalf("%s connection after quit: %v", c.id, err)
+		}
+		<-(<-handlers).closed
+	}
+}

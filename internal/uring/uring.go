@@ -23,6 +23,7 @@ package uring
 
 import (
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -85,6 +86,11 @@ const (
 	opAccept = 13
 
 	recvsendPollFirst = 1 << 0 // in sqe.ioprio
+	sqeFixedFile      = 1 << 0 // IOSQE_FIXED_FILE, in sqe.flags
+
+	registerFiles2       = 13 // IORING_REGISTER_FILES2
+	registerFilesUpdate2 = 14 // IORING_REGISTER_FILES_UPDATE2
+	rsrcRegisterSparse   = 1 << 0
 
 	setupCQSize       = 1 << 3
 	setupSingleIssuer = 1 << 12
@@ -99,9 +105,24 @@ const (
 	offSQRing = 0
 	offSQEs   = 0x10000000
 
-	sysSetup = 425 // the same number on amd64 and arm64
-	sysEnter = 426
+	sysSetup    = 425 // the same numbers on amd64 and arm64
+	sysEnter    = 426
+	sysRegister = 427
 )
+
+// rsrcRegister is struct io_uring_rsrc_register; rsrcUpdate2 is struct
+// io_uring_rsrc_update2.
+type rsrcRegister struct {
+	nr, flags  uint32
+	resv2      uint64
+	data, tags uint64
+}
+
+type rsrcUpdate2 struct {
+	offset, resv uint32
+	data, tags   uint64
+	nr, resv2    uint32
+}
 
 // Ring is one io_uring instance.
 type Ring struct {
@@ -208,24 +229,85 @@ func (r *Ring) next(p []byte) *sqe {
 	return s
 }
 
-// Recv queues recv(fd, p, 0). p must not be empty. With pollFirst the
+// File names the socket of a receive or send: a descriptor (Fd) or a slot
+// of the ring's registered file table (Fixed), which spares the kernel
+// looking the descriptor up in the process's file table and taking a
+// reference to the file (fget, fput) on every operation.
+type File struct {
+	n     int32
+	fixed bool
+}
+
+// Fd names descriptor fd.
+func Fd(fd int) File { return File{n: int32(fd)} }
+
+// Fixed names slot i of the registered file table (RegisterFiles,
+// UpdateFile).
+func Fixed(i int) File { return File{n: int32(i), fixed: true} }
+
+func (s *sqe) setFile(f File) {
+	s.fd = f.n
+	if f.fixed {
+		s.flags |= sqeFixedFile
+	}
+}
+
+// Recv queues recv(f, p, 0). p must not be empty. With pollFirst the
 // kernel waits for the socket to be readable before it tries to receive
 // (IORING_RECVSEND_POLL_FIRST): for a receive queued right after the
 // reply to the last request was sent, when the peer cannot have sent the
 // next one yet, that skips an attempt bound to find nothing.
-func (r *Ring) Recv(fd int, p []byte, pollFirst bool, userData uint64) {
+func (r *Ring) Recv(f File, p []byte, pollFirst bool, userData uint64) {
 	s := r.next(p)
-	s.opcode, s.fd, s.userData = opRecv, int32(fd), userData
+	s.opcode, s.userData = opRecv, userData
+	s.setFile(f)
 	if pollFirst {
 		s.ioprio = recvsendPollFirst
 	}
 }
 
-// Send queues send(fd, p, MSG_NOSIGNAL). p must not be empty.
-func (r *Ring) Send(fd int, p []byte, userData uint64) {
+// Send queues send(f, p, MSG_NOSIGNAL). p must not be empty.
+func (r *Ring) Send(f File, p []byte, userData uint64) {
 	s := r.next(p)
-	s.opcode, s.fd, s.userData = opSend, int32(fd), userData
+	s.opcode, s.userData = opSend, userData
+	s.setFile(f)
 	s.opFlags = syscall.MSG_NOSIGNAL
+}
+
+// RegisterFiles gives the ring a registered file table of n empty slots
+// (IORING_REGISTER_FILES2, sparse; Linux 5.19). The kernel refuses more
+// slots than RLIMIT_NOFILE allows.
+func (r *Ring) RegisterFiles(n int) error {
+	arg := rsrcRegister{nr: uint32(n), flags: rsrcRegisterSparse}
+	return r.register(registerFiles2, unsafe.Pointer(&arg), unsafe.Sizeof(arg))
+}
+
+// UpdateFile installs descriptor fd in slot i of the registered file
+// table, or with fd -1 empties the slot. The table holds its own
+// reference to the file: a socket whose descriptor is closed stays open
+// until its slot is emptied (and operations in flight on it have
+// completed).
+func (r *Ring) UpdateFile(i, fd int) error {
+	fds := [1]int32{int32(fd)}
+	arg := rsrcUpdate2{offset: uint32(i), data: uint64(uintptr(unsafe.Pointer(&fds[0]))), nr: 1}
+	err := r.register(registerFilesUpdate2, unsafe.Pointer(&arg), unsafe.Sizeof(arg))
+	runtime.KeepAlive(&fds)
+	return err
+}
+
+// register is io_uring_register(2); with SINGLE_ISSUER only the ring's
+// thread may call it.
+func (r *Ring) register(op uintptr, arg unsafe.Pointer, size uintptr) error {
+	for {
+		_, _, e := syscall.Syscall6(sysRegister, uintptr(r.fd), op, uintptr(arg), size, 0, 0)
+		switch e {
+		case 0:
+			return nil
+		case syscall.EINTR:
+			continue
+		}
+		return e
+	}
 }
 
 // Read queues read(fd, p) (an eventfd, say).

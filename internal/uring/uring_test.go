@@ -63,7 +63,7 @@ func TestRecvSendRead(t *testing.T) {
 
 	// A receive queued before the data arrives completes when it does.
 	buf := make([]byte, 64)
-	r.Recv(a, buf, false, 1)
+	r.Recv(Fd(a), buf, false, 1)
 	r.Enter(0, 0)
 	r.Completions(func(ud uint64, res int32) { t.Fatalf("completion %d (%d) before any data", ud, res) })
 	syscall.Write(b, []byte("hello"))
@@ -71,7 +71,7 @@ func TestRecvSendRead(t *testing.T) {
 		t.Fatalf("recv: %+v %q", c, buf[:max(0, c.res)])
 	}
 
-	r.Send(a, []byte("world!"), 2)
+	r.Send(Fd(a), []byte("world!"), 2)
 	if c := wait(t, r, 1)[0]; c.ud != 2 || c.res != 6 {
 		t.Fatalf("send: %+v", c)
 	}
@@ -82,18 +82,18 @@ func TestRecvSendRead(t *testing.T) {
 
 	// Polling first: data already there is received at once.
 	syscall.Write(b, []byte("ready"))
-	r.Recv(a, buf, true, 6)
+	r.Recv(Fd(a), buf, true, 6)
 	if c := wait(t, r, 1)[0]; c.ud != 6 || c.res != 5 || string(buf[:5]) != "ready" {
 		t.Fatalf("poll-first recv: %+v %q", c, buf[:max(0, c.res)])
 	}
 
 	// End of input and errors come back as results.
-	r.Recv(a, buf, true, 3)
+	r.Recv(Fd(a), buf, true, 3)
 	syscall.Shutdown(b, syscall.SHUT_WR)
 	if c := wait(t, r, 1)[0]; c.ud != 3 || c.res != 0 {
 		t.Fatalf("recv at end of input: %+v", c)
 	}
-	r.Send(-1, []byte("x"), 4)
+	r.Send(Fd(-1), []byte("x"), 4)
 	if c := wait(t, r, 1)[0]; c.ud != 4 || c.res != -int32(syscall.EBADF) {
 		t.Fatalf("send on a bad fd: %+v", c)
 	}
@@ -124,7 +124,7 @@ func TestFullQueue(t *testing.T) {
 	a, b := socketPair(t)
 	const n = 37
 	for i := range n {
-		r.Send(a, []byte{byte('a' + i%26)}, uint64(100+i))
+		r.Send(Fd(a), []byte{byte('a' + i%26)}, uint64(100+i))
 	}
 	seen := map[uint64]bool{}
 	for _, c := range wait(t, r, n) {
@@ -153,7 +153,7 @@ func TestFullQueue(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	r := newTestRing(t, 4)
 	a, _ := socketPair(t)
-	r.Recv(a, make([]byte, 8), true, 1)
+	r.Recv(Fd(a), make([]byte, 8), true, 1)
 	if err := r.Enter(1, 5*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -184,4 +184,59 @@ func TestAccept(t *testing.T) {
 		t.Fatalf("accept: %+v", got)
 	}
 	syscall.Close(int(got.res))
+}
+
+// TestFixedFiles: a socket installed in a slot of the registered file
+// table is received from and sent to by its slot; the table's reference
+// keeps it open after its descriptor is closed, until the slot is emptied;
+// an empty slot fails with EBADF.
+func TestFixedFiles(t *testing.T) {
+	r := newTestRing(t, 8)
+	if err := r.RegisterFiles(4); err != nil {
+		t.Skipf("registered files not available: %v", err)
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := fds[0], fds[1]
+	defer syscall.Close(b)
+	// A broken slot must fail the test, not hang it.
+	tv := syscall.NsecToTimeval(int64(5 * time.Second))
+	syscall.SetsockoptTimeval(b, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	if err := r.UpdateFile(2, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.UpdateFile(9, a); err == nil {
+		t.Fatal("slot 9 of a 4-slot table accepted")
+	}
+
+	buf := make([]byte, 16)
+	r.Recv(Fixed(2), buf, false, 1)
+	syscall.Write(b, []byte("ping"))
+	if c := wait(t, r, 1)[0]; c.ud != 1 || c.res != 4 || string(buf[:4]) != "ping" {
+		t.Fatalf("fixed recv: %+v %q", c, buf[:max(0, c.res)])
+	}
+	// Closing the descriptor leaves the socket open: the slot holds it.
+	syscall.Close(a)
+	r.Send(Fixed(2), []byte("pong"), 2)
+	if c := wait(t, r, 1)[0]; c.ud != 2 || c.res != 4 {
+		t.Fatalf("fixed send after close(fd): %+v", c)
+	}
+	got := make([]byte, 16)
+	if n, _ := syscall.Read(b, got); string(got[:n]) != "pong" {
+		t.Fatalf("peer read %q", got[:n])
+	}
+	// Emptying the slot drops the last reference: the peer sees the end.
+	if err := r.UpdateFile(2, -1); err != nil {
+		t.Fatal(err)
+	}
+	r.Enter(0, 0) // runs any release the kernel deferred to the ring's task
+	if n, err := syscall.Read(b, got); n != 0 || err != nil {
+		t.Fatalf("peer read after the slot was emptied: %d %v, want end of input", n, err)
+	}
+	r.Send(Fixed(2), []byte("x"), 3)
+	if c := wait(t, r, 1)[0]; c.ud != 3 || c.res != -int32(syscall.EBADF) {
+		t.Fatalf("send on an empty slot: %+v", c)
+	}
 }
