@@ -80,7 +80,7 @@ func TestURing(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close() // serveURing makes its own (blocking) listener on the port
-	go serveURing(port, true, true)
+	go serveURing(port, true, true, true) // fixed files: closed connections must be released (the first dial closes at once)
 	addr := ln.Addr().String()
 	var conns []net.Conn
 	for range 50 {

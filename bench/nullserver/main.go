@@ -58,11 +58,12 @@ func main() {
 	slice := flag.Duration("slice", 0, "epoll mode: lock each loop to its thread and ask for this scheduling slice")
 	deferWrite := flag.Bool("deferwrite", false, "epoll mode: write the replies after reading every ready socket (corvid's netloop default)")
 	pollFirst := flag.Bool("pollfirst", false, "uring mode: receives wait for readability before trying (IORING_RECVSEND_POLL_FIRST)")
+	fixed := flag.Bool("fixed", true, "uring mode: sockets in the ring's registered file table, as corvid-server's loops")
 	flag.Parse()
 	if *mode == "uring" {
 		fmt.Fprintf(os.Stderr, "nullserver mode=uring raw=%v GOMAXPROCS=%d pid=%d on 127.0.0.1:%d\n", *raw, runtime.GOMAXPROCS(0), os.Getpid(), *port)
 		go exitOnSignal()
-		serveURing(*port, *raw, *pollFirst)
+		serveURing(*port, *raw, *pollFirst, *fixed)
 		return
 	}
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))

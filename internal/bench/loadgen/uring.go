@@ -209,7 +209,7 @@ func (l *urLoop) recv(uc *urConn) error {
 	// Poll first: the receive is queued with (or right after) the request
 	// whose reply it waits for, which cannot have arrived yet, so an
 	// immediate attempt would only fail (docs/benchmarks.md, session 11).
-	l.ring.Recv(uc.fd, uc.rbuf[uc.w:], true, uring.UserData(urRx, uc.slot))
+	l.ring.Recv(uring.Fd(uc.fd), uc.rbuf[uc.w:], true, uring.UserData(urRx, uc.slot))
 	uc.rxBusy = true
 	return nil
 }
@@ -233,7 +233,7 @@ func (l *urLoop) send(uc *urConn, now int64) {
 
 // sendRest queues what the socket has not taken of the window.
 func (l *urLoop) sendRest(uc *urConn) {
-	l.ring.Send(uc.fd, uc.tx[uc.txOff:], uring.UserData(urTx, uc.slot))
+	l.ring.Send(uring.Fd(uc.fd), uc.tx[uc.txOff:], uring.UserData(urTx, uc.slot))
 	uc.txBusy = true
 }
 
