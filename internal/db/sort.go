@@ -164,7 +164,8 @@ func (c *Ctx) sortGeneric(readonly bool) {
 		// Valkey walks the member dict here; the sort below decides the
 		// order, so the skiplist's order does as well.
 		vec = make([]sortElem, 0, vlen)
-		for n := o.Val.(*ds.ZSkip).First(); n != nil; n = n.Next() {
+		for it := o.Val.(*ds.ZSkip).IterAt(0); it.Valid(); it.Next() {
+			n := it.Node()
 			vec = append(vec, sortElem{obj: append([]byte(nil), n.Member()...)})
 		}
 	}

@@ -252,7 +252,8 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 		}
 		o := &Object{Type: TypeZSet, Val: res}
 		maxLen := 0
-		for n := res.First(); n != nil; n = n.Next() {
+		for it := res.IterAt(0); it.Valid(); it.Next() {
+			n := it.Node()
 			maxLen = max(maxLen, len(n.Member()))
 		}
 		zsetMaybeToPack(o, maxLen)
@@ -266,7 +267,8 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 		} else {
 			c.W.ArrayLen(n)
 		}
-		for e := res.First(); e != nil; e = e.Next() {
+		for it := res.IterAt(0); it.Valid(); it.Next() {
+			e := it.Node()
 			if withScores && c.W.Proto > 2 {
 				c.W.ArrayLen(2)
 			}

@@ -383,7 +383,8 @@ func (c *Ctx) zrandmemberWithCount(l int64, withScores bool) {
 	if count*zrandmemberSubStrategyMul > size {
 		// Copy everything, drop random members, reply with the rest.
 		picked := ds.New[float64](int(size))
-		for n := z.First(); n != nil; n = n.Next() {
+		for it := z.IterAt(0); it.Valid(); it.Next() {
+			n := it.Node()
 			v, _ := picked.Upsert(n.Member())
 			*v = n.Score()
 		}

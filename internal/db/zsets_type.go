@@ -103,7 +103,8 @@ func zsetMaybeToPack(o *Object, maxLen int) {
 		return
 	}
 	p := &ds.ZPack{}
-	for n := z.First(); n != nil; n = n.Next() {
+	for it := z.IterAt(0); it.Valid(); it.Next() {
+		n := it.Node()
 		p.Append(n.Member(), packScore(n.Score()))
 	}
 	o.Val = p
@@ -241,14 +242,14 @@ func zsetCopy(o *Object) any {
 type zpos struct {
 	p   *ds.ZPack
 	off int // listpack offset, -1 when past either end
-	n   *ds.ZNode
+	it  ds.ZIter
 }
 
 func (z *zpos) valid() bool {
 	if z.p != nil {
 		return z.off >= 0
 	}
-	return z.n != nil
+	return z.it.Valid()
 }
 
 // get returns the member (aliasing the set) and score.
@@ -257,7 +258,8 @@ func (z *zpos) get() ([]byte, float64) {
 		m, s, _ := z.p.At(z.off)
 		return m, s
 	}
-	return z.n.Member(), z.n.Score()
+	n := z.it.Node()
+	return n.Member(), n.Score()
 }
 
 func (z *zpos) score() float64 {
@@ -265,7 +267,7 @@ func (z *zpos) score() float64 {
 		_, s, _ := z.p.At(z.off)
 		return s
 	}
-	return z.n.Score()
+	return z.it.Node().Score()
 }
 
 func (z *zpos) member() string {
@@ -273,14 +275,14 @@ func (z *zpos) member() string {
 		m, _, _ := z.p.At(z.off)
 		return ustr(m)
 	}
-	return z.n.MemberString()
+	return z.it.Node().MemberString()
 }
 
 func (z *zpos) next() {
 	if z.p != nil {
 		z.off = z.p.Next(z.off)
 	} else {
-		z.n = z.n.Next()
+		z.it.Next()
 	}
 }
 
@@ -288,7 +290,7 @@ func (z *zpos) prev() {
 	if z.p != nil {
 		z.off = z.p.Prev(z.off)
 	} else {
-		z.n = z.n.Prev()
+		z.it.Prev()
 	}
 }
 
@@ -308,7 +310,7 @@ func zsetAtRank(o *Object, r int) zpos {
 	case *ds.ZPack:
 		return zpos{p: v, off: v.Seek(r)}
 	case *ds.ZSkip:
-		return zpos{n: v.ByRank(r), off: -1}
+		return zpos{it: v.IterAt(r), off: -1}
 	}
 	return zpos{off: -1}
 }
@@ -366,15 +368,15 @@ func zsetFirstIn(o *Object, spec rangeSpec) (zpos, int) {
 		}
 		return z, -1
 	case *ds.ZSkip:
-		var n *ds.ZNode
+		var it ds.ZIter
 		var rank int
 		switch s := spec.(type) {
 		case scoreSpec:
-			n, rank = v.FirstInScoreRange(s.r)
+			it, rank = v.FirstInScoreRange(s.r)
 		case lexSpec:
-			n, rank = v.FirstInLexRange(s.r)
+			it, rank = v.FirstInLexRange(s.r)
 		}
-		return zpos{n: n, off: -1}, rank
+		return zpos{it: it, off: -1}, rank
 	}
 	return zpos{off: -1}, -1
 }
@@ -397,15 +399,15 @@ func zsetLastIn(o *Object, spec rangeSpec) (zpos, int) {
 		}
 		return z, -1
 	case *ds.ZSkip:
-		var n *ds.ZNode
+		var it ds.ZIter
 		var rank int
 		switch s := spec.(type) {
 		case scoreSpec:
-			n, rank = v.LastInScoreRange(s.r)
+			it, rank = v.LastInScoreRange(s.r)
 		case lexSpec:
-			n, rank = v.LastInLexRange(s.r)
+			it, rank = v.LastInLexRange(s.r)
 		}
-		return zpos{n: n, off: -1}, rank
+		return zpos{it: it, off: -1}, rank
 	}
 	return zpos{off: -1}, -1
 }
@@ -419,7 +421,7 @@ func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
 		return
 	}
 	if offset < 0 {
-		z.off, z.n = -1, nil
+		z.off, z.it = -1, ds.ZIter{}
 		return
 	}
 	if zs, ok := o.Val.(*ds.ZSkip); ok && rank >= 0 {
@@ -428,10 +430,10 @@ func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
 			r = int64(rank) - offset
 		}
 		if r < 0 || r >= int64(zs.Len()) {
-			z.n = nil
+			z.it = ds.ZIter{} // off the end for good: steps stay there
 			return
 		}
-		z.n = zs.ByRank(int(r))
+		z.it = zs.IterAt(int(r))
 		return
 	}
 	for ; offset > 0 && z.valid(); offset-- {

@@ -36,9 +36,9 @@
 //     nodes are hidden from the garbage collector, and the slabs keep the
 //     nodes alive. Slab memory is
 //     never reused, so a Member slice the caller holds stays readable after
-//     its member is removed; but Next and Prev of a removed node must not
-//     be followed, and a *ZNode must not be used across Add, Remove or a
-//     DeleteRange method, which may move nodes to another slab. See ZSkip
+//     its member is removed; but a *ZNode or a ZIter (a position in the
+//     order) must not be used across Add, Remove or a DeleteRange method,
+//     which may move nodes to another slab and reshape the tree. See ZSkip
 //     and zskip_slab.go for the invariants.
 //   - StrMap's key and value slices alias its pointer-free records, which
 //     are never reused: they stay readable after a Delete, but a Set that

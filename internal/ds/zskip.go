@@ -7,8 +7,9 @@ import (
 
 // ZSkip is a sorted set in Valkey's skiplist encoding (OBJECT ENCODING
 // says "skiplist"), built differently: every member is ONE allocation
-// holding its score, its hash, its level-0 links (forward and backward) and
-// the member bytes; the hash table indexes those nodes directly (as Valkey
+// holding its score, its hash and the member bytes, with no links to its
+// neighbours (walks step through the tree's leaves: ZIter); the hash
+// table indexes those nodes directly (as Valkey
 // 8.1's zset hashtable of node pointers does); and the order is kept by a
 // B+tree of counted children (zskip_tree.go) instead of the skiplist's
 // upper levels. A tree leaf holds each member's order key (score and the
@@ -16,7 +17,7 @@ import (
 // sorted set of a few thousand members loads about four cache lines where
 // the skiplist stepped onto about eleven nodes, each a likely cache miss:
 // that walk was the largest single cost of the seed's unpipelined ZADD
-// (docs/benchmarks.md). A 128-byte member costs about 225 heap bytes
+// (docs/benchmarks.md). A 128-byte member costs about 208 heap bytes
 // (Redis 7.0: 253; TestZSkipMemory).
 //
 // Memory and the collector. Nodes are carved from slabs (slab.go,
@@ -34,16 +35,15 @@ import (
 // slab is held. The invariants that make this safe:
 //
 //   - every node reachable through a hidden link (an index slot, a tree
-//     slot or separator, a forward or backward link, owners) lies in a slab
-//     in slabs, so it is live;
+//     slot or separator, owners) lies in a slab in slabs, so it is live;
 //   - a slab leaves slabs only when none of its nodes is linked any more
 //     (settle: after its live nodes were moved out);
 //   - slab memory is never reused, so callers may hold nodes and Member
 //     slices through visible pointers (their stack, a *ZNode, a slice),
 //     which keep the slab alive until they drop them; but they must not
-//     follow Next or Prev of a node after removing it, nor use a *ZNode
-//     across a call to Add, Remove or a DeleteRange method, which may have
-//     moved it (see zskip_slab.go).
+//     use a *ZNode or a ZIter across a call to Add, Remove or a
+//     DeleteRange method, which may have moved the node or reshaped the
+//     tree (see zskip_slab.go).
 //
 // Ordering is by score, then member bytes; ranks are 0-based from the
 // lowest. The hash table is open-addressed and resized incrementally
@@ -54,8 +54,6 @@ import (
 type ZSkip struct {
 	root   unsafe.Pointer // *zLeaf when depth is 0, else *zInner
 	depth  int            // inner levels above the leaves
-	head   *ZNode         // lowest member (hidden, like every node pointer)
-	tail   *ZNode         // highest
 	length int
 	tbytes int // heap bytes of the tree's nodes (treeBytes)
 
@@ -67,12 +65,10 @@ type ZSkip struct {
 
 // ZNode is one member. Its fields are read-only to callers.
 type ZNode struct {
-	hash     uint32 // the member's hash, low 32 bits: first, for oIndex's resizes
-	oidx     uint32 // index in ZSkip.owners
-	backward *ZNode // previous member (hidden)
-	forward  *ZNode // next member (hidden)
-	score    float64
-	meta     uint32 // zDead | member length (zLongLen: see mlen)
+	hash  uint32 // the member's hash, low 32 bits: first, for oIndex's resizes
+	oidx  uint32 // index in ZSkip.owners
+	score float64
+	meta  uint32 // zDead | member length (zLongLen: see mlen)
 	// The member bytes follow meta, at zNodeHdr (a member of zLongLen bytes
 	// or more: its length as 8 little-endian bytes, then the bytes).
 }
@@ -143,12 +139,6 @@ func (n *ZNode) MemberString() string {
 // Score returns the node's score.
 func (n *ZNode) Score() float64 { return n.score }
 
-// Next returns the following node in ascending order, or nil.
-func (n *ZNode) Next() *ZNode { return n.forward }
-
-// Prev returns the preceding node, or nil.
-func (n *ZNode) Prev() *ZNode { return n.backward }
-
 // allocNoscan returns size zeroed bytes (8-byte aligned) that the garbage
 // collector treats as holding no pointers: it marks the object when a
 // visible pointer reaches it but never looks inside. Pointers stored in it
@@ -198,7 +188,7 @@ func (z *ZSkip) MemUsage() int {
 }
 
 // First returns the lowest node, or nil.
-func (z *ZSkip) First() *ZNode { return z.head }
+func (z *ZSkip) First() *ZNode { return z.ByRank(0) }
 
 // Last returns the highest node, or nil.
-func (z *ZSkip) Last() *ZNode { return z.tail }
+func (z *ZSkip) Last() *ZNode { return z.ByRank(z.length - 1) }

@@ -40,12 +40,11 @@ func (z *ZSkip) Add(member []byte, score float64) (added bool, old float64) {
 	}
 	// Still strictly between its neighbours: it keeps its place, and only
 	// the copies of its score change.
-	if (n.backward == nil || n.backward.score < score) &&
-		(n.forward == nil || n.forward.score > score) {
-		z.rescore(n, score)
+	var at ZIter
+	if z.rescore(n, score, &at) {
 		return false, old
 	}
-	z.treeDelete(n)
+	z.treeDeleteAt(&at)
 	n.score = score
 	z.treeInsert(n) // the node is reused: no allocation, no slab to settle
 	return false, old
@@ -84,17 +83,9 @@ func (z *ZSkip) ByRank(i int) *ZNode {
 	if i < 0 || i >= z.length {
 		return nil
 	}
-	node := z.root
-	for d := 0; d < z.depth; d++ {
-		in := (*zInner)(node)
-		j := 0
-		for i >= int(in.counts[j]) {
-			i -= int(in.counts[j])
-			j++
-		}
-		node = in.kids[j]
-	}
-	return (*zLeaf)(node).slots()[i].node.get()
+	var p zPath
+	leaf, j := z.descendRank(i, &p)
+	return leaf.slots()[j].node.get()
 }
 
 // Random returns a uniformly chosen node (nil when empty), in O(1).
@@ -131,48 +122,45 @@ func (r zLexSpec) lteMax(n *ZNode) bool     { return LexRange(r).LteMax(n.Member
 func (r zLexSpec) slotGteMin(s *zSlot) bool { return r.gteMin(s.node.get()) }
 func (r zLexSpec) slotLteMax(s *zSlot) bool { return r.lteMax(s.node.get()) }
 
-func (z *ZSkip) firstIn(r zspec) (*ZNode, int) {
+func (z *ZSkip) firstIn(r zspec) (ZIter, int) {
 	if r.empty() || z.length == 0 {
-		return nil, -1
+		return ZIter{}, -1
 	}
-	rank, x := z.partition(func(s *zSlot) bool { return !r.slotGteMin(s) })
-	if x == nil || !r.lteMax(x) {
-		return nil, -1
+	rank, it := z.partition(func(s *zSlot) bool { return !r.slotGteMin(s) })
+	if !it.Valid() || !r.lteMax(it.Node()) {
+		return ZIter{}, -1
 	}
-	return x, rank
+	return it, rank
 }
 
-func (z *ZSkip) lastIn(r zspec) (*ZNode, int) {
+func (z *ZSkip) lastIn(r zspec) (ZIter, int) {
 	if r.empty() || z.length == 0 {
-		return nil, -1
+		return ZIter{}, -1
 	}
-	rank, x := z.partition(r.slotLteMax)
+	rank, it := z.partition(r.slotLteMax)
 	if rank == 0 {
-		return nil, -1
+		return ZIter{}, -1
 	}
-	if x == nil {
-		x = z.tail
-	} else {
-		x = x.backward
+	it.Prev()
+	if !r.gteMin(it.Node()) {
+		return ZIter{}, -1
 	}
-	if !r.gteMin(x) {
-		return nil, -1
-	}
-	return x, rank - 1
+	return it, rank - 1
 }
 
-// FirstInScoreRange returns the lowest node in r and its 0-based rank, or
-// (nil, -1).
-func (z *ZSkip) FirstInScoreRange(r ScoreRange) (*ZNode, int) { return z.firstIn(zScoreSpec(r)) }
+// FirstInScoreRange returns the position of the lowest member in r and
+// its 0-based rank, or an invalid position and -1.
+func (z *ZSkip) FirstInScoreRange(r ScoreRange) (ZIter, int) { return z.firstIn(zScoreSpec(r)) }
 
-// LastInScoreRange returns the highest node in r and its rank.
-func (z *ZSkip) LastInScoreRange(r ScoreRange) (*ZNode, int) { return z.lastIn(zScoreSpec(r)) }
+// LastInScoreRange returns the position of the highest member in r and
+// its rank.
+func (z *ZSkip) LastInScoreRange(r ScoreRange) (ZIter, int) { return z.lastIn(zScoreSpec(r)) }
 
 // FirstInLexRange is FirstInScoreRange for a member range.
-func (z *ZSkip) FirstInLexRange(r LexRange) (*ZNode, int) { return z.firstIn(zLexSpec(r)) }
+func (z *ZSkip) FirstInLexRange(r LexRange) (ZIter, int) { return z.firstIn(zLexSpec(r)) }
 
 // LastInLexRange is LastInScoreRange for a member range.
-func (z *ZSkip) LastInLexRange(r LexRange) (*ZNode, int) { return z.lastIn(zLexSpec(r)) }
+func (z *ZSkip) LastInLexRange(r LexRange) (ZIter, int) { return z.lastIn(zLexSpec(r)) }
 
 func (z *ZSkip) countIn(r zspec) int {
 	_, first := z.firstIn(r)
@@ -189,15 +177,15 @@ func (z *ZSkip) CountInScoreRange(r ScoreRange) int { return z.countIn(zScoreSpe
 // CountInLexRange counts the members in r in O(log n).
 func (z *ZSkip) CountInLexRange(r LexRange) int { return z.countIn(zLexSpec(r)) }
 
-// dropRun removes the run of nodes from x on while keep(node, index) is
-// true, and returns how many it removed. It takes whole stretches of a
-// leaf at a time (treeCut): one descent per leaf, not per member.
-func (z *ZSkip) dropRun(x *ZNode, keep func(n *ZNode, i int) bool) int {
+// dropRun removes the run of members from 0-based rank on while
+// keep(node, index) is true, and returns how many it removed. It takes
+// whole stretches of a leaf at a time (treeCut): one descent per leaf, not
+// per member. A negative rank removes nothing.
+func (z *ZSkip) dropRun(rank int, keep func(n *ZNode, i int) bool) int {
 	removed := 0
 	z.idx.pause++ // no resize while unlinking a run
-	for x != nil {
-		var done bool
-		x, done = z.treeCut(x, func(n *ZNode) bool {
+	for rank >= 0 && rank < z.length {
+		refused := z.treeCut(rank, func(n *ZNode) bool {
 			if !keep(n, removed) {
 				return false
 			}
@@ -206,7 +194,7 @@ func (z *ZSkip) dropRun(x *ZNode, keep func(n *ZNode, i int) bool) int {
 			removed++
 			return true
 		})
-		if done {
+		if refused {
 			break
 		}
 	}
@@ -217,8 +205,8 @@ func (z *ZSkip) dropRun(x *ZNode, keep func(n *ZNode, i int) bool) int {
 }
 
 func (z *ZSkip) deleteIn(r zspec) int {
-	x, _ := z.firstIn(r)
-	return z.dropRun(x, func(n *ZNode, _ int) bool { return r.lteMax(n) })
+	_, rank := z.firstIn(r)
+	return z.dropRun(rank, func(n *ZNode, _ int) bool { return r.lteMax(n) })
 }
 
 // DeleteRangeByScore removes the members in r and returns how many.
@@ -235,7 +223,7 @@ func (z *ZSkip) DeleteRangeByRank(start, end int) int {
 		return 0
 	}
 	n := end - start + 1
-	return z.dropRun(z.ByRank(start), func(_ *ZNode, i int) bool { return i < n })
+	return z.dropRun(start, func(_ *ZNode, i int) bool { return i < n })
 }
 
 // Clone returns an independent copy.
@@ -243,7 +231,8 @@ func (z *ZSkip) Clone() *ZSkip {
 	c := NewZSkip(z.length)
 	// In order: every insert appends to the last leaf, which splitLeaf
 	// then leaves full.
-	for n := z.head; n != nil; n = n.forward {
+	for it := z.IterAt(0); it.Valid(); it.Next() {
+		n := it.Node()
 		c.Add(n.Member(), n.score)
 	}
 	return c

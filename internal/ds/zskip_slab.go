@@ -56,15 +56,13 @@ func (z *ZSkip) settle() {
 }
 
 // move copies live node x into the current slab and points every link
-// to x (the tree's slot and separators, its neighbours' links, its index
-// slot, owners) at the copy.
+// to x (the tree's slot and separators, its index slot, owners) at the
+// copy.
 func (z *ZSkip) move(x *ZNode) {
 	size := x.nodeBytes()
 	y := z.allocNode(x.mlen())
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(y)), size), unsafe.Slice((*byte)(unsafe.Pointer(x)), size))
 	z.relocate(x, y)
-	z.join(y.backward, y)
-	z.join(y, y.forward)
 	z.rechain(x, y)
 	z.owners[x.oidx] = y
 	x.meta |= zDead

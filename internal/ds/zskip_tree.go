@@ -26,8 +26,12 @@ import (
 //     and node), kept so through removals (fixMin), moves (relocate) and
 //     score changes (rescore); seps[0] means nothing;
 //   - all leaves are at depth z.depth; leaves below the root have zLeafMax
-//     slots, the root leaf one of zLeafCaps (it grows and shrinks);
-//   - the members' forward/backward links follow the leaves' order.
+//     slots, the root leaf one of zLeafCaps (it grows and shrinks).
+//
+// Members have no links to their neighbours (a skiplist's level-0
+// forward and backward pointers): walks step through the leaves' slots
+// with a ZIter (zskip_iter.go), which saves 16 bytes a member and the two
+// neighbours' cache lines an insert or removal would write.
 //
 // Memory: leaves are pointer-free (allocNoscan) and their node references
 // hidden, like every link to a node (see ZSkip); inner nodes are ordinary
@@ -220,7 +224,7 @@ func (p *zPath) add(delta int) {
 }
 
 // treeInsert puts n (absent from the tree; its score and member set) in
-// order: into the tree and between its neighbours' links.
+// order.
 func (z *ZSkip) treeInsert(n *ZNode) {
 	q := keyOf(n)
 	var p zPath
@@ -228,16 +232,6 @@ func (z *ZSkip) treeInsert(n *ZNode) {
 	p.add(1)
 	pos := leaf.lower(&q)
 	sl := leaf.slots()
-	var pred, succ *ZNode
-	if pos > 0 {
-		pred = sl[pos-1].node.get()
-		succ = pred.forward
-	} else if leaf.n > 0 {
-		succ = sl[0].node.get()
-		pred = succ.backward
-	}
-	z.join(pred, n)
-	z.join(n, succ)
 	z.length++
 	s := zSlot{q.score, q.key, refOf(n)}
 	switch {
@@ -346,21 +340,6 @@ func (in *zInner) shiftSlots(l, k int) {
 	in.seps[l+1] = rs[0]
 }
 
-// join links b after a in the members' order; a nil a makes b the
-// lowest member, a nil b makes a the highest.
-func (z *ZSkip) join(a, b *ZNode) {
-	if a != nil {
-		a.forward = b
-	} else {
-		z.head = b
-	}
-	if b != nil {
-		b.backward = a
-	} else {
-		z.tail = a
-	}
-}
-
 // splitLeaf adds s at pos to the full leaf by moving part of it to a new
 // right sibling. An insert at either end of the leaf (ascending or
 // descending runs of members: Clone, time-ordered scores, an RDB file,
@@ -466,11 +445,29 @@ func (z *ZSkip) relocate(x, y *ZNode) {
 	z.locate(x, &q, func(s *zSlot) { s.node = ry })
 }
 
-// rescore changes x's score to one that keeps its place in the order.
-func (z *ZSkip) rescore(x *ZNode, score float64) {
+// rescore gives x the new score in place when that keeps its place in
+// the order, strictly between its neighbours' scores (Valkey's
+// zslUpdateScore asks the same), and reports whether it did; when it did
+// not, it is the caller's to move x, from it, x's position. The
+// neighbours' scores are read from their slots.
+func (z *ZSkip) rescore(x *ZNode, score float64, it *ZIter) bool {
 	q := keyOf(x)
-	z.locate(x, &q, func(s *zSlot) { s.score = score })
+	*it = z.iterOf(x, &q)
+	prev, next := *it, *it
+	prev.Prev()
+	next.Next()
+	if prev.Valid() && prev.slot().score >= score || next.Valid() && next.slot().score <= score {
+		return false
+	}
+	rx := refOf(x)
+	for _, st := range it.p.steps[:it.p.n] {
+		if st.i > 0 && st.in.seps[st.i].node == rx {
+			st.in.seps[st.i].score = score
+		}
+	}
+	it.slot().score = score
 	x.score = score
+	return true
 }
 
 // rankOf returns the 0-based rank of n (in the set).
@@ -486,27 +483,28 @@ func (z *ZSkip) rankOf(n *ZNode) int {
 }
 
 // partition returns how many members satisfy before, which must hold for
-// a prefix of the order, and the first member that does not (nil if all
-// do).
-func (z *ZSkip) partition(before func(s *zSlot) bool) (int, *ZNode) {
+// a prefix of the order, and the position of the first member that does
+// not (past the end if all do).
+func (z *ZSkip) partition(before func(s *zSlot) bool) (int, ZIter) {
+	var it ZIter
 	rank, node := 0, z.root
 	for d := 0; d < z.depth; d++ {
 		in := (*zInner)(node)
 		i := countBefore(in.seps[1:in.n], before) // seps[0] means nothing
 		rank += int(sum32(in.counts[:i]))
+		it.p.steps[d] = zStep{in, i}
 		node = in.kids[i]
 	}
-	leaf := (*zLeaf)(node)
-	sl := leaf.slots()[:leaf.n]
-	i := countBefore(sl, before)
-	rank += i
-	switch {
-	case i < len(sl):
-		return rank, sl[i].node.get()
-	case i == 0:
-		return rank, nil // an empty set
+	it.p.n = z.depth
+	it.leaf = (*zLeaf)(node)
+	it.i = countBefore(it.leaf.slots()[:it.leaf.n], before)
+	rank += it.i
+	if it.i == int(it.leaf.n) {
+		// All of this leaf are before: the next leaf's first, if any.
+		it.i--
+		it.Next()
 	}
-	return rank, sl[i-1].node.get().forward // all of this leaf are before
+	return rank, it
 }
 
 // countBefore returns how many of sl, from the start, satisfy before

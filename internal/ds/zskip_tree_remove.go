@@ -9,62 +9,54 @@ import "unsafe"
 // quarter full merge with a sibling or borrow from it, and a root of one
 // child gives way to that child.
 
-// treeDelete takes x out of the tree and its neighbours' links, merging
-// or rebalancing nodes left under a quarter full.
+// treeDelete takes x out of the tree, merging or rebalancing nodes left
+// under a quarter full.
 func (z *ZSkip) treeDelete(x *ZNode) {
 	q := keyOf(x)
-	var p zPath
-	leaf := z.descend(&q, &p)
-	p.add(-1)
-	pos := leaf.lower(&q)
-	if pos >= int(leaf.n) || leaf.slots()[pos].node.get() != x {
-		panic("ds: ZSkip node not where its order says")
-	}
-	leaf.removeAt(pos)
-	z.join(x.backward, x.forward)
-	z.length--
-	if pos == 0 && leaf.n > 0 {
-		z.fixMin(&p, p.n-1, leaf.slots()[0])
-	}
-	z.rebalanceLeaf(&p, leaf)
+	it := z.iterOf(x, &q)
+	z.treeDeleteAt(&it)
 }
 
-// treeCut takes out of the tree the members from x on, within x's leaf,
-// for which take returns true (it is called in order and stops at the
-// first false), and returns the member after them and whether take
-// refused one (false: the leaf ended, the run may go on from there).
-func (z *ZSkip) treeCut(x *ZNode, take func(n *ZNode) bool) (*ZNode, bool) {
-	q := keyOf(x)
-	var p zPath
-	leaf := z.descend(&q, &p)
-	pos := leaf.lower(&q)
-	sl := leaf.slots()
-	if pos >= int(leaf.n) || sl[pos].node.get() != x {
-		panic("ds: ZSkip node not where its order says")
+// treeDeleteAt is treeDelete of the member at it (which it consumes).
+func (z *ZSkip) treeDeleteAt(it *ZIter) {
+	p, leaf, pos := &it.p, it.leaf, it.i
+	p.add(-1)
+	leaf.removeAt(pos)
+	z.length--
+	if pos == 0 && leaf.n > 0 {
+		z.fixMin(p, p.n-1, leaf.slots()[0])
 	}
-	prev, end, refused := x.backward, pos, false
-	var after *ZNode
+	z.rebalanceLeaf(p, leaf)
+}
+
+// treeCut takes out of the tree the members from rank on, within their
+// leaf, for which take returns true (it is called in order and stops at
+// the first false), and reports whether take refused one (false: the leaf
+// ended, and the run may go on with the member now at rank).
+func (z *ZSkip) treeCut(rank int, take func(n *ZNode) bool) bool {
+	var p zPath
+	leaf, pos := z.descendRank(rank, &p)
+	sl := leaf.slots()
+	end, refused := pos, false
 	for ; end < int(leaf.n); end++ {
-		n := sl[end].node.get()
-		if after = n.forward; !take(n) {
-			after, refused = n, true
+		if !take(sl[end].node.get()) {
+			refused = true
 			break
 		}
 	}
 	k := end - pos
 	if k == 0 {
-		return after, refused
+		return refused
 	}
 	copy(sl[pos:], sl[end:leaf.n])
 	leaf.n -= int32(k)
 	p.add(-k)
 	z.length -= k
-	z.join(prev, after)
 	if pos == 0 && leaf.n > 0 {
 		z.fixMin(&p, p.n-1, sl[0])
 	}
 	z.rebalanceLeaf(&p, leaf)
-	return after, refused
+	return refused
 }
 
 // fixMin records s as the new lowest member of the subtree reached from
