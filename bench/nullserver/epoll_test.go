@@ -79,7 +79,7 @@ func TestURing(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close() // serveURing makes its own (blocking) listener on the port
+	ln.Close()                            // serveURing makes its own (blocking) listener on the port
 	go serveURing(port, true, true, true) // fixed files: closed connections must be released (the first dial closes at once)
 	addr := ln.Addr().String()
 	var conns []net.Conn
