@@ -79,8 +79,10 @@ func TestURing(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()                            // serveURing makes its own (blocking) listener on the port
-	go serveURing(port, true, true, true) // fixed files: closed connections must be released (the first dial closes at once)
+	ln.Close() // serveURing makes its own (blocking) listener on the port
+	// With fixed files, as corvid-server: a closed connection's slot must
+	// be emptied (the first dial below closes at once).
+	go serveURing(port, true, true, true)
 	addr := ln.Addr().String()
 	var conns []net.Conn
 	for range 50 {
