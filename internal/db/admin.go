@@ -72,7 +72,7 @@ func (ks *Keyspace) FlushDB(db int) int {
 			ks.mem.nonEmpty[d].expires.Store(0)
 		}
 	}
-	ks.dirty.Add(int64(n))
+	ks.dirty.Add(0, int64(n))
 	if h := ks.Hooks.Flushed; h != nil && freed > 0 {
 		h(freed)
 	}
@@ -97,7 +97,7 @@ func (ks *Keyspace) SwapDB(a, b int) {
 	na.expires.Store(nb.expires.Load())
 	nb.keys.Store(ka)
 	nb.expires.Store(ea)
-	ks.dirty.Add(1)
+	ks.dirty.Add(0, 1)
 }
 
 // holds reports whether database db stores key, expired or not (Valkey's

@@ -326,7 +326,7 @@ func (r *blockRegistry) serveOne(c *Ctx, w *waiter, db int, key []byte, m *strip
 	}
 	close(w.done)
 	if sc.Dirty > 0 {
-		ks.AddDirty(int64(sc.Dirty))
+		ks.AddDirty(sc.Shard, int64(sc.Dirty))
 	}
 	// What the serve function pushed (BLMOVE's destination) is served now,
 	// while its stripe is still held.

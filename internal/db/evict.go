@@ -472,7 +472,7 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 	ks.publish(sh.st, true)
 	ks.Stats.EvictedKeys.Add(1)
 	ks.watch.touch(db, kb)
-	ks.dirty.Add(1)
+	ks.dirty.Add(0, 1)
 	if ks.Hooks.Evicted != nil {
 		ks.Hooks.Evicted(db, kb)
 	}

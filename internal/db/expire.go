@@ -14,7 +14,7 @@ func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 	ks.settle(db, sh)
 	ks.Stats.ExpiredKeys.Add(1)
 	ks.watch.touch(db, key)
-	ks.dirty.Add(1)
+	ks.dirty.Add(0, 1)
 	if ks.Hooks.Expired != nil {
 		ks.Hooks.Expired(db, key)
 	}

@@ -333,7 +333,7 @@ func swapdbCommand(c *Ctx) {
 	}
 	if a == b {
 		// Valkey counts the no-op swap as a change but invalidates nothing.
-		c.KS.AddDirty(1)
+		c.KS.AddDirty(c.Shard, 1)
 	} else {
 		c.KS.SwapDB(a, b)
 		// Clients blocked on keys of either database may now find data.

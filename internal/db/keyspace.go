@@ -24,7 +24,10 @@ type Keyspace struct {
 	watch watchRegistry
 
 	// dirty counts changes since the last save, as Valkey's server.dirty.
-	dirty atomic.Int64
+	// Every write adds to it, from every loop: sharded like the hit
+	// counters, so that the loops do not pass its cache line back and
+	// forth.
+	dirty counter.Sharded
 	// expiredKeys, expiredStale... are INFO stats.
 	Stats Stats
 
@@ -229,5 +232,6 @@ func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
 // Dirty returns the number of changes since the counter was last reset.
 func (ks *Keyspace) Dirty() int64 { return ks.dirty.Load() }
 
-// AddDirty records n changes.
-func (ks *Keyspace) AddDirty(n int64) { ks.dirty.Add(n) }
+// AddDirty records n changes, in shard shard of the counter (a Ctx's
+// Shard; any int will do).
+func (ks *Keyspace) AddDirty(shard int, n int64) { ks.dirty.Add(shard, n) }

@@ -20,7 +20,12 @@ type watchKey struct {
 // watchRegistry maps watched keys to their watchers. Its mutex is a leaf
 // lock: touch is called with stripes held and takes nothing else.
 type watchRegistry struct {
+	// n is read by every write (touch) and written only by WATCH and
+	// UNWATCH: it has a cache line of its own, which the loops can all
+	// keep, instead of sharing one with a counter every write changes.
+	_  [64]byte
 	n  atomic.Int64 // number of registrations; 0 makes touch free
+	_  [56]byte
 	mu sync.Mutex
 	m  map[watchKey][]*Watch
 }

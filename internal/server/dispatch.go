@@ -203,7 +203,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 		s.errs.countReply(c.w.Bytes()[mark:])
 	}
 	if ctx.Dirty > 0 {
-		s.ks.AddDirty(int64(ctx.Dirty))
+		s.ks.AddDirty(c.shard, int64(ctx.Dirty))
 	}
 	if cm.meta.Flags&command.FlagSkipSlowlog == 0 {
 		s.slow.maybeAdd(c, argv, usec)
