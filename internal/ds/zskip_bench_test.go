@@ -203,3 +203,31 @@ func BenchmarkZSkipDeleteRange(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*run), "ns/member")
 }
+
+// BenchmarkZSkipWalk walks 100,000 members in order, forward then back,
+// as ZRANGE and ZREVRANGE of a whole set do: a ZIter reads each leaf's
+// slots in place and climbs its path once per leaf (the skiplist design
+// followed a link into each next node).
+func BenchmarkZSkipWalk(b *testing.B) {
+	const n = 100_000
+	r := rand.New(rand.NewPCG(5, 5))
+	m := make([]byte, 64)
+	z := ds.NewZSkip(0)
+	for z.Len() < n {
+		fillRandom(r, m)
+		z.Add(m, float64(r.IntN(1000)))
+	}
+	var sum float64
+	for b.Loop() {
+		for it := z.IterAt(0); it.Valid(); it.Next() {
+			sum += it.Node().Score()
+		}
+		for it := z.IterAt(n - 1); it.Valid(); it.Prev() {
+			sum -= it.Node().Score()
+		}
+	}
+	if sum != 0 {
+		b.Fatal("the walks disagree")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*2*n), "ns/member")
+}
