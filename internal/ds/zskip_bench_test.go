@@ -184,19 +184,12 @@ func BenchmarkZSkipChurn(b *testing.B) {
 func BenchmarkZSkipDeleteRange(b *testing.B) {
 	const n, run = 100_000, 10_000
 	r := rand.New(rand.NewPCG(3, 3))
-	m := make([]byte, 64)
 	z := ds.NewZSkip(0)
-	for z.Len() < n {
-		fillRandom(r, m)
-		z.Add(m, float64(r.IntN(1000)))
-	}
+	fillZSkip(r, z, n)
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		for z.Len() < n {
-			fillRandom(r, m)
-			z.Add(m, float64(r.IntN(1000)))
-		}
+		fillZSkip(r, z, n)
 		b.StartTimer()
 		z.DeleteRangeByRank(0, run/2-1)
 		z.DeleteRangeByRank(n/2, n/2+run/2-1)
@@ -210,13 +203,8 @@ func BenchmarkZSkipDeleteRange(b *testing.B) {
 // followed a link into each next node).
 func BenchmarkZSkipWalk(b *testing.B) {
 	const n = 100_000
-	r := rand.New(rand.NewPCG(5, 5))
-	m := make([]byte, 64)
 	z := ds.NewZSkip(0)
-	for z.Len() < n {
-		fillRandom(r, m)
-		z.Add(m, float64(r.IntN(1000)))
-	}
+	fillZSkip(rand.New(rand.NewPCG(5, 5)), z, n)
 	var sum float64
 	for b.Loop() {
 		for it := z.IterAt(0); it.Valid(); it.Next() {
@@ -230,4 +218,14 @@ func BenchmarkZSkipWalk(b *testing.B) {
 		b.Fatal("the walks disagree")
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*2*n), "ns/member")
+}
+
+// fillZSkip adds random 64-byte members with scores in [0, 1000) until z
+// has n.
+func fillZSkip(r *rand.Rand, z *ds.ZSkip, n int) {
+	m := make([]byte, 64)
+	for z.Len() < n {
+		fillRandom(r, m)
+		z.Add(m, float64(r.IntN(1000)))
+	}
 }
