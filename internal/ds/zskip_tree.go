@@ -422,27 +422,23 @@ func sum32(c []uint32) uint32 {
 	return s
 }
 
-// locate finds x's slot (x is in the tree, with the key q) and calls fn
-// with it and with every separator naming x.
-func (z *ZSkip) locate(x *ZNode, q *zKey, fn func(s *zSlot)) {
-	var p zPath
-	leaf, rx := z.descend(q, &p), refOf(x)
-	for _, st := range p.steps[:p.n] {
+// refs calls fn with every reference the tree holds to the member at it:
+// the separators on its path that name it, and its slot.
+func (it *ZIter) refs(fn func(s *zSlot)) {
+	rx := it.slot().node
+	for _, st := range it.p.steps[:it.p.n] {
 		if st.i > 0 && st.in.seps[st.i].node == rx {
 			fn(&st.in.seps[st.i])
 		}
 	}
-	pos := leaf.lower(q)
-	if pos >= int(leaf.n) || leaf.slots()[pos].node != rx {
-		panic("ds: ZSkip node not where its order says")
-	}
-	fn(&leaf.slots()[pos])
+	fn(it.slot())
 }
 
 // relocate points the tree's references to x at y, its copy.
 func (z *ZSkip) relocate(x, y *ZNode) {
 	q, ry := keyOf(x), refOf(y)
-	z.locate(x, &q, func(s *zSlot) { s.node = ry })
+	it := z.iterOf(x, &q)
+	it.refs(func(s *zSlot) { s.node = ry })
 }
 
 // rescore gives x the new score in place when that keeps its place in
@@ -459,13 +455,7 @@ func (z *ZSkip) rescore(x *ZNode, score float64, it *ZIter) bool {
 	if prev.Valid() && prev.slot().score >= score || next.Valid() && next.slot().score <= score {
 		return false
 	}
-	rx := refOf(x)
-	for _, st := range it.p.steps[:it.p.n] {
-		if st.i > 0 && st.in.seps[st.i].node == rx {
-			st.in.seps[st.i].score = score
-		}
-	}
-	it.slot().score = score
+	it.refs(func(s *zSlot) { s.score = score })
 	x.score = score
 	return true
 }
