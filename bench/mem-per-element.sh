@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory per element, corvid-server vs redis-server 7.0.15 in one run
-# (issue 4): 1M 128-byte values in one list, set, zset and hash, and 100k
-# 10-field hashes; used_memory and RSS deltas per element. The method is
+# (issue 4): 1M 128-byte values in one list, set, zset and hash, 100k
+# 10-field hashes, 100k two-member sorted sets, and 1M string keys (SET);
+# used_memory and RSS deltas per element. The method is
 # in bench/mempere/doc.go; flags: bench/mem-per-element.sh -h.
 #
 #   bench/mem-per-element.sh                          # the full run

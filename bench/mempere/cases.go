@@ -9,8 +9,8 @@ import (
 
 // caseSpec is one data set: keys keys of perKey elements each.
 type caseSpec struct {
-	name   string // list, set, zset, hash, smallhash, smallzset
-	cmd    string // the write command: RPUSH, SADD, ZADD or HSET
+	name   string // list, set, zset, hash, smallhash, smallzset, string
+	cmd    string // the write command: RPUSH, SADD, ZADD, HSET or SET
 	key    string // the key, or for several keys the prefix of key<i>
 	keys   int
 	perKey int
@@ -26,9 +26,10 @@ func (c caseSpec) keyName(i int) string {
 	return c.key + strconv.Itoa(i)
 }
 
-// countCommand reads back how many elements key 0 holds.
+// countCommand reads back how many elements key 0 holds (a string key:
+// whether it exists).
 func (c caseSpec) countCommand() []string {
-	cmd := map[string]string{"RPUSH": "LLEN", "SADD": "SCARD", "ZADD": "ZCARD", "HSET": "HLEN"}[c.cmd]
+	cmd := map[string]string{"RPUSH": "LLEN", "SADD": "SCARD", "ZADD": "ZCARD", "HSET": "HLEN", "SET": "EXISTS"}[c.cmd]
 	return []string{cmd, c.keyName(0)}
 }
 
@@ -36,7 +37,7 @@ func (c caseSpec) countCommand() []string {
 // the value).
 func (c caseSpec) pairs() bool { return c.cmd == "ZADD" || c.cmd == "HSET" }
 
-var allCases = []string{"list", "set", "zset", "hash", "smallhash", "smallzset"}
+var allCases = []string{"list", "set", "zset", "hash", "smallhash", "smallzset", "string"}
 
 // smallZSetMembers is the size of each small sorted set: two members of
 // -size bytes, skiplist-encoded in both servers once they pass
@@ -67,6 +68,9 @@ func makeCases(names string, n, small, fields int) ([]caseSpec, error) {
 			out = append(out, caseSpec{name, "HSET", "h:", small, fields})
 		case "smallzset":
 			out = append(out, caseSpec{name, "ZADD", "z:", small, smallZSetMembers})
+		case "string":
+			// The seed's SET: n keys of one value each, SET by SET.
+			out = append(out, caseSpec{name, "SET", "s:", n, 1})
 		default:
 			return nil, fmt.Errorf("unknown case %q (want some of %s)", name, strings.Join(allCases, ","))
 		}

@@ -167,7 +167,7 @@ func TestMakeCases(t *testing.T) {
 		got[c.name] = strings.Join(c.countCommand(), " ")
 	}
 	want := map[string]string{"list": "LLEN mem:list", "set": "SCARD mem:set", "zset": "ZCARD mem:zset",
-		"hash": "HLEN mem:hash", "smallhash": "HLEN h:0", "smallzset": "ZCARD z:0"}
+		"hash": "HLEN mem:hash", "smallhash": "HLEN h:0", "smallzset": "ZCARD z:0", "string": "EXISTS s:0"}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%s count command = %q, want %q", k, got[k], w)

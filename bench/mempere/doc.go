@@ -1,7 +1,8 @@
 // Command mempere measures memory per element, corvid-server against
 // redis-server 7.0.15 in the same run (issue 4): 1M elements of 128-byte
 // random values in one list, one set, one sorted set and one hash, 100k
-// small hashes of 10 fields each and 100k sorted sets of 2 members each.
+// small hashes of 10 fields each, 100k sorted sets of 2 members each, and
+// 1M string keys (SET s:<i> <value>, as the seed's SET).
 //
 //	bench/mem-per-element.sh [flags]   # cds to the repo root, go run ./bench/mempere
 //	bench/mem-per-element.sh -n 50000 -small 5000   # a quick smoke run
@@ -23,8 +24,9 @@
 //     (/proc/PID/status): the "before" sample.
 //  3. Load the data on a second connection with pipelined RESP writes:
 //     batches of -batch (1000) commands, each adding up to -per (100)
-//     elements (RPUSH, SADD, ZADD with random scores, HSET f:<i> <value>);
-//     every reply must be an integer. The connection is closed afterwards so
+//     elements (RPUSH, SADD, ZADD with random scores, HSET f:<i> <value>;
+//     one SET per command for strings); every reply must be an integer
+//     (+OK for SET). The connection is closed afterwards so
 //     its buffers are not counted.
 //  4. Wait -settle, read VmRSS (the "settled" RSS, before any purge), then
 //     MEMORY PURGE and read used_memory and VmRSS: the "after" sample.

@@ -29,7 +29,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.IntVar(&o.n, "n", 1_000_000, "elements in each of the list, set, zset and hash cases")
+	flag.IntVar(&o.n, "n", 1_000_000, "elements in each of the list, set, zset and hash cases, and string keys in the string case")
 	flag.IntVar(&o.small, "small", 100_000, "number of small hashes, and of small sorted sets (2 members each)")
 	flag.IntVar(&o.fields, "fields", 10, "fields per small hash")
 	flag.IntVar(&o.load.size, "size", 128, "value size in bytes")

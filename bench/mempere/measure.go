@@ -118,15 +118,15 @@ func load(addr string, spec caseSpec, o loadOptions) error {
 		if n == 0 {
 			return nil
 		}
-		if err := pipeline(c, n); err != nil {
+		if err := pipeline(c, n, spec.cmd == "SET"); err != nil {
 			return err
 		}
 	}
 }
 
 // pipeline sends the n commands in c.Out in one write, then reads their n
-// replies, which must all be integers.
-func pipeline(c *wire.Conn, n int) error {
+// replies, which must all be integers, or with okReplies all +OK (SET).
+func pipeline(c *wire.Conn, n int, okReplies bool) error {
 	_ = c.SetDeadline(time.Now().Add(cmdTimeout))
 	if err := c.Flush(); err != nil {
 		return err
@@ -136,7 +136,10 @@ func pipeline(c *wire.Conn, n int) error {
 		if err != nil {
 			return err
 		}
-		if v.Type != ':' {
+		switch {
+		case okReplies && (v.Type != '+' || v.Text() != "OK"):
+			return fmt.Errorf("pipelined write: want +OK, got %s", v.Text())
+		case !okReplies && v.Type != ':':
 			return fmt.Errorf("pipelined write: want an integer reply, got %s", v.Text())
 		}
 	}

@@ -25,6 +25,9 @@ func rowsFor(spec caseSpec, corvid, redis measurement) []row {
 	if spec.keys == 1 {
 		return []row{{spec.name, spec.perKey, spec.perKey, corvid, redis}}
 	}
+	if spec.perKey == 1 { // strings: one value per key
+		return []row{{spec.name, spec.keys, 1, corvid, redis}}
+	}
 	key, elem := "hash", "field"
 	if spec.cmd == "ZADD" {
 		key, elem = "set", "member"

@@ -17,19 +17,19 @@ func TestAppendBulk(t *testing.T) {
 	}
 }
 
-// TestPipeline sends two batches to a fake server that answers :1 to
-// every command but the last, which gets +OK.
+// TestPipeline sends three batches to a fake server that answers :1 to
+// every command but the fifth, which gets +OK.
 func TestPipeline(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	go func() {
 		srv := wire.NewConn(a, "")
 		var reply []byte
-		for i := 1; i <= 5; i++ {
+		for i := 1; i <= 6; i++ {
 			if _, err := srv.ReadValue(); err != nil {
 				return
 			}
-			if i < 5 {
+			if i != 5 {
 				reply = append(reply, ":1\r\n"...)
 			} else {
 				reply = append(reply, "+OK\r\n"...)
@@ -47,12 +47,17 @@ func TestPipeline(t *testing.T) {
 		c.Out = appendArrayHeader(c.Out, 2)
 		c.Out = appendBulk(appendBulk(c.Out, "RPUSH"), "k")
 	}
-	if err := pipeline(c, 3); err != nil {
+	if err := pipeline(c, 3, false); err != nil {
 		t.Fatal(err)
 	}
 	c.Out = wire.AppendCommand(c.Out, "RPUSH", "k")
 	c.Out = wire.AppendCommand(c.Out, "RPUSH", "k")
-	if err := pipeline(c, 2); err == nil || err.Error() != "pipelined write: want an integer reply, got OK" {
+	if err := pipeline(c, 2, false); err == nil || err.Error() != "pipelined write: want an integer reply, got OK" {
 		t.Fatalf("pipeline = %v", err)
+	}
+	// SET's batches want +OK: an integer is refused.
+	c.Out = wire.AppendCommand(c.Out, "SET", "k", "v")
+	if err := pipeline(c, 1, true); err == nil || err.Error() != "pipelined write: want +OK, got 1" {
+		t.Fatalf("pipeline of SET = %v", err)
 	}
 }
