@@ -87,3 +87,18 @@ func BenchmarkZAddUpdate(b *testing.B) {
 		return argv
 	}, argv[1])
 }
+
+// BenchmarkParseDouble parses ZADD scores: plain integers (parseSmallInt,
+// memtier's key numbers) and decimals (strtod).
+func BenchmarkParseDouble(b *testing.B) {
+	for _, c := range []struct{ name, in string }{{"int", "4711"}, {"decimal", "123456.789"}} {
+		in := []byte(c.in)
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, ok := parseDouble(in); !ok {
+					b.Fatal("not parsed")
+				}
+			}
+		})
+	}
+}

@@ -160,9 +160,39 @@ func parseDouble(b []byte) (float64, bool) {
 	if len(b) == 0 || isCSpace(b[0]) {
 		return 0, false
 	}
+	if v, ok := parseSmallInt(b); ok {
+		return v, true
+	}
 	v, n, re := strtod(b)
 	if n != len(b) || re || math.IsNaN(v) {
 		return 0, false
+	}
+	return v, true
+}
+
+// parseSmallInt is parseDouble's fast path for the usual score, a plain
+// integer ("-"? digits: a counter, a time in seconds, memtier's key
+// number): up to 15 digits, below 2^53, so the float64 conversion is exact
+// and equals strtod's (including -0 for "-0"). Anything else is left to
+// strtod.
+func parseSmallInt(b []byte) (float64, bool) {
+	d := b
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	v := float64(n)
+	if len(d) < len(b) {
+		v = -v
 	}
 	return v, true
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -489,6 +490,32 @@ func TestAppendScore(t *testing.T) {
 	} {
 		if got := string(appendScore(nil, c.f)); got != c.want {
 			t.Errorf("appendScore(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}
+
+// TestParseSmallInt: parseDouble's integer fast path agrees with strtod,
+// sign of zero included, and leaves everything else to it.
+func TestParseSmallInt(t *testing.T) {
+	ins := []string{"0", "-0", "7", "-7", "007", "123456789012345", "-999999999999999",
+		"1234567890123456", "+5", "5.0", "1e3", "-", "", "12a", " 1", "0x10"}
+	for i := range 2000 {
+		ins = append(ins, strconv.FormatInt(int64(i*i*i)-1_000_000, 10))
+	}
+	for _, in := range ins {
+		v, ok := parseSmallInt([]byte(in))
+		want, n, _ := strtod([]byte(in))
+		plain := len(in) > 0 && len(strings.TrimPrefix(in, "-")) <= 15 &&
+			strings.Trim(strings.TrimPrefix(in, "-"), "0123456789") == "" && in != "-"
+		if ok != plain {
+			t.Errorf("parseSmallInt(%q) ok = %v, want %v", in, ok, plain)
+			continue
+		}
+		if ok && (n != len(in) || v != want || math.Signbit(v) != math.Signbit(want)) {
+			t.Errorf("parseSmallInt(%q) = %v, strtod %v", in, v, want)
+		}
+		if pv, pok := parseDouble([]byte(in)); ok && (!pok || pv != v || math.Signbit(pv) != math.Signbit(v)) {
+			t.Errorf("parseDouble(%q) = %v %v", in, pv, pok)
 		}
 	}
 }
