@@ -318,16 +318,12 @@ func (x *oIndex) moveSlots() {
 	for i := start; i < end; i++ {
 		if s := old.slots[i]; s > oSlotTomb {
 			live[n], hashes[n] = s, recHash(oSlotPtr(s))
+			old.slots[i] = oSlotTomb
 			n++
 		}
 	}
 	for j := range n {
 		nt.put(hashes[j], live[j])
-	}
-	for i := start; i < end; i++ {
-		if old.slots[i] > oSlotTomb {
-			old.slots[i] = oSlotTomb
-		}
 	}
 	old.used -= uint32(n)
 	old.tombs += uint32(n)
