@@ -2,11 +2,60 @@
 // for the server side: a zero-copy request Reader and an append-style reply
 // Writer.
 //
-// Buffer lifetime: the argv slices returned by Reader.Next point into the
-// reader's buffer. They stay valid until the next call to Reader.Fill (which
-// may compact or grow the buffer). The server executes every complete command
-// in the buffer before it reads again, so commands never copy their arguments
-// unless they store them.
+// # Buffer lifetime
+//
+// The argv slices returned by Reader.Next point into the reader's buffer.
+// They stay valid until the next call to Reader.Fill or Reader.Feed, which
+// may compact the buffer (move the unparsed bytes to its front) or grow it
+// (copy them to a new one). The outer [][]byte is reused by the next call
+// to Next. The server executes every complete command in the buffer before
+// it reads again, so commands never copy their arguments unless they store
+// them.
+//
+// # Parse state
+//
+// A command that is not complete when Next runs is not parsed again from
+// its start: the Reader keeps Valkey's state (the arguments still to read,
+// the length of the bulk being read, where the search for a line's end
+// resumes) and the offsets of the arguments already read, all relative to
+// the start of the pending command, which Fill's compaction and growth keep
+// valid. The state is cleared when a command completes, when Next returns
+// an error (the error is then returned by every later call, and the
+// buffered input is dropped) and by Reset. Work is linear in the input
+// however it is split across reads; the unexported steps counter, checked
+// by TestReaderLinearSteps, measures it.
+//
+// # Reads
+//
+// Fill reads at most Reader.ReadChunk bytes (DefaultReadChunk, 16 KiB, as
+// Valkey's PROTO_IOBUF_LEN), so a client whose buffer was grown by one big
+// command cannot hand the server megabytes of pipelined commands in one
+// round. The exception is a pending bulk: Fill then reads up to the rest of
+// that bulk, into a buffer grown once to hold it.
+//
+// # Limits and Valkey compatibility
+//
+// Requests are accepted and refused as Valkey 8.0.1 does (networking.c),
+// with its error texts: counts are parsed like string2ll (no leading zeros,
+// "+" or "-0"); a multibulk count is at most 2^31-1 (the argument list grows
+// as arguments arrive, never preallocated beyond 1024 entries); a bulk is
+// at most MaxBulk (proto-max-bulk-len); unauthenticated clients are held to
+// 10 arguments, 16 KiB bulks and a 1 MB query buffer. Line ends are found
+// as with C's strchr, so a NUL byte in a count or inline line hides the end
+// of that line. A count or inline line must end within InlineMax (64 KiB)
+// bytes of its start: Valkey refuses a longer one only if a read leaves
+// more than 64 KiB of it buffered without its end, which depends on how
+// the bytes arrive, so the Reader always refuses it; this is the one case
+// where the Reader's answer does not depend on the split but Valkey's does.
+//
+// The whole pending command lives in the buffer, so it must fit in MaxQuery
+// (client-query-buffer-limit): the Reader gives up with ErrQueryBufferLimit
+// as soon as a declared bulk length makes the command longer than that,
+// without allocating for it. (Valkey applies the limit to the bytes not yet
+// parsed, so it accepts a command of several bulks whose total exceeds the
+// limit; the Reader does not.) All length arithmetic compares against what
+// remains instead of adding to an offset, so lengths up to 2^63-1 cannot
+// overflow.
 //
 // Neither type is safe for concurrent use; each connection owns one of each.
 package resp

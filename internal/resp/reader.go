@@ -1,18 +1,42 @@
 package resp
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"math"
 )
 
-// Limits from Valkey's networking.c.
+// Limits from Valkey's networking.c and server.h.
 const (
-	// InlineMax bounds an inline command line and any count line.
+	// InlineMax bounds an inline command line and any count line
+	// (PROTO_INLINE_MAX_SIZE).
 	InlineMax = 64 * 1024
-	// unauthMultibulk and unauthBulk bound what an unauthenticated client may send.
+	// DefaultReadChunk is how much Fill reads at most by default, Valkey's
+	// PROTO_IOBUF_LEN. It equals the initial buffer, so a client whose
+	// buffer was grown by one big command reads no more per round than a
+	// fresh one; and 16 KiB of pipelined small commands (a few hundred)
+	// is as much as one client runs before the others on its loop get a
+	// turn. (64 KiB would save syscalls only for clients that pipeline
+	// more than 16 KiB at once, which are also the ones that starve the
+	// rest; a pending big bulk is read in one go regardless.)
+	DefaultReadChunk = 16 * 1024
+
+	// unauthMultibulk and unauthBulk bound what an unauthenticated client may
+	// send; unauthQuery is its client-query-buffer-limit.
 	unauthMultibulk = 10
 	unauthBulk      = 16384
+	unauthQuery     = 1 << 20
 	minBuffer       = 16 * 1024
+	// shrinkAbove: an empty buffer larger than this is given back.
+	shrinkAbove = 1 << 20
+	// argvInit caps the arguments preallocated for a declared count, as
+	// Valkey's min(multibulklen, 1024); beyond it the argument list grows
+	// as arguments arrive. A list grown past argvKeep by one command is
+	// dropped when the next command starts.
+	argvInit = 1024
+	argvKeep = 4 * argvInit
+	maxCount = math.MaxInt32 // Valkey: a count over INT_MAX is invalid
 )
 
 // ProtocolError is a malformed request. Its text is the reply Valkey sends
@@ -21,20 +45,64 @@ type ProtocolError string
 
 func (e ProtocolError) Error() string { return string(e) }
 
+// Protocol errors, with Valkey's texts.
+const (
+	errBigInline    = ProtocolError("Protocol error: too big inline request")
+	errBigMbulk     = ProtocolError("Protocol error: too big mbulk count string")
+	errBigBulkCount = ProtocolError("Protocol error: too big bulk count string")
+	errMbulkLen     = ProtocolError("Protocol error: invalid multibulk length")
+	errBulkLen      = ProtocolError("Protocol error: invalid bulk length")
+	errUnauthMbulk  = ProtocolError("Protocol error: unauthenticated multibulk length")
+	errUnauthBulk   = ProtocolError("Protocol error: unauthenticated bulk length")
+	errUnbalanced   = ProtocolError("Protocol error: unbalanced quotes in request")
+)
+
 // ErrQueryBufferLimit means the client exceeded client-query-buffer-limit;
 // Valkey closes such a client without a reply.
 var ErrQueryBufferLimit = errors.New("resp: query buffer limit reached")
 
 // Reader parses requests (multibulk and inline) from a growable buffer.
+//
+// It keeps its position in a command across calls, as Valkey does with
+// multibulklen and bulklen: a command that arrives over many reads is
+// parsed once, not again from its start on every call; each byte of its
+// count lines is examined at most twice (see fastMultibulk) and its bulk
+// data not at all. The offsets of the arguments read so far are kept
+// relative to the command's start, so compacting or growing the buffer
+// leaves them valid; argv is built from them when the command is complete.
+//
+// Fill reads at most ReadChunk bytes, unless the bulk being read needs
+// more, when it reads up to the rest of that bulk (with the buffer grown to
+// hold it in one allocation). A client therefore gets through at most
+// ReadChunk bytes of pipelined commands per Fill, however large a past
+// command made its buffer.
+//
+// The whole pending command must fit in the query buffer limit (MaxQuery,
+// or 1 MB while Unauthenticated): Fill fails with ErrQueryBufferLimit when
+// the unparsed input exceeds it, and Next as soon as a declared bulk length
+// makes the command longer than that, before the data arrives.
 type Reader struct {
 	buf  []byte
-	r, w int      // unread data is buf[r:w]
-	need int      // bytes the pending command needs in all; 0 if unknown
+	r, w int // unread data is buf[r:w]; the pending command starts at r
+
+	// The pending command's parse state; offsets are relative to r.
+	kind  byte  // 0 before its first byte is seen, '*' multibulk, 'i' inline
+	pos   int   // the first byte not parsed yet
+	scan  int   // where the search for the current line's end resumes
+	left  int   // arguments still to read (Valkey's multibulklen)
+	bulk  int   // length of the bulk being read, -1 before its $ line
+	offs  []int // start and end of each argument read so far
+	need  int   // end of the bulk being read, with its CRLF; 0 if none
+	err   error // sticky: the error Next returned
+	steps int   // bytes examined by line searches plus arguments read
+
 	argv [][]byte // reused between commands
 
 	// MaxBulk is proto-max-bulk-len; MaxQuery is client-query-buffer-limit.
 	MaxBulk  int64
 	MaxQuery int64
+	// ReadChunk bounds one Fill's read (DefaultReadChunk when zero).
+	ReadChunk int
 	// Unauthenticated applies Valkey's tighter limits for clients that have
 	// not authenticated yet when a password is required.
 	Unauthenticated bool
@@ -44,41 +112,88 @@ type Reader struct {
 
 // NewReader returns a Reader with Valkey's default limits.
 func NewReader() *Reader {
-	return &Reader{buf: make([]byte, minBuffer), MaxBulk: 512 << 20, MaxQuery: 1 << 30}
+	return &Reader{buf: make([]byte, minBuffer), bulk: -1, MaxBulk: 512 << 20, MaxQuery: 1 << 30, ReadChunk: DefaultReadChunk}
 }
 
-// Buffered is the number of unparsed bytes.
+// Buffered is the number of unparsed bytes, counted from the start of the
+// pending command (qbuf in CLIENT LIST).
 func (r *Reader) Buffered() int { return r.w - r.r }
 
-// Cap is the buffer's size, reported as qbuf in CLIENT LIST.
+// Cap is the buffer's size (qbuf-free is Cap - Buffered).
 func (r *Reader) Cap() int { return len(r.buf) }
 
-// Fill reads more data from src. It first compacts the buffer (which
-// invalidates every argv slice handed out before) and grows it when the
-// pending command is larger than the buffer.
-func (r *Reader) Fill(src io.Reader) (int, error) {
+// Reset discards buffered input, the parse state and a sticky error, so
+// the Reader can serve a new stream; a large buffer is given back.
+func (r *Reader) Reset() {
+	r.r, r.w = 0, 0
+	r.resetCommand()
+	r.err = nil
+	if len(r.buf) > shrinkAbove {
+		r.buf = make([]byte, minBuffer)
+	}
+}
+
+// queryLimit is the most bytes the pending command may take, clamped so
+// that limit+1 is still an int.
+func (r *Reader) queryLimit() int {
+	q := r.MaxQuery
+	if r.Unauthenticated && q > unauthQuery {
+		q = unauthQuery
+	}
+	if q > math.MaxInt-1 {
+		return math.MaxInt - 1
+	}
+	return int(max(q, 0))
+}
+
+// compact moves the unread data to the front of the buffer.
+func (r *Reader) compact() {
 	if r.r > 0 {
 		n := copy(r.buf, r.buf[r.r:r.w])
 		r.r, r.w = 0, n
 	}
+}
+
+// Fill reads more data from src. It first compacts the buffer (which
+// invalidates every argv slice handed out before) and grows it when it is
+// full or the bulk being read is larger than it. It reads at most
+// ReadChunk bytes, or the rest of the bulk being read if that is more.
+func (r *Reader) Fill(src io.Reader) (int, error) {
+	r.compact()
+	limit := r.queryLimit()
+	want := r.ReadChunk
+	if want <= 0 {
+		want = DefaultReadChunk
+	}
+	if rest := r.need - r.w; rest > want {
+		want = rest
+	}
 	if r.w == len(r.buf) || r.need > len(r.buf) {
-		size := 2 * len(r.buf)
-		if r.need > size {
-			size = r.need
+		// Double, but not past limit+1 (one byte over the limit is enough
+		// to see it exceeded), and at least to the end of the bulk being
+		// read (Next made sure that is within the limit).
+		size := max(2*len(r.buf), minBuffer)
+		if size > limit+1 {
+			size = limit + 1
 		}
-		if int64(size) > r.MaxQuery && int64(r.w) >= r.MaxQuery {
+		size = max(size, r.need)
+		if size <= r.w {
 			return 0, ErrQueryBufferLimit
 		}
 		nb := make([]byte, size)
 		copy(nb, r.buf[:r.w])
 		r.buf = nb
-	} else if r.w == 0 && len(r.buf) > 4*minBuffer*16 {
+	} else if r.w == 0 && len(r.buf) > shrinkAbove {
 		// Give back a buffer a big request left behind.
 		r.buf = make([]byte, minBuffer)
 	}
-	n, err := src.Read(r.buf[r.w:])
+	end := len(r.buf)
+	if want < end-r.w {
+		end = r.w + want
+	}
+	n, err := src.Read(r.buf[r.w:end])
 	r.w += n
-	if int64(r.w-r.r) > r.MaxQuery {
+	if r.w-r.r > limit {
 		// Valkey closes a client whose pending query exceeds
 		// client-query-buffer-limit: the request can never complete.
 		return n, ErrQueryBufferLimit
@@ -86,13 +201,11 @@ func (r *Reader) Fill(src io.Reader) (int, error) {
 	return n, err
 }
 
-// Feed appends raw bytes (tests, AOF loading).
+// Feed appends raw bytes (tests, AOF loading, input read elsewhere). Like
+// Fill it may compact or grow the buffer, invalidating earlier argv.
 func (r *Reader) Feed(b []byte) {
-	if r.r > 0 {
-		n := copy(r.buf, r.buf[r.r:r.w])
-		r.r, r.w = 0, n
-	}
-	for len(r.buf)-r.w < len(b) {
+	r.compact()
+	if len(r.buf)-r.w < len(b) {
 		nb := make([]byte, 2*len(r.buf)+len(b))
 		copy(nb, r.buf[:r.w])
 		r.buf = nb
@@ -101,167 +214,346 @@ func (r *Reader) Feed(b []byte) {
 }
 
 // Next parses one command. It returns (nil, nil) when the buffer holds no
-// complete command. Empty commands (blank inline lines, "*0") are skipped.
-// The returned slice and its elements are valid until the next Fill.
+// complete command; the part of a command already parsed is not parsed
+// again. Empty commands (blank inline lines, "*0", negative counts) are
+// skipped. The returned slice is reused by the next call; its elements
+// alias the buffer and are valid until the next Fill or Feed.
+//
+// After an error (a ProtocolError, or ErrQueryBufferLimit for a command
+// that cannot fit) the buffered input is dropped and every later call
+// returns the same error until Reset.
 func (r *Reader) Next() ([][]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
 	for r.r < r.w {
-		start := r.r
+		if r.kind == 0 {
+			if cap(r.argv) > argvKeep || cap(r.offs) > 2*argvKeep {
+				r.argv, r.offs = nil, nil // a huge command's lists
+			}
+			if r.buf[r.r] == '*' {
+				r.kind = '*'
+			} else {
+				r.kind = 'i'
+			}
+			r.Inline = r.kind == 'i'
+		}
 		var argv [][]byte
 		var err error
-		if r.buf[r.r] == '*' {
-			r.Inline = false
-			argv, err = r.multibulk()
+		done := false
+		if r.kind == '*' {
+			if r.left == 0 {
+				if argv, ok := r.fastMultibulk(); ok {
+					return argv, nil
+				}
+			}
+			argv, done, err = r.multibulk()
 		} else {
-			r.Inline = true
-			argv, err = r.inline()
+			argv, done, err = r.inline()
 		}
 		if err != nil {
+			r.err = err
+			r.r = r.w
+			r.resetCommand()
 			return nil, err
+		}
+		if !done {
+			return nil, nil
 		}
 		if len(argv) > 0 {
 			return argv, nil
 		}
-		if r.r == start {
-			return nil, nil // incomplete
-		}
 	}
 	return nil, nil
 }
 
-// multibulk parses "*N\r\n$L\r\n...". It commits r.r only when the whole
-// command is present, so a partial command is simply parsed again later.
-func (r *Reader) multibulk() ([][]byte, error) {
-	p := r.r
-	n, next, ok := r.line(p + 1)
-	if !ok {
-		if r.w-p > InlineMax {
-			return nil, ProtocolError("Protocol error: too big mbulk count string")
+// resetCommand clears the parse state for the next command.
+func (r *Reader) resetCommand() {
+	r.kind = 0
+	r.pos, r.scan, r.left, r.bulk, r.need = 0, 0, 0, -1, 0
+	r.offs = r.offs[:0]
+}
+
+// finish ends the pending command at offset end.
+func (r *Reader) finish(end int) {
+	r.r += end
+	r.resetCommand()
+}
+
+// countLine finds the '\r' ending the count line that starts at b[r.pos]
+// ('*' or '$' and a number). Valkey searches with strchr, so a NUL byte
+// hides the '\r' for good; and it needs one byte after the '\r', which it
+// skips unchecked. It returns -1 while the line is incomplete, with the
+// too-big error once more than InlineMax bytes are buffered without an end
+// (see lineEnd).
+func (r *Reader) countLine(b []byte, tooBig ProtocolError) (int, error) {
+	from := max(r.scan, r.pos)
+	stop := min(len(b), r.pos+InlineMax+1)
+	i := from
+	for i < stop && b[i] != '\r' && b[i] != 0 {
+		i++
+	}
+	r.steps += i - from + 1
+	if i < stop && b[i] == '\r' && i+1 < len(b) {
+		return i, nil
+	}
+	r.scan = i // resume here: at the '\r', the NUL, or the end
+	if (i == stop || b[i] == 0) && len(b)-r.pos > InlineMax {
+		return -1, tooBig
+	}
+	return -1, nil
+}
+
+// multibulk parses "*N\r\n$L\r\n<L bytes>\r\n..." from where the last call
+// stopped. The two bytes after a bulk are skipped unchecked, as in Valkey.
+func (r *Reader) multibulk() ([][]byte, bool, error) {
+	b := r.buf[r.r:r.w]
+	if r.left == 0 {
+		e, err := r.countLine(b, errBigMbulk)
+		if e < 0 {
+			return nil, false, err
 		}
-		return nil, nil
-	}
-	count, valid := parseInt(r.buf[p+1 : n])
-	if !valid || count > 1<<31-1 {
-		return nil, ProtocolError("Protocol error: invalid multibulk length")
-	}
-	if r.Unauthenticated && count > unauthMultibulk {
-		return nil, ProtocolError("Protocol error: unauthenticated multibulk length")
-	}
-	p = next
-	if count <= 0 {
-		r.r = p
-		r.argv = r.argv[:0]
-		return r.argv, nil
-	}
-	argv := r.argv[:0]
-	for i := int64(0); i < count; i++ {
-		if p >= r.w {
-			return r.incomplete(0)
+		count, ok := string2ll(b[1:e])
+		if !ok || count > maxCount {
+			return nil, false, errMbulkLen
 		}
-		if r.buf[p] != '$' {
-			return nil, ProtocolError("Protocol error: expected '$', got '" + string(r.buf[p]) + "'")
+		if r.Unauthenticated && count > unauthMultibulk {
+			return nil, false, errUnauthMbulk
 		}
-		e, next, ok := r.line(p + 1)
-		if !ok {
-			if r.w-p > InlineMax {
-				return nil, ProtocolError("Protocol error: too big bulk count string")
+		if count <= 0 {
+			r.finish(e + 2)
+			return nil, true, nil
+		}
+		r.pos, r.scan = e+2, e+2
+		r.left, r.bulk = int(count), -1
+		if n := 2 * min(r.left, argvInit); cap(r.offs) < n {
+			r.offs = make([]int, 0, n)
+		}
+	}
+	offs := r.offs
+	for r.left > 0 {
+		if r.bulk < 0 {
+			e, err := r.countLine(b, errBigBulkCount)
+			if e < 0 {
+				r.offs = offs
+				return nil, false, err
 			}
-			return r.incomplete(0)
+			if c := b[r.pos]; c != '$' {
+				return nil, false, ProtocolError("Protocol error: expected '$', got '" + string([]byte{c}) + "'")
+			}
+			size, ok := string2ll(b[r.pos+1 : e])
+			if !ok || size < 0 || size > r.MaxBulk {
+				return nil, false, errBulkLen
+			}
+			if r.Unauthenticated && size > unauthBulk {
+				return nil, false, errUnauthBulk
+			}
+			// The command up to the bulk's end must fit in the query
+			// buffer limit; compare without adding to size, which may be
+			// close to 2^63.
+			if size > int64(r.queryLimit()-(e+2)-2) {
+				return nil, false, ErrQueryBufferLimit
+			}
+			r.pos = e + 2
+			r.bulk = int(size)
 		}
-		size, valid := parseInt(r.buf[p+1 : e])
-		if !valid || size < 0 || size > r.MaxBulk {
-			return nil, ProtocolError("Protocol error: invalid bulk length")
+		if len(b)-r.pos-2 < r.bulk {
+			r.need = r.pos + r.bulk + 2
+			r.scan = r.pos
+			r.offs = offs
+			return nil, false, nil
 		}
-		if r.Unauthenticated && size > unauthBulk {
-			return nil, ProtocolError("Protocol error: unauthenticated bulk length")
+		if len(offs) == cap(offs) {
+			// Double, as Valkey grows argv (append would grow a large
+			// list by 1.25x, copying it about 5 times over), but not
+			// beyond the arguments the count still allows.
+			n := min(max(2*cap(offs), 2*argvInit), len(offs)+2*r.left)
+			offs = append(make([]int, 0, n), offs...)
 		}
-		end := next + int(size)
-		if end+2 > r.w {
-			// Size the buffer for the rest of this command's known part.
-			return r.incomplete(end + 2 - r.r)
-		}
-		argv = append(argv, r.buf[next:end:end])
-		p = end + 2
+		offs = append(offs, r.pos, r.pos+r.bulk)
+		r.pos += r.bulk + 2
+		r.scan = r.pos
+		r.bulk = -1
+		r.left--
+	}
+	r.steps += len(offs) / 2
+	r.offs = offs
+	argv := r.argv[:0]
+	if cap(argv) < len(offs)/2 {
+		argv = make([][]byte, 0, len(offs)/2)
+	}
+	base := r.buf[r.r:]
+	for i := 0; i < len(offs); i += 2 {
+		s, e := offs[i], offs[i+1]
+		argv = append(argv, base[s:e:e])
 	}
 	r.argv = argv
-	r.r = p
-	r.need = 0
-	return argv, nil
+	r.finish(r.pos)
+	return argv, true, nil
 }
 
-func (r *Reader) incomplete(need int) ([][]byte, error) {
-	r.need = need
-	return nil, nil
-}
-
-// line finds the "\r" ending a count line that starts at p. It returns the
-// index of '\r' and of the first byte after "\r\n".
-func (r *Reader) line(p int) (end, next int, ok bool) {
-	for i := p; i < r.w; i++ {
-		if r.buf[i] == '\r' {
-			if i+1 >= r.w {
-				return 0, 0, false
-			}
-			return i, i + 2, true
-		}
+// fastMultibulk parses the pending multibulk command in one pass, keeping
+// no state, when all of it is in the buffer and nothing about it needs a
+// closer look (the usual case). Otherwise it reports false and multibulk
+// parses the command from its start; it then keeps its state, so this is
+// tried once per command and linear work stays linear. Anything it accepts
+// multibulk accepts the same way.
+func (r *Reader) fastMultibulk() ([][]byte, bool) {
+	b := r.buf[r.r:r.w]
+	count, p, ok := shortLen(b, 1)
+	// Each argument takes at least 6 bytes ("$0\r\n\r\n").
+	if !ok || count == 0 || count > maxCount || count*6 > len(b)-p || len(b) > r.queryLimit() {
+		return nil, false
 	}
-	return 0, 0, false
+	maxBulk := r.MaxBulk
+	if r.Unauthenticated {
+		if count > unauthMultibulk {
+			return nil, false
+		}
+		maxBulk = min(maxBulk, unauthBulk)
+	}
+	argv := r.argv[:0]
+	if cap(argv) < count {
+		argv = make([][]byte, 0, count) // count is bounded by the bytes present
+	}
+	for range count {
+		if p >= len(b) || b[p] != '$' {
+			r.steps += len(argv)
+			return nil, false
+		}
+		size, q, ok := shortLen(b, p+1)
+		if !ok || int64(size) > maxBulk || size > len(b)-q-2 {
+			r.steps += len(argv)
+			return nil, false
+		}
+		argv = append(argv, b[q:q+size:q+size])
+		p = q + size + 2
+	}
+	r.argv = argv
+	r.steps += count
+	r.r += p
+	// Before its count line is parsed (r.left == 0) the only state a
+	// command can have is where multibulk's search for the line's end
+	// stopped.
+	r.kind, r.scan = 0, 0
+	return argv, true
+}
+
+// shortLen parses the number of a count line at b[i:] for fastMultibulk:
+// 1 to 18 digits without a leading zero (or a lone "0"), then '\r' and one
+// more byte. It returns the number and the index after the line.
+func shortLen(b []byte, i int) (n, next int, ok bool) {
+	start := i
+	for ; i < len(b) && b[i] != '\r'; i++ {
+		c := b[i] - '0'
+		if c > 9 || i-start >= 18 {
+			return 0, 0, false
+		}
+		n = n*10 + int(c)
+	}
+	if i == start || i+1 >= len(b) || (b[start] == '0' && i-start > 1) {
+		return 0, 0, false
+	}
+	return n, i + 2, true
+}
+
+// lineEnd finds the '\n' ending the inline line at the start of b. Valkey
+// searches with strchr, so a NUL byte hides the '\n' for good. Valkey
+// refuses a line when more than InlineMax bytes of it are buffered without
+// its end; whether that happens for a line longer than that depends on how
+// its bytes are split across reads, so the reader refuses every line whose
+// end is further than InlineMax bytes from its start, and accepts the
+// rest, which Valkey always does. It returns -1 while the line is
+// incomplete.
+func (r *Reader) lineEnd(b []byte) (int, error) {
+	from := r.scan
+	stop := min(len(b), InlineMax+1)
+	if from < stop && b[from] == 0 {
+		r.steps++ // stalled at a NUL
+	} else {
+		win := b[from:stop]
+		i := bytes.IndexByte(win, '\n')
+		if i >= 0 {
+			win = win[:i]
+		}
+		z := bytes.IndexByte(win, 0)
+		switch {
+		case z >= 0:
+			r.scan = from + z
+		case i >= 0:
+			r.steps += i + 1
+			return from + i, nil
+		default:
+			r.scan = stop
+		}
+		r.steps += r.scan - from + 1
+	}
+	if len(b) > InlineMax {
+		return -1, errBigInline
+	}
+	return -1, nil
 }
 
 // inline parses a telnet-style command line split like sdssplitargs.
-func (r *Reader) inline() ([][]byte, error) {
-	p := r.r
-	nl := -1
-	for i := p; i < r.w; i++ {
-		if r.buf[i] == '\n' {
-			nl = i
-			break
-		}
-	}
+func (r *Reader) inline() ([][]byte, bool, error) {
+	b := r.buf[r.r:r.w]
+	nl, err := r.lineEnd(b)
 	if nl < 0 {
-		if r.w-p > InlineMax {
-			return nil, ProtocolError("Protocol error: too big inline request")
-		}
-		return nil, nil
+		return nil, false, err
 	}
 	end := nl
-	if end > p && r.buf[end-1] == '\r' {
+	if end > 0 && b[end-1] == '\r' {
 		end--
 	}
-	argv, ok := SplitArgs(r.argv[:0], r.buf[p:end])
+	argv, ok := SplitArgs(r.argv[:0], b[:end])
 	if !ok {
-		return nil, ProtocolError("Protocol error: unbalanced quotes in request")
+		return nil, false, errUnbalanced
 	}
 	r.argv = argv
-	r.r = nl + 1
-	return argv, nil
+	r.finish(nl + 1)
+	return argv, true, nil
 }
 
-// parseInt parses a decimal integer the way Valkey's string2ll accepts it
-// in count lines: optional '-', digits only, no overflow.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+// string2ll parses a count the way Valkey's string2ll does: an optional
+// '-', then a digit 1-9 and more digits, or a lone "0"; at most 20 bytes,
+// no overflow of int64. "+1", "01", "-0" and "" are invalid.
+func string2ll(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) >= 21 {
 		return 0, false
 	}
-	neg := false
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	i, neg := 0, false
 	if b[0] == '-' {
-		neg = true
-		b = b[1:]
-		if len(b) == 0 {
+		neg, i = true, 1
+		if len(b) == 1 {
 			return 0, false
 		}
 	}
-	var n int64
-	for _, c := range b {
+	if b[i] < '1' || b[i] > '9' {
+		return 0, false
+	}
+	v := uint64(b[i] - '0')
+	for i++; i < len(b); i++ {
+		c := b[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		if n > (1<<63-1-int64(c-'0'))/10 {
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		v = v*10 + d
 	}
 	if neg {
-		n = -n
+		if v > 1<<63 {
+			return 0, false
+		}
+		return int64(-v), true
 	}
-	return n, true
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
 }

@@ -1,11 +1,21 @@
 package resp
 
+import "bytes"
+
 // SplitArgs splits a line into arguments like Valkey's sdssplitargs: spaces
 // separate arguments, "double quotes" support \n \r \t \b \a \\ \" and \xHH
 // escapes, 'single quotes' support \'. A closing quote must be followed by a
 // space or the end. ok is false on unbalanced quotes. Quoted arguments are
 // decoded in place, so the returned slices alias line.
+//
+// As in C, where the line is a NUL-terminated string, the line ends at its
+// first NUL byte. Blanks between arguments are C's isspace (space, \t \n \v
+// \f \r), but only space, \t, \n and \r end an unquoted argument: "a\vb" is
+// one argument.
 func SplitArgs(dst [][]byte, line []byte) (argv [][]byte, ok bool) {
+	if z := bytes.IndexByte(line, 0); z >= 0 {
+		line = line[:z]
+	}
 	i := 0
 	for {
 		for i < len(line) && isSpace(line[i]) {
@@ -79,7 +89,7 @@ func SplitArgs(dst [][]byte, line []byte) (argv [][]byte, ok bool) {
 				}
 				c := line[i]
 				switch {
-				case isSpace(c):
+				case c == ' ' || c == '\n' || c == '\r' || c == '\t':
 					goto done
 				case c == '"':
 					inDQ = true
@@ -97,8 +107,9 @@ func SplitArgs(dst [][]byte, line []byte) (argv [][]byte, ok bool) {
 	}
 }
 
+// isSpace is C's isspace in the C locale.
 func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f' || c == 0
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
 }
 
 func isHex(c byte) bool {

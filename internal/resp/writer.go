@@ -1,6 +1,7 @@
 package resp
 
 import (
+	"math"
 	"strconv"
 )
 
@@ -10,10 +11,43 @@ import (
 type Writer struct {
 	buf   []byte
 	Proto int
+
+	// limit bounds the buffer for string payloads (SetLimit); over
+	// records that a payload was refused for it.
+	limit int
+	over  bool
 }
 
 // NewWriter returns a RESP2 writer with a preallocated buffer.
-func NewWriter(size int) *Writer { return &Writer{buf: make([]byte, 0, size), Proto: 2} }
+func NewWriter(size int) *Writer {
+	return &Writer{buf: make([]byte, 0, size), Proto: 2, limit: math.MaxInt}
+}
+
+// SetLimit makes the writer refuse any string payload (Bulk, BulkString,
+// Raw) that would take the pending output past n bytes, so that a reply
+// over a client's output buffer limit is never materialized; a refusal
+// sets Overflowed and the reply is then incomplete: the caller must drop
+// the output and close the connection. n < 0 removes the limit.
+func (w *Writer) SetLimit(n int) {
+	if n < 0 {
+		n = math.MaxInt
+	}
+	w.limit = n
+}
+
+// Overflowed reports whether a payload was refused for the limit. It
+// stays set.
+func (w *Writer) Overflowed() bool { return w.over }
+
+// fits reports whether n more bytes stay within the limit, and records a
+// refusal otherwise.
+func (w *Writer) fits(n int) bool {
+	if len(w.buf)+n <= w.limit {
+		return true
+	}
+	w.over = true
+	return false
+}
 
 // Bytes returns the pending output; valid until the next write or Reset.
 func (w *Writer) Bytes() []byte { return w.buf }
@@ -28,15 +62,22 @@ func (w *Writer) Reset() { w.buf = w.buf[:0] }
 // reply, e.g. CLIENT REPLY OFF).
 func (w *Writer) Truncate(n int) { w.buf = w.buf[:n] }
 
-// Shrink releases a buffer that grew past max after a huge reply.
-func (w *Writer) Shrink(max int) {
+// Shrink releases a buffer that grew past max after a huge reply, and
+// reports whether it did.
+func (w *Writer) Shrink(max int) bool {
 	if cap(w.buf) > max && len(w.buf) == 0 {
 		w.buf = make([]byte, 0, max/4)
+		return true
 	}
+	return false
 }
 
 // Raw appends pre-encoded protocol bytes.
-func (w *Writer) Raw(b []byte) { w.buf = append(w.buf, b...) }
+func (w *Writer) Raw(b []byte) {
+	if w.fits(len(b)) {
+		w.buf = append(w.buf, b...)
+	}
+}
 
 // header writes c, n in decimal and CRLF: the type byte and length (or
 // value) line every reply starts with. It formats right to left into a
@@ -124,6 +165,9 @@ func (w *Writer) Int(n int64) {
 
 // Bulk writes a bulk string.
 func (w *Writer) Bulk(b []byte) {
+	if !w.fits(len(b)) {
+		return
+	}
 	w.header('$', int64(len(b)))
 	w.buf = append(w.buf, b...)
 	w.buf = append(w.buf, '\r', '\n')
@@ -131,6 +175,9 @@ func (w *Writer) Bulk(b []byte) {
 
 // BulkString writes a bulk string from a Go string.
 func (w *Writer) BulkString(s string) {
+	if !w.fits(len(s)) {
+		return
+	}
 	w.header('$', int64(len(s)))
 	w.buf = append(w.buf, s...)
 	w.buf = append(w.buf, '\r', '\n')
@@ -247,6 +294,9 @@ func (w *Writer) BigNumber(s string) {
 // Verbatim writes a RESP3 verbatim string ("txt", "mkd"); a bulk string in RESP2.
 func (w *Writer) Verbatim(format, s string) {
 	if w.Proto >= 3 {
+		if !w.fits(len(s)) {
+			return
+		}
 		w.header('=', int64(len(s)+4))
 		w.buf = append(w.buf, format...)
 		w.buf = append(w.buf, ':')

@@ -138,6 +138,50 @@ func StartRedis(t testing.TB, args ...string) *Proc {
 	return start(t, bin, append(base, args...), false)
 }
 
+// ValkeyServerPath returns the path of valkey-server 8.0.1, Corvid's
+// reference peer, or skips the test. It looks, in order, at
+// CORVID_VALKEY_SERVER, at ../shared/bin/valkey-server beside the
+// repository (where the project's machines and CI keep the reference
+// binaries), and on PATH. With CORVID_REQUIRE_VALKEY set a missing peer
+// fails the test instead of skipping it.
+func ValkeyServerPath(t testing.TB) string {
+	t.Helper()
+	if p := ValkeyServerLookup(); p != "" {
+		return p
+	}
+	if os.Getenv("CORVID_REQUIRE_VALKEY") != "" {
+		t.Fatal("valkey-server not found but CORVID_REQUIRE_VALKEY is set")
+	}
+	t.Skip("valkey-server not found (CORVID_VALKEY_SERVER, ../shared/bin, PATH); differential test skipped")
+	return ""
+}
+
+// ValkeyServerLookup is ValkeyServerPath without a test: "" when absent.
+func ValkeyServerLookup() string {
+	cands := []string{os.Getenv("CORVID_VALKEY_SERVER"),
+		filepath.Join(RepoRoot(), "..", "shared", "bin", "valkey-server")}
+	if p, err := exec.LookPath("valkey-server"); err == nil {
+		cands = append(cands, p)
+	}
+	for _, p := range cands {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// StartValkey runs valkey-server with no persistence on a free port.
+func StartValkey(t testing.TB, args ...string) *Proc {
+	t.Helper()
+	bin := ValkeyServerPath(t)
+	base := []string{"--save", "", "--appendonly", "no", "--daemonize", "no"}
+	return start(t, bin, append(base, args...), false)
+}
+
 // launch starts bin with args plus loopback-only --port/--bind/--dir
 // overrides (so a process never listens anywhere but 127.0.0.1, whatever
 // its configuration file says) and captures its output.
