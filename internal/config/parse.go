@@ -223,9 +223,14 @@ func string2ll(s string) (int64, bool) {
 }
 
 // memtoull parses "<digits>[b|k|kb|m|mb|g|gb]" (units case-insensitive,
-// k=1000, kb=1024). Like the C original an empty digit string is 0 and the
-// final multiplication wraps instead of failing.
+// k=1000, kb=1024). Like the C original it reads s as a C string (up to a
+// NUL byte), an empty digit string is 0, digits beyond 2^64-1 saturate
+// (strtoull's ULLONG_MAX, errno unchecked) and the final multiplication
+// wraps instead of failing.
 func memtoull(s string) (uint64, bool) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
 	if len(s) > 0 && s[0] == '-' {
 		return 0, false
 	}
@@ -260,7 +265,7 @@ func memtoull(s string) (uint64, bool) {
 		var err error
 		v, err = strconv.ParseUint(s[:u], 10, 64)
 		if err != nil {
-			return 0, false
+			v = math.MaxUint64 // out of range: saturated, as strtoull
 		}
 	}
 	return v * mul, true

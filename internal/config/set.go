@@ -37,6 +37,7 @@ func (c *Config) SetWith(pairs [][2]string, o SetOptions) error {
 	refs := make([]*ref, len(pairs))
 	var (
 		invalid            bool
+		unknown            bool // the first invalid name is not a parameter
 		unknownName        string
 		errArg, errStr     string
 		denyLoadingRefused bool
@@ -47,7 +48,7 @@ func (c *Config) SetWith(pairs [][2]string, o SetOptions) error {
 		r := lookup(p[0])
 		if r == nil {
 			if !invalid {
-				unknownName = p[0]
+				unknownName, unknown = p[0], true
 				invalid = true
 			}
 			continue
@@ -82,7 +83,7 @@ func (c *Config) SetWith(pairs [][2]string, o SetOptions) error {
 		switch {
 		case denyLoadingRefused:
 			return loadingErr
-		case unknownName != "":
+		case unknown:
 			return replyErrorf("ERR Unknown option or number of arguments for CONFIG SET - '" + unknownName + "'")
 		}
 		return failed(errArg, errStr)
