@@ -57,16 +57,74 @@ type Conn struct {
 	txBusy       bool
 	spare        []byte // the last send's buffer, the next pend
 	paused       bool   // input paused until the send in flight is done
+
+	// backlogged: output was held back because the socket was full
+	// (EPOLLOUT on epoll, a partial send on a ring); the handler's
+	// OnDrained runs once it has all gone.
+	backlogged bool
+	// again: the handler asked to be run once more without new input
+	// (Again).
+	again bool
+}
+
+// Drainer is implemented by handlers that want to know when output that
+// the socket could not take at once has all been written (memory
+// accounting of pending output). OnDrained runs on the loop, as OnTick.
+type Drainer interface {
+	OnDrained(c *Conn)
 }
 
 // keptOutput is the largest reply buffer a connection keeps for its next
-// round: a burst's buffer is not kept for every client.
+// round: a burst's buffer is not kept for every client. A handler that
+// asked to run again (Again: its output is produced a piece at a time)
+// keeps its buffers, whatever their size, until it stops asking: each
+// piece reuses them instead of allocating (and faulting in) fresh ones.
 const keptOutput = 64 << 10
 
-// Queued is the memory held for output the socket has not taken yet (on
-// io_uring also the send in flight and the receive buffer), for memory
-// accounting. Owner only.
-func (c *Conn) Queued() int { return cap(c.out) + cap(c.tx) + cap(c.rx) }
+// Trim gives back the empty output buffers a burst left (larger than
+// keptOutput) and reports whether it freed any; a handler whose burst is
+// over calls it before it accounts its memory. Owner only.
+func (c *Conn) Trim() bool {
+	freed := false
+	if len(c.pend) == 0 && cap(c.pend) > keptOutput {
+		c.pend, freed = nil, true
+	}
+	if cap(c.spare) > keptOutput {
+		c.spare, freed = nil, true
+	}
+	if len(c.out) == 0 && cap(c.out) > keptOutput {
+		c.out, freed = nil, true
+	}
+	return freed
+}
+
+// keep reports whether an emptied output buffer is kept for reuse.
+func (c *Conn) keep(b []byte) bool { return cap(b) <= keptOutput || c.again }
+
+// Queued is the memory held for output the socket has not taken yet (the
+// round's replies, a full socket's backlog; on io_uring also the send in
+// flight and the receive buffer), for memory accounting. Owner only.
+func (c *Conn) Queued() int { return cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx) }
+
+// OutQueued is the number of output bytes written to the Conn that the
+// kernel has not taken yet: the round's collected replies, the pending
+// output of a full socket, and on io_uring the unsent part of the send in
+// flight. Owner only.
+func (c *Conn) OutQueued() int {
+	n := len(c.pend) + len(c.out)
+	if c.tx != nil { // txSent is stale once the send is done (tx nil)
+		n += len(c.tx) - c.txSent
+	}
+	return n
+}
+
+// drained ends a backlog: see Drainer.
+func (c *Conn) drained() {
+	c.backlogged = false
+	if d, ok := c.h.(Drainer); ok && c.sysfd >= 0 {
+		d.OnDrained(c)
+	}
+}
 
 // RoundMillis is the wall clock in Unix milliseconds as of the loop's
 // current round: read at the first call in a round, then shared by every
@@ -170,7 +228,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	}
 	if n < len(p) {
 		c.out = append(c.out[:0], p[n:]...)
-		c.wantOut = true
+		c.wantOut, c.backlogged = true, true
 		c.setInterest()
 	}
 	return len(p), nil
@@ -187,7 +245,7 @@ func (c *Conn) flushDeferred() {
 	c.deferred = false
 	p := c.pend
 	c.pend = c.pend[:0]
-	if cap(c.pend) > keptOutput {
+	if !c.keep(c.pend) {
 		c.pend = nil
 	}
 	if c.sysfd < 0 || len(p) == 0 {
@@ -200,7 +258,7 @@ func (c *Conn) flushDeferred() {
 	}
 	if n < len(p) {
 		c.out = append(c.out[:0], p[n:]...)
-		c.wantOut = true
+		c.wantOut, c.backlogged = true, true
 		c.setInterest()
 	}
 }
@@ -239,7 +297,7 @@ func (c *Conn) drain() error {
 	c.out = c.out[:rest]
 	if rest == 0 {
 		c.wantOut = false
-		if cap(c.out) > 1<<20 {
+		if cap(c.out) > 1<<20 && !c.again {
 			c.out = nil // give back what a burst left behind
 		}
 	}
@@ -356,6 +414,23 @@ func (c *Conn) setInterest() {
 	fd := c.sysfd
 	ev := unix.EpollEvent{Events: c.interest(), Fd: int32(fd)}
 	unix.EpollCtl(c.l.epfd, unix.EPOLL_CTL_MOD, fd, &ev)
+}
+
+// Again asks the loop to call OnReadable once more even if no new input
+// arrives: once the output the connection holds has been written, or in
+// the next round if the socket takes it all. A handler that stops its
+// batch because its replies piled up (Corvid's output back-pressure)
+// calls it, leaving the rest of its input unprocessed until the client
+// has read what it was sent. Other connections' events are handled
+// first. Loop only, from OnReadable.
+func (c *Conn) Again() {
+	if c.again {
+		return
+	}
+	c.again = true
+	if !c.l.e.uring {
+		c.l.againq = append(c.l.againq, c) // uring: rearm queues it
+	}
 }
 
 // Detach makes the loop, once OnReadable returns, take the connection out

@@ -109,6 +109,8 @@ type loop struct {
 	conns   []*Conn // indexed by fd; owned by the loop goroutine
 	events  []unix.EpollEvent
 	pending []*Conn // DeferWrite: connections with collected replies
+	againq  []*Conn // Conn.Again: handlers to run next round
+	againx  []*Conn // the other half of againq's double buffer
 
 	// io_uring backend (uring.go); owned by the loop goroutine.
 	ring      *uring.Ring
@@ -278,6 +280,11 @@ func (l *loop) run() {
 		if tick > 0 {
 			timeout = max(0, int((nextTick-now)/int64(time.Millisecond))+1)
 		}
+		if len(l.againq) > 0 {
+			timeout = 0 // handlers wait to run again: only poll
+		}
+		again := l.againq
+		l.againq = l.againx[:0]
 		n, err := 0, error(nil)
 		if l.e.spin > 0 && busy {
 			n = l.spinPoll()
@@ -303,6 +310,8 @@ func (l *loop) run() {
 			}
 			l.handle(l.conns[fd])
 		}
+		l.runAgain(again)
+		l.againx = again[:0]
 		l.endRound(tick, &now, &nextTick)
 	}
 }
@@ -400,6 +409,18 @@ func (l *loop) add(c *Conn) {
 	}
 }
 
+// runAgain runs the handlers that asked for it (Conn.Again) in the
+// previous round and whose output has all gone; one still writing runs
+// when it drains (handle).
+func (l *loop) runAgain(q []*Conn) {
+	for i, c := range q {
+		q[i] = nil
+		if c.again && c.attached && c.sysfd >= 0 && !c.wantOut {
+			l.handle(c)
+		}
+	}
+}
+
 // handle dispatches one ready connection.
 func (l *loop) handle(c *Conn) {
 	if c.wantOut {
@@ -414,9 +435,15 @@ func (l *loop) handle(c *Conn) {
 			c.Close()
 			return
 		}
+		if c.backlogged {
+			c.drained()
+		}
 		c.setInterest()
-		return // EPOLLIN is level-triggered: the next wait reports input
+		if !c.again || c.sysfd < 0 {
+			return // EPOLLIN is level-triggered: the next wait reports input
+		}
 	}
+	c.again = false
 	c.h.OnReadable(c)
 	if c.detachFn != nil {
 		if c.deferred {

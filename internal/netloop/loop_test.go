@@ -28,11 +28,24 @@ type lineHandler struct {
 	buf     []byte
 	closed  chan struct{}
 	onClose sync.Once
+
+	// "burst N K": K lines of N bytes, one per call, the rest through
+	// Conn.Again (back-pressure); produced counts them, drains counts
+	// OnDrained.
+	burstSize, burstLeft int
+	produced, drains     atomic.Int64
 }
+
+func (h *lineHandler) OnDrained(*Conn) { h.drains.Add(1) }
 
 func newLineHandler() *lineHandler { return &lineHandler{closed: make(chan struct{})} }
 
 func (h *lineHandler) OnReadable(c *Conn) {
+	if h.burstLeft > 0 {
+		if h.burstOne(c); h.burstLeft > 0 {
+			return
+		}
+	}
 	var tmp [4096]byte
 	n, err := c.Read(tmp[:])
 	h.buf = append(h.buf, tmp[:n]...)
@@ -53,6 +66,12 @@ func (h *lineHandler) OnReadable(c *Conn) {
 			c.Write([]byte(strconv.Itoa(unix.Gettid()) + "\n"))
 		case "big":
 			c.Write(append(bytes.Repeat([]byte("x"), atoiT(arg)), '\n'))
+		case "burst":
+			n, k, _ := strings.Cut(arg, " ")
+			h.burstSize, h.burstLeft = atoiT(n), atoiT(k)
+			if h.burstOne(c); h.burstLeft > 0 {
+				return // the rest of h.buf waits for the burst
+			}
 		case "quit":
 			c.Write([]byte("bye\n"))
 			c.CloseWhenFlushed()
@@ -74,6 +93,15 @@ func (h *lineHandler) OnReadable(c *Conn) {
 	}
 	if err != nil && err != ErrWouldBlock {
 		c.Close()
+	}
+}
+
+// burstOne writes the next line of a burst and asks to run again.
+func (h *lineHandler) burstOne(c *Conn) {
+	c.Write(append(bytes.Repeat([]byte("x"), h.burstSize), '\n'))
+	h.produced.Add(1)
+	if h.burstLeft--; h.burstLeft > 0 {
+		c.Again()
 	}
 }
 
@@ -286,6 +314,39 @@ func TestBackPressure(t *testing.T) {
 			t.Fatalf("big reply: %d bytes, %v", len(got), err)
 		}
 		expectLine(t, slowR, "after")
+	})
+}
+
+// TestAgain: a handler that produces its output a piece per call through
+// Conn.Again is run again only as the client reads (its output never
+// piles up), every piece arrives in order, and OnDrained reports the
+// backlog's end; another client of the loop is served meanwhile.
+func TestAgain(t *testing.T) {
+	writeModes(t, func(t *testing.T) {
+		addr, handlers, _ := serve(t, 1)
+		slow, slowR := dial(t, addr)
+		h := <-handlers
+		const size, pieces = 4 << 20, 32 // 128 MB in all
+		slow.Write([]byte("burst 4194304 32\necho after\n"))
+		other, otherR := dial(t, addr)
+		other.Write([]byte("echo ping\n"))
+		expectLine(t, otherR, "ping")
+		// Not read: production stops once the socket is full (a few
+		// pieces), far from all of them.
+		time.Sleep(200 * time.Millisecond)
+		if p := h.produced.Load(); p >= pieces/2 {
+			t.Fatalf("%d of %d pieces produced with nothing read", p, pieces)
+		}
+		for i := range pieces {
+			got, err := slowR.ReadString('\n')
+			if err != nil || len(got) != size+1 {
+				t.Fatalf("piece %d: %d bytes, %v", i, len(got), err)
+			}
+		}
+		expectLine(t, slowR, "after")
+		if h.drains.Load() == 0 {
+			t.Error("OnDrained never ran")
+		}
 	})
 }
 

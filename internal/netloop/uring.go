@@ -96,7 +96,12 @@ func (l *loop) runURing() {
 	}
 	for {
 		want, timeout := uint32(1), time.Duration(0)
-		if len(l.ready) > 0 {
+		// Handlers that asked to run again (Conn.Again) run in the next
+		// round, after this one's sends: captured before the
+		// completions, which may queue more for the round after.
+		again := l.againq
+		l.againq = l.againx[:0]
+		if len(l.ready) > 0 || len(again) > 0 {
 			want = 0
 		} else if tick > 0 {
 			timeout = time.Duration(max(1000, nextTick-now))
@@ -129,6 +134,17 @@ func (l *loop) runURing() {
 			}
 		}
 		l.readyNext = ready[:0]
+		for i, c := range again {
+			again[i] = nil
+			switch {
+			case !c.attached || !c.again:
+			case c.txBusy:
+				c.paused = true // complete rearms it once the send is done
+			default:
+				l.onData(c)
+			}
+		}
+		l.againx = again[:0]
 		l.endRound(tick, &now, &nextTick)
 	}
 }
@@ -174,13 +190,25 @@ func (l *loop) complete(userData uint64, res int32) bool {
 			return true
 		}
 		if c.txSent += int(res); c.txSent < len(c.tx) {
+			c.backlogged = true // the socket is full: a partial send
 			l.queueSend(c)
 			return true
 		}
-		if cap(c.tx) <= keptOutput {
-			c.spare = c.tx[:0]
+		if c.keep(c.tx) {
+			if len(c.pend) == 0 && cap(c.pend) < cap(c.tx) {
+				// A burst's piece (Again): the next one goes straight
+				// into this buffer instead of a fresh one.
+				c.pend, c.spare = c.tx[:0], c.pend[:0]
+			} else {
+				c.spare = c.tx[:0]
+			}
+		} else if len(c.pend) == 0 && !c.keep(c.pend) {
+			c.pend = nil // a burst is over: give its buffer back
 		}
 		c.tx = nil
+		if c.backlogged && len(c.pend) == 0 && !c.closeWhenFlushed {
+			c.drained()
+		}
 		switch {
 		case len(c.pend) > 0:
 			l.startSend(c)
@@ -199,6 +227,7 @@ func (l *loop) complete(userData uint64, res int32) bool {
 // onData runs the handler for received bytes (or the end of input) and
 // decides what the connection waits for next.
 func (l *loop) onData(c *Conn) {
+	c.again = false
 	c.h.OnReadable(c)
 	switch {
 	case c.sysfd < 0:
@@ -220,6 +249,8 @@ func (l *loop) rearm(c *Conn) {
 	switch {
 	case c.txBusy:
 		c.paused = true
+	case c.again:
+		l.againq = append(l.againq, c)
 	case c.rxEnd > c.rxOff:
 		l.ready = append(l.ready, c)
 	case c.rxErr != nil:
@@ -244,6 +275,9 @@ func (l *loop) rearm(c *Conn) {
 // startSend hands the collected replies to the kernel.
 func (l *loop) startSend(c *Conn) {
 	next := c.spare
+	if !c.keep(next) {
+		next = nil
+	}
 	c.tx, c.txSent, c.spare = c.pend, 0, nil
 	c.pend = next
 	l.queueSend(c)
