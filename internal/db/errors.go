@@ -17,3 +17,15 @@ const (
 	ErrStringTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
 	ErrNotPositive   = "ERR value is out of range, must be positive"
 )
+
+// CString returns b up to its first NUL byte: what Valkey sees of an
+// argument it handles as a C string (an error's "%s", strcasecmp,
+// strtoull). Corvid keeps whole arguments everywhere else.
+func CString(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}

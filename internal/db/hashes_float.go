@@ -18,6 +18,9 @@ import (
 const (
 	ldMantBits = 64    // x87 extended precision
 	ldMaxExp   = 16384 // LDBL_MAX < 2^16384
+	// ldMinExp is the MantExp of half the smallest subnormal, 2^-16446:
+	// anything smaller rounds to zero.
+	ldMinExp = -16445
 )
 
 // parseLongDouble parses b as Valkey's string2ld (strtold): no leading
@@ -55,6 +58,11 @@ func parseLongDouble(b []byte) (f *big.Float, inf bool, ok bool) {
 	if f.MantExp(nil) > ldMaxExp {
 		// strtold overflows to HUGE_VALL with ERANGE, which string2ld
 		// refuses.
+		return nil, false, false
+	}
+	if f.Sign() != 0 && f.MantExp(nil) < ldMinExp {
+		// Below half the smallest subnormal strtold underflows to zero
+		// with ERANGE, which string2ld refuses too ("1e-5000").
 		return nil, false, false
 	}
 	return f, false, true

@@ -84,6 +84,12 @@ func TestHashIncr(t *testing.T) {
 		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "c", "fl", "abc"),
 		st(rErr("ERR value is NaN or Infinity"), "HINCRBYFLOAT", "c", "fl", "inf"),
 		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "c", "fl", "nan"),
+		// strtold underflows to zero below long double's smallest
+		// subnormal (~3.6e-4951), and string2ld refuses that; a
+		// subnormal is fine (found by tests/cmdfuzz).
+		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "c", "fl", "1e-5000"),
+		st(rErr(ErrNotFloat), "HINCRBYFLOAT", "c", "fl", "1e-4960"),
+		st(rBulk("0"), "HINCRBYFLOAT", "c", "tiny", "1e-4940"),
 		st(rErr("ERR hash value is not a float"), "HINCRBYFLOAT", "c", "s", "1"),
 		st(rBulk("-2.5"), "HINCRBYFLOAT", "c", "f", "2.5"),
 		// long double, not float64: 0.1+0.2 is 0.3, 17 decimals kept.
@@ -201,6 +207,9 @@ func TestHashScan(t *testing.T) {
 		st(rErr("ERR NOSCORES option can only be used in ZSCAN"), "HSCAN", "s", "0", "NOSCORES"),
 		st(rErr("ERR invalid cursor"), "HSCAN", "s", "-1"),
 		st(rErr("ERR invalid cursor"), "HSCAN", "noh", "x"),
+		// The cursor is a C string: "0\0x" is 0 (found by
+		// tests/cmdfuzz).
+		st(scanReply("0", "name", "alice", "age", "30", "city", "paris", "nation", "fr"), "HSCAN", "s", "0\x00x"),
 		st(scanReply("0"), "HSCAN", "noh", "0", "COUNT", "0"),
 	})
 	// A hashtable is walked with a cursor; every field is seen.

@@ -103,20 +103,28 @@ func (c *Ctx) keyAdded(db int, key []byte, t Type) {
 // followed by selectDb: not an integer, outside int32, or not an existing
 // database each get their own error.
 func (c *Ctx) dbIndexArg(i int) (int, bool) {
-	n, ok := ParseInt(c.Argv[i])
-	if !ok {
-		c.W.Error(ErrNotInt)
+	n, msg := ParseDBIndex(c.Argv[i], c.KS.Databases())
+	if msg != "" {
+		c.W.Error(msg)
 		return 0, false
 	}
-	if n < math.MinInt32 || n > math.MaxInt32 {
-		c.W.Error("ERR value is out of range, value must between -2147483648 and 2147483647")
-		return 0, false
+	return n, true
+}
+
+// ParseDBIndex parses a database number (SELECT, MOVE, COPY DB, SWAPDB)
+// as Valkey's getIntFromObjectOrReply then its range check do, and
+// returns Valkey's error text for each way it can fail ("" when valid).
+func ParseDBIndex(b []byte, databases int) (int, string) {
+	n, ok := ParseInt(b)
+	switch {
+	case !ok:
+		return 0, ErrNotInt
+	case n < math.MinInt32 || n > math.MaxInt32:
+		return 0, "ERR value is out of range, value must between -2147483648 and 2147483647"
+	case n < 0 || n >= int64(databases):
+		return 0, ErrDBIndex
 	}
-	if n < 0 || n >= int64(c.KS.Databases()) {
-		c.W.Error(ErrDBIndex)
-		return 0, false
-	}
-	return int(n), true
+	return int(n), ""
 }
 
 // DEL key [key ...]

@@ -97,7 +97,8 @@ func (c *Ctx) expireFlags() (int, bool) {
 		case EqualFold(a, "LT"):
 			flags |= expireLT
 		default:
-			c.W.Error("ERR Unsupported option " + string(a))
+			// Valkey formats the option with %s: up to a NUL.
+			c.W.Error("ERR Unsupported option " + string(CString(a)))
 			return 0, false
 		}
 	}

@@ -63,8 +63,11 @@ func scanCommand(c *Ctx) {
 	c.W.BulkStrings(keys)
 }
 
-// typeByName maps a TYPE argument to a value type, case-insensitively.
+// typeByName maps a TYPE argument to a value type, case-insensitively,
+// as Valkey's strcasecmp of the C string: up to a NUL ("string\0x" is
+// "string").
 func typeByName(b []byte) (Type, bool) {
+	b = CString(b)
 	for i, n := range typeNames {
 		if EqualFold(b, n) {
 			return Type(i), true
@@ -78,9 +81,13 @@ func typeByName(b []byte) (Type, bool) {
 // (leading white space, a sign, leading zeros), without overflow. So "-1"
 // and "" are invalid while "+1", "01" and " 1" are 1.
 //
+// Like string2ull, it reads the argument as a C string: up to a NUL
+// ("1\0x" is 1).
+//
 // Redis 7.0 used strtoul directly: it accepted "" and "-1" and rejected a
 // leading space.
 func parseScanCursor(b []byte) (uint64, bool) {
+	b = CString(b)
 	if n, ok := ParseInt(b); ok {
 		return uint64(n), n >= 0
 	}

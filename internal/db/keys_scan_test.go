@@ -193,6 +193,12 @@ func TestGenericScanErrors(t *testing.T) {
 		st(rErr(ErrSyntax), "SCAN", "0", "MATCH", "*", "extra"),
 		// Valkey 8 only: these would be a syntax error / an empty scan in 7.0.
 		st(rErr("ERR unknown type name 'foo'"), "SCAN", "0", "TYPE", "foo"),
+		// Valkey reads the cursor and the type name as C strings, up to
+		// a NUL byte (found by tests/cmdfuzz).
+		st(rErr("ERR unknown type name 'foo'"), "SCAN", "0", "TYPE", "foo\x00bar"),
+		st(one, "SCAN", "0", "TYPE", "string\x00x"),
+		st(one, "SCAN", "0\x00junk"),
+		st(rErr("ERR invalid cursor"), "SCAN", "\x000"),
 		st(rErr("ERR NOVALUES option can only be used in HSCAN"), "SCAN", "0", "NOVALUES"),
 		st(rErr("ERR NOSCORES option can only be used in ZSCAN"), "SCAN", "0", "noscores"),
 		// Leniencies of strtoull that Valkey 8 keeps.

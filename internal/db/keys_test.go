@@ -176,6 +176,8 @@ func TestGenericExpireErrors(t *testing.T) {
 		st(rErr(nxErr), "EXPIRE", "k", "10", "LT", "NX"),
 		st(rErr(gtErr), "EXPIRE", "k", "10", "GT", "LT"),
 		st(rErr("ERR Unsupported option foo"), "EXPIRE", "k", "10", "foo"),
+		// %s stops at a NUL (found by tests/cmdfuzz).
+		st(rErr("ERR Unsupported option foo"), "EXPIRE", "k", "10", "foo\x00bar"),
 		st(rErr("ERR Unsupported option Bar"), "PEXPIRE", "k", "10", "NX", "Bar"),
 		// Options are checked before the time argument.
 		st(rErr(nxErr), "EXPIRE", "k", "abc", "NX", "XX"),

@@ -2,8 +2,6 @@ package db
 
 import (
 	"math"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -213,31 +211,27 @@ func (c *Ctx) blockTimeoutArg(i int) (time.Duration, bool) {
 	return time.Duration(t) * time.Millisecond, true
 }
 
-// parseTimeoutFloat accepts what Valkey's string2ld (strtold) accepts:
-// no surrounding space, "inf" but not "nan". Values beyond float64 range
-// that a long double holds come back as ±Inf, so they still fail the
-// range checks with Valkey's message rather than this parser's.
+// parseTimeoutFloat parses a timeout in seconds as Valkey's
+// getLongDoubleFromObjectOrReply does: string2ld, that is strtold on at
+// most 5119 bytes, in long double's range (1e400 is a number; 1e5000
+// overflows and 1e-5000 underflows to zero, and both are refused), NaN
+// refused (parseLongDouble). The result is the nearest float64: ±Inf
+// beyond its range, which the callers' range checks refuse as Valkey's
+// do, and a positive value too small for a float64 stays positive, so
+// that it still rounds up to one millisecond.
 func parseTimeoutFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || isCSpace(b[0]) || isCSpace(b[len(b)-1]) {
+	f, inf, ok := parseLongDouble(b)
+	switch {
+	case !ok:
 		return 0, false
+	case inf && b[0] == '-':
+		return math.Inf(-1), true
+	case inf:
+		return math.Inf(1), true
 	}
-	s := string(b)
-	if strings.ContainsRune(s, '_') {
-		return 0, false
+	v, _ := f.Float64()
+	if v == 0 && f.Sign() != 0 {
+		v = math.Copysign(math.SmallestNonzeroFloat64, float64(f.Sign()))
 	}
-	// strtold takes hexadecimal without a binary exponent ("0x10");
-	// ParseFloat wants one.
-	if h := strings.TrimLeft(s, "+-"); len(h) > 2 && (h[:2] == "0x" || h[:2] == "0X") && !strings.ContainsAny(h, "pP") {
-		s += "p0"
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-			return 0, false
-		}
-	}
-	if math.IsNaN(f) {
-		return 0, false
-	}
-	return f, true
+	return v, true
 }

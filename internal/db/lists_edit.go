@@ -173,16 +173,18 @@ func (c *Ctx) parseMpop(at int) (keys [][]byte, head bool, count int64, ok bool)
 		c.W.Error("ERR numkeys should be greater than 0")
 		return nil, false, 0, false
 	}
-	whereIdx := int64(at) + numkeys + 1
-	if whereIdx >= int64(len(c.Argv)) {
+	// The direction follows the keys: numkeys is compared with what
+	// remains instead of added to an index, which would overflow.
+	if numkeys >= int64(len(c.Argv)-at-1) {
 		c.W.Error(ErrSyntax)
 		return nil, false, 0, false
 	}
-	if head, ok = c.listWhere(int(whereIdx)); !ok {
+	whereIdx := at + int(numkeys) + 1
+	if head, ok = c.listWhere(whereIdx); !ok {
 		return nil, false, 0, false
 	}
 	count = -1
-	for j := int(whereIdx) + 1; j < len(c.Argv); j++ {
+	for j := whereIdx + 1; j < len(c.Argv); j++ {
 		if count == -1 && EqualFold(c.Argv[j], "COUNT") && j+1 < len(c.Argv) {
 			j++
 			n, okC := ParseInt(c.Argv[j])

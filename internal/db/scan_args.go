@@ -81,7 +81,7 @@ func (c *Ctx) parseScanArgs(first int, kind scanKind) (scanArgs, bool) {
 			if !ok {
 				// Valkey 8 rejects an unknown type; Redis 7.0 scanned and
 				// returned nothing.
-				c.W.Error("ERR unknown type name '" + string(argv[i+1]) + "'")
+				c.W.Error("ERR unknown type name '" + string(CString(argv[i+1])) + "'")
 				return a, false
 			}
 			a.typ, a.useType = t, true

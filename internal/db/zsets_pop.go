@@ -141,11 +141,12 @@ func (c *Ctx) zmpopGeneric(numkeysIdx int, block bool) {
 		c.W.Error("ERR numkeys should be greater than 0")
 		return
 	}
-	whereIdx := int64(numkeysIdx) + numkeys + 1
-	if whereIdx >= int64(len(argv)) {
+	// Compared with what remains, not added to an index (overflow).
+	if numkeys >= int64(len(argv)-numkeysIdx-1) {
 		c.W.Error(ErrSyntax)
 		return
 	}
+	whereIdx := numkeysIdx + int(numkeys) + 1
 	var max bool
 	switch w := argv[whereIdx]; {
 	case EqualFold(w, "MIN"):
@@ -156,7 +157,7 @@ func (c *Ctx) zmpopGeneric(numkeysIdx int, block bool) {
 		return
 	}
 	count := int64(-1)
-	for j := int(whereIdx) + 1; j < len(argv); j++ {
+	for j := whereIdx + 1; j < len(argv); j++ {
 		if count == -1 && EqualFold(argv[j], "COUNT") && j+1 < len(argv) {
 			j++
 			n, ok := ParseInt(argv[j])
@@ -238,9 +239,8 @@ func (c *Ctx) bzpopGeneric(keys [][]byte, max bool, timeoutIdx int, count int64,
 // secondsTimeoutArg is getTimeoutFromObjectOrReply with UNIT_SECONDS: a
 // float number of seconds, rounded up to milliseconds (0: wait forever).
 func (c *Ctx) secondsTimeoutArg(i int) (time.Duration, bool) {
-	b := c.Argv[i]
-	v, n, rangeErr := strtod(b)
-	if len(b) == 0 || isCSpace(b[0]) || n != len(b) || math.IsNaN(v) || (rangeErr && v == 0) {
+	v, ok := parseTimeoutFloat(c.Argv[i])
+	if !ok {
 		c.W.Error("ERR timeout is not a float or out of range")
 		return 0, false
 	}

@@ -253,6 +253,15 @@ func TestZPops(t *testing.T) {
 			sl("-ERR timeout is negative\r\n", "BZPOPMIN p -1"),
 			sl("-ERR timeout is not a float or out of range\r\n", "BZPOPMIN p x"),
 			sl("-ERR timeout is out of range\r\n", "BZPOPMIN p 1e300"),
+			// The timeout is a long double (string2ld), not a double:
+			// 1e400 is in range and too long, 1e5000 and 1e-5000 are
+			// refused, 1e-400 rounds up to 1 ms (found by tests/cmdfuzz).
+			sl("-ERR timeout is out of range\r\n", "BZPOPMIN p 1e400"),
+			sl("-ERR timeout is not a float or out of range\r\n", "BZPOPMIN p 1e5000"),
+			sl("-ERR timeout is not a float or out of range\r\n", "BZPOPMIN p 1e-5000"),
+			sl("-ERR timeout is not a float or out of range\r\n", "BZPOPMIN p 1"+strings.Repeat("0", 5200)),
+			sl("-ERR timeout is not a float or out of range\r\n", "BZMPOP 1"+strings.Repeat("0", 5200)+" 1 p MIN"),
+			sl(rNullArr, "BZPOPMIN nokey 1e-400"),
 			sl(rWrongType, "BZPOPMIN nokey str 0"),
 			sl(rNullArr, "BZPOPMIN nokey 0.01"),
 			sl(rNullArr, "BZMPOP 0.01 1 nokey MIN"),
