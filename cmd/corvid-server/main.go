@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"syscall"
@@ -26,6 +25,9 @@ func main() {
 	// runtime's memory limit, see internal/server's goMemLimitFor) and
 	// cost a stack walk per sample.
 	runtime.MemProfileRate = 0
+	// Signals first: a SIGHUP or SIGPIPE during start-up must not kill
+	// the process (internal/server/signals.go).
+	signals := server.NotifySignals()
 	args := os.Args[1:]
 	if len(args) == 1 && (args[0] == "-v" || args[0] == "--version") {
 		fmt.Printf("Corvid server v=%s (Valkey %s compatible)\n", server.CorvidVersion, server.Version)
@@ -58,9 +60,7 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := server.Run(ctx, cfg); err != nil {
+	if err := server.Run(context.Background(), cfg, signals); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -72,6 +72,23 @@ type Client struct {
 	keyPos  []int
 	locks   db.LockSet
 
+	// Output buffer limits (outbuf.go): outCheck is the reply-buffer
+	// length after which the next command re-checks; softSince is when
+	// the soft limit was first reached (Unix seconds, 0: not over it);
+	// closeNow drops pending output and closes at once (over a limit).
+	outCheck  int
+	softSince int64
+	closeNow  bool
+	// resume: the last batch stopped for output back-pressure; the next
+	// OnReadable runs the rest of the buffer before reading.
+	resume bool
+	// cmdMark is where the current top-level command's reply starts in
+	// c.w: a command that panics loses its partial reply (notePanic).
+	cmdMark int
+	// omemPub mirrors omem for CLIENT LIST from other clients; written
+	// by the owner whenever it notes its memory.
+	omemPub atomic.Int64
+
 	// memAcct is the memory this client has declared to the keyspace's
 	// used_memory (noteMem). Only the connection goroutine writes it;
 	// client eviction reads it from others, hence the atomic.
@@ -222,6 +239,7 @@ func (c *Client) serve() {
 			c.batchNow = time.Now().UnixMilli()
 			c.lastEnd = 0
 			c.lastActive.Store(c.batchNow)
+			c.armOutput()
 			if !c.runBuffered() {
 				c.flush()
 				return
@@ -229,14 +247,24 @@ func (c *Client) serve() {
 			if !c.flush() || c.closeAfter {
 				return
 			}
+			if c.w.Shrink(keptReplyBuf) {
+				c.noteMem()
+			}
 		}
 		if err != nil {
 			if errors.Is(err, resp.ErrQueryBufferLimit) {
-				s.log.warn("Closing client that reached max query buffer length: id=%d addr=%s", c.id, c.addr)
+				c.queryBufferLimitReached()
 			}
 			return
 		}
 	}
+}
+
+// queryBufferLimitReached logs and counts a client closed for
+// client-query-buffer-limit, as Valkey's readQueryFromClient does.
+func (c *Client) queryBufferLimitReached() {
+	c.srv.log.warn("Closing client that reached max query buffer length: %s", c.infoLine(c, "NULL"))
+	c.srv.stats.qbufLimitDisc.Add(1)
 }
 
 // runBuffered executes every complete command in the read buffer. It
@@ -251,9 +279,14 @@ func (c *Client) runBuffered() bool {
 		}
 		if err != nil {
 			var pe resp.ProtocolError
-			if errors.As(err, &pe) {
+			switch {
+			case errors.As(err, &pe):
 				c.w.Error("ERR " + string(pe))
 				c.srv.log.verbose("Protocol error (%s) from client: id=%d addr=%s", string(pe), c.id, c.addr)
+			case errors.Is(err, resp.ErrQueryBufferLimit):
+				// A declared length that can never fit: closed without a
+				// reply, before the data arrives.
+				c.queryBufferLimitReached()
 			}
 			return false
 		}
@@ -281,9 +314,21 @@ func (c *Client) runBuffered() bool {
 			c.publish()
 			return true
 		}
-		// Don't let a huge pipeline's replies pile up unbounded.
-		if c.w.Len() > 1<<20 && !c.flush() {
-			return false
+		// Output limits, memory accounting and the mid-batch flush of a
+		// large batch's replies (outbuf.go): one comparison per command.
+		if c.w.Len() >= c.outCheck || c.w.Overflowed() {
+			if !c.outputGrew() {
+				return false
+			}
+			if c.nc != nil && !c.offLoop && c.nc.OutQueued() >= flushAt {
+				// Output back-pressure on a loop: the rest of the batch
+				// waits until the client has read these replies, as a
+				// blocking write makes it wait off the loop.
+				c.resume = true
+				c.nc.Again()
+				c.publish()
+				return true
+			}
 		}
 	}
 	return false
@@ -304,19 +349,48 @@ func (c *Client) publish() {
 }
 
 // recoverPanic keeps a bug in one command from taking the whole server
-// down: the panic and its stack are logged, the client gets an error and is
-// disconnected, and the stripe locks the command held were released by
-// callData's deferred unlock. Valkey would abort with a crash report; a
-// multi-threaded server can do better and keep serving everyone else.
+// down (goroutine path; the loops use containPanic): see notePanic.
 func (c *Client) recoverPanic() {
+	if r := recover(); r != nil {
+		c.notePanic(r)
+		c.flush()
+	}
+}
+
+// containPanic is recoverPanic for a client on an event loop (deferred by
+// OnReadable and serveDetached): the loop goroutine, which serves every
+// other client of the loop, survives, and this client is closed once its
+// replies, the error last, are written.
+func (c *Client) containPanic(nc *netloop.Conn) {
 	r := recover()
 	if r == nil {
 		return
 	}
+	c.notePanic(r)
+	c.detachArgv = nil
+	c.flush()
+	if c.offLoop {
+		nc.Close() // the detached owner closes
+		return
+	}
+	nc.CloseWhenFlushed()
+}
+
+// notePanic handles a panic in a command (a bug): the panic and its stack
+// are logged, counted (INFO stats contained_panics, and
+// unexpected_error_replies), and the client gets an error; the caller
+// then disconnects it. The stripe locks the command held were released by
+// the dispatcher's deferred unlocks (callData, EXEC) as the panic
+// unwound. Valkey would abort with a crash report; a multi-threaded
+// server can do better and keep serving everyone else.
+func (c *Client) notePanic(r any) {
 	c.srv.log.warn("PANIC while serving client id=%d addr=%s: %v\n%s", c.id, c.addr, r, debug.Stack())
 	c.srv.stats.unexpectedErrs.Add(1)
+	c.srv.stats.panics.Add(1)
+	if c.cmdMark <= c.w.Len() {
+		c.w.Truncate(c.cmdMark) // a partial reply (EXEC's array) would mislead
+	}
 	c.w.Error("ERR internal error (see the server log); connection closed")
-	c.flush()
 }
 
 // flush writes pending replies in one syscall, their calls counted first.
@@ -329,7 +403,6 @@ func (c *Client) flush() bool {
 	c.srv.stats.netOutput.Add(c.shard, int64(n))
 	c.netOut.Add(int64(n))
 	c.w.Reset()
-	c.w.Shrink(4 << 20)
 	return err == nil
 }
 
@@ -360,7 +433,10 @@ func (c *Client) cleanup() {
 
 // Flush is used by blocking commands to send pending replies before they
 // wait, as Valkey does before it parks a client.
-func (c *Client) Flush() { c.flush() }
+func (c *Client) Flush() {
+	c.flush()
+	c.armOutput()
+}
 
 // UnblockChan returns the channel CLIENT UNBLOCK and kills signal.
 func (c *Client) UnblockChan() <-chan int { return c.unblock }

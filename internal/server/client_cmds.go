@@ -104,6 +104,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 
 	multi := -1
 	var qbuf, qbufFree, argvMem, multiMem, obl int
+	omem := c.omemPub.Load()
 	respVer := int(c.proto.Load())
 	if isSelf {
 		pubFlags = ""
@@ -127,7 +128,9 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 		for _, a := range c.ctx.Argv {
 			argvMem += len(a)
 		}
-		obl = c.w.Len()
+		pending := c.pendingOutput()
+		obl = min(pending, replyBufSize)
+		omem = c.omem()
 		respVer = c.w.Proto
 		lastCmd = curCmd
 	} else {
@@ -163,10 +166,12 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 		fl = append(fl, 'N')
 	}
 
-	const replyBuf = 16 * 1024 // the reply buffer every connection starts with
 	// tot-mem approximates Valkey's getClientMemoryUsage: reply buffer,
-	// pending query bytes, the client struct, arguments and MULTI queue.
-	totMem := replyBuf + 2048 + argvMem + multiMem
+	// output beyond it, pending query bytes, the client struct, arguments
+	// and MULTI queue.
+	totMem := replyBufSize + 2048 + argvMem + multiMem + int(omem)
+	// oll: Valkey's reply list holds blocks of at least 16 KiB.
+	oll := (omem + replyBufSize - 1) / replyBufSize
 	if qbuf > 0 {
 		totMem += c.rd.Cap()
 	}
@@ -201,11 +206,11 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	ki("qbuf-free", int64(qbufFree))
 	ki("argv-mem", int64(argvMem))
 	ki("multi-mem", int64(multiMem))
-	ki("rbs", replyBuf)
-	ki("rbp", replyBuf)
+	ki("rbs", replyBufSize)
+	ki("rbp", replyBufSize)
 	ki("obl", int64(obl))
-	ki("oll", 0)
-	ki("omem", 0)
+	ki("oll", oll)
+	ki("omem", omem)
 	ki("tot-mem", int64(totMem))
 	kv("events", "r")
 	kv("cmd", lastCmd)
@@ -273,9 +278,9 @@ func clientListCommand(c *Client) {
 	var clients []*Client
 	switch {
 	case len(argv) == 4 && db.EqualFold(argv[2], "type"):
-		t := clientTypeByName(argv[3])
+		t := clientTypeByName(db.CString(argv[3]))
 		if t == -1 {
-			c.w.Error("ERR Unknown client type '" + string(argv[3]) + "'")
+			c.w.Error("ERR Unknown client type '" + cstr(argv[3]) + "'")
 			return
 		}
 		for _, o := range s.clientsSnapshot() {
@@ -338,7 +343,7 @@ func clientGetnameCommand(c *Client) {
 // has no SETINFO).
 func clientSetinfoCommand(c *Client) {
 	argv := c.ctx.Argv
-	attr, val := argv[2], argv[3]
+	attr, val := db.CString(argv[2]), argv[3] // strcasecmp'd, as Valkey
 	var dst *string
 	switch {
 	case db.EqualFold(attr, "lib-name"):
@@ -346,7 +351,7 @@ func clientSetinfoCommand(c *Client) {
 	case db.EqualFold(attr, "lib-ver"):
 		dst = &c.mu.libVer
 	default:
-		c.w.Error("ERR Unrecognized option '" + string(attr) + "'")
+		c.w.Error("ERR Unrecognized option '" + cstr(attr) + "'")
 		return
 	}
 	if !validClientName(val) {
@@ -405,9 +410,9 @@ func clientKillCommand(c *Client) {
 				}
 				maxAge = n
 			case db.EqualFold(opt, "type"):
-				typ = clientTypeByName(val)
+				typ = clientTypeByName(db.CString(val))
 				if typ == -1 {
-					c.w.Error("ERR Unknown client type '" + string(val) + "'")
+					c.w.Error("ERR Unknown client type '" + cstr(val) + "'")
 					return
 				}
 			case db.EqualFold(opt, "addr"):

@@ -29,16 +29,12 @@ func echoCommand(c *Client) { c.w.Bulk(c.ctx.Argv[1]) }
 
 // SELECT index
 func selectCommand(c *Client) {
-	n, ok := db.ParseInt(c.ctx.Argv[1])
-	if !ok || n < -1<<31 || n > 1<<31-1 {
-		c.w.Error(db.ErrNotInt)
+	n, msg := db.ParseDBIndex(c.ctx.Argv[1], c.srv.ks.Databases())
+	if msg != "" {
+		c.w.Error(msg)
 		return
 	}
-	if n < 0 || n >= int64(c.srv.ks.Databases()) {
-		c.w.Error(db.ErrDBIndex)
-		return
-	}
-	c.selectDB(int(n))
+	c.selectDB(n)
 	c.w.OK()
 }
 
@@ -128,17 +124,25 @@ func helloCommand(c *Client) {
 	}
 	var user, pass, name []byte
 	setName := false
+	// Options are matched as C strings (strcasecmp) and a SETNAME name is
+	// validated where it appears, before later options and AUTH, as
+	// Valkey's helloCommand does.
 	for j := 2; j < len(argv); j++ {
 		more := len(argv) - j - 1
+		opt := db.CString(argv[j])
 		switch {
-		case db.EqualFold(argv[j], "AUTH") && more >= 2:
+		case db.EqualFold(opt, "AUTH") && more >= 2:
 			user, pass = argv[j+1], argv[j+2]
 			j += 2
-		case db.EqualFold(argv[j], "SETNAME") && more >= 1:
+		case db.EqualFold(opt, "SETNAME") && more >= 1:
 			name, setName = argv[j+1], true
+			if !validClientName(name) {
+				c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
+				return
+			}
 			j++
 		default:
-			c.w.Error("ERR Syntax error in HELLO option '" + string(argv[j]) + "'")
+			c.w.Error("ERR Syntax error in HELLO option '" + string(opt) + "'")
 			return
 		}
 	}
@@ -154,10 +158,6 @@ func helloCommand(c *Client) {
 		return
 	}
 	if setName {
-		if !validClientName(name) {
-			c.w.Error("ERR Client names cannot contain spaces, newlines or special characters.")
-			return
-		}
 		c.mu.Lock()
 		c.mu.name = string(name)
 		c.mu.Unlock()
@@ -184,9 +184,11 @@ func helloCommand(c *Client) {
 	w.ArrayLen(0)
 }
 
-// validClientName: printable ASCII without spaces, as Valkey requires.
+// validClientName: printable ASCII without spaces, as Valkey requires,
+// checked as a C string (validateClientAttr stops at a NUL byte; the
+// name kept is the whole argument).
 func validClientName(b []byte) bool {
-	for _, ch := range b {
+	for _, ch := range db.CString(b) {
 		if ch < '!' || ch > '~' {
 			return false
 		}

@@ -145,17 +145,43 @@ var debugHelp = []string{
 	"    Fuzz the glob matcher; reply if nothing broke.",
 }
 
-// debugSleep stalls for d seconds with every stripe held, so that data
+// debugSleep stalls for secs seconds with every stripe held, so that data
 // commands from all clients wait, which is what tests use DEBUG SLEEP for
-// (Valkey's single thread simply sleeps).
+// (Valkey's single thread simply sleeps). Valkey converts secs to whole
+// microseconds in a long long: a value that does not fit (1e13, 1e308,
+// inf) or is not positive (nan, -1, junk) does not sleep at all, and
+// neither does Corvid. A sleep that does fit can still be centuries long
+// (an operator's typo), so it ends early when the server shuts down
+// (SIGTERM, SHUTDOWN) or the sleeping client is killed: it never wedges
+// shutdown while it holds the stripes.
 func debugSleep(c *Client, secs float64) {
-	if secs > 0 && !math.IsNaN(secs) {
-		d := time.Duration(math.Min(secs, 1<<30) * float64(time.Second))
-		unlock := c.lockAllKeys()
-		time.Sleep(d)
-		unlock()
+	if d, ok := debugSleepDuration(secs); ok {
+		c.withAllKeys(func() {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-c.srv.stop:
+			case <-c.unblock:
+			}
+		})
 	}
 	c.w.OK()
+}
+
+// debugSleepDuration is Valkey's `(long long)(secs * 1000000)`
+// microseconds, with the conversions C leaves undefined refused: ok is
+// false when there is nothing to sleep.
+func debugSleepDuration(secs float64) (time.Duration, bool) {
+	us := secs * 1e6
+	if !(us >= 1 && us < 1<<63) { // also false for NaN
+		return 0, false
+	}
+	us = math.Trunc(us)
+	if us >= float64(math.MaxInt64/int64(time.Microsecond)) {
+		return math.MaxInt64, true // ~292 years: ends with the server
+	}
+	return time.Duration(us) * time.Microsecond, true
 }
 
 // debugProtocol replies with Valkey's sample value of each RESP type; the
@@ -336,11 +362,11 @@ func debugDigestValue(c *Client) {
 	c.w.ArrayLen(len(keys))
 	for _, k := range keys {
 		var d [20]byte
-		unlock := c.lockKey(k)
-		if o := c.ctx.LookupDB(c.ctx.DB, k); o != nil {
-			xorObjectDigest(&d, o)
-		}
-		unlock()
+		c.withKey(k, func() {
+			if o := c.ctx.LookupDB(c.ctx.DB, k); o != nil {
+				xorObjectDigest(&d, o)
+			}
+		})
 		c.w.Simple(hex.EncodeToString(d[:]))
 	}
 }
@@ -351,9 +377,9 @@ func debugObject(c *Client) {
 	fast := len(argv) == 4 && db.EqualFold(argv[3], "fast")
 	key := argv[2]
 	unlock := c.lockKey(key)
+	defer unlock()
 	o := c.ctx.LookupDB(c.ctx.DB, key)
 	if o == nil {
-		unlock()
 		c.w.Error(db.ErrNoSuchKey)
 		return
 	}
@@ -369,7 +395,6 @@ func debugObject(c *Client) {
 	if d, ok := o.Val.(debugDescriber); ok {
 		b.WriteString(d.DebugObjectExtra(fast))
 	}
-	unlock()
 	c.w.Simple(b.String())
 }
 
@@ -433,9 +458,7 @@ func debugPopulate(c *Client) {
 	// by one otherwise rehashes every table on the way up (a fifth of the
 	// CPU of such a fill, and twice Redis's time for it). Expand needs
 	// every stripe; inside EXEC they are held already.
-	unlockAll := c.lockAllKeys()
-	c.srv.ks.Expand(ctx.DB, count)
-	unlockAll()
+	c.withAllKeys(func() { c.srv.ks.Expand(ctx.DB, count) })
 	for j := int64(0); j < count; j++ {
 		kb = strconv.AppendInt(append(append(kb[:0], prefix...), ':'), j, 10)
 		vb = strconv.AppendInt(append(vb[:0], "value:"...), j, 10)
@@ -445,12 +468,12 @@ func debugPopulate(c *Client) {
 			copy(sized, vb)
 			val = sized
 		}
-		unlock := c.lockKey(kb)
-		if ctx.LookupDB(ctx.DB, kb) == nil {
-			ctx.SetString(kb, val, false)
-			ctx.Touch(kb) // invalidates WATCH, as signalModifiedKey does
-		}
-		unlock()
+		c.withKey(kb, func() {
+			if ctx.LookupDB(ctx.DB, kb) == nil {
+				ctx.SetString(kb, val, false)
+				ctx.Touch(kb) // invalidates WATCH, as signalModifiedKey does
+			}
+		})
 	}
 	ctx.Dirty = dirty // Valkey's POPULATE does not count as changes
 	c.w.OK()

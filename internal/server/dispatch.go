@@ -13,6 +13,7 @@ import (
 // authentication, then MULTI queueing, then the call.
 func (c *Client) execute(argv [][]byte) {
 	s := c.srv
+	c.cmdMark = c.w.Len()
 	cm := c.lookupCmd(argv[0])
 	if cm == nil {
 		if buf := c.nameBuf; string(buf) == "post" || string(buf) == "host:" {
@@ -26,7 +27,7 @@ func (c *Client) execute(argv [][]byte) {
 		sub, buf := lookupSub(cm, argv[1], c.nameBuf)
 		c.nameBuf = buf
 		if sub == nil {
-			c.reject(nil, "ERR unknown subcommand '"+sanitize(trunc(string(argv[1]), 128))+"'. Try "+strings.ToUpper(string(argv[0]))+" HELP.")
+			c.reject(nil, "ERR unknown subcommand '"+sanitize(trunc(cstr(argv[1]), 128))+"'. Try "+strings.ToUpper(cstr(argv[0]))+" HELP.")
 			return
 		}
 		cm = sub
@@ -97,11 +98,11 @@ func (c *Client) securityWarning() {
 func (c *Client) rejectUnknown(argv [][]byte) {
 	var args strings.Builder
 	for i := 1; i < len(argv) && args.Len() < 128; i++ {
-		a := string(argv[i])
+		a := cstr(argv[i])
 		a = trunc(a, 128-args.Len())
 		args.WriteString("'" + a + "' ")
 	}
-	c.reject(nil, "ERR unknown command '"+trunc(string(argv[0]), 128)+"', with args beginning with: "+args.String())
+	c.reject(nil, "ERR unknown command '"+trunc(cstr(argv[0]), 128)+"', with args beginning with: "+args.String())
 }
 
 // reject answers a command that did not run. Inside MULTI it also dooms
@@ -126,6 +127,10 @@ func (c *Client) reject(cm *cmd, msg string) {
 	c.srv.stats.totalErrors.Add(1)
 	c.w.Error(sanitize(msg))
 }
+
+// cstr is an argument as Valkey's %s prints it into an error: up to its
+// first NUL byte (db.CString).
+func cstr(b []byte) string { return string(db.CString(b)) }
 
 func trunc(s string, n int) string {
 	if n < 0 {
@@ -178,8 +183,11 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	mark := c.w.Len()
 	if cm.dbProc == nil || cm.meta.Flags&command.FlagBlocking != 0 {
 		// INFO, CLIENT LIST and the rest see every call before this one
-		// counted; a blocking command may send earlier replies and wait.
+		// counted; a blocking command may send earlier replies and wait,
+		// and CLIENT LIST shows it as the client's command meanwhile (as
+		// it shows DEBUG SLEEP's).
 		c.flushCalls()
+		c.publishState(cm)
 	}
 	if cm.dbProc != nil {
 		c.callData(cm)

@@ -19,6 +19,8 @@ type hotConfig struct {
 	// maxMemClients is maxmemory-clients in bytes (a percentage resolved
 	// against maxmemory); 0 disables client eviction.
 	maxMemClients atomic.Int64
+	// obuf is client-output-buffer-limit per client class (outbuf.go).
+	obuf obufLimits
 }
 
 func (h *hotConfig) load(cfg *config.Config) {
@@ -32,6 +34,7 @@ func (h *hotConfig) load(cfg *config.Config) {
 		v = int64(float64(cfg.MaxMemory()) * float64(v) / 100)
 	}
 	h.maxMemClients.Store(v)
+	h.obuf.load(cfg.ClientOutputBufferLimits())
 }
 
 // clock is the start time of the next command in tsc ticks: the end of

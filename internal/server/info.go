@@ -348,8 +348,8 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("total_writes_processed", 0)
 		w.int("io_threaded_reads_processed", 0)
 		w.int("io_threaded_writes_processed", 0)
-		w.int("client_query_buffer_limit_disconnections", 0)
-		w.int("client_output_buffer_limit_disconnections", 0)
+		w.int("client_query_buffer_limit_disconnections", s.stats.qbufLimitDisc.Load())
+		w.int("client_output_buffer_limit_disconnections", s.stats.obufLimitDisc.Load())
 		w.int("reply_buffer_shrinks", 0)
 		w.int("reply_buffer_expands", 0)
 		w.int("eventloop_cycles", 0)
@@ -361,6 +361,9 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("acl_access_denied_cmd", 0)
 		w.int("acl_access_denied_key", 0)
 		w.int("acl_access_denied_channel", 0)
+		// Corvid's own: commands that panicked (a bug) and were confined
+		// to their client (docs/architecture.md, "Failure containment").
+		w.int("contained_panics", s.stats.panics.Load())
 	}
 
 	if req.want("replication") {

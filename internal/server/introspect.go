@@ -245,8 +245,8 @@ func (c *Client) writeHelp(cmdName string, lines []string) {
 // known subcommand used with the wrong arguments.
 func (c *Client) subcommandSyntaxError() {
 	argv := c.ctx.Argv
-	c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(string(argv[1]), 128) +
-		"'. Try " + upperASCII(string(argv[0])) + " HELP.")
+	c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + trunc(cstr(argv[1]), 128) +
+		"'. Try " + upperASCII(cstr(argv[0])) + " HELP.")
 }
 
 func upperASCII(s string) string {
@@ -273,6 +273,22 @@ func (c *Client) lockKey(key []byte) func() {
 	st := ks.StripeOf(key)
 	ks.LockStripe(st)
 	return func() { ks.UnlockStripe(st) }
+}
+
+// withKey runs fn with key's stripe locked (see lockKey); the unlock is
+// deferred, so a panic in fn (a bug) cannot leave the stripe locked.
+func (c *Client) withKey(key []byte, fn func()) {
+	unlock := c.lockKey(key)
+	defer unlock()
+	fn()
+}
+
+// withAllKeys runs fn with every stripe locked (see lockAllKeys); the
+// unlock is deferred as in withKey.
+func (c *Client) withAllKeys(fn func()) {
+	unlock := c.lockAllKeys()
+	defer unlock()
+	fn()
 }
 
 // lockAllKeys locks every stripe unless they are held already; while it

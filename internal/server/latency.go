@@ -166,7 +166,7 @@ func latencyGraphCommand(c *Client) {
 	event := string(c.ctx.Argv[2])
 	ts := c.srv.ext().lat.snapshot(event)
 	if ts == nil {
-		c.w.Error("ERR No samples available for event '" + event + "'")
+		c.w.Error("ERR No samples available for event '" + cstr(c.ctx.Argv[2]) + "'")
 		return
 	}
 	now := time.Now().Unix()

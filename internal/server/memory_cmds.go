@@ -84,6 +84,9 @@ func (c *Client) noteMem() {
 	if c.nc != nil {
 		m += int64(c.nc.Queued()) // replies a loop client has not read yet
 	}
+	if om := c.omem(); om != c.omemPub.Load() {
+		c.omemPub.Store(om)
+	}
 	if d := m - c.memAcct.Load(); d != 0 {
 		c.memAcct.Store(m)
 		c.srv.ks.AddOverhead(d)
@@ -356,9 +359,9 @@ func memoryUsageCommand(c *Client) {
 		c.w.Error(db.ErrSyntax)
 		return
 	}
-	unlock := c.lockKey(argv[2])
-	n, ok := c.srv.ks.KeyMemUsage(c.ctx.DB, argv[2])
-	unlock()
+	var n int64
+	var ok bool
+	c.withKey(argv[2], func() { n, ok = c.srv.ks.KeyMemUsage(c.ctx.DB, argv[2]) })
 	if !ok {
 		c.w.Null()
 		return

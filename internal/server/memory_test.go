@@ -116,6 +116,13 @@ func TestClientEviction(t *testing.T) {
 		}
 		a.Close()
 		b.Close()
+		// Until the server has seen them go, their buffers still count
+		// and either could be the one evicted below.
+		for deadline := time.Now().Add(10 * time.Second); s.nclients.Load() != 1; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d clients still connected", s.nclients.Load())
+			}
+		}
 
 		if got := admin.Do("CONFIG", "SET", "maxmemory-clients", "5mb"); got != "+OK" {
 			t.Fatal(got)

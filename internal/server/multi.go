@@ -99,9 +99,12 @@ func execCommand(c *Client) {
 	// Lock everything the transaction may touch, then re-check WATCH: a
 	// write that slipped in between the check above and the lock would
 	// otherwise be missed.
+	// The unlock is deferred: a queued command that panics (a bug) must
+	// not leave the stripes locked for every other client (see
+	// Client.containPanic).
 	ks.Lock(&locks)
+	defer ks.Unlock(&locks)
 	if c.watch.Dirty.Load() {
-		ks.Unlock(&locks)
 		ks.Unwatch(&c.watch)
 		c.w.NullArray()
 		return
@@ -110,6 +113,7 @@ func execCommand(c *Client) {
 	ctx := &c.ctx
 	ctx.SetNow()
 	ctx.Locked = true
+	defer func() { ctx.Locked = false }()
 	c.w.ArrayLen(len(m.cmds))
 	for _, q := range m.cmds {
 		c.call(q.cm, q.argv)
@@ -117,6 +121,4 @@ func execCommand(c *Client) {
 	// Blocked clients are served once, after the whole transaction, with
 	// what it left in the keys (Valkey's handleClientsBlockedOnKeys).
 	ctx.ServeReady(&locks)
-	ctx.Locked = false
-	ks.Unlock(&locks)
 }

@@ -212,14 +212,24 @@ func (c *Client) mustLeaveLoop(argv [][]byte) bool {
 }
 
 // OnReadable runs one batch on the loop: read once, run every complete
-// command, write the replies.
+// command, write the replies. A batch whose replies pile up past flushAt
+// stops there (runBuffered) and asks the loop to run it again once they
+// have been written (netloop.Conn.Again); that call runs what is already
+// buffered without reading.
 func (c *Client) OnReadable(nc *netloop.Conn) {
+	defer c.containPanic(nc)
 	s := c.srv
-	c.rd.MaxBulk = s.hot.maxBulk.Load()
-	c.rd.MaxQuery = s.hot.maxQuery.Load()
-	c.rd.Unauthenticated = !c.authed
-	n, err := c.rd.Fill(nc)
-	if n > 0 {
+	n, err := 0, error(nil)
+	resumed := c.resume
+	if resumed {
+		c.resume = false
+	} else {
+		c.rd.MaxBulk = s.hot.maxBulk.Load()
+		c.rd.MaxQuery = s.hot.maxQuery.Load()
+		c.rd.Unauthenticated = !c.authed
+		n, err = c.rd.Fill(nc)
+	}
+	if n > 0 || resumed {
 		s.stats.netInput.Add(c.shard, int64(n))
 		// The round's time.Now (RoundMillis), not a wall clock derived
 		// from the monotonic one: the LRU clock and expiry compare against
@@ -229,6 +239,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 		c.batchNow = nc.RoundMillis()
 		c.lastEnd = 0 // the first command reads the command clock
 		c.lastActive.Store(c.batchNow)
+		c.armOutput()
 		ok := c.runBuffered()
 		if c.detachArgv != nil {
 			c.offLoop = true
@@ -236,6 +247,10 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 			return
 		}
 		if !ok {
+			if c.closeNow {
+				nc.Close() // over an output limit: nothing more is sent
+				return
+			}
 			c.flush()
 			nc.CloseWhenFlushed()
 			return
@@ -248,10 +263,16 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 			nc.CloseWhenFlushed()
 			return
 		}
+		if !c.resume { // a batch held back for its output keeps its buffers
+			shrunk := c.w.Shrink(keptReplyBuf)
+			if nc.Trim() || shrunk {
+				c.noteMem()
+			}
+		}
 	}
 	if err != nil && err != netloop.ErrWouldBlock {
 		if errors.Is(err, resp.ErrQueryBufferLimit) {
-			s.log.warn("Closing client that reached max query buffer length: id=%d addr=%s", c.id, c.addr)
+			c.queryBufferLimitReached()
 		}
 		nc.Close()
 	}
@@ -261,6 +282,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 // command that made the client leave its loop, then the rest of the batch,
 // with blocking writes; then it gives the client back to its loop.
 func (c *Client) serveDetached() {
+	defer c.containPanic(c.nc)
 	argv := c.detachArgv
 	c.detachArgv = nil
 	ok := true
@@ -276,6 +298,9 @@ func (c *Client) serveDetached() {
 		}
 	}
 	flushed := c.flush()
+	if c.w.Shrink(keptReplyBuf) {
+		c.noteMem()
+	}
 	if !ok || !flushed || c.closeAfter || c.killed.Load() {
 		c.nc.Close()
 		return
@@ -283,6 +308,10 @@ func (c *Client) serveDetached() {
 	c.offLoop = false
 	c.nc.Attach()
 }
+
+// OnDrained re-notes the client's memory once output the socket could
+// not take at once has all been written (netloop.Drainer).
+func (c *Client) OnDrained(*netloop.Conn) { c.noteMem() }
 
 // OnClose releases the client once its socket is closed.
 func (c *Client) OnClose(*netloop.Conn) {

@@ -14,11 +14,23 @@ import (
 // client) and on that loop with io_uring (where available: not under the
 // race detector), which must all behave the same.
 func bothPaths(t *testing.T, f func(t *testing.T, s *Server, addr string)) {
+	bothPathsSetup(t, nil, f)
+}
+
+// bothPathsSetup is bothPaths with setup run on each server before it
+// serves (so that what setup changes happens before any connection).
+func bothPathsSetup(t *testing.T, setup func(s *Server), f func(t *testing.T, s *Server, addr string)) {
 	for _, p := range []struct{ name, env, ring string }{{"goroutine", "0", ""}, {"netloop", "1", "0"}, {"uring", "1", ""}} {
 		t.Run(p.name, func(t *testing.T) {
 			t.Setenv("CORVID_NETLOOP", p.env)
 			t.Setenv("CORVID_NETLOOP_URING", p.ring)
-			s, addr := startIntroServer(t)
+			s := listenServer(t, "", "--port", "0", "--bind", "127.0.0.1")
+			if setup != nil {
+				setup(s)
+			}
+			go s.Serve()
+			t.Cleanup(s.Close)
+			addr := s.Addr()
 			if (p.env == "1") != (s.loops != nil) {
 				t.Fatalf("CORVID_NETLOOP=%s: loops %v", p.env, s.loops)
 			}

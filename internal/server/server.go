@@ -77,6 +77,9 @@ type serverStats struct {
 	netOutput      counter.Sharded // per write
 	totalErrors    atomic.Int64
 	unexpectedErrs atomic.Int64
+	panics         atomic.Int64 // commands that panicked (contained_panics)
+	qbufLimitDisc  atomic.Int64 // client_query_buffer_limit_disconnections
+	obufLimitDisc  atomic.Int64 // client_output_buffer_limit_disconnections
 	evictedClients atomic.Int64 // maxmemory-clients evictions
 }
 
@@ -268,9 +271,10 @@ func (s *Server) Close() {
 // Keyspace exposes the data for tests and embedding.
 func (s *Server) Keyspace() *db.Keyspace { return s.ks }
 
-// Run is corvid-server's main: listen, serve until ctx is done or SHUTDOWN,
+// Run is corvid-server's main: listen, serve until ctx is done, SHUTDOWN,
+// or a shutdown signal on signals (from NotifySignals; nil for none),
 // then close.
-func Run(ctx context.Context, cfg *config.Config) error {
+func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) error {
 	s, err := New(cfg)
 	if err != nil {
 		return err
@@ -297,12 +301,38 @@ func Run(ctx context.Context, cfg *config.Config) error {
 	s.shutdownFn = cancel
 	done := make(chan error, 1)
 	go func() { done <- s.Serve() }()
-	select {
-	case <-ctx.Done():
-		s.log.notice("User requested shutdown...")
-	case err = <-done:
+wait:
+	for {
+		select {
+		case sig := <-signals:
+			if s.onSignal(sig, false) == sigShutdown {
+				s.log.notice("User requested shutdown...")
+				break wait
+			}
+		case <-ctx.Done():
+			s.log.notice("User requested shutdown...")
+			break wait
+		case err = <-done:
+			break wait
+		}
 	}
+	// Signals keep being handled while clients are closed: SIGHUP and
+	// SIGPIPE stay harmless, a second SIGINT exits at once.
+	closed := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-signals:
+				if s.onSignal(sig, true) == sigExitNow {
+					os.Exit(1)
+				}
+			case <-closed:
+				return
+			}
+		}
+	}()
 	s.Close()
+	close(closed)
 	s.log.notice("%s is now ready to exit, bye bye...", "Corvid")
 	return err
 }
