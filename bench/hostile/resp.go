@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -57,35 +56,6 @@ func bulkReplyLen(n int) int64 {
 	return int64(1 + len(strconv.Itoa(n)) + 2 + n + 2)
 }
 
-// parseInfo parses an INFO reply into field -> value ("# Section" headers
-// and blank lines skipped).
-func parseInfo(s string) map[string]string {
-	m := make(map[string]string)
-	for line := range strings.SplitSeq(s, "\n") {
-		line = strings.TrimRight(line, "\r")
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			m[k] = v
-		}
-	}
-	return m
-}
-
-// infoInt is the integer field key of a parsed INFO reply.
-func infoInt(m map[string]string, key string) (int64, error) {
-	v, ok := m[key]
-	if !ok {
-		return 0, fmt.Errorf("INFO has no %s", key)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("INFO %s: %q is not an integer", key, v)
-	}
-	return n, nil
-}
-
 // obufDisconnections reads client_output_buffer_limit_disconnections from
 // INFO stats; -1 when the server has no such field (Redis 7.0).
 func obufDisconnections(c *wire.Conn, timeout time.Duration) (int64, error) {
@@ -93,7 +63,7 @@ func obufDisconnections(c *wire.Conn, timeout time.Duration) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return optionalInt(parseInfo(v.Str), "client_output_buffer_limit_disconnections")
+	return optionalInt(benchproc.ParseInfo(v.Str), "client_output_buffer_limit_disconnections")
 }
 
 // optionalInt is infoInt, with -1 for a field the reply does not have.
@@ -101,5 +71,5 @@ func optionalInt(m map[string]string, key string) (int64, error) {
 	if _, ok := m[key]; !ok {
 		return -1, nil
 	}
-	return infoInt(m, key)
+	return benchproc.InfoInt(m, key)
 }

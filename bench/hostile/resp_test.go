@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 	"github.com/corvid-kv/corvid/internal/bench/wire"
 )
 
@@ -74,7 +75,9 @@ func TestBulkReplyLen(t *testing.T) {
 	}
 }
 
-func TestParseInfo(t *testing.T) {
+// TestOptionalInt: a field a server lacks reads -1 (benchproc.ParseInfo's
+// own test is in its package).
+func TestOptionalInt(t *testing.T) {
 	valkey := "# Stats\r\ntotal_connections_received:5\r\nclient_output_buffer_limit_disconnections:2\r\n\r\n# Other\r\nweird:a:b\r\n"
 	redis70 := "# Stats\r\ntotal_connections_received:5\r\n"
 	for _, tc := range []struct {
@@ -86,19 +89,9 @@ func TestParseInfo(t *testing.T) {
 		{"redis 7.0 lacks it", redis70, "client_output_buffer_limit_disconnections", -1, false},
 		{"not an integer", valkey, "weird", 0, true},
 	} {
-		got, err := optionalInt(parseInfo(tc.info), tc.key)
+		got, err := optionalInt(benchproc.ParseInfo(tc.info), tc.key)
 		if got != tc.want || (err != nil) != tc.wantErr {
 			t.Errorf("%s: optionalInt = %d, %v; want %d (error %v)", tc.name, got, err, tc.want, tc.wantErr)
 		}
-	}
-	m := parseInfo(valkey)
-	if m["weird"] != "a:b" {
-		t.Errorf("weird = %q, want a:b (split at the first colon)", m["weird"])
-	}
-	if _, ok := m["# Stats"]; ok {
-		t.Error("section header parsed as a field")
-	}
-	if _, err := infoInt(m, "missing"); err == nil {
-		t.Error("infoInt of a missing field: no error")
 	}
 }

@@ -1,5 +1,5 @@
 // Package benchproc is what the benchmark programs under bench/
-// (sidebyside, keyspace, mempere) share about the processes they run and
+// (sidebyside, keyspace, mempere, hostile) share about the processes they run and
 // the machine they run on:
 //
 //   - FreePorts and FreePort pick free loopback ports (never 6379);
@@ -17,6 +17,7 @@
 //   - NProc, CPUModel, Kernel, LoadAvg, MeminfoKiB, GitRevision and Output
 //     are the facts each report's header states about the machine and the
 //     build ("" or -1 where unknown: each program words that its own way);
+//   - ParseInfo and InfoInt read an INFO reply's fields;
 //   - ShellJoin, Tail and WriteComments are small helpers of the reports.
 //
 // Everything listens and connects on 127.0.0.1 only.

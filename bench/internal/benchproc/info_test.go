@@ -1,11 +1,13 @@
-package main
+package benchproc
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestParseInfo(t *testing.T) {
 	s := "# Memory\r\nused_memory:1234\r\nused_memory_human:1.21K\r\nmaxmemory_policy:noeviction\r\n\r\n# Other\r\nweird:a:b\r\n"
-	m := parseInfo(s)
-	if n, err := infoInt(m, "used_memory"); err != nil || n != 1234 {
+	m := ParseInfo(s)
+	if n, err := InfoInt(m, "used_memory"); err != nil || n != 1234 {
 		t.Errorf("used_memory = %d, %v; want 1234", n, err)
 	}
 	if m["maxmemory_policy"] != "noeviction" {
@@ -17,10 +19,10 @@ func TestParseInfo(t *testing.T) {
 	if _, ok := m["# Memory"]; ok {
 		t.Error("section header parsed as a field")
 	}
-	if _, err := infoInt(m, "missing"); err == nil {
+	if _, err := InfoInt(m, "missing"); err == nil {
 		t.Error("missing field: want an error")
 	}
-	if _, err := infoInt(m, "used_memory_human"); err == nil {
+	if _, err := InfoInt(m, "used_memory_human"); err == nil {
 		t.Error("non-integer field: want an error")
 	}
 }
