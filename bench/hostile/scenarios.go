@@ -47,29 +47,54 @@ func baseline(c *config, s *benchproc.Server, p *prober, r *result) error {
 	return err
 }
 
-// largeMultibulk writes cmd (RPUSH with c.n arguments) in one Write and
-// waits for its reply while the prober runs.
-func largeMultibulk(c *config, s *benchproc.Server, r *result, cmd []byte) error {
+// attack is what a scenario that attacks with one connection sets up: the
+// prober (its idle baseline taken), the attacking connection, the CPU
+// ticks and the RSS sampling from the start of the attack.
+type attack struct {
+	p      *prober
+	nc     net.Conn
+	ticks0 uint64
+	peak   *rssPeak
+}
+
+func startAttack(c *config, s *benchproc.Server, r *result) (*attack, error) {
 	p, err := dialProber(s.Addr, c.pingEvery, c.timeout)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer p.Close()
 	if err := baseline(c, s, p, r); err != nil {
-		return err
+		p.Close()
+		return nil, err
 	}
 	nc, err := net.DialTimeout("tcp", s.Addr, 5*time.Second)
 	if err != nil {
-		return err
+		p.Close()
+		return nil, err
 	}
-	defer nc.Close()
-
 	ticks0, err := s.CPUTicks()
+	if err != nil {
+		nc.Close()
+		p.Close()
+		return nil, err
+	}
+	return &attack{p: p, nc: nc, ticks0: ticks0, peak: sampleRSS(s)}, nil
+}
+
+func (a *attack) close() {
+	a.peak.Stop()
+	a.nc.Close()
+	a.p.Close()
+}
+
+// largeMultibulk writes cmd (RPUSH with c.n arguments) in one Write and
+// waits for its reply while the prober runs.
+func largeMultibulk(c *config, s *benchproc.Server, r *result, cmd []byte) error {
+	a, err := startAttack(c, s, r)
 	if err != nil {
 		return err
 	}
-	peak := sampleRSS(s)
-	defer peak.Stop()
+	defer a.close()
+	p, nc, peak := a.p, a.nc, a.peak
 	done := make(chan struct{})
 	var reply wire.Value
 	var sendErr error
@@ -86,7 +111,7 @@ func largeMultibulk(c *config, s *benchproc.Server, r *result, cmd []byte) error
 	<-done
 	r.busyPing, r.pingSamples = busy, n
 	r.rssGrowth = peak.Stop() - r.rssBase
-	if r.cpu, err = cpuSince(s, ticks0); err != nil {
+	if r.cpu, err = cpuSince(s, a.ticks0); err != nil {
 		return err
 	}
 	switch {

@@ -37,26 +37,12 @@ func slowReader(c *config, s *benchproc.Server, r *result, limit string) error {
 	if err != nil {
 		return err
 	}
-	p, err := dialProber(s.Addr, c.pingEvery, c.timeout)
+	a, err := startAttack(c, s, r)
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	if err := baseline(c, s, p, r); err != nil {
-		return err
-	}
-	nc, err := net.DialTimeout("tcp", s.Addr, 5*time.Second)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-
-	ticks0, err := s.CPUTicks()
-	if err != nil {
-		return err
-	}
-	peak := sampleRSS(s)
-	defer peak.Stop()
+	defer a.close()
+	p, nc, peak := a.p, a.nc, a.peak
 	_ = nc.SetDeadline(time.Now().Add(c.timeout))
 	if _, err := nc.Write(repeatCommand(c.gets, "GET", bigKey)); err != nil {
 		return fmt.Errorf("slow reader: %w", err)
@@ -74,7 +60,7 @@ func slowReader(c *config, s *benchproc.Server, r *result, limit string) error {
 	r.rssGrowth = peak.Stop() - r.rssBase
 	kept := got == want && pingsBack(nc)
 	r.client, r.closed = clientOutcome(got, want, readErr, kept), !kept
-	if r.cpu, err = cpuSince(s, ticks0); err != nil {
+	if r.cpu, err = cpuSince(s, a.ticks0); err != nil {
 		return err
 	}
 	disc1, err := obufDisconnections(ctl, c.timeout)
