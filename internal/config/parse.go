@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/corvid-kv/corvid/internal/resp"
 )
 
 // This file ports the small C parsers Valkey's config code relies on, with
@@ -15,113 +17,18 @@ func isSpaceC(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
-// splitArgs is sdssplitargs: whitespace separated words, "double quotes" with
-// \n \r \t \b \a \xHH and \<c> escapes, 'single quotes' with only \' escaped.
-// A closing quote must be followed by a space or the end. ok is false for
-// unbalanced quotes. A NUL byte ends the input as it does in C.
+// splitArgs is Valkey's sdssplitargs, which the config file and the
+// inline protocol share: resp.SplitArgs, on a copy (it decodes in place).
 func splitArgs(line string) (args []string, ok bool) {
-	if i := strings.IndexByte(line, 0); i >= 0 {
-		line = line[:i]
+	argv, ok := resp.SplitArgs(nil, []byte(line))
+	if !ok {
+		return nil, false
 	}
-	at := func(i int) byte {
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
+	args = make([]string, len(argv))
+	for i, a := range argv {
+		args[i] = string(a)
 	}
-	p := 0
-	args = []string{}
-	for {
-		for p < len(line) && isSpaceC(line[p]) {
-			p++
-		}
-		if p >= len(line) {
-			return args, true
-		}
-		var cur []byte
-		inq, insq, done := false, false, false
-		for !done {
-			c := at(p)
-			switch {
-			case inq:
-				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
-					cur = append(cur, hexVal(at(p+2))*16+hexVal(at(p+3)))
-					p += 3
-				case c == '\\' && at(p+1) != 0:
-					p++
-					switch e := at(p); e {
-					case 'n':
-						cur = append(cur, '\n')
-					case 'r':
-						cur = append(cur, '\r')
-					case 't':
-						cur = append(cur, '\t')
-					case 'b':
-						cur = append(cur, '\b')
-					case 'a':
-						cur = append(cur, '\a')
-					default:
-						cur = append(cur, e)
-					}
-				case c == '"':
-					if n := at(p + 1); n != 0 && !isSpaceC(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			case insq:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
-					p++
-					cur = append(cur, '\'')
-				case c == '\'':
-					if n := at(p + 1); n != 0 && !isSpaceC(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
-			}
-			if p < len(line) {
-				p++
-			}
-		}
-		args = append(args, string(cur))
-	}
+	return args, true
 }
 
 // splitSpaces is sdssplitlen(value, " "): CONFIG SET splits multi-arg values
