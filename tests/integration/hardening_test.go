@@ -124,6 +124,7 @@ func TestSignalsIgnoredAndUnderLoad(t *testing.T) {
 	if err := p.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitProcState(t, p.Cmd.Process.Pid, 'T') // the signal is asynchronous
 	c.Send("GET", "canary")
 	if got := c.ReadWithin(200 * time.Millisecond); got != "<TIMEOUT>" {
 		t.Fatalf("a stopped server answered: %s", got)
@@ -324,6 +325,36 @@ func waitCounter(t *testing.T, addr, key string, n int64) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("%s did not reach %d", key, n)
+}
+
+// waitProcState waits until every thread of pid is in state want ('T':
+// stopped), from /proc/PID/task/*/stat's third field: a group stop
+// reaches the threads one by one.
+func waitProcState(t *testing.T, pid int, want byte) {
+	t.Helper()
+	all := func() bool {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, task := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			if err != nil {
+				return false // a thread that just exited: look again
+			}
+			// tid (comm) S ...: the state follows the last ')'.
+			if i := strings.LastIndexByte(string(b), ')'); i < 0 || i+2 >= len(b) || b[i+2] != want {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if all() {
+			return
+		}
+	}
+	t.Fatalf("process %d never had every thread in state %c", pid, want)
 }
 
 // rss is the resident set size of pid in bytes.
