@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -314,9 +315,17 @@ func (r *blockRegistry) serveOne(c *Ctx, w *waiter, db int, key []byte, m *strip
 		return false, false
 	}
 	// Serve functions must not reply; a writer whose output is dropped
-	// keeps a mistaken one from crashing the pusher's connection.
+	// keeps a mistaken one from crashing the pusher's connection. What
+	// the serving does is a unit of its own in the stream (Valkey
+	// propagates each served client's command after the pusher's).
 	sc := Ctx{KS: ks, W: resp.NewWriter(0), DB: db, Now: c.Now, Locked: true, Client: servingMarker}
+	if ks.Effects.Active() {
+		sc.Prop = new(effects.Unit)
+	}
 	ok := w.serve(&sc, key)
+	if sc.Prop != nil {
+		ks.Effects.Commit(sc.Prop) // the key's stripe is held (m)
+	}
 	if ok {
 		w.state.Store(waitServed)
 	}
@@ -386,14 +395,17 @@ func (c *Ctx) BlockWith(keys, also [][]byte, timeout time.Duration, serve func(c
 		for _, k := range keys {
 			if serve(c, k) {
 				// Others may wait on what is left of k (after a retry),
-				// and on what serve pushed.
+				// and on what serve pushed; the command's own op goes
+				// to the stream before theirs.
 				c.SignalReady(k)
+				c.CommitUnit()
 				c.ServeReady(&ls)
 				ks.Unlock(&ls)
 				return true
 			}
 		}
 		w := c.register(keys, also, serve)
+		c.CommitUnit() // expired keys the attempt deleted
 		ks.Unlock(&ls)
 
 		outcome := c.wait(w, bc, deadline)

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/ds"
+	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -38,6 +39,16 @@ type Ctx struct {
 	// Shard is the connection's shard of sharded statistics (package
 	// counter).
 	Shard int
+	// Prop collects what the command propagates (propagate.go, package
+	// effects): set by the dispatcher while the effects stream is
+	// active, nil otherwise.
+	Prop *effects.Unit
+	// ownDone: the procedure gave its own op or said it has none
+	// (OwnAs, NoOwnOp); FinishOwn then adds nothing.
+	ownDone bool
+	// force: propagate the command even though it changed no key
+	// (MustPropagate).
+	force bool
 
 	// pinned/pinHash memoize the ds.Hash of one key argument for the
 	// duration of one command, so that the stripe lock, the lookup, the
@@ -163,7 +174,7 @@ func (c *Ctx) lookup(db int, key []byte) *Object {
 	}
 	if o.Expire != 0 && o.Expire <= c.Now && !c.Replica {
 		c.pinObj = nil
-		c.KS.expireKey(db, sh, key)
+		c.expire(db, sh, key)
 		return nil
 	}
 	c.remember(db, key, o)
@@ -246,7 +257,7 @@ func (c *Ctx) DeleteDB(db int, key []byte) bool {
 	}
 	if o.Expire != 0 {
 		if o.Expire <= c.Now && !c.Replica {
-			c.KS.expireKey(db, sh, key)
+			c.expire(db, sh, key)
 			return false
 		}
 		sh.expires.DeleteHashed(h, key)

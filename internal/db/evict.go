@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/corvid-kv/corvid/internal/effects"
 )
 
 // Eviction, modelled on Valkey's evict.c.
@@ -454,7 +456,7 @@ func (ks *Keyspace) evictKey(db int, key string, volatile bool) bool {
 }
 
 // evictLocked deletes an evicted key as expireKey deletes an expired one:
-// memory, WATCH, dirty counter, the Evicted hook (propagation) and
+// memory, WATCH, dirty counter, propagation (emitDeletion) and
 // evicted_keys. The stripe is locked.
 func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bool {
 	o := sh.keys.FindString(key)
@@ -473,8 +475,9 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 	ks.Stats.EvictedKeys.Add(1)
 	ks.watch.touch(db, kb)
 	ks.dirty.Add(0, 1)
-	if ks.Hooks.Evicted != nil {
-		ks.Hooks.Evicted(db, kb)
+	if ks.Effects.Active() {
+		var u effects.Unit
+		ks.emitDeletion(&u, db, kb, ks.lazy.eviction.Load())
 	}
 	return true
 }

@@ -3,9 +3,12 @@ package db
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/corvid-kv/corvid/internal/effects"
 )
 
-// expireKey deletes an expired key. The key's stripe is locked.
+// expireKey deletes an expired key. The key's stripe is locked; the
+// caller propagates the deletion (Ctx.expire, or active expiry).
 func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 	sh.expires.Delete(key)
 	if v, ok := sh.keys.Delete(key); ok {
@@ -15,9 +18,13 @@ func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 	ks.Stats.ExpiredKeys.Add(1)
 	ks.watch.touch(db, key)
 	ks.dirty.Add(0, 1)
-	if ks.Hooks.Expired != nil {
-		ks.Hooks.Expired(db, key)
-	}
+}
+
+// expire deletes an expired key a command met (lazy expiry) and
+// propagates the deletion in the command's unit, before the command.
+func (c *Ctx) expire(db int, sh *shard, key []byte) {
+	c.KS.expireKey(db, sh, key)
+	c.propagateDeletion(db, key, c.KS.lazy.expire.Load())
 }
 
 // Active expiry, modelled on Valkey's activeExpireCycle: every tick visit
@@ -46,6 +53,7 @@ func (ks *Keyspace) ActiveExpire(period time.Duration, effort int, cyc *expireCy
 	deadline := start.Add(budget)
 	expired := 0
 	sample := make([][]byte, 0, keysPerLoop)
+	var unit effects.Unit // each deletion is propagated alone
 	for visited := 0; visited < StripeCount; visited++ {
 		s := cyc.next
 		cyc.next = (cyc.next + 1) % StripeCount
@@ -65,6 +73,7 @@ func (ks *Keyspace) ActiveExpire(period time.Duration, effort int, cyc *expireCy
 				for _, k := range sample {
 					if o := sh.keys.Find(k); o != nil && o.Expire != 0 && o.Expire <= now {
 						ks.expireKey(db, sh, k)
+						ks.emitDeletion(&unit, db, k, ks.lazy.expire.Load())
 						n++
 					}
 				}

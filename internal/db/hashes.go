@@ -308,4 +308,5 @@ func hincrbyfloatCommand(c *Ctx) {
 	hashSet(o, c.Argv[2], b)
 	c.Touch(key)
 	c.W.Bulk(b)
+	c.OwnAs(argHSET, key, c.Argv[2], b) // the sum replays exactly
 }

@@ -339,6 +339,7 @@ func swapdbCommand(c *Ctx) {
 		c.W.Error(ErrDBIndex)
 		return
 	}
+	c.MustPropagate()
 	if a == b {
 		// Valkey counts the no-op swap as a change but invalidates nothing.
 		c.KS.AddDirty(c.Shard, 1)
@@ -368,6 +369,7 @@ func flushdbCommand(c *Ctx) {
 		return
 	}
 	c.KS.FlushDB(c.DB)
+	c.MustPropagate() // even an empty database's: the replica may not be
 	c.W.OK()
 }
 
@@ -377,6 +379,7 @@ func flushallCommand(c *Ctx) {
 		return
 	}
 	c.KS.FlushDB(-1)
+	c.MustPropagate()
 	c.W.OK()
 }
 

@@ -67,9 +67,11 @@ func (c *Ctx) expireGeneric(base int64, seconds bool, cmd string) {
 	}
 
 	if when <= c.Now && !c.Replica {
-		// Already expired: delete now. Valkey propagates this as DEL.
+		// Already expired: delete now, propagated as the deletion of an
+		// expired key is (UNLINK, or DEL with lazyfree-lazy-expire off).
 		c.Delete(key)
 		c.Touch(key)
+		c.ownDeletion(key, c.KS.lazy.expire.Load())
 		c.W.Int(1)
 		return
 	}
@@ -81,6 +83,12 @@ func (c *Ctx) expireGeneric(base int64, seconds bool, cmd string) {
 	c.SetExpire(key, o, when)
 	c.Touch(key)
 	c.W.Int(1)
+	if c.Propagating() {
+		// As PEXPIREAT with the absolute time, the options kept (they
+		// decide the same way on the same data).
+		argv := append([][]byte{argPEXPIREAT, key, itoa(when)}, c.Argv[3:]...)
+		c.OwnAs(argv...)
+	}
 }
 
 // expireFlags parses the NX/XX/GT/LT words after the time argument.

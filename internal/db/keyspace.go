@@ -8,6 +8,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/ds"
+	"github.com/corvid-kv/corvid/internal/effects"
 )
 
 // StripeCount is the number of lock stripes. It is a power of two well above
@@ -31,8 +32,14 @@ type Keyspace struct {
 	// expiredKeys, expiredStale... are INFO stats.
 	Stats Stats
 
-	// Hooks lets the server observe writes (AOF/replication/keyspace events).
+	// Hooks lets the server observe what it must react to outside the
+	// dataset (memory to give back after a flush).
 	Hooks Hooks
+	// Effects is the stream the write path commits to (package effects,
+	// propagate.go); set once by the server before it serves, nil in
+	// keyspaces nothing consumes.
+	Effects *effects.Stream
+	lazy    lazyFree
 
 	// Memory accounting and eviction (mem.go, evict.go).
 	mem memState
@@ -54,12 +61,6 @@ type Stats struct {
 
 // Hooks are callbacks into the server, all optional.
 type Hooks struct {
-	// Expired is called (with the key's stripe locked) when a key is
-	// deleted because its TTL passed, so the server can propagate a DEL.
-	Expired func(db int, key []byte)
-	// Evicted is called (with the key's stripe locked) when maxmemory
-	// eviction deletes a key, for the same reason.
-	Evicted func(db int, key []byte)
 	// Flushed is called (with every stripe locked: it must not block)
 	// after FLUSHDB or FLUSHALL dropped datasets holding freed bytes of
 	// accounted memory, so the server can hand the memory back to the

@@ -44,6 +44,7 @@ func (c *Ctx) blockingPop(head bool) {
 		}
 		key = append([]byte(nil), k...)
 		sc.listRemoved(k, ql, 1)
+		sc.OwnAs(popArg(head), k) // BLPOP k ... as LPOP k
 		return true
 	}
 	if !c.Block(c.Argv[1:len(c.Argv)-1], timeout, serve) {
@@ -95,6 +96,9 @@ func blmpopCommand(c *Ctx) {
 		}
 		key = append([]byte(nil), k...)
 		sc.listRemoved(k, ql, n)
+		if sc.Propagating() {
+			sc.OwnAs(popArg(head), k, itoa(int64(n))) // what it popped
+		}
 		return true
 	}
 	if !c.Block(keys, timeout, serve) {
@@ -140,6 +144,7 @@ func brpoplpushCommand(c *Ctx) {
 
 func (c *Ctx) blockingMove(from, to bool, timeout time.Duration) {
 	src, dst := c.Argv[1], c.Argv[2]
+	rpoplpush := EqualFold(c.Argv[0], "brpoplpush")
 	var val []byte
 	var errMsg string
 	var moved bool
@@ -155,6 +160,13 @@ func (c *Ctx) blockingMove(from, to bool, timeout time.Duration) {
 		// the command (a served BLMOVE whose destination became a string
 		// gets WRONGTYPE, as the re-executed command does in Valkey).
 		val, errMsg, moved = sc.listMove(k, dst, from, to, nil)
+		switch {
+		case !moved:
+		case rpoplpush:
+			sc.OwnAs(argRPOPLPUSH, k, dst)
+		default:
+			sc.OwnAs(argLMOVE, k, dst, whereArg(from), whereArg(to))
+		}
 		return true
 	}
 	if c.Locked {

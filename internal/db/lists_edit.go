@@ -160,6 +160,9 @@ func lmpopCommand(c *Ctx) {
 		c.W.Bulk(k)
 		c.listPopRangeReply(ql, head, n)
 		c.listRemoved(k, ql, n)
+		if c.Propagating() {
+			c.OwnAs(popArg(head), k, itoa(int64(n))) // the key it chose
+		}
 		return
 	}
 	c.W.NullArray()

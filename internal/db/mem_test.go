@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -516,9 +517,13 @@ func TestEvictNoEvictionFails(t *testing.T) {
 func TestEvictCountsAndTouchesWatchers(t *testing.T) {
 	h := newMemHarness(t)
 	setPolicy(t, h.ks, "allkeys-lru")
-	var evicted []string
-	h.ks.Hooks.Evicted = func(db int, key []byte) { evicted = append(evicted, string(key)) }
+	// Each eviction is propagated alone as a deletion (DEL here: the
+	// lazyfree settings are off in a bare keyspace).
+	h.ks.Effects = new(effects.Stream)
+	var rec effects.Recorder
+	h.ks.Effects.Attach(&rec)
 	h.fill("k:", 200, 100, nil)
+	rec = effects.Recorder{} // not the fill's SETs: only what follows
 	var w Watch
 	for i := 0; i < 200; i++ {
 		h.ks.WatchKey(&w, 0, []byte("k:"+strconv.Itoa(i)))
@@ -526,8 +531,14 @@ func TestEvictCountsAndTouchesWatchers(t *testing.T) {
 	h.limitTo(0.5)
 	h.evict()
 	n := h.ks.Stats.EvictedKeys.Load()
-	if n == 0 || int(n) != len(evicted) || int(n) != 200-h.survivors("k:", 200) {
-		t.Fatalf("evicted_keys %d, hook saw %d, keys gone %d", n, len(evicted), 200-h.survivors("k:", 200))
+	ops := rec.Ops()
+	if n == 0 || int(n) != len(ops) || int(n) != 200-h.survivors("k:", 200) {
+		t.Fatalf("evicted_keys %d, %d ops propagated, keys gone %d", n, len(ops), 200-h.survivors("k:", 200))
+	}
+	for _, op := range ops {
+		if !strings.HasPrefix(string(op.Cmd), "*2\r\n$3\r\nDEL\r\n$") {
+			t.Fatalf("eviction propagated as %q", op.Cmd)
+		}
 	}
 	if !w.Dirty.Load() {
 		t.Fatal("eviction did not invalidate WATCH")

@@ -237,10 +237,38 @@ func spopCommand(c *Ctx) {
 	}
 	m := setPopRandom(o)
 	c.W.Bulk(m)
+	c.OwnAs(argSREM, key, m) // the member it chose, not another
 	if setLen(o) == 0 {
 		c.Delete(key)
 	}
 	c.Touch(key)
+}
+
+// spopProp collects what SPOP with a count removed, for its propagation
+// as SREM commands of at most spopBatch members (Valkey's batching); it
+// does nothing unless the command is propagating.
+type spopProp struct {
+	c       *Ctx
+	key     []byte
+	members [][]byte
+}
+
+const spopBatch = 1024
+
+func (p *spopProp) add(m []byte) {
+	if p.c.Propagating() {
+		p.members = append(p.members, append([]byte(nil), m...))
+		if len(p.members) == spopBatch {
+			p.flush()
+		}
+	}
+}
+
+func (p *spopProp) flush() {
+	if len(p.members) > 0 {
+		p.c.OwnAs(append([][]byte{argSREM, p.key}, p.members...)...)
+		p.members = p.members[:0]
+	}
 }
 
 // spopMoveStrategyMul is SPOP_MOVE_STRATEGY_MUL: when fewer than 1/5 of
@@ -267,10 +295,13 @@ func (c *Ctx) spopWithCount() {
 		c.writeSetReply(setUnionOf([]*Object{o}))
 		c.Delete(key)
 		c.touchN(key, int(size))
+		c.ownDeletion(key, c.KS.lazy.serverDel.Load())
 		return
 	}
 	remaining := size - count
 	c.W.SetLen(int(count))
+	prop := spopProp{c: c, key: key}
+	defer prop.flush()
 	if remaining*spopMoveStrategyMul > count {
 		if p, isPack := o.Val.(*ds.Pack); isPack {
 			// One pass over the listpack: pick count entries in order.
@@ -278,13 +309,16 @@ func (c *Ctx) spopWithCount() {
 			for _, off := range offs {
 				m, _ := p.Entry(off)
 				c.W.Bulk(m)
+				prop.add(m)
 			}
 			for i := len(offs) - 1; i >= 0; i-- {
 				p.Delete(offs[i])
 			}
 		} else {
 			for range count {
-				c.W.Bulk(setPopRandom(o))
+				m := setPopRandom(o)
+				c.W.Bulk(m)
+				prop.add(m)
 			}
 		}
 	} else {
@@ -319,6 +353,7 @@ func (c *Ctx) spopWithCount() {
 		}
 		setRange(o, func(m []byte) bool {
 			c.W.Bulk(m)
+			prop.add(m)
 			return true
 		})
 		o.Val = keep.Val

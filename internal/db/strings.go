@@ -191,12 +191,33 @@ func (c *Ctx) setGeneric(flags int, key, val []byte, expireArg int, cmd string, 
 		c.SetExpire(key, o, when)
 	}
 	c.Touch(key)
+	if c.Propagating() {
+		c.propagateSet(flags, key, val, expireArg, when, cmd)
+	}
 	if flags&setGet == 0 {
 		if okReply {
 			c.W.OK()
 		} else {
 			c.W.Int(1)
 		}
+	}
+}
+
+// propagateSet gives a SET-like command's op as Valkey's setGenericCommand
+// does: a relative or second-based expiry as SET key value PXAT <ms> (so
+// a replay sets the same deadline), and SET without its GET options.
+func (c *Ctx) propagateSet(flags int, key, val []byte, expireArg int, when int64, cmd string) {
+	switch {
+	case expireArg > 0 && flags&setPXAT == 0:
+		c.OwnAs(argSET, key, val, argPXAT, itoa(when))
+	case flags&setGet != 0 && cmd == "set":
+		argv := make([][]byte, 0, len(c.Argv))
+		for j, a := range c.Argv {
+			if j < 3 || !EqualFold(a, "GET") {
+				argv = append(argv, a)
+			}
+		}
+		c.OwnAs(argv...)
 	}
 }
 
@@ -225,6 +246,7 @@ func getdelCommand(c *Ctx) {
 		c.W.Bulk(o.Str)
 		c.Delete(key)
 		c.Touch(key)
+		c.OwnAs(argDEL, key)
 	}
 }
 
@@ -258,12 +280,17 @@ func getexCommand(c *Ctx) {
 		// An absolute time in the past deletes the key, as Valkey does.
 		c.Delete(key)
 		c.Touch(key)
+		c.ownDeletion(key, c.KS.lazy.expire.Load())
 	case ea > 0:
 		c.SetExpire(key, o, when)
 		c.Touch(key)
+		if c.Propagating() {
+			c.OwnAs(argPEXPIREAT, key, itoa(when))
+		}
 	case flags&setPersist != 0 && o.Expire != 0:
 		c.SetExpire(key, o, 0)
 		c.Touch(key)
+		c.OwnAs(argPERSIST, key)
 	}
 }
 
@@ -458,4 +485,6 @@ func incrbyfloatCommand(c *Ctx) {
 	o.Form = StrFloat
 	c.Touch(key)
 	c.W.Bulk(o.Str)
+	// The sum is what replays exactly (Valkey: SET key sum KEEPTTL).
+	c.OwnAs(argSET, key, o.Str, argKEEPTTL)
 }

@@ -124,7 +124,19 @@ func (c *Ctx) zpopGeneric(keys [][]byte, max, emitKey bool, count int64, nested,
 		count = 1
 	}
 	r := zpopFrom(c, key, o, max, count)
+	if emitKey && c.Propagating() {
+		// ZMPOP as ZPOPMIN/ZPOPMAX of the key it chose and what it took.
+		c.OwnAs(zpopArg(max), key, itoa(int64(len(r.members))))
+	}
 	c.writeZpop(&r, emitKey, nested)
+}
+
+// zpopArg is ZPOPMAX (max) or ZPOPMIN.
+func zpopArg(max bool) []byte {
+	if max {
+		return argZPOPMAX
+	}
+	return argZPOPMIN
 }
 
 // ZMPOP numkeys key [key ...] MIN | MAX [COUNT count]
@@ -201,6 +213,7 @@ func (c *Ctx) bzpopGeneric(keys [][]byte, max bool, timeoutIdx int, count int64,
 	if !ok {
 		return
 	}
+	withCount := count != -1 // BZMPOP: propagated with what it took
 	if count == -1 {
 		count = 1
 	}
@@ -224,6 +237,11 @@ func (c *Ctx) bzpopGeneric(keys [][]byte, max bool, timeoutIdx int, count int64,
 			return false
 		}
 		res = zpopFrom(sc, key, o, max, count)
+		if withCount && sc.Propagating() {
+			sc.OwnAs(zpopArg(max), key, itoa(int64(len(res.members))))
+		} else {
+			sc.OwnAs(zpopArg(max), key)
+		}
 		return true
 	}
 	if !c.Block(keys, timeout, serve) {

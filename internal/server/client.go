@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
@@ -66,6 +67,10 @@ type Client struct {
 	skipNext  bool
 	multi     *multiState
 	watch     db.Watch
+
+	// unit collects what the client's commands propagate (package
+	// effects) while the stream is active; reused.
+	unit effects.Unit
 
 	// Scratch space reused by dispatch to stay allocation-free.
 	nameBuf []byte

@@ -176,6 +176,19 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	ctx.Argv = argv
 	ctx.Dirty = 0
 	ctx.Unpin()
+	ctx.BeginOwn()
+	if !ctx.Locked {
+		// A command of its own (inside EXEC, EXEC's unit collects it):
+		// data commands record what they propagate while the effects
+		// stream is active (package effects).
+		ctx.Prop = nil
+		if cm.dbProc != nil && s.ks.Effects.Active() {
+			ctx.Prop = &c.unit
+			// Valkey does not wrap what SCAN and RANDOMKEY delete (the
+			// expired keys they meet) in a transaction.
+			c.unit.Alone = cm.meta.Flags&command.FlagTouchesArbitraryKeys != 0
+		}
+	}
 	start := c.clock()
 	if !ctx.Locked {
 		ctx.Now = c.batchNow
@@ -269,21 +282,26 @@ func (c *Client) callData(cm *cmd) {
 	ctx := &c.ctx
 	ks := c.srv.ks
 	if ctx.Locked {
-		cm.dbProc(ctx)
+		cm.dbProc(ctx) // inside EXEC, which commits the unit
+		ctx.FinishOwn()
 		return
 	}
 	// Unlocks are deferred so that a panicking procedure (a bug) cannot
 	// leave stripes locked for everyone else; see Client.recoverPanic.
 	// Open-coded defers cost about a nanosecond.
+	// The unit is committed before the stripes are released (and before
+	// the clients a push serves: theirs are units of their own, after).
 	switch cm.lock {
 	case db.LockNone:
 		cm.dbProc(ctx)
+		ctx.CommitUnit()
 	case db.LockAll:
 		ks.LockAll()
 		defer ks.UnlockAll()
 		ctx.Locked = true
 		defer func() { ctx.Locked = false }()
 		cm.dbProc(ctx)
+		ctx.CommitUnit()
 		if ctx.HasReady() {
 			// Serve clients blocked on keys this command made ready
 			// (SWAPDB), before another client can take their data.
@@ -295,6 +313,7 @@ func (c *Client) callData(cm *cmd) {
 		c.keyPos = cm.meta.KeyPositions(ctx.Argv, c.keyPos[:0])
 		if len(c.keyPos) == 0 {
 			cm.dbProc(ctx)
+			ctx.CommitUnit()
 			return
 		}
 		if len(c.keyPos) == 1 {
@@ -303,6 +322,7 @@ func (c *Client) callData(cm *cmd) {
 			ks.LockStripe(st)
 			defer ks.UnlockStripe(st)
 			cm.dbProc(ctx)
+			ctx.CommitUnit()
 			if ctx.HasReady() {
 				// A push woke blocked clients: serve them now, while
 				// the key is still locked (see db/blocking.go).
@@ -319,6 +339,7 @@ func (c *Client) callData(cm *cmd) {
 		ks.Lock(&c.locks)
 		defer ks.Unlock(&c.locks)
 		cm.dbProc(ctx)
+		ctx.CommitUnit()
 		ctx.ServeReady(&c.locks)
 	}
 }

@@ -114,9 +114,19 @@ func execCommand(c *Client) {
 	ctx.SetNow()
 	ctx.Locked = true
 	defer func() { ctx.Locked = false }()
+	// The transaction is one unit of the effects stream, committed with
+	// its stripes held (wrapped in MULTI/EXEC when it has several ops).
+	ctx.Prop = nil
+	if ks.Effects.Active() {
+		ctx.Prop = &c.unit
+	}
 	c.w.ArrayLen(len(m.cmds))
 	for _, q := range m.cmds {
 		c.call(q.cm, q.argv)
+	}
+	if ctx.Prop != nil {
+		ks.Effects.Commit(ctx.Prop)
+		ctx.Prop = nil
 	}
 	// Blocked clients are served once, after the whole transaction, with
 	// what it left in the keys (Valkey's handleClientsBlockedOnKeys).

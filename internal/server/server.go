@@ -17,6 +17,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/netloop"
 )
 
@@ -100,6 +101,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.table = buildTable(dataHandlers(), serverHandlers())
 	s.extras = newServerExtras(s)
 	s.ks.Hooks.Flushed = s.releaseAfterFlush
+	s.ks.Effects = new(effects.Stream)
 	s.initMemory()
 	s.slow.init()
 	s.errs.init()
@@ -116,6 +118,8 @@ func dataHandlers() [][]db.Handler {
 func (s *Server) applyConfig() {
 	db.MaxStringLen.Store(s.cfg.ProtoMaxBulkLen())
 	s.hot.load(s.cfg)
+	s.ks.SetLazyFree(s.cfg.Bool("lazyfree-lazy-expire"), s.cfg.Bool("lazyfree-lazy-eviction"),
+		s.cfg.Bool("lazyfree-lazy-server-del"))
 	applyTuning(s.cfg)
 	s.applyRuntimeConfig()
 }
@@ -267,6 +271,11 @@ func (s *Server) Close() {
 	// server's behind (tests and embedders run several servers).
 	setGoMemoryLimit(0)
 }
+
+// Effects is the stream of every change the server makes to its data
+// (package effects): what persistence and replication consume, and what
+// tests record to replay.
+func (s *Server) Effects() *effects.Stream { return s.ks.Effects }
 
 // Keyspace exposes the data for tests and embedding.
 func (s *Server) Keyspace() *db.Keyspace { return s.ks }
