@@ -52,6 +52,7 @@ func (ks *Keyspace) KeyCounts() (keys, expires []int) {
 
 // FlushDB empties database db (db < 0: all). All stripes must be locked.
 func (ks *Keyspace) FlushDB(db int) int {
+	ks.beforeWriteDB(db)
 	ks.watch.touchDB(db, ks.holds) // before the keys are gone
 	n := 0
 	var freed int64
@@ -81,6 +82,8 @@ func (ks *Keyspace) FlushDB(db int) int {
 
 // SwapDB exchanges two databases. All stripes must be locked.
 func (ks *Keyspace) SwapDB(a, b int) {
+	ks.beforeWriteDB(a)
+	ks.beforeWriteDB(b)
 	// A watcher of a key in a or b sees a change when the key exists on
 	// either side (Valkey: touchAllWatchedKeysInDb(a, b) and (b, a)).
 	either := func(_ int, key string) bool { return ks.holds(a, key) || ks.holds(b, key) }

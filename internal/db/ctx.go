@@ -150,10 +150,12 @@ func (c *Ctx) LookupRead(key []byte) *Object {
 	return o
 }
 
-// LookupWrite finds a live key that is about to be modified.
+// LookupWrite finds a live key that is about to be modified (a
+// PreWriter is told, before the caller changes it).
 func (c *Ctx) LookupWrite(key []byte) *Object {
 	o := c.lookup(c.DB, key)
 	if o != nil {
+		c.KS.beforeWrite(c.DB, key, o)
 		o.LRU = c.KS.accessClock(o.LRU, c.Now)
 	}
 	return o
@@ -191,6 +193,7 @@ func (c *Ctx) Create(key []byte, t Type) *Object {
 func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	h := c.hash(key)
 	sh := c.KS.shardOfHash(db, h, true)
+	c.KS.beforeWriteFind(db, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
 	if existed {
 		sh.unaccount(o.mem)
@@ -210,6 +213,7 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	h := c.hash(key)
 	sh := c.KS.shardOfHash(c.DB, h, true)
+	c.KS.beforeWriteFind(c.DB, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
 	reshaped := !existed
 	if existed {
@@ -260,6 +264,9 @@ func (c *Ctx) DeleteDB(db int, key []byte) bool {
 			c.expire(db, sh, key)
 			return false
 		}
+	}
+	c.KS.beforeWrite(db, key, o)
+	if o.Expire != 0 {
 		sh.expires.DeleteHashed(h, key)
 	}
 	if v, ok := sh.keys.DeleteHashed(h, key); ok {
@@ -278,6 +285,7 @@ func (c *Ctx) SetExpire(key []byte, o *Object, ms int64) {
 func (c *Ctx) SetExpireDB(db int, key []byte, o *Object, ms int64) {
 	h := c.hash(key)
 	sh := c.KS.shardOfHash(db, h, true)
+	c.KS.beforeWrite(db, key, o)
 	switch {
 	case ms != 0 && o.Expire == 0:
 		sh.expires.UpsertHashed(h, key)

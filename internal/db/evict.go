@@ -464,6 +464,7 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 		return false
 	}
 	kb := sbytes(key)
+	ks.beforeWrite(db, kb, o)
 	if o.Expire != 0 {
 		sh.expires.DeleteString(key)
 	}

@@ -10,6 +10,9 @@ import (
 // expireKey deletes an expired key. The key's stripe is locked; the
 // caller propagates the deletion (Ctx.expire, or active expiry).
 func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
+	if ks.preWrite.Load() != nil {
+		ks.beforeWrite(db, key, sh.keys.Find(key))
+	}
 	sh.expires.Delete(key)
 	if v, ok := sh.keys.Delete(key); ok {
 		sh.unaccount(v.mem)

@@ -40,6 +40,8 @@ type Keyspace struct {
 	// keyspaces nothing consumes.
 	Effects *effects.Stream
 	lazy    lazyFree
+	// preWrite is told of each change before it is made (prewrite.go).
+	preWrite preWriteSlot
 
 	// Memory accounting and eviction (mem.go, evict.go).
 	mem memState

@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/config"
+	coredb "github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/server"
 )
@@ -155,4 +157,96 @@ func showStream(b []byte) string {
 		s = "..." + s[len(s)-3000:]
 	}
 	return s
+}
+
+// preWriteLog is a PreWriter that notes which keys were announced.
+type preWriteLog struct {
+	mu   sync.Mutex
+	keys map[string]bool // "db key"
+	dbs  map[int]bool    // PreWriteDB (-1: all)
+}
+
+func (l *preWriteLog) PreWrite(db int, key []byte, old *coredb.Object) {
+	l.mu.Lock()
+	l.keys[strconv.Itoa(db)+" "+string(key)] = true
+	l.mu.Unlock()
+}
+
+func (l *preWriteLog) PreWriteDB(db int) {
+	l.mu.Lock()
+	l.dbs[db] = true
+	l.mu.Unlock()
+}
+
+func (l *preWriteLog) take() (map[string]bool, map[int]bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k, d := l.keys, l.dbs
+	l.keys, l.dbs = map[string]bool{}, map[int]bool{}
+	return k, d
+}
+
+// TestPreWriteAnnouncesEveryChange proves the write path's pre-write
+// point (db.PreWriter, where a snapshot in progress will save old
+// values): across the generator's families, every key whose value, type,
+// TTL or existence a command changed was announced to the PreWriter
+// during that command (or its whole database was).
+func TestPreWriteAnnouncesEveryChange(t *testing.T) {
+	for _, f := range families() {
+		t.Run(f.name, func(t *testing.T) {
+			s, addr := inProcess(t)
+			log := &preWriteLog{keys: map[string]bool{}, dbs: map[int]bool{}}
+			s.Keyspace().SetPreWriter(log)
+			c := dialTree(t, addr)
+			obs := dialTree(t, addr) // observes; in its own connection
+			state := func() map[string]string {
+				m := map[string]string{}
+				for db := 0; db < 3; db++ {
+					obs.do(t, "SELECT", strconv.Itoa(db))
+					for _, k := range f.keys {
+						v := obs.do(t, "DEBUG", "DIGEST-VALUE", k).String() + " " +
+							obs.do(t, "TYPE", k).String() + " " + obs.do(t, "PEXPIRETIME", k).String()
+						m[strconv.Itoa(db)+" "+k] = v
+					}
+				}
+				return m
+			}
+			g := &gen{r: rand.New(rand.NewPCG(7, uint64(len(f.name)))), keys: f.keys, wide: f.wide}
+			var history []string
+			inMulti := false
+			for i := 0; i < 300; i++ {
+				var argv []string
+				switch {
+				case !inMulti && g.chance(3):
+					argv = []string{"MULTI"}
+				case inMulti && g.chance(25):
+					argv = []string{"EXEC"}
+				default:
+					argv = f.cmds[g.r.IntN(len(f.cmds))](g)
+				}
+				history = append(history, quoteArgs(argv))
+				before := state()
+				log.take()
+				r := c.do(t, argv...)
+				keys, dbs := log.take()
+				after := state()
+				switch strings.ToUpper(argv[0]) {
+				case "MULTI":
+					inMulti = r.kind == '+'
+				case "EXEC":
+					inMulti = false
+				}
+				for k, v := range after {
+					if before[k] == v {
+						continue
+					}
+					db, _ := strconv.Atoi(strings.Fields(k)[0])
+					if !keys[k] && !dbs[db] && !dbs[-1] {
+						t.Fatalf("%s changed (%s -> %s) unannounced by %s\nlast commands:\n  %s",
+							k, before[k], v, quoteArgs(argv), strings.Join(tail25(history), "\n  "))
+					}
+				}
+			}
+		})
+	}
 }
