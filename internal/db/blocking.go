@@ -322,6 +322,7 @@ func (r *blockRegistry) serveOne(c *Ctx, w *waiter, db int, key []byte, m *strip
 	if ks.Effects.Active() {
 		sc.Prop = new(effects.Unit)
 	}
+	sc.holdMask(m)
 	ok := w.serve(&sc, key)
 	if sc.Prop != nil {
 		ks.Effects.Commit(sc.Prop) // the key's stripe is held (m)
@@ -392,6 +393,7 @@ func (c *Ctx) BlockWith(keys, also [][]byte, timeout time.Duration, serve func(c
 	bc, _ := c.Client.(BlockingClient)
 	for {
 		ks.Lock(&ls)
+		c.HoldSet(&ls)
 		for _, k := range keys {
 			if serve(c, k) {
 				// Others may wait on what is left of k (after a retry),
@@ -400,12 +402,14 @@ func (c *Ctx) BlockWith(keys, also [][]byte, timeout time.Duration, serve func(c
 				c.SignalReady(k)
 				c.CommitUnit()
 				c.ServeReady(&ls)
+				c.ReleaseHeld()
 				ks.Unlock(&ls)
 				return true
 			}
 		}
 		w := c.register(keys, also, serve)
 		c.CommitUnit() // expired keys the attempt deleted
+		c.ReleaseHeld()
 		ks.Unlock(&ls)
 
 		outcome := c.wait(w, bc, deadline)

@@ -46,6 +46,8 @@ type Ctx struct {
 	// ownDone: the procedure gave its own op or said it has none
 	// (OwnAs, NoOwnOp); FinishOwn then adds nothing.
 	ownDone bool
+	// held: the stripes the command holds (-tags invariants only).
+	held heldStripes
 	// force: propagate the command even though it changed no key
 	// (MustPropagate).
 	force bool
@@ -84,7 +86,12 @@ func (c *Ctx) isPinned(key []byte) bool {
 }
 
 // hash returns ds.Hash(key), from the memo when key is the pinned slice.
+// Every key a procedure touches goes through here: with -tags
+// invariants it is checked against the stripes the command holds.
 func (c *Ctx) hash(key []byte) uint64 {
+	if Invariants {
+		c.mustHold(key)
+	}
 	if c.isPinned(key) {
 		return c.pinHash
 	}

@@ -12,8 +12,11 @@
 //     (Keyspace.LockKeys sorts and de-duplicates), so two multi-key commands
 //     can never deadlock. Whole-keyspace operations (FLUSHALL, SWAPDB, KEYS,
 //     EXEC, scripts) lock every stripe, in the same ascending order.
-//   - A procedure may touch only keys whose stripes its caller locked. Ctx
-//     methods check this under the `invariants` build tag.
+//   - A procedure may touch only keys whose stripes its caller locked.
+//     Built with -tags invariants, every key access through a Ctx is
+//     checked against the stripes the dispatcher says it holds
+//     (HoldStripe, HoldSet) and panics otherwise (invariants_on.go); CI
+//     runs the db, server and write-path tests that way.
 //   - Per-key order is the lock order, so it is linearizable; multi-key
 //     commands are atomic because all their stripes are held at once.
 //   - Values (Object) are owned by the keyspace and may be read or changed
@@ -29,6 +32,18 @@
 // evictor's mutex and locks one stripe at a time under it, so the order is
 // evictor -> one stripe -> watch registry, and no eviction ever waits for a
 // stripe while holding another.
+//
+// # The write path
+//
+// Every change reaches two points besides the data (propagate.go,
+// prewrite.go): before it is made, the installed PreWriter is told (with
+// the key's old value), where a snapshot in progress saves what it has
+// not written; after the procedure, its effects (the commands that
+// replay it, as Valkey propagates them) go to the Ctx's effects.Unit,
+// which the dispatcher commits to the keyspace's effects.Stream while it
+// still holds the stripes. Active expiry and eviction, which run without
+// a command, commit each deletion themselves, with the key's stripe held.
+// Lock order: stripes, then the stream's mutex (a leaf).
 //
 // # Memory accounting
 //

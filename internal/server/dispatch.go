@@ -300,6 +300,12 @@ func (c *Client) callData(cm *cmd) {
 		defer ks.UnlockAll()
 		ctx.Locked = true
 		defer func() { ctx.Locked = false }()
+		if db.Invariants {
+			c.locks.Reset()
+			c.locks.All()
+			ctx.HoldSet(&c.locks)
+			defer ctx.ReleaseHeld()
+		}
 		cm.dbProc(ctx)
 		ctx.CommitUnit()
 		if ctx.HasReady() {
@@ -321,6 +327,10 @@ func (c *Client) callData(cm *cmd) {
 			st := ctx.PinKey(ctx.Argv[c.keyPos[0]])
 			ks.LockStripe(st)
 			defer ks.UnlockStripe(st)
+			if db.Invariants {
+				ctx.HoldStripe(st)
+				defer ctx.ReleaseHeld()
+			}
 			cm.dbProc(ctx)
 			ctx.CommitUnit()
 			if ctx.HasReady() {
@@ -338,6 +348,10 @@ func (c *Client) callData(cm *cmd) {
 		}
 		ks.Lock(&c.locks)
 		defer ks.Unlock(&c.locks)
+		if db.Invariants {
+			ctx.HoldSet(&c.locks)
+			defer ctx.ReleaseHeld()
+		}
 		cm.dbProc(ctx)
 		ctx.CommitUnit()
 		ctx.ServeReady(&c.locks)

@@ -104,6 +104,10 @@ func execCommand(c *Client) {
 	// Client.containPanic).
 	ks.Lock(&locks)
 	defer ks.Unlock(&locks)
+	if db.Invariants {
+		c.ctx.HoldSet(&locks)
+		defer c.ctx.ReleaseHeld()
+	}
 	if c.watch.Dirty.Load() {
 		ks.Unwatch(&c.watch)
 		c.w.NullArray()
