@@ -161,29 +161,40 @@ func (c *Config) Lookup(name string) (string, bool) {
 	return r.e.format(c.snap().v[r.e.idx]), true
 }
 
-// Int returns a numeric, bool (1/0) or enum (internal code) directive, or 0
-// for unknown or non-integer directives. Percent values are negative, as
-// Valkey stores them (maxmemory-clients 5% is -5).
+// Int returns a numeric, bool (1/0) or enum (internal code) directive.
+// Percent values are negative, as Valkey stores them (maxmemory-clients 5%
+// is -5). The server reads its settings through the typed getters
+// (getters.go); the name-based accessors serve tests and tools, and an
+// unknown name or a directive of another kind is a programming error:
+// they panic rather than read as zero.
 func (c *Config) Int(name string) int64 {
-	r := lookup(name)
-	if r == nil {
-		return 0
-	}
+	r := mustLookup(name)
 	switch r.e.kind {
 	case kindBool, kindEnum, kindNumeric:
 		return c.snap().v[r.e.idx].n
 	}
-	return 0
+	panic("config: Int of non-numeric directive " + name)
 }
 
-// String returns the CONFIG GET text of a directive ("" when unknown).
+// String returns the CONFIG GET text of a directive.
 func (c *Config) String(name string) string {
-	s, _ := c.Lookup(name)
-	return s
+	r := mustLookup(name)
+	return r.e.format(c.snap().v[r.e.idx])
 }
 
-// Bool returns a yes/no directive (false when unknown or not a bool).
+// Bool returns a yes/no directive.
 func (c *Config) Bool(name string) bool {
+	r := mustLookup(name)
+	if r.e.kind != kindBool {
+		panic("config: Bool of non-bool directive " + name)
+	}
+	return c.snap().v[r.e.idx].n != 0
+}
+
+func mustLookup(name string) *ref {
 	r := lookup(name)
-	return r != nil && r.e.kind == kindBool && c.snap().v[r.e.idx].n != 0
+	if r == nil {
+		panic("config: unknown directive " + name)
+	}
+	return r
 }

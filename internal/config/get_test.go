@@ -169,7 +169,6 @@ func TestTypedGettersAndGeneric(t *testing.T) {
 		{"LatencyTrackingInfoPercentiles", c.LatencyTrackingInfoPercentiles(), []float64{50, 99, 99.9}},
 		{"ReplicaOf", c.ReplicaOf() == nil, true},
 		{"Int maxmemory-samples", c.Int("maxmemory-samples"), int64(5)},
-		{"Int unknown", c.Int("nope"), int64(0)},
 		{"Bool slave-read-only", c.Bool("slave-read-only"), true},
 		{"String oom-score-adj-values", c.String("oom-score-adj-values"), "0 200 800"},
 	}
@@ -177,6 +176,24 @@ func TestTypedGettersAndGeneric(t *testing.T) {
 		if !reflect.DeepEqual(ck.got, ck.want) {
 			t.Errorf("%s = %#v, want %#v", ck.name, ck.got, ck.want)
 		}
+	}
+	// A name that is not a directive, or a directive read as another
+	// kind, is a bug in the caller: it panics instead of reading as zero.
+	for name, read := range map[string]func(){
+		"Int unknown":     func() { c.Int("nope") },
+		"Bool unknown":    func() { c.Bool("nope") },
+		"String unknown":  func() { c.String("nope") },
+		"Bool of numeric": func() { c.Bool("maxmemory-samples") },
+		"Int of string":   func() { c.Int("logfile") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			read()
+		}()
 	}
 	if err := c.Set(pairs("maxmemory", "18446744073709551615", "maxmemory-clients", "7%")); err != nil {
 		t.Fatal(err)

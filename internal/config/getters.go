@@ -76,6 +76,7 @@ var (
 	idxLazyServerDel        = mustIdx("lazyfree-lazy-server-del")
 	idxLazyUserDel          = mustIdx("lazyfree-lazy-user-del")
 	idxLazyUserFlush        = mustIdx("lazyfree-lazy-user-flush")
+	idxReplBacklogSize      = mustIdx("repl-backlog-size")
 	idxMaxNewConnsPerCycle  = mustIdx("max-new-connections-per-cycle")
 	idxAvailabilityZone     = mustIdx("availability-zone")
 	idxExtendedRedisCompat  = mustIdx("extended-redis-compatibility")
@@ -250,6 +251,7 @@ func (c *Config) TrackingTableMaxKeys() int64 {
 	return clampU64(c.n(idxTrackingMaxKeys))
 }
 
+func (c *Config) ReplBacklogSize() int64      { return c.n(idxReplBacklogSize) }
 func (c *Config) LazyfreeLazyEviction() bool  { return c.b(idxLazyEviction) }
 func (c *Config) LazyfreeLazyExpire() bool    { return c.b(idxLazyExpire) }
 func (c *Config) LazyfreeLazyServerDel() bool { return c.b(idxLazyServerDel) }

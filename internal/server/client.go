@@ -129,7 +129,7 @@ const (
 func (s *Server) accept(conn net.Conn) {
 	if tc, ok := conn.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
-		if ka := s.cfg.Int("tcp-keepalive"); ka > 0 {
+		if ka := int64(s.cfg.TCPKeepalive()); ka > 0 {
 			tc.SetKeepAlive(true)
 			tc.SetKeepAlivePeriod(time.Duration(ka) * time.Second)
 		}

@@ -24,11 +24,11 @@ type hotConfig struct {
 }
 
 func (h *hotConfig) load(cfg *config.Config) {
-	h.timeoutSec.Store(cfg.Int("timeout"))
+	h.timeoutSec.Store(int64(cfg.Timeout()))
 	h.maxBulk.Store(cfg.ProtoMaxBulkLen())
 	h.maxQuery.Store(cfg.ClientQueryBufferLimit())
-	h.slowlogUsec.Store(cfg.Int("slowlog-log-slower-than"))
-	h.slowlogMaxLen.Store(cfg.Int("slowlog-max-len"))
+	h.slowlogUsec.Store(cfg.SlowlogLogSlowerThan())
+	h.slowlogMaxLen.Store(cfg.SlowlogMaxLen())
 	v, pct := cfg.MaxmemoryClients()
 	if pct {
 		v = int64(float64(cfg.MaxMemory()) * float64(v) / 100)

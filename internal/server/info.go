@@ -141,7 +141,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("process_id", int64(os.Getpid()))
 		w.str("process_supervised", "no")
 		w.str("run_id", s.runID)
-		w.int("tcp_port", int64(s.port))
+		w.int("tcp_port", s.port.Load())
 		w.int("server_time_usec", now.UnixMicro())
 		w.int("uptime_in_seconds", uptime)
 		w.int("uptime_in_days", uptime/(3600*24))
@@ -378,7 +378,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("master_repl_offset", 0)
 		w.int("second_repl_offset", -1)
 		w.int("repl_backlog_active", 0)
-		w.int("repl_backlog_size", s.cfg.Int("repl-backlog-size"))
+		w.int("repl_backlog_size", s.cfg.ReplBacklogSize())
 		w.int("repl_backlog_first_byte_offset", 0)
 		w.int("repl_backlog_histlen", 0)
 	}
@@ -560,7 +560,7 @@ func (s *Server) listenerInfo() string {
 		b.WriteString(a)
 	}
 	b.WriteString(",port=")
-	b.WriteString(strconv.Itoa(s.port))
+	b.WriteString(strconv.FormatInt(s.port.Load(), 10))
 	return b.String()
 }
 

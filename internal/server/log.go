@@ -29,7 +29,7 @@ const (
 
 func newLogger(cfg *config.Config) *logger {
 	l := &logger{out: os.Stdout, pid: os.Getpid(), level: levelNotice}
-	switch cfg.String("loglevel") {
+	switch cfg.Loglevel() {
 	case "debug":
 		l.level = levelDebug
 	case "verbose":

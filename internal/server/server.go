@@ -36,10 +36,14 @@ type Server struct {
 	table *table
 	log   *logger
 
+	// lnMu guards listeners (CONFIG SET port and bind replace them).
+	lnMu      sync.Mutex
 	listeners []net.Listener
+	serving   bool           // Serve started: new listeners get accept loops
+	acceptWG  sync.WaitGroup // the accept loops
 	runID     string
 	start     time.Time
-	port      int
+	port      atomic.Int64 // tcp_port (the listeners' port)
 
 	mu struct {
 		sync.Mutex
@@ -118,61 +122,9 @@ func dataHandlers() [][]db.Handler {
 func (s *Server) applyConfig() {
 	db.MaxStringLen.Store(s.cfg.ProtoMaxBulkLen())
 	s.hot.load(s.cfg)
-	s.ks.SetLazyFree(s.cfg.Bool("lazyfree-lazy-expire"), s.cfg.Bool("lazyfree-lazy-eviction"),
-		s.cfg.Bool("lazyfree-lazy-server-del"))
+	s.ks.SetLazyFree(s.cfg.LazyfreeLazyExpire(), s.cfg.LazyfreeLazyEviction(), s.cfg.LazyfreeLazyServerDel())
 	applyTuning(s.cfg)
 	s.applyRuntimeConfig()
-}
-
-// Listen opens the configured listeners. Port 0 picks a free port (tests).
-func (s *Server) Listen() error {
-	binds := s.cfg.Bind()
-	if len(binds) == 0 {
-		binds = []string{"127.0.0.1"}
-	}
-	port := s.cfg.Port()
-	for _, b := range binds {
-		optional := len(b) > 0 && b[0] == '-'
-		if optional {
-			b = b[1:]
-		}
-		if b == "*" {
-			b = "0.0.0.0"
-		}
-		addr := net.JoinHostPort(b, strconv.Itoa(port))
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			if optional {
-				continue
-			}
-			s.closeListeners()
-			return fmt.Errorf("Warning: Could not create server TCP listening socket %s: %w", addr, err)
-		}
-		if port == 0 {
-			port = ln.Addr().(*net.TCPAddr).Port
-		}
-		s.listeners = append(s.listeners, ln)
-	}
-	s.port = port
-	if err := s.startNetloop(); err != nil {
-		s.closeListeners()
-		return err
-	}
-	return nil
-}
-
-func (s *Server) closeListeners() {
-	for _, ln := range s.listeners {
-		ln.Close()
-	}
-}
-
-// Addr is the first listener's address.
-func (s *Server) Addr() string {
-	if len(s.listeners) == 0 {
-		return ""
-	}
-	return s.listeners[0].Addr().String()
 }
 
 // Serve accepts connections until Close. It starts the background jobs.
@@ -203,17 +155,10 @@ func (s *Server) Serve() error {
 		defer s.wg.Done()
 		s.ks.RunEviction(s.stop)
 	}()
-	errc := make(chan error, len(s.listeners))
-	for _, ln := range s.listeners {
-		go func(ln net.Listener) { errc <- s.acceptLoop(ln) }(ln)
-	}
-	var first error
-	for range s.listeners {
-		if err := <-errc; err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	s.startAccepting()
+	<-s.stop
+	s.acceptWG.Wait()
+	return nil
 }
 
 func (s *Server) acceptLoop(ln net.Listener) error {

@@ -79,7 +79,7 @@ func TestInfoFields(t *testing.T) {
 		"valkey_version":         Version,
 		"corvid_version":         CorvidVersion,
 		"server_mode":            "standalone",
-		"tcp_port":               strconv.Itoa(s.port),
+		"tcp_port":               strconv.FormatInt(s.port.Load(), 10),
 		"run_id":                 s.runID,
 		"connected_clients":      "1",
 		"maxclients":             "10000",
@@ -98,7 +98,7 @@ func TestInfoFields(t *testing.T) {
 		"errorstat_ERR":          "count=1",
 		"total_error_replies":    "1",
 		"process_id":             strconv.Itoa(os.Getpid()),
-		"listener0":              "name=tcp,bind=127.0.0.1,port=" + strconv.Itoa(s.port),
+		"listener0":              "name=tcp,bind=127.0.0.1,port=" + strconv.FormatInt(s.port.Load(), 10),
 		"rdb_last_bgsave_status": "ok",
 	}
 	for k, v := range exact {

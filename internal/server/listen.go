@@ -1,0 +1,148 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/corvid-kv/corvid/internal/config"
+)
+
+// Listeners: one per bind address, on the configured port. CONFIG SET
+// port and bind replace them at run time as Valkey's changeListener does:
+// the old ones are closed (their accept loops end; connections already
+// accepted stay) and the new ones opened; when one cannot be, CONFIG SET
+// fails with Valkey's text and its rollback reopens the old ones. CONFIG SET dir changes the working directory
+// (it is a protected config: enable-protected-configs must allow it).
+
+// Listen opens the configured listeners. Port 0 picks a free port (tests).
+func (s *Server) Listen() error {
+	lns, port, err := openListeners(s.cfg.Bind(), s.cfg.Port())
+	if err != nil {
+		return err
+	}
+	s.lnMu.Lock()
+	s.listeners = lns
+	s.lnMu.Unlock()
+	s.port.Store(int64(port))
+	if err := s.startNetloop(); err != nil {
+		s.closeListeners()
+		return err
+	}
+	s.cfg.OnChange("port", func(*config.Config) error { return s.relisten("Unable to listen on this port. Check server logs.") })
+	s.cfg.OnChange("bind", func(*config.Config) error { return s.relisten("Failed to bind to specified addresses.") })
+	s.cfg.OnChange("dir", func(c *config.Config) error { return chdir(c.Dir()) })
+	return nil
+}
+
+// openListeners listens on every bind address (a leading '-' marks one
+// that may be missing, "*" is every IPv4 address) on port; port 0 picks
+// a free one, then used for every address.
+func openListeners(binds []string, port int) ([]net.Listener, int, error) {
+	if len(binds) == 0 {
+		binds = []string{"127.0.0.1"}
+	}
+	var lns []net.Listener
+	for _, b := range binds {
+		optional := len(b) > 0 && b[0] == '-'
+		if optional {
+			b = b[1:]
+		}
+		if b == "*" {
+			b = "0.0.0.0"
+		}
+		addr := net.JoinHostPort(b, strconv.Itoa(port))
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			if optional {
+				continue
+			}
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, 0, fmt.Errorf("Warning: Could not create server TCP listening socket %s: %w", addr, err)
+		}
+		if port == 0 {
+			port = ln.Addr().(*net.TCPAddr).Port
+		}
+		lns = append(lns, ln)
+	}
+	return lns, port, nil
+}
+
+// relisten replaces the listeners after CONFIG SET port or bind; msg is
+// the error CONFIG SET reports when a new listener cannot be opened. As
+// Valkey's changeListener it closes the old listeners first (the new
+// ones may want the same address); when the new ones fail, CONFIG SET
+// restores the old values and runs this again, which reopens them.
+func (s *Server) relisten(msg string) error {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	s.listeners = nil
+	lns, port, err := openListeners(s.cfg.Bind(), s.cfg.Port())
+	if err != nil {
+		s.log.warn("%v", err)
+		return errors.New(msg)
+	}
+	s.listeners = lns
+	if s.serving {
+		s.acceptOn(lns)
+	}
+	s.port.Store(int64(port))
+	return nil
+}
+
+// startAccepting starts an accept loop per listener (Serve).
+func (s *Server) startAccepting() {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	s.serving = true
+	s.acceptOn(s.listeners)
+}
+
+// acceptOn starts the accept loops of lns. s.lnMu is held.
+func (s *Server) acceptOn(lns []net.Listener) {
+	for _, ln := range lns {
+		s.acceptWG.Add(1)
+		go func() {
+			defer s.acceptWG.Done()
+			s.acceptLoop(ln)
+		}()
+	}
+}
+
+func (s *Server) closeListeners() {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+}
+
+// Addr is the first listener's address.
+func (s *Server) Addr() string {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	if len(s.listeners) == 0 {
+		return ""
+	}
+	return s.listeners[0].Addr().String()
+}
+
+// chdir is CONFIG SET dir: the error is strerror's text, as Valkey's.
+func chdir(dir string) error {
+	err := os.Chdir(dir)
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		msg := errno.Error()
+		return errors.New(strings.ToUpper(msg[:1]) + msg[1:])
+	}
+	return err
+}
