@@ -42,11 +42,16 @@ var KeyCommands = []Handler{
 	{Name: "scan", Proc: scanCommand, Lock: LockNone},
 }
 
-// CopyValue deep-copies a collection value (list, set, zset, hash, stream)
-// for COPY. The collections code sets it; it returns nil for a type it does
-// not handle, and COPY then replies an error instead of sharing the value.
-// Strings are copied by COPY itself.
-var CopyValue func(o *Object) any
+// copyValue deep-copies a collection value (list, set, zset, hash) for
+// COPY; it returns nil for a type it does not handle, and COPY then
+// replies an error instead of sharing the value. Strings are copied by
+// COPY itself.
+func copyValue(o *Object) any {
+	if v := ListHashCopy(o); v != nil {
+		return v
+	}
+	return SetZSetCopy(o)
+}
 
 // peekRead is Valkey's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): a read that
 // counts keyspace hits and misses but leaves the access clock alone (EXISTS,
@@ -290,10 +295,7 @@ func copyCommand(c *Ctx) {
 	if o.Type == TypeString {
 		str = append(make([]byte, 0, len(o.Str)), o.Str...)
 	} else {
-		if CopyValue != nil {
-			val = CopyValue(o)
-		}
-		if val == nil {
+		if val = copyValue(o); val == nil {
 			c.W.Error("ERR unknown type object")
 			return
 		}

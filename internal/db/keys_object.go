@@ -1,11 +1,16 @@
 package db
 
 // EncodingOf reports OBJECT ENCODING for a collection value ("listpack",
-// "quicklist", "hashtable", "intset", "skiplist", "stream"). The collections
-// code sets it; strings are handled here with StringEncoding. A nil func or
-// an empty result reads "unknown", which is what Valkey's strEncoding says
-// for an encoding it cannot name.
-var EncodingOf func(o *Object) string
+// "quicklist", "hashtable", "intset", "skiplist"); "" for a type it does
+// not know, which encodingName reports as "unknown", what Valkey's
+// strEncoding says for an encoding it cannot name. Strings are handled
+// with StrEncoding.
+func EncodingOf(o *Object) string {
+	if e := ListHashEncoding(o); e != "" {
+		return e
+	}
+	return SetZSetEncoding(o)
+}
 
 // sharedIntegers is Valkey's OBJ_SHARED_INTEGERS: SET stores integer
 // strings 0..9999 as references to preallocated shared objects.
@@ -26,17 +31,16 @@ func objectEncodingCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	c.W.BulkString(encodingName(o))
+	c.W.BulkString(ObjectEncoding(o))
 }
 
-func encodingName(o *Object) string {
+// ObjectEncoding is what OBJECT ENCODING reports for o.
+func ObjectEncoding(o *Object) string {
 	if o.Type == TypeString {
 		return o.StrEncoding()
 	}
-	if EncodingOf != nil {
-		if e := EncodingOf(o); e != "" {
-			return e
-		}
+	if e := EncodingOf(o); e != "" {
+		return e
 	}
 	return "unknown"
 }

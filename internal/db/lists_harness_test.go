@@ -42,9 +42,6 @@ func (f *fakeConn) Disconnected() <-chan struct{} { return f.gone }
 
 func newLHHarness(t *testing.T) *lhHarness {
 	t.Helper()
-	savedEnc, savedCopy := EncodingOf, CopyValue
-	t.Cleanup(func() { EncodingOf, CopyValue = savedEnc, savedCopy })
-	installCollectionHooks()
 	h := &lhHarness{t: t, ks: New(16), cmd: make(map[string]Handler)}
 	for _, g := range [][]Handler{KeyCommands, StringCommands, ListCommands, HashCommands} {
 		for _, hd := range g {
@@ -52,23 +49,6 @@ func newLHHarness(t *testing.T) *lhHarness {
 		}
 	}
 	return h
-}
-
-// installCollectionHooks composes the collection hooks the way
-// server.collectionHandlers does.
-func installCollectionHooks() {
-	EncodingOf = func(o *Object) string {
-		if e := ListHashEncoding(o); e != "" {
-			return e
-		}
-		return SetZSetEncoding(o)
-	}
-	CopyValue = func(o *Object) any {
-		if v := ListHashCopy(o); v != nil {
-			return v
-		}
-		return SetZSetCopy(o)
-	}
 }
 
 func (h *lhHarness) client() *tClient {

@@ -25,20 +25,6 @@ type memHarness struct {
 
 func newMemHarness(t testing.TB) *memHarness {
 	t.Helper()
-	savedEnc, savedCopy := EncodingOf, CopyValue
-	t.Cleanup(func() { EncodingOf, CopyValue = savedEnc, savedCopy })
-	EncodingOf = func(o *Object) string {
-		if e := ListHashEncoding(o); e != "" {
-			return e
-		}
-		return SetZSetEncoding(o)
-	}
-	CopyValue = func(o *Object) any {
-		if v := ListHashCopy(o); v != nil {
-			return v
-		}
-		return SetZSetCopy(o)
-	}
 	ks := New(16)
 	h := &memHarness{t: t, ks: ks, cmd: make(map[string]Handler), now: testNow}
 	h.c = &Ctx{KS: ks, W: resp.NewWriter(256), Now: h.now}

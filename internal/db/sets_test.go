@@ -30,20 +30,6 @@ func newCollHarness(t *testing.T) *collHarness {
 			h.cmd[hd.Name] = hd
 		}
 	}
-	savedEnc, savedCopy := EncodingOf, CopyValue
-	EncodingOf = func(o *Object) string {
-		if e := SetZSetEncoding(o); e != "" {
-			return e
-		}
-		return ListHashEncoding(o)
-	}
-	CopyValue = func(o *Object) any {
-		if v := SetZSetCopy(o); v != nil {
-			return v
-		}
-		return ListHashCopy(o)
-	}
-	t.Cleanup(func() { EncodingOf, CopyValue = savedEnc, savedCopy })
 	return h
 }
 

@@ -384,7 +384,7 @@ func debugObject(c *Client) {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Value at:%p refcount:%d encoding:%s", o, objectRefcount(o), objectEncoding(o))
+	fmt.Fprintf(&b, "Value at:%p refcount:%d encoding:%s", o, objectRefcount(o), db.ObjectEncoding(o))
 	if !fast {
 		fmt.Fprintf(&b, " serializedlength:%d", serializedLen(o))
 	}
@@ -409,7 +409,7 @@ func debugEncodingDump(c *Client, enc, wrongMsg, okMsg string) {
 		c.w.Error(db.ErrNoSuchKey)
 		return
 	}
-	if objectEncoding(o) != enc {
+	if db.ObjectEncoding(o) != enc {
 		c.w.Error("ERR " + wrongMsg)
 		return
 	}
@@ -477,19 +477,6 @@ func debugPopulate(c *Client) {
 	}
 	ctx.Dirty = dirty // Valkey's POPULATE does not count as changes
 	c.w.OK()
-}
-
-// objectEncoding mirrors OBJECT ENCODING.
-func objectEncoding(o *db.Object) string {
-	if o.Type == db.TypeString {
-		return o.StrEncoding()
-	}
-	if db.EncodingOf != nil {
-		if e := db.EncodingOf(o); e != "" {
-			return e
-		}
-	}
-	return "unknown"
 }
 
 // objectRefcount mirrors OBJECT REFCOUNT: shared small integers report

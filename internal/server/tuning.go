@@ -2,7 +2,6 @@ package server
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
@@ -11,7 +10,6 @@ import (
 // applyTuning pushes the collection encoding thresholds (list-max-listpack-size,
 // hash-max-listpack-*, set-max-*, zset-max-listpack-*) into package db. It is
 // idempotent: applyConfig runs it at start-up and after every CONFIG SET.
-// Owned by the collections engineers.
 func applyTuning(cfg *config.Config) {
 	for _, t := range []struct {
 		name string
@@ -31,27 +29,7 @@ func applyTuning(cfg *config.Config) {
 	}
 }
 
-// collectionHandlers lists the list/hash/set/zset/sort command groups. The
-// first call also installs the collections' OBJECT ENCODING and COPY hooks
-// (once per process: the hooks are package variables of db), composed from
-// each collection file's per-type function.
-// Owned by the collections engineers.
+// collectionHandlers lists the list/hash/set/zset/sort command groups.
 func collectionHandlers() []db.Handler {
-	collectionHooks.Do(func() {
-		db.EncodingOf = func(o *db.Object) string {
-			if e := db.ListHashEncoding(o); e != "" {
-				return e
-			}
-			return db.SetZSetEncoding(o)
-		}
-		db.CopyValue = func(o *db.Object) any {
-			if v := db.ListHashCopy(o); v != nil {
-				return v
-			}
-			return db.SetZSetCopy(o)
-		}
-	})
 	return slices.Concat(db.ListCommands, db.HashCommands, db.SetCommands, db.ZSetCommands, db.SortCommands)
 }
-
-var collectionHooks sync.Once
