@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -65,6 +66,36 @@ type Conn struct {
 	// again: the handler asked to be run once more without new input
 	// (Again).
 	again bool
+
+	// wakePending: Wake was called and OnWake has not run yet (any
+	// goroutine sets it; the loop clears it).
+	wakePending atomic.Bool
+}
+
+// Waker is implemented by handlers that get output from other goroutines
+// (Conn.Wake): OnWake runs on the loop, as OnReadable, for an attached
+// connection that some goroutine woke.
+type Waker interface {
+	OnWake(c *Conn)
+}
+
+// Wake asks the connection's loop to call the handler's OnWake soon;
+// any goroutine, never blocking. Wakes coalesce until OnWake runs. A
+// detached connection is woken once it is attached again (its owner
+// meanwhile handles what the wake was for itself, if it can).
+func (c *Conn) Wake() {
+	if c.wakePending.Swap(true) {
+		return
+	}
+	l := c.l
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		return
+	}
+	l.wakes = append(l.wakes, c)
+	l.mu.Unlock()
+	l.wake()
 }
 
 // Drainer is implemented by handlers that want to know when output that

@@ -104,6 +104,7 @@ type loop struct {
 
 	mu      sync.Mutex
 	inbox   []*Conn // connections to attach; under mu
+	wakes   []*Conn // connections woken (Conn.Wake); under mu
 	closing bool    // under mu
 
 	conns   []*Conn // indexed by fd; owned by the loop goroutine
@@ -378,13 +379,28 @@ func (l *loop) takeInbox() bool {
 	var buf [8]byte
 	unix.Read(l.efd, buf[:])
 	l.mu.Lock()
-	in, closing := l.inbox, l.closing
-	l.inbox = nil
+	in, wakes, closing := l.inbox, l.wakes, l.closing
+	l.inbox, l.wakes = nil, nil
 	l.mu.Unlock()
 	for _, c := range in {
 		l.add(c)
 	}
+	for _, c := range wakes {
+		l.deliverWake(c)
+	}
 	return !closing
+}
+
+// deliverWake runs OnWake for c if it is attached (else add does, when
+// it is attached again).
+func (l *loop) deliverWake(c *Conn) {
+	if !c.attached || c.sysfd < 0 || !c.wakePending.Load() {
+		return
+	}
+	c.wakePending.Store(false)
+	if w, ok := c.h.(Waker); ok {
+		w.OnWake(c)
+	}
 }
 
 // add registers c with the loop's epoll instance.
@@ -396,17 +412,19 @@ func (l *loop) add(c *Conn) {
 	}
 	if l.e.uring {
 		l.addURing(c)
-		return
+	} else {
+		for fd >= len(l.conns) {
+			l.conns = append(l.conns, make([]*Conn, max(64, len(l.conns)))...)
+		}
+		l.conns[fd] = c
+		c.attached = true
+		ev := unix.EpollEvent{Events: c.interest(), Fd: int32(fd)}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			c.Close()
+			return
+		}
 	}
-	for fd >= len(l.conns) {
-		l.conns = append(l.conns, make([]*Conn, max(64, len(l.conns)))...)
-	}
-	l.conns[fd] = c
-	c.attached = true
-	ev := unix.EpollEvent{Events: c.interest(), Fd: int32(fd)}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		c.Close()
-	}
+	l.deliverWake(c) // woken while it was detached
 }
 
 // runAgain runs the handlers that asked for it (Conn.Again) in the

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -93,6 +94,12 @@ type Client struct {
 	// omemPub mirrors omem for CLIENT LIST from other clients; written
 	// by the owner whenever it notes its memory.
 	omemPub atomic.Int64
+
+	// Pushes from other goroutines (push.go): the outbox, and on the
+	// goroutine path the flag that tells a Read interrupted by Push's
+	// deadline from an idle timeout.
+	outbox   outbox
+	wakeRead atomic.Bool
 
 	// memAcct is the memory this client has declared to the keyspace's
 	// used_memory (noteMem). Only the connection goroutine writes it;
@@ -226,11 +233,18 @@ func (c *Client) serve() {
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
 			idleDeadline = true
-		} else if idleDeadline {
+		} else if idleDeadline || c.wakeRead.Load() {
 			// Inside MULTI (or with timeout 0 now) the client is exempt:
-			// drop the deadline set before the batch that entered MULTI.
+			// drop the deadline set before the batch that entered MULTI
+			// (or by a push, whose output is sent next).
 			c.conn.SetReadDeadline(time.Time{})
 			idleDeadline = false
+		}
+		// Pushed output (push.go), after the deadline is set: a push
+		// from now on interrupts the Read below instead.
+		c.wakeRead.Store(false)
+		if !c.deliverPushes() {
+			return
 		}
 		c.rd.MaxBulk = s.hot.maxBulk.Load()
 		c.rd.MaxQuery = s.hot.maxQuery.Load()
@@ -257,6 +271,9 @@ func (c *Client) serve() {
 			}
 		}
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) && c.wakeRead.Load() {
+				continue // a push interrupted the Read: send it
+			}
 			if errors.Is(err, resp.ErrQueryBufferLimit) {
 				c.queryBufferLimitReached()
 			}
@@ -483,9 +500,16 @@ func (c *Client) startWatcher() {
 				c.pendingMu.Unlock()
 			}
 			if err != nil {
-				if !c.stopWatch.Load() {
-					close(gone)
+				if c.stopWatch.Load() {
+					return
 				}
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					// A push's deadline (push.go): its output waits for
+					// the command to end; keep watching.
+					c.conn.SetReadDeadline(time.Time{})
+					continue
+				}
+				close(gone)
 				return
 			}
 		}

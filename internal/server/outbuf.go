@@ -85,7 +85,7 @@ func (c *Client) obufClass() int {
 
 // pendingOutput is the output not yet taken by the kernel. Owner only.
 func (c *Client) pendingOutput() int {
-	n := c.w.Len()
+	n := c.w.Len() + int(c.outbox.size.Load())
 	if c.nc != nil {
 		n += c.nc.OutQueued()
 	}
