@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# How the kernel's scheduling groups and the event loop's thread settings
-# change pipeline-1 throughput on this machine (docs/benchmarks.md,
-# "Scheduling groups").
+# How the kernel's scheduling groups change pipeline-1 throughput on this
+# machine (docs/benchmarks-archive.md, "Scheduling groups", where the loop
+# thread settings this led to were chosen).
 #
 #   bench/sched-groups.sh [seconds] [rounds]      # default 5 s, 2 rounds
 #   CMD=get bench/sched-groups.sh                 # another seed command
@@ -9,11 +9,9 @@
 # For each placement of the servers, "shared" (started from this script,
 # so in the load generator's session and scheduling group) and "own"
 # (setsid: a session and, with kernel.sched_autogroup_enabled, a group of
-# their own, as a service has), and each server, corvid-server with
-# CORVID_NETLOOP_LOCK=0 (the loop goroutine free to move between threads),
-# corvid-server as built (the loop locked to its thread), corvid-server
-# with CORVID_NETLOOP_SLICE=100us (locked, and a 100 us scheduling slice)
-# and redis-server 7.0.15, it runs corvid-bench -t 2
+# their own, as a service has), and each server, corvid-server as built
+# (its loop locked to its thread) and redis-server 7.0.15, it runs
+# corvid-bench -t 2
 # -c 25 --pipeline 1 with the seed command (CMD, default set) and prints
 # ops/s, the server's CPU us per op (utime+stime) and its involuntary
 # context switches per op (summed over its threads: how often the kernel
@@ -37,13 +35,11 @@ echo "kernel $(uname -r), sched_autogroup_enabled=$(cat /proc/sys/kernel/sched_a
 printf "%-6s %-15s %5s %10s %10s %10s\n" group server round ops/s cpu_us/op nvcsw/op
 for round in $(seq "$R"); do
 	for group in shared own; do
-		for who in corvid-unlocked corvid corvid-slice redis; do
+		for who in corvid redis; do
 			port=$(freeport)
 			pre=(); [ "$group" = own ] && pre=(setsid)
 			case $who in
 			redis) "${pre[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 & ;;
-			corvid-unlocked) CORVID_NETLOOP_LOCK=0 "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
-			corvid-slice) CORVID_NETLOOP_SLICE=100us "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
 			corvid) "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
 			esac
 			pid=$!

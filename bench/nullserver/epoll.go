@@ -8,8 +8,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/corvid-kv/corvid/internal/netloop"
 )
 
 type epollOpts struct {
@@ -138,7 +136,7 @@ func (l *eloop) run() {
 		runtime.LockOSThread()
 	}
 	if l.opts.slice > 0 {
-		netloop.SetThreadSlice(l.opts.slice)
+		setThreadSlice(l.opts.slice)
 	}
 	events := make([]unix.EpollEvent, 256)
 	for {

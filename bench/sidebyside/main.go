@@ -13,11 +13,8 @@
 //	           (-corvid-io2, default off)
 //	corvid-uring, corvid-epoll corvid-server as above with its loops on
 //	           io_uring or on epoll (-corvid-uring, -corvid-epoll, default
-//	           off; CORVID_NETLOOP_URING=1 or 0)
-//	corvid-slice corvid-server as above asking the kernel for a scheduling
-//	           slice of D for its loops' threads (-corvid-slice D, default
-//	           off; CORVID_NETLOOP_SLICE=D); the first of corvid-io2,
-//	           corvid-uring, corvid-epoll, corvid-slice that runs gets the
+//	           off; --net-engine io_uring or epoll); the first of
+//	           corvid-io2, corvid-uring, corvid-epoll that runs gets the
 //	           second Corvid's columns
 //	null       nullserver -port P -mode uring -raw (-null, default on; with
 //	           -null-epoll: -mode epoll -loops 1 -raw -rawblock -deferwrite
@@ -116,9 +113,6 @@ type config struct {
 	// corvidURing and corvidEpoll also run corvid-server with its loops
 	// on io_uring (the default where the kernel has it) or on epoll.
 	corvidURing, corvidEpoll bool
-	// corvidSlice, when positive, also runs corvid-server with
-	// CORVID_NETLOOP_SLICE set to it.
-	corvidSlice time.Duration
 	// nullEpoll runs the null server on epoll instead of io_uring.
 	nullEpoll bool
 	null      bool
@@ -162,9 +156,8 @@ func parseFlags(args []string) (*config, error) {
 	pipes := fs.String("pipelines", "1,16", "comma-separated pipeline depths, run in this order")
 	fs.BoolVar(&c.redisIO2, "redis-io2", true, "also run redis-server with --io-threads 2 --io-threads-do-reads yes")
 	fs.BoolVar(&c.corvidIO2, "corvid-io2", false, "also run corvid-server with --io-threads 2 (two event loops on this machine)")
-	fs.DurationVar(&c.corvidSlice, "corvid-slice", 0, "also run corvid-server with this scheduling slice for its loops' threads (CORVID_NETLOOP_SLICE)")
-	fs.BoolVar(&c.corvidURing, "corvid-uring", false, "also run corvid-server with its loops on io_uring (CORVID_NETLOOP_URING=1)")
-	fs.BoolVar(&c.corvidEpoll, "corvid-epoll", false, "also run corvid-server with its loops on epoll (CORVID_NETLOOP_URING=0)")
+	fs.BoolVar(&c.corvidURing, "corvid-uring", false, "also run corvid-server with its loops on io_uring (--net-engine io_uring)")
+	fs.BoolVar(&c.corvidEpoll, "corvid-epoll", false, "also run corvid-server with its loops on epoll (--net-engine epoll)")
 	fs.BoolVar(&c.nullEpoll, "null-epoll", false, "run the null server on an epoll loop instead of io_uring")
 	fs.BoolVar(&c.null, "null", true, "also run the null server (bench/nullserver -mode uring -raw; see -null-epoll)")
 	fs.IntVar(&c.rate, "rate", 0, "corvid-bench --rate-limiting: requests/s per connection, the same for every server (equal-load latency); 0 = unlimited")

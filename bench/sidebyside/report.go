@@ -24,7 +24,6 @@ const (
 	nCIO2   = "corvid-io2"
 	nCURing = "corvid-uring"
 	nCEpoll = "corvid-epoll"
-	nCSlice = "corvid-slice"
 )
 
 // runResult is one corvid-bench run against one server.
@@ -154,7 +153,7 @@ func (r *results) tableRows(pl int, commands []string) [][]string {
 	}
 	// The second Corvid's columns: the first variant that ran.
 	alt := nCIO2
-	for _, v := range []string{nCIO2, nCURing, nCEpoll, nCSlice} {
+	for _, v := range []string{nCIO2, nCURing, nCEpoll} {
 		if r.has(v) {
 			alt = v
 			break
@@ -398,7 +397,7 @@ func markdownDoc(c *config, e env, r *results, svgName string) string {
 		e.load, strings.Join(r.servers, ", then "), c.rounds)
 	b.WriteString("- ops/s: mean over rounds; p50/p99: median over rounds (ms); CPU s/1M ops: server utime+stime from /proc/PID/stat " +
 		"over all rounds / ops of those rounds (= µs per op); CPU c/r < 1: Corvid cheaper; RSS: VmRSS after the command's last round; " +
-		"c/r, c/io2, c/null: Corvid / redis, redis --io-threads 2, null server; c2/r: the second Corvid (corvid-io2: --io-threads 2, two event loops; corvid-uring, corvid-epoll: loops on io_uring, on epoll; corvid-slice: a scheduling slice for the loops' threads) / redis\n")
+		"c/r, c/io2, c/null: Corvid / redis, redis --io-threads 2, null server; c2/r: the second Corvid (corvid-io2: --io-threads 2, two event loops; corvid-uring, corvid-epoll: loops on io_uring, on epoll) / redis\n")
 	for _, pl := range r.pipelines {
 		fmt.Fprintf(&b, "\n#### pipeline %d\n\n", pl)
 		b.WriteString(renderMarkdown(r.tableRows(pl, r.commands[pl])))

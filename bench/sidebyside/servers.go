@@ -48,17 +48,14 @@ func serverSpecs(c *config, tmp string) []spec {
 			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--maxmemory", "4gb", "--maxmemory-policy", "allkeys-lru", "--io-threads", "2"}
 		}})
 	}
+	withEngine := func(engine string) func(int) []string {
+		return func(port int) []string { return append(specs[0].args(port), "--net-engine", engine) }
+	}
 	if c.corvidURing {
-		specs = append(specs, spec{name: nCURing, bin: filepath.Join(tmp, "corvid-server"), data: true, env: []string{"CORVID_NETLOOP_URING=1"},
-			args: specs[0].args})
+		specs = append(specs, spec{name: nCURing, bin: filepath.Join(tmp, "corvid-server"), data: true, args: withEngine("io_uring")})
 	}
 	if c.corvidEpoll {
-		specs = append(specs, spec{name: nCEpoll, bin: filepath.Join(tmp, "corvid-server"), data: true, env: []string{"CORVID_NETLOOP_URING=0"},
-			args: specs[0].args})
-	}
-	if c.corvidSlice > 0 {
-		specs = append(specs, spec{name: nCSlice, bin: filepath.Join(tmp, "corvid-server"), data: true, env: []string{"CORVID_NETLOOP_SLICE=" + c.corvidSlice.String()},
-			args: specs[0].args})
+		specs = append(specs, spec{name: nCEpoll, bin: filepath.Join(tmp, "corvid-server"), data: true, args: withEngine("epoll")})
 	}
 	if c.null {
 		specs = append(specs, spec{name: "null", bin: filepath.Join(tmp, "nullserver"), args: func(port int) []string {

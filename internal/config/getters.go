@@ -25,6 +25,8 @@ var (
 	idxEnableProtectedCfgs  = mustIdx("enable-protected-configs")
 	idxIOThreads            = mustIdx("io-threads")
 	idxIOThreadsDoReads     = mustIdx("io-threads-do-reads")
+	idxNetEngine            = mustIdx("net-engine")
+	idxEventLoops           = mustIdx("event-loops")
 	idxHz                   = mustIdx("hz")
 	idxDynamicHz            = mustIdx("dynamic-hz")
 	idxLogFile              = mustIdx("logfile")
@@ -147,7 +149,14 @@ func (c *Config) EnableModuleCommand() string { return c.enum(idxEnableModuleCom
 // EnableProtectedConfigs is "no", "yes" or "local".
 func (c *Config) EnableProtectedConfigs() string { return c.enum(idxEnableProtectedCfgs) }
 
-func (c *Config) IOThreads() int         { return int(c.n(idxIOThreads)) }
+func (c *Config) IOThreads() int { return int(c.n(idxIOThreads)) }
+
+// NetEngine is net-engine: NetEngineIOURing, NetEngineEpoll or
+// NetEngineGoroutine.
+func (c *Config) NetEngine() int { return int(c.n(idxNetEngine)) }
+
+// EventLoops is event-loops (0: derived from io-threads).
+func (c *Config) EventLoops() int        { return int(c.n(idxEventLoops)) }
 func (c *Config) IOThreadsDoReads() bool { return c.b(idxIOThreadsDoReads) }
 func (c *Config) EventsPerIOThread() int { return int(c.n(idxEventsPerIOThread)) }
 func (c *Config) PrefetchBatchMaxSize() int {

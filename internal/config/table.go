@@ -63,6 +63,7 @@ var (
 	protectedEnum      = []enumItem{{"no", 0}, {"yes", 1}, {"local", 2}}
 	endpointTypeEnum   = []enumItem{{"ip", 0}, {"hostname", 1}, {"unknown-endpoint", 2}}
 	propagationErrEnum = []enumItem{{"ignore", 0}, {"panic", 1}, {"panic-on-replicas", 2}}
+	netEngineEnum      = []enumItem{{"io_uring", NetEngineIOURing}, {"epoll", NetEngineEpoll}, {"goroutine", NetEngineGoroutine}}
 )
 
 // Enum values exported for typed getters.
@@ -70,6 +71,11 @@ const (
 	ProtectedNo    = 0
 	ProtectedYes   = 1
 	ProtectedLocal = 2
+
+	// net-engine values.
+	NetEngineIOURing   = 0
+	NetEngineEpoll     = 1
+	NetEngineGoroutine = 2
 )
 
 func staticConfigs() []*entry {
@@ -296,6 +302,16 @@ func staticConfigs() []*entry {
 		specialCfg("bind", "", mod|fMultiArg, specialBind),
 		specialCfg("replicaof", "slaveof", imm|fMultiArg, specialReplicaOf),
 		specialCfg("latency-tracking-info-percentiles", "", mod|fMultiArg, specialPercentiles),
+
+		// CORVID: Corvid's own directives, for its network path (Valkey has
+		// no such rows; see doc.go). Both are read once, at start-up.
+		//   net-engine: event loops on io_uring (falling back to epoll where
+		//   the kernel or a sandbox refuses io_uring), event loops on epoll,
+		//   or one goroutine per connection on Go's netpoller.
+		//   event-loops: how many loops; 0 derives it from io-threads and
+		//   the number of cores (server.defaultLoops).
+		enumCfg("net-engine", "", imm, netEngineEnum, NetEngineIOURing, nil),
+		numCfg("event-loops", "", imm, tInt, 0, 1024, 0, 0),
 	}
 }
 

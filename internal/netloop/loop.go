@@ -45,11 +45,6 @@ type Options struct {
 	// stop-the-world) interrupts the raw wait with EINTR, and the loop then
 	// waits once through the scheduler so that the request is honoured.
 	RawWait bool
-	// Spin makes a loop that just handled events poll again with a zero
-	// timeout for up to this long before it sleeps in epoll_wait: a
-	// request arriving meanwhile is served without the sleep/wake-up
-	// round trip, at the price of CPU burnt while polling. 0 disables it.
-	Spin time.Duration
 	// DeferWrite makes Write on an attached connection collect the reply,
 	// and the loop write every collected reply once it has handled all the
 	// events of one epoll_wait: Redis's order (read and run everything
@@ -67,13 +62,6 @@ type Options struct {
 	// when the server runs in a scheduling group of its own
 	// (docs/benchmarks.md, "Scheduling groups").
 	LockThread bool
-	// Slice, when positive, also locks each loop to its thread and asks the
-	// kernel for that scheduling slice for the thread (sched_setattr's
-	// sched_runtime under SCHED_OTHER: EEVDF's custom slice, Linux 6.12 and
-	// later; older kernels ignore it; no privilege needed). A slice shorter
-	// than the clients' gives the loop earlier deadlines. Measured here it
-	// did no better than the lock alone, so it is off by default.
-	Slice time.Duration
 	// URing runs each loop on an io_uring instead of epoll (uring.go):
 	// one receive in flight per connection, each round's sends queued,
 	// one io_uring_enter per round. It implies LockThread and DeferWrite.
@@ -89,9 +77,7 @@ type Engine struct {
 	wg         sync.WaitGroup
 	tick       time.Duration
 	rawWait    bool
-	spin       int64 // Options.Spin in nanoseconds
-	deferWrite bool  // Options.DeferWrite
-	slice      time.Duration
+	deferWrite bool // Options.DeferWrite
 	lockThread bool
 	uring      bool // Options.URing, and the kernel has it
 }
@@ -133,9 +119,9 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), spin: int64(opts.Spin), deferWrite: opts.DeferWrite, slice: opts.Slice, lockThread: opts.LockThread || opts.Slice > 0}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), deferWrite: opts.DeferWrite, lockThread: opts.LockThread}
 	if opts.URing && URingAvailable() {
-		e.uring, e.lockThread, e.deferWrite, e.spin = true, true, true, 0
+		e.uring, e.lockThread, e.deferWrite = true, true, true
 	}
 	for range max(1, opts.Loops) {
 		l, err := newLoop(e)
@@ -259,9 +245,6 @@ func (l *loop) run() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
-	if l.e.slice > 0 {
-		SetThreadSlice(l.e.slice)
-	}
 	if l.e.uring {
 		l.runURing()
 		return
@@ -275,7 +258,6 @@ func (l *loop) run() {
 		now = nanotime()
 		nextTick = now + tick
 	}
-	busy := false // the last wait returned events: spin before sleeping
 	for {
 		timeout := -1
 		if tick > 0 {
@@ -286,15 +268,8 @@ func (l *loop) run() {
 		}
 		again := l.againq
 		l.againq = l.againx[:0]
-		n, err := 0, error(nil)
-		if l.e.spin > 0 && busy {
-			n = l.spinPoll()
-		}
-		if n == 0 {
-			n, err = l.wait(timeout)
-		}
+		n, err := l.wait(timeout)
 		l.nowOK = false
-		busy = n > 0
 		if err != nil && err != unix.EINTR {
 			panic("netloop: epoll_wait: " + err.Error())
 		}
@@ -330,22 +305,6 @@ func (l *loop) endRound(tick int64, now, nextTick *int64) {
 	}
 	if len(l.pending) > 0 {
 		l.flushPending()
-	}
-}
-
-// spinPoll polls with a zero timeout until events arrive or Options.Spin
-// has passed, and returns the number of events (0: none arrived).
-func (l *loop) spinPoll() int {
-	deadline := nanotime() + l.e.spin
-	for {
-		r, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(l.epfd),
-			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
-		if e == 0 && r > 0 {
-			return int(r)
-		}
-		if nanotime() >= deadline {
-			return 0
-		}
 	}
 }
 

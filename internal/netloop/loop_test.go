@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -579,28 +578,6 @@ func TestReadBlocking(t *testing.T) {
 	}
 }
 
-// TestSpin: with Options.Spin a loop polls before it sleeps; requests that
-// arrive while it spins and after it went to sleep are both served, and a
-// GC (which must stop the spinning goroutine) completes.
-func TestSpin(t *testing.T) {
-	e, err := New(Options{Loops: 1, RawWait: true, Spin: 200 * time.Microsecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	c, r := attachEcho(t, e)
-	for i := range 200 {
-		c.Write([]byte("echo x\n"))
-		expectLine(t, r, "x")
-		switch i % 20 {
-		case 0:
-			runtime.GC()
-		case 10:
-			time.Sleep(time.Millisecond) // past the spin: the loop sleeps
-		}
-	}
-}
-
 // attachEcho connects a client over loopback to a line handler on e and
 // returns the client side.
 func attachEcho(t *testing.T, e *Engine) (net.Conn, *bufio.Reader) {
@@ -707,41 +684,6 @@ func TestLockThread(t *testing.T) {
 		t.Errorf("locked loop ran on %d threads", n)
 	}
 	t.Logf("unlocked loop ran on %d threads", threads(false))
-}
-
-// TestSliceLocksLoopThread: with Options.Slice, the loop's thread carries
-// the requested slice (read back from /proc's scheduler statistics, which
-// kernels before 6.12 or without sched debugging do not show).
-func TestSliceLocksLoopThread(t *testing.T) {
-	e, err := New(Options{Loops: 1, Slice: 123 * time.Microsecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	want := "123000"
-	found, seen := false, false
-	for i := 0; i < 50 && !found; i++ {
-		tasks, _ := filepath.Glob("/proc/self/task/*/sched")
-		for _, f := range tasks {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				continue
-			}
-			for _, l := range strings.Split(string(b), "\n") {
-				if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "se.slice" {
-					seen = true
-					found = found || strings.TrimSpace(v) == want
-				}
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !seen {
-		t.Skip("no se.slice in /proc/self/task/*/sched on this kernel")
-	}
-	if !found {
-		t.Fatalf("no thread with se.slice %s ns", want)
-	}
 }
 
 // TestFixedFiles: on io_uring a connection's socket is used through the

@@ -3,15 +3,19 @@
 //
 // # Threads
 //
-// By default every connection has one goroutine (with CORVID_NETLOOP=N,
-// N epoll event loops own the sockets instead and run batches inline; see
-// netpath.go and package netloop). The goroutine reads whatever the socket has,
-// parses every complete command in the buffer, executes each one inline
-// (taking the keyspace stripe locks the command's key specs name, in
-// ascending order), appends the replies to one buffer, and writes that
-// buffer with a single syscall. The Go scheduler runs these goroutines on
-// all cores, so commands on different keys execute in parallel. See
-// docs/architecture.md for why this beat an owner-goroutine design.
+// By default event loops own the sockets (package netloop, on io_uring
+// where the kernel allows it, else epoll): each loop reads a ready
+// client's input, runs every complete command inline, and writes the
+// round's replies once (netpath.go). A command that may wait (blocking
+// commands, DEBUG, any command CLIENT PAUSE holds) detaches its client
+// from the loop to a goroutine of its own until it is done. With
+// net-engine goroutine every connection has one goroutine instead, which
+// runs the same batch code (client.go) on Go's netpoller. Either way,
+// commands take the keyspace stripe locks their key specs name (in
+// ascending order), so commands on different keys run in parallel on
+// every loop. Output from other goroutines (pushes) goes through
+// Client.Push (push.go), never to the socket directly. See
+// docs/architecture.md, "Network path".
 //
 // # Locks
 //

@@ -25,7 +25,7 @@ func startIntroServer(t *testing.T, args ...string) (*Server, string) {
 // be "") and overrides, listening but not serving yet.
 func listenServer(t *testing.T, path string, args ...string) *Server {
 	t.Helper()
-	cfg, err := config.Load(path, args)
+	cfg, err := config.Load(path, testutil.WithNetEngine(args))
 	if err != nil {
 		t.Fatal(err)
 	}

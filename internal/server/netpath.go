@@ -3,44 +3,45 @@ package server
 import (
 	"errors"
 	"net"
-	"os"
 	"runtime"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
-// The event-loop network path (package netloop) is the default; the
-// environment variable CORVID_NETLOOP overrides the number of loops:
+// The network path is chosen at start-up by two directives of Corvid's
+// own (internal/config; CONFIG GET shows them, CONFIG SET refuses them):
 //
-//	unset, ""       loops from io-threads (see defaultLoops)
-//	"0", "off"      one goroutine per connection on Go's netpoller
-//	N (N >= 1)      N event loops
-//	"auto"          GOMAXPROCS event loops
+//	net-engine io_uring   event loops on io_uring (the default; epoll where
+//	                      the kernel or a sandbox refuses io_uring)
+//	net-engine epoll      event loops on epoll
+//	net-engine goroutine  one goroutine per connection on Go's netpoller
+//	event-loops N         N loops; 0 (the default) derives the number from
+//	                      io-threads and the cores (defaultLoops)
 //
-// CORVID_NETLOOP_WAIT=sched makes the loops wait in epoll_wait through Go's
-// scheduler instead of with a raw syscall (netloop.Options.RawWait, the
-// default whenever GOMAXPROCS exceeds the number of loops).
+// io_uring is the default because it does one io_uring_enter per round
+// instead of epoll_wait plus a read and a write per connection: 0.81x
+// Redis's CPU per request unpipelined against epoll's 0.96x, and a lower
+// p99 at equal load (docs/benchmarks.md). The goroutine path stays as the
+// portable fallback (any OS Go supports, no raw syscalls) and as the
+// reference the loops are tested against (CI runs the server and
+// integration tests on it too); it is not tuned.
 //
-// CORVID_NETLOOP_LOCK=0 leaves the loops' goroutines free to move between
-// OS threads (by default each is locked to its own; see netloop.Options.
-// LockThread). CORVID_NETLOOP_SLICE=100us also asks the kernel for that
-// scheduling slice for each loop's thread (Options.Slice; off by default).
-//
-// CORVID_NETLOOP_DEFER=0 makes the loops write each client's replies as
-// soon as its batch has run, instead of after every ready client's batch
-// (netloop.Options.DeferWrite, the default: 1.13-1.30x the throughput of
-// writing at once for pipelined LPUSH, docs/benchmarks.md).
-//
-// The loops run on io_uring where the kernel allows it (netloop.Options.
-// URing: one io_uring_enter per round instead of epoll_wait plus a read
-// and a write per connection; 0.81x Redis's CPU per request unpipelined
-// against epoll's 0.96x, and a lower p99 at equal load, docs/benchmarks.md
-// "io_uring"); CORVID_NETLOOP_URING=0 keeps them on epoll.
+// What the loops always do, each kept after measuring the alternative
+// (docs/benchmarks-archive.md; the knobs that chose between them are
+// gone): they wait in epoll_wait as a raw syscall whenever GOMAXPROCS
+// exceeds the number of loops (netloop.Options.RawWait: 10-22% less CPU
+// per request than waiting through the scheduler); each is locked to its
+// own OS thread (Options.LockThread: p99 0.8-1.1 ms against 1.2-3.6 ms
+// unlocked under SADD load); and they write each round's replies after
+// every ready client's batch has run (Options.DeferWrite: 1.13-1.30x the
+// throughput of writing at once for pipelined LPUSH). Spinning before
+// sleeping and a custom scheduling slice measured no better and were
+// removed.
 //
 // On a loop, a client's batch runs inline: read once, run every complete
 // command through runBuffered/execute, write the replies once. A command
@@ -51,41 +52,16 @@ import (
 // blocking writes, then gives the client back. See docs/architecture.md,
 // "Network path".
 
-// Locking each loop to one thread keeps the kernel from preempting the loop
-// each time one of its writes wakes a client on the same core: with the
-// server in its own scheduling group, as a service is, P1 SET went from
-// 110-120k ops/s to 129-132k (Redis 132-135k) on this 2-core machine; with
-// server and clients in one group it changes nothing measurable
-// (docs/benchmarks.md, "Scheduling groups"). A 100 us slice on top measured
-// no better (119-131k against 123-133k with 50 connections, 99-107k against
-// 90-102k with 4), so it is only a knob.
-
-// loopSlice reads CORVID_NETLOOP_SLICE: unset, "0" or "off", no slice;
-// else a duration.
-func loopSlice(v string) time.Duration {
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
+// netLoops is the number of event loops for cfg; 0 means the goroutine
+// path.
+func netLoops(cfg *config.Config) int {
+	if cfg.NetEngine() == config.NetEngineGoroutine {
 		return 0
 	}
-	return d
-}
-
-// netloopLoops reads CORVID_NETLOOP: 0 means the goroutine path.
-func netloopLoops(ioThreads int) int {
-	v := os.Getenv("CORVID_NETLOOP")
-	switch v {
-	case "":
-		return defaultLoops(ioThreads, runtime.GOMAXPROCS(0))
-	case "0", "off", "no":
-		return 0
-	case "auto":
-		return runtime.GOMAXPROCS(0)
+	if n := cfg.EventLoops(); n > 0 {
+		return n
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
+	return defaultLoops(cfg.IOThreads(), runtime.GOMAXPROCS(0))
 }
 
 // defaultLoops maps Valkey's io-threads onto event loops. Each loop both
@@ -100,21 +76,17 @@ func defaultLoops(ioThreads, procs int) int {
 	return max(1, min(n, procs))
 }
 
-// startNetloop starts the event loops when CORVID_NETLOOP asks for them
+// startNetloop starts the event loops unless net-engine is goroutine
 // (from Listen, so that they exist before Serve accepts).
 func (s *Server) startNetloop() error {
-	n := netloopLoops(s.cfg.IOThreads())
+	n := netLoops(s.cfg)
 	if n == 0 {
+		s.log.notice("Network path: one goroutine per connection (net-engine goroutine)")
 		return nil
 	}
-	raw := os.Getenv("CORVID_NETLOOP_WAIT") != "sched"
-	spin, _ := time.ParseDuration(os.Getenv("CORVID_NETLOOP_SPIN"))
-	deferWrite := os.Getenv("CORVID_NETLOOP_DEFER") != "0"
-	slice := loopSlice(os.Getenv("CORVID_NETLOOP_SLICE"))
-	lock := os.Getenv("CORVID_NETLOOP_LOCK") != "0"
-	ring := os.Getenv("CORVID_NETLOOP_URING") != "0"
-	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: raw, Spin: spin, DeferWrite: deferWrite,
-		LockThread: lock, Slice: slice, URing: ring})
+	ring := s.cfg.NetEngine() == config.NetEngineIOURing
+	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: true, DeferWrite: true,
+		LockThread: true, URing: ring})
 	if err != nil {
 		return err
 	}
@@ -124,20 +96,14 @@ func (s *Server) startNetloop() error {
 	if e.RawWait() {
 		wait = "raw"
 	}
-	thread := "locked thread"
-	if !lock && slice == 0 {
-		thread = "unlocked"
-	} else if slice > 0 {
-		thread = "locked thread, slice " + slice.String()
-	}
 	poller := "epoll_wait"
 	switch {
 	case e.URing():
-		poller, thread = "io_uring_enter", "locked thread"
+		poller = "io_uring_enter"
 	case ring:
 		poller = "epoll_wait (io_uring unavailable)"
 	}
-	s.log.notice("Network path: %d event loop(s), %s %s, %s", n, wait, poller, thread)
+	s.log.notice("Network path: %d event loop(s), %s %s, locked thread", n, wait, poller)
 	return nil
 }
 

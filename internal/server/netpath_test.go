@@ -3,6 +3,7 @@ package server
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,19 +21,17 @@ func bothPaths(t *testing.T, f func(t *testing.T, s *Server, addr string)) {
 // bothPathsSetup is bothPaths with setup run on each server before it
 // serves (so that what setup changes happens before any connection).
 func bothPathsSetup(t *testing.T, setup func(s *Server), f func(t *testing.T, s *Server, addr string)) {
-	for _, p := range []struct{ name, env, ring string }{{"goroutine", "0", ""}, {"netloop", "1", "0"}, {"uring", "1", ""}} {
+	for _, p := range []struct{ name, engine string }{{"goroutine", "goroutine"}, {"netloop", "epoll"}, {"uring", "io_uring"}} {
 		t.Run(p.name, func(t *testing.T) {
-			t.Setenv("CORVID_NETLOOP", p.env)
-			t.Setenv("CORVID_NETLOOP_URING", p.ring)
-			s := listenServer(t, "", "--port", "0", "--bind", "127.0.0.1")
+			s := listenServer(t, "", "--port", "0", "--bind", "127.0.0.1", "--net-engine", p.engine, "--event-loops", "1")
 			if setup != nil {
 				setup(s)
 			}
 			go s.Serve()
 			t.Cleanup(s.Close)
 			addr := s.Addr()
-			if (p.env == "1") != (s.loops != nil) {
-				t.Fatalf("CORVID_NETLOOP=%s: loops %v", p.env, s.loops)
+			if (p.engine != "goroutine") != (s.loops != nil) {
+				t.Fatalf("net-engine %s: loops %v", p.engine, s.loops)
 			}
 			if p.name == "uring" && !s.loops.URing() {
 				t.Skip("io_uring not available here (kernel, sandbox, or the race detector)")
@@ -50,9 +49,7 @@ func TestBlockingLeavesLoop(t *testing.T) {
 		a := testutil.Dial(t, addr)
 		b := testutil.Dial(t, addr)
 		a.WriteRaw("*3\r\n$5\r\nBLPOP\r\n$1\r\nq\r\n$1\r\n0\r\n*2\r\n$4\r\nECHO\r\n$5\r\nafter\r\n")
-		if got := a.ReadWithin(100 * time.Millisecond); got != "<TIMEOUT>" {
-			t.Fatalf("BLPOP on an empty list answered %s", got)
-		}
+		blockedSoon(t, b, 1) // BLPOP on an empty list waits
 		for i := range 3 {
 			if got := b.Do("SET", "k", "v"); got != "+OK" {
 				t.Fatalf("SET %d while another client blocks: %s", i, got)
@@ -74,7 +71,10 @@ func TestBlockingLeavesLoop(t *testing.T) {
 }
 
 // TestPauseLeavesLoop: a write paused by CLIENT PAUSE WRITE waits without
-// stalling reads of other clients.
+// stalling reads of other clients. The pause lasts until the test ends it
+// (UNPAUSE), so the order of the replies is the proof: the read is
+// answered, and sees the old value, while the write the server has read
+// waits.
 func TestPauseLeavesLoop(t *testing.T) {
 	bothPaths(t, func(t *testing.T, s *Server, addr string) {
 		a := testutil.Dial(t, addr)
@@ -83,22 +83,21 @@ func TestPauseLeavesLoop(t *testing.T) {
 		if got := a.Do("SET", "k", "old"); got != "+OK" {
 			t.Fatal(got)
 		}
-		if got := a.Do("CLIENT", "PAUSE", "300", "WRITE"); got != "+OK" {
+		if got := a.Do("CLIENT", "PAUSE", "600000", "WRITE"); got != "+OK" {
 			t.Fatal(got)
 		}
-		start := time.Now()
-		w.Send("SET", "k", "new")
+		set := testutil.Command("SET", "k", "new")
+		base := s.stats.netInput.Load()
+		w.WriteRaw(set)
+		inputRead(t, s, base+int64(len(set)))
 		if got := r.Do("GET", "k"); got != `"old"` {
 			t.Fatalf("GET during the pause: %s", got)
 		}
-		if time.Since(start) > 250*time.Millisecond {
-			t.Fatalf("a read waited for the pause (%v)", time.Since(start))
+		if got := a.Do("CLIENT", "UNPAUSE"); got != "+OK" {
+			t.Fatal(got)
 		}
 		if got := w.Read(); got != "+OK" {
 			t.Fatalf("paused SET: %s", got)
-		}
-		if time.Since(start) < 250*time.Millisecond {
-			t.Fatalf("paused SET ran after %v", time.Since(start))
 		}
 		if got := w.Do("GET", "k"); got != `"new"` {
 			t.Fatal(got)
@@ -111,8 +110,7 @@ func TestPauseLeavesLoop(t *testing.T) {
 // makes the write wait off the loop: a read on the same (single) loop is
 // answered during the pause.
 func TestPauseRaceLeavesLoop(t *testing.T) {
-	t.Setenv("CORVID_NETLOOP", "1")
-	s, addr := startIntroServer(t)
+	s, addr := startIntroServer(t, "--net-engine", "io_uring", "--event-loops", "1")
 	if s.loops == nil {
 		t.Fatal("no event loop")
 	}
@@ -122,22 +120,27 @@ func TestPauseRaceLeavesLoop(t *testing.T) {
 		t.Fatal(got)
 	}
 	wid := strings.TrimPrefix(w.Do("CLIENT", "ID"), ":")
+	// The pause lasts until the UNPAUSE below: a stalled loop would hold
+	// the GET until the test's read deadline.
+	var paused atomic.Bool
 	hook := func(c *Client) {
 		if strconv.FormatInt(c.id, 10) == wid && !s.pause.active.Load() {
-			s.pause.pause(300*time.Millisecond, true)
+			s.pause.pause(10*time.Minute, true)
+			paused.Store(true)
 		}
 	}
 	testHookLoopCheck.Store(&hook)
 	defer testHookLoopCheck.Store(nil)
-	start := time.Now()
 	w.Send("SET", "k", "new")
-	time.Sleep(20 * time.Millisecond) // let the SET reach the pause
+	// The SET is past the check and meets the pause; the GET below is
+	// sent afterwards, so the (single) loop takes it after the SET.
+	waitFor(t, "the SET to reach the hook", paused.Load)
 	testHookLoopCheck.Store(nil)
 	if got := r.Do("GET", "k"); got != `"old"` {
 		t.Fatalf("GET during the pause: %s", got)
 	}
-	if d := time.Since(start); d > 250*time.Millisecond {
-		t.Fatalf("the read waited for the pause (%v): the loop stalled", d)
+	if got := r.Do("CLIENT", "UNPAUSE"); got != "+OK" {
+		t.Fatal(got)
 	}
 	if got := w.Read(); got != "+OK" {
 		t.Fatalf("paused SET: %s", got)
@@ -157,25 +160,19 @@ func TestKillOnLoop(t *testing.T) {
 		idleID := strings.TrimPrefix(idle.Do("CLIENT", "ID"), ":")
 		blockedID := strings.TrimPrefix(blocked.Do("CLIENT", "ID"), ":")
 		blocked.Send("BLPOP", "nothing", "0")
-		time.Sleep(50 * time.Millisecond)
+		blockedSoon(t, admin, 1)
 		for _, id := range []string{idleID, blockedID} {
 			if got := admin.Do("CLIENT", "KILL", "ID", id); got != ":1" {
 				t.Fatalf("CLIENT KILL ID %s: %s", id, got)
 			}
 		}
-		if got := idle.ReadWithin(5 * time.Second); got != "<EOF>" {
+		if got := idle.ReadWithin(hangTimeout); got != "<EOF>" {
 			t.Fatalf("killed idle client: %s", got)
 		}
-		if got := blocked.ReadWithin(5 * time.Second); got != "<EOF>" {
+		if got := blocked.ReadWithin(hangTimeout); got != "<EOF>" {
 			t.Fatalf("killed blocked client: %s", got)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for s.nclients.Load() != 1 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if n := s.nclients.Load(); n != 1 {
-			t.Fatalf("%d clients left, want 1", n)
-		}
+		waitFor(t, "the killed clients to leave the client list", func() bool { return s.nclients.Load() == 1 })
 	})
 }
 
@@ -194,8 +191,9 @@ func TestLargeRepliesDoNotStall(t *testing.T) {
 			req.WriteString("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
 		}
 		req.WriteString("*2\r\n$4\r\nECHO\r\n$3\r\nend\r\n")
+		base := s.stats.netInput.Load()
 		a.WriteRaw(req.String())
-		time.Sleep(50 * time.Millisecond)
+		inputRead(t, s, base+int64(req.Len())) // its replies are on their way
 		b := testutil.Dial(t, addr)
 		if got := b.Do("PING"); got != "+PONG" {
 			t.Fatalf("PING while another client's output is full: %s", got)
@@ -246,7 +244,7 @@ func TestIdleTimeoutOnLoop(t *testing.T) {
 		if got := m.Do("MULTI"); got != "+OK" {
 			t.Fatal(got)
 		}
-		if got := a.ReadWithin(5 * time.Second); got != "<EOF>" {
+		if got := a.ReadWithin(hangTimeout); got != "<EOF>" {
 			t.Fatalf("idle client: %s", got)
 		}
 		if got := m.Do("PING"); got != "+QUEUED" {
@@ -258,7 +256,9 @@ func TestIdleTimeoutOnLoop(t *testing.T) {
 // TestIdleTimeoutSparesNewMulti: a client that connects while the timeout
 // is set and enters MULTI at once is exempt from then on. The goroutine
 // path used to keep the read deadline it set before the MULTI batch, and
-// closed the client a timeout after it connected.
+// closed the client a timeout after it connected. An idle client that
+// connects after the MULTI is the clock: once the timeout has closed it,
+// it has passed for the client in MULTI too.
 func TestIdleTimeoutSparesNewMulti(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits past a 1 s timeout")
@@ -272,7 +272,13 @@ func TestIdleTimeoutSparesNewMulti(t *testing.T) {
 		if got := m.Do("MULTI"); got != "+OK" {
 			t.Fatal(got)
 		}
-		time.Sleep(1500 * time.Millisecond)
+		idle := testutil.Dial(t, addr)
+		if got := idle.Do("PING"); got != "+PONG" {
+			t.Fatal(got)
+		}
+		if got := idle.ReadWithin(hangTimeout); got != "<EOF>" {
+			t.Fatalf("idle client: %s", got)
+		}
 		if got := m.Do("PING"); got != "+QUEUED" {
 			t.Fatalf("client in MULTI: %s", got)
 		}
@@ -285,13 +291,12 @@ func TestCloseWithBlockedClients(t *testing.T) {
 		for range 3 {
 			testutil.Dial(t, addr).Send("BLPOP", "nothing", "0")
 		}
-		testutil.Dial(t, addr).Do("PING")
-		time.Sleep(50 * time.Millisecond)
+		blockedSoon(t, testutil.Dial(t, addr), 3)
 		done := make(chan struct{})
 		go func() { s.Close(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(hangTimeout):
 			t.Fatal("Close hangs")
 		}
 	})
@@ -305,9 +310,9 @@ func TestBlockedClientInputOnLoop(t *testing.T) {
 		b := testutil.Dial(t, addr)
 		gone := testutil.Dial(t, addr)
 		gone.Send("BLPOP", "q", "0")
-		time.Sleep(50 * time.Millisecond)
+		blockedSoon(t, b, 1)
 		gone.Close()
-		time.Sleep(50 * time.Millisecond)
+		blockedSoon(t, b, 0) // the disconnect is noticed while it waits
 		if got := b.Do("RPUSH", "q", "x"); got != ":1" {
 			t.Fatalf("RPUSH: %s", got)
 		}
@@ -316,10 +321,17 @@ func TestBlockedClientInputOnLoop(t *testing.T) {
 		}
 
 		a := testutil.Dial(t, addr)
+		id, _ := strconv.ParseInt(strings.TrimPrefix(a.Do("CLIENT", "ID"), ":"), 10, 64)
+		ac := s.clientByID(id)
 		a.Send("BLPOP", "r", "0")
-		time.Sleep(50 * time.Millisecond)
-		a.Send("ECHO", "later")
-		time.Sleep(50 * time.Millisecond)
+		blockedSoon(t, b, 1)
+		echo := testutil.Command("ECHO", "later")
+		a.WriteRaw(echo)
+		waitFor(t, "the blocked client's input to be read", func() bool {
+			ac.pendingMu.Lock()
+			defer ac.pendingMu.Unlock()
+			return len(ac.pendingIn) >= len(echo)
+		})
 		if got := b.Do("RPUSH", "r", "y"); got != ":1" {
 			t.Fatalf("RPUSH: %s", got)
 		}

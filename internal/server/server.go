@@ -70,7 +70,7 @@ type Server struct {
 	evictMu      sync.Mutex
 	evictPending int64
 
-	loops   *netloop.Engine // CORVID_NETLOOP event loops; nil: goroutine per connection
+	loops   *netloop.Engine // event loops; nil: net-engine goroutine
 	offLoop *offLoopSet     // commands that make a client leave its loop
 }
 

@@ -12,12 +12,12 @@ import (
 )
 
 var (
-	flagSeed     = flag.Uint64("cmdfuzz.seed", 0, "seed of the run (default: derived from the time, and printed)")
-	flagDuration = flag.Duration("cmdfuzz.duration", 0, "how long to fuzz (default 60s, 15s with -short)")
-	flagBatch    = flag.Int64("cmdfuzz.batch", -1, "run only this batch of the seed, to reproduce a failure")
-	flagBatchLen = flag.Int("cmdfuzz.batchlen", DefaultBatchLen, "fuzzed commands per batch (part of what a seed means)")
-	flagTrace    = flag.Bool("cmdfuzz.trace", false, "log every command and every server's reply")
-	flagNetloop0 = flag.Bool("cmdfuzz.netloop0", true, "also fuzz a Corvid with CORVID_NETLOOP=0 in lockstep")
+	flagSeed       = flag.Uint64("cmdfuzz.seed", 0, "seed of the run (default: derived from the time, and printed)")
+	flagDuration   = flag.Duration("cmdfuzz.duration", 0, "how long to fuzz (default 60s, 15s with -short)")
+	flagBatch      = flag.Int64("cmdfuzz.batch", -1, "run only this batch of the seed, to reproduce a failure")
+	flagBatchLen   = flag.Int("cmdfuzz.batchlen", DefaultBatchLen, "fuzzed commands per batch (part of what a seed means)")
+	flagTrace      = flag.Bool("cmdfuzz.trace", false, "log every command and every server's reply")
+	flagGoroutines = flag.Bool("cmdfuzz.goroutines", true, "also fuzz a Corvid with net-engine goroutine in lockstep")
 )
 
 // TestCommandFuzz fuzzes every command of the table against corvid-server
@@ -39,7 +39,7 @@ func TestCommandFuzz(t *testing.T) {
 	}
 	t.Logf("cmdfuzz: seed %d (-cmdfuzz.seed %d reproduces), duration %v", seed, seed, d)
 	f := New(t, Config{Seed: seed, Duration: d, Batch: *flagBatch, BatchLen: *flagBatchLen,
-		Netloop0: *flagNetloop0, Trace: *flagTrace || *flagBatch >= 0})
+		Goroutines: *flagGoroutines, Trace: *flagTrace || *flagBatch >= 0})
 	f.Run()
 }
 

@@ -6,7 +6,7 @@
 // floats, empty, binary and 1 MB strings, wrong arity both ways, repeated
 // and misplaced tokens, keys of the wrong type). It sends them to real
 // corvid-server processes on loopback (the default network path, and
-// CORVID_NETLOOP=0) and, when valkey-server is at hand, to Valkey 8.0.1 in
+// net-engine goroutine) and, when valkey-server is at hand, to Valkey 8.0.1 in
 // lockstep (one command at a time, or in half of the batches in pipelines
 // of up to 8), and checks:
 //

@@ -25,10 +25,10 @@ type Config struct {
 	// BatchLen is the number of fuzzed commands per batch (after the
 	// setup). It is part of what a seed means.
 	BatchLen int
-	// Netloop0 adds a second Corvid started with CORVID_NETLOOP=0 (one
-	// goroutine per connection) that gets the same commands, unless the
-	// environment already asks for that network path.
-	Netloop0 bool
+	// Goroutines adds a second Corvid started with net-engine goroutine
+	// (one goroutine per connection) that gets the same commands, unless
+	// the harness already asks for that network path.
+	Goroutines bool
 	// Trace logs every command and reply.
 	Trace bool
 	// MaxFindings ends the run early once that many distinct findings
@@ -89,13 +89,13 @@ func New(t testing.TB, cfg Config) *Fuzzer {
 	}
 	f := &Fuzzer{t: t, cfg: cfg, seen: map[string]*finding{},
 		stats: stats{allowed: map[string]int{}, byName: map[string]int{}}}
-	name := "corvid"
-	if v, ok := os.LookupEnv("CORVID_NETLOOP"); ok {
-		name += "(CORVID_NETLOOP=" + v + ")"
+	name, engine := "corvid", os.Getenv("CORVID_TEST_NET_ENGINE")
+	if engine != "" {
+		name += "(net-engine " + engine + ")"
 	}
 	f.corvids = append(f.corvids, &server{name: name, start: corvidStarter(t, "")})
-	if cfg.Netloop0 && os.Getenv("CORVID_NETLOOP") != "0" {
-		f.corvids = append(f.corvids, &server{name: "corvid(CORVID_NETLOOP=0)", start: corvidStarter(t, "0")})
+	if cfg.Goroutines && engine != "goroutine" {
+		f.corvids = append(f.corvids, &server{name: "corvid(net-engine goroutine)", start: corvidStarter(t, "goroutine")})
 	}
 	f.all = append([]*server(nil), f.corvids...)
 	if testutil.ValkeyServerLookup() != "" {

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,28 +43,16 @@ type server struct {
 	logSeen    int // bytes of proc.Output() already scanned
 }
 
-// envMu serializes the CORVID_NETLOOP juggling around process starts.
-var envMu sync.Mutex
-
-// corvidStarter returns a function that starts corvid-server with
-// CORVID_NETLOOP set to netloop ("" leaves the test's environment as it
-// is: the default network path unless the caller set the variable).
-func corvidStarter(t testing.TB, netloop string) func() *testutil.Proc {
+// corvidStarter returns a function that starts corvid-server with the
+// given net-engine ("" leaves the choice to the harness: the server's
+// default unless CORVID_TEST_NET_ENGINE names one).
+func corvidStarter(t testing.TB, engine string) func() *testutil.Proc {
 	return func() *testutil.Proc {
-		envMu.Lock()
-		defer envMu.Unlock()
-		if netloop != "" {
-			old, had := os.LookupEnv("CORVID_NETLOOP")
-			os.Setenv("CORVID_NETLOOP", netloop)
-			defer func() {
-				if had {
-					os.Setenv("CORVID_NETLOOP", old)
-				} else {
-					os.Unsetenv("CORVID_NETLOOP")
-				}
-			}()
+		args := serverArgs
+		if engine != "" {
+			args = append(slices.Clip(args), "--net-engine", engine)
 		}
-		return testutil.StartCorvid(t, serverArgs...)
+		return testutil.StartCorvid(t, args...)
 	}
 }
 

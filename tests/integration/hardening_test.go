@@ -20,12 +20,13 @@ import (
 // server (issue 23). Each test here failed before its fix.
 
 // bothNetPaths runs f once on the default network path (event loops) and
-// once with one goroutine per connection (CORVID_NETLOOP=0).
+// once with one goroutine per connection (net-engine goroutine).
 func bothNetPaths(t *testing.T, f func(t *testing.T, start func(args ...string) *testutil.Proc)) {
-	for _, p := range []struct{ name, env string }{{"loops", ""}, {"goroutines", "0"}} {
+	for _, p := range []struct{ name, engine string }{{"loops", "io_uring"}, {"goroutines", "goroutine"}} {
 		t.Run(p.name, func(t *testing.T) {
-			t.Setenv("CORVID_NETLOOP", p.env)
-			f(t, func(args ...string) *testutil.Proc { return testutil.StartCorvid(t, args...) })
+			f(t, func(args ...string) *testutil.Proc {
+				return testutil.StartCorvid(t, append(args, "--net-engine", p.engine)...)
+			})
 		})
 	}
 }

@@ -213,11 +213,8 @@ func TestOutputLimitDisconnects(t *testing.T) {
 		name  string
 		start func(t *testing.T) *testutil.Proc
 	}{
-		{"corvid", func(t *testing.T) *testutil.Proc { return testutil.StartCorvid(t) }},
-		{"corvid-goroutines", func(t *testing.T) *testutil.Proc {
-			t.Setenv("CORVID_NETLOOP", "0")
-			return testutil.StartCorvid(t)
-		}},
+		{"corvid", func(t *testing.T) *testutil.Proc { return testutil.StartCorvid(t, "--net-engine", "io_uring") }},
+		{"corvid-goroutines", func(t *testing.T) *testutil.Proc { return testutil.StartCorvid(t, "--net-engine", "goroutine") }},
 		{"valkey", func(t *testing.T) *testutil.Proc { return testutil.StartValkey(t) }},
 	}
 	for _, sv := range servers {

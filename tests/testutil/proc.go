@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,6 +108,20 @@ func (w logWriter) Write(b []byte) (int, error) {
 	w.p.Log.Write(b)
 	w.p.mu.Unlock()
 	return len(b), nil
+}
+
+// WithNetEngine adds "--net-engine E" to a Corvid server's arguments when
+// the environment variable CORVID_TEST_NET_ENGINE names one (io_uring,
+// epoll or goroutine) and args do not choose one already: CI runs the
+// server and integration tests a second time with "goroutine", the path
+// the event loops are checked against. A setting of the test harness, not
+// of the server, which has none in its environment.
+func WithNetEngine(args []string) []string {
+	e := os.Getenv("CORVID_TEST_NET_ENGINE")
+	if e == "" || slices.Contains(args, "--net-engine") {
+		return args
+	}
+	return append(slices.Clip(args), "--net-engine", e)
 }
 
 // StartCorvid runs corvid-server with args (plus --port, --bind) in a temp
@@ -211,6 +226,9 @@ func launch(t testing.TB, bin string, args []string, dir string) *Proc {
 
 func start(t testing.TB, bin string, args []string, corvid bool) *Proc {
 	t.Helper()
+	if corvid {
+		args = WithNetEngine(args)
+	}
 	dir := t.TempDir()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
