@@ -15,17 +15,8 @@ import (
 // blockedSoon waits until n clients are blocked (INFO blocked_clients).
 func blockedSoon(t *testing.T, c *testutil.Raw, n int) {
 	t.Helper()
-	want := "blocked_clients:" + strconv.Itoa(n)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if strings.Contains(c.Do("INFO", "clients"), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never reached %s", want)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	want := "blocked_clients:" + strconv.Itoa(n) + `\r\n`
+	waitFor(t, want, func() bool { return strings.Contains(c.Do("INFO", "clients"), want) })
 }
 
 // TestBlockingFIFOAcrossConnections: clients blocked on a key are served
@@ -83,8 +74,10 @@ func TestBlockingTimeoutAndUnblock(t *testing.T) {
 		if got := a.Do("BLPOP", "q", "0.1"); got != "(nil-array)" {
 			t.Fatalf("BLPOP timeout: %s", got)
 		}
-		if d := time.Since(start); d < 90*time.Millisecond || d > 3*time.Second {
-			t.Fatalf("timed out after %v", d)
+		// A lower bound only (with a margin for the server's millisecond
+		// clock): how much later it answers depends on the machine.
+		if d := time.Since(start); d < 90*time.Millisecond {
+			t.Fatalf("timed out after %v, before its 0.1 s timeout", d)
 		}
 		id := strings.TrimPrefix(a.Do("CLIENT", "ID"), ":")
 		a.Send("BLMOVE", "q", "d", "LEFT", "RIGHT", "0")
@@ -179,10 +172,10 @@ func TestBlockingMoveAndDisconnect(t *testing.T) {
 		gone.Send("BLPOP", "later", "0")
 		blockedSoon(t, p, 1)
 		gone.Close()
-		// The server notices the disconnect while the client is parked, or
-		// at the latest when it would serve it; either way the element
-		// must stay in the list.
-		time.Sleep(50 * time.Millisecond)
+		// The server notices the disconnect while the client is parked
+		// (Disconnected), and the element pushed afterwards stays in the
+		// list.
+		blockedSoon(t, p, 0)
 		p.Do("RPUSH", "later", "v")
 		if got := p.Do("LRANGE", "later", "0", "-1"); got != `*["v"]` {
 			t.Fatalf("a disconnected client took the element: %s", got)

@@ -145,12 +145,20 @@ func TestOutputBackPressure(t *testing.T) {
 		req.WriteString(testutil.Command("ECHO", "end"))
 		conn.Write([]byte(req.String()))
 		var peak int64
-		for range 100 { // 200 ms of observation while nothing is read
+		// Observe while nothing is read: until some output is pending,
+		// then for 100 more samples.
+		deadline := time.Now().Add(hangTimeout)
+		for n := 0; n < 100; {
 			for _, l := range clientLines(t, admin.Do("CLIENT", "LIST")) {
 				if l["cmd"] == "get" {
 					om, _ := strconv.ParseInt(l["omem"], 10, 64)
 					peak = max(peak, om)
 				}
+			}
+			if peak > 0 {
+				n++
+			} else if time.Now().After(deadline) {
+				break // reported below
 			}
 			time.Sleep(2 * time.Millisecond)
 		}

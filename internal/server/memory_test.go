@@ -103,11 +103,12 @@ func TestClientEviction(t *testing.T) {
 		partial := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5000000\r\n" + big // never completed
 
 		// Disabled (the default): two big clients stay.
+		base := s.stats.netInput.Load()
 		a := testutil.Dial(t, addr)
 		a.WriteRaw(partial)
 		b := testutil.Dial(t, addr)
 		b.WriteRaw(partial)
-		time.Sleep(200 * time.Millisecond)
+		inputRead(t, s, base+2*int64(len(partial))) // both held in query buffers
 		if got := admin.Do("PING"); got != "+PONG" {
 			t.Fatal(got)
 		}
@@ -118,11 +119,7 @@ func TestClientEviction(t *testing.T) {
 		b.Close()
 		// Until the server has seen them go, their buffers still count
 		// and either could be the one evicted below.
-		for deadline := time.Now().Add(10 * time.Second); s.nclients.Load() != 1; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d clients still connected", s.nclients.Load())
-			}
-		}
+		waitFor(t, "the closed clients to leave", func() bool { return s.nclients.Load() == 1 })
 
 		if got := admin.Do("CONFIG", "SET", "maxmemory-clients", "5mb"); got != "+OK" {
 			t.Fatal(got)
@@ -131,8 +128,9 @@ func TestClientEviction(t *testing.T) {
 		if got := protected.Do("CLIENT", "NO-EVICT", "on"); got != "+OK" {
 			t.Fatal(got)
 		}
+		base = s.stats.netInput.Load()
 		protected.WriteRaw(partial + strings.Repeat("y", 1<<20)) // the biggest
-		time.Sleep(200 * time.Millisecond)
+		inputRead(t, s, base+int64(len(partial))+1<<20)
 		victim := testutil.Dial(t, addr)
 		// The server may evict it before it has written everything: a
 		// reset or broken pipe here is the eviction, seen early.
@@ -185,13 +183,7 @@ func TestFlushReleasesMemory(t *testing.T) {
 		t.Fatalf("DEBUG POPULATE: %s", got)
 	}
 	cv.Do("FLUSHALL")
-	deadline := time.Now().Add(10 * time.Second)
-	for e.releasing.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("the release goroutine did not finish")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "the release goroutine to finish", func() bool { return !e.releasing.Load() })
 	if n, done := e.releases.Load(), e.releasedUpTo.Load(); n != 2 || done != 2 {
 		t.Fatalf("releases asked %d, last release started after request %d; want 2 and 2", n, done)
 	}

@@ -168,7 +168,7 @@ func TestInfoInsideExec(t *testing.T) {
 		if !strings.Contains(got, `db0:keys=2,expires=1,avg_ttl=0`) || strings.Contains(got, "-ERR") {
 			t.Errorf("EXEC: %s", got)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangTimeout):
 		t.Fatal("EXEC with INFO deadlocked")
 	}
 	if got := a.Do("DBSIZE"); got != ":5005" {
@@ -491,7 +491,7 @@ func TestShutdown(t *testing.T) {
 		}
 		select {
 		case <-s.stop:
-		case <-time.After(5 * time.Second):
+		case <-time.After(hangTimeout):
 			t.Errorf("%q: server still running", tc.args)
 		}
 	}
@@ -502,7 +502,7 @@ func TestShutdown(t *testing.T) {
 	testutil.Dial(t, addr).Send("SHUTDOWN")
 	select {
 	case <-called:
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangTimeout):
 		t.Error("SHUTDOWN did not call shutdownFn")
 	}
 }
@@ -577,7 +577,7 @@ func TestCloseWhileServeStarts(t *testing.T) {
 		s.Close()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(hangTimeout):
 			t.Fatal("Serve still running after Close")
 		}
 	}
