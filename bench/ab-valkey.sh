@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# A/B two git revisions of corvid-server against each other and against
+# valkey-server 8.0.1 on the seed study's commands, with memtier_benchmark
+# 2.3.0 as the neutral load generator, in alternation (A B valkey, A B
+# valkey, ...; each server fresh for each run), and prints one table:
+# throughput, p99 and the server's CPU microseconds per operation
+# (utime+stime of the whole process from /proc/PID/stat over the run,
+# the figure that stays steady on a noisy 2-core machine), each the median
+# of the rounds, and the ratios B/A, A/valkey and B/valkey from that one
+# run.
+#
+#   bench/ab-valkey.sh REV_A REV_B [seconds] [rounds] [pipelines] [commands]
+#   bench/ab-valkey.sh eb953b8 HEAD 10 3 "1 16" "set get incr lpush sadd zadd hset"
+#
+# Load (the seed's, scaled to a 2-core machine that also runs the load):
+# memtier_benchmark -t 2 -c 25, 128-byte random values, keys 1..500 at
+# random, the seed's command lines and key prefixes (bench/lib.sh).
+# MEMTIER and VALKEY name the binaries (default: ../shared/bin beside the
+# repository, then PATH). OUT keeps the raw per-run lines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+A=${1:?revision A}; B=${2:?revision B}; T=${3:-10}; R=${4:-3}
+PIPES=${5:-"1 16"}; CMDS=${6:-"set get incr lpush sadd zadd hset"}
+find_bin() {
+	local name=$1
+	for p in "../shared/bin/$name" "/work/shared/bin/$name"; do
+		[ -x "$p" ] && { echo "$(cd "$(dirname "$p")" && pwd)/$name"; return; }
+	done
+	command -v "$name" || { echo "$name not found" >&2; exit 1; }
+}
+MEMTIER=${MEMTIER:-$(find_bin memtier_benchmark)}
+VALKEY=${VALKEY:-$(find_bin valkey-server)}
+"$MEMTIER" --version >/dev/null 2>&1 || {
+	echo "$MEMTIER does not run; it needs: apt-get install -y libevent-2.1-7 libevent-openssl-2.1-7" >&2
+	exit 1
+}
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+	for rev in a b; do git worktree remove --force "$tmp/src-$rev" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+for pair in "a:$A" "b:$B"; do
+	name=${pair%%:*}; rev=${pair#*:}
+	git worktree add -q --detach "$tmp/src-$name" "$rev"
+	(cd "$tmp/src-$name" && go build -o "$tmp/corvid-$name" ./cmd/corvid-server)
+done
+raw=${OUT:-$tmp/raw.txt}
+: >"$raw"
+hz=$(getconf CLK_TCK)
+echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  valkey $("$VALKEY" --version | awk '{print $3}')"
+echo "memtier_benchmark -t 2 -c 25, ${T}s per run, $R rounds, pipelines $PIPES; $(nproc) cores, $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC')"
+for P in $PIPES; do
+	for CMD in $CMDS; do
+		seed_command "$CMD"
+		for round in $(seq "$R"); do
+			for who in a b valkey; do
+				port=$(freeport)
+				if [ "$who" = valkey ]; then
+					"$VALKEY" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 &
+				else
+					"$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 &
+				fi
+				pid=$!
+				for _ in $(seq 100); do
+					(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+					sleep 0.05
+				done
+				t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+				line=$("$MEMTIER" -s 127.0.0.1 -p "$port" -t 2 -c 25 --test-time "$T" --pipeline "$P" \
+					--distinct-client-seed --command "$cmdline" --command-key-pattern R --key-prefix "$prefix" \
+					--key-minimum 1 --key-maximum 500 --random-data --data-size 128 --hide-histogram \
+					--print-percentiles 50,99 2>/dev/null | awk '$1=="Totals"{print $2, $5}')
+				t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+				kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+				set -- $line
+				cpu=$(awk -v t="$((t1 - t0))" -v hz="$hz" -v o="$1" -v s="$T" 'BEGIN{printf "%.3f", t/hz/(o*s)*1e6}')
+				echo "$P $CMD $round $who $1 $2 $cpu" >>"$raw"
+			done
+		done
+	done
+done
+# One row per (pipeline, command): medians over the rounds, then ratios.
+awk '
+function med(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+}
+{ k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+  n[k, $4]++; ops[k, $4, n[k, $4]] = $5; p99[k, $4, n[k, $4]] = $6; cpu[k, $4, n[k, $4]] = $7 }
+END {
+	printf "| P | command | A ops/s | B ops/s | valkey ops/s | B/A | A/valkey | B/valkey | A p99 ms | B p99 ms | valkey p99 ms | A cpu us/op | B cpu us/op | valkey cpu us/op | B/A cpu | B/valkey cpu |\n"
+	printf "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+	for (i = 1; i <= nk; i++) {
+		k = order[i]; split(k, f, " ")
+		for (w = 1; w <= 3; w++) {
+			who = w == 1 ? "a" : w == 2 ? "b" : "valkey"
+			m = n[k, who]
+			for (r = 1; r <= m; r++) { x[r] = ops[k, who, r]; y[r] = p99[k, who, r]; z[r] = cpu[k, who, r] }
+			O[who] = med(x, m); L[who] = med(y, m); C[who] = med(z, m)
+		}
+		printf "| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
+			f[1], toupper(f[2]), O["a"], O["b"], O["valkey"], O["b"]/O["a"], O["a"]/O["valkey"], O["b"]/O["valkey"],
+			L["a"], L["b"], L["valkey"], C["a"], C["b"], C["valkey"], C["b"]/C["a"], C["b"]/C["valkey"]
+	}
+}' "$raw"
