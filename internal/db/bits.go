@@ -32,7 +32,7 @@ func (c *Ctx) bitOffsetArg(i int, hash bool, width int) (uint64, bool) {
 	if ok && useHash {
 		n *= int64(width) // may wrap negative, as in C; refused below
 	}
-	if !ok || n < 0 || n>>3 >= MaxStringLen.Load() {
+	if !ok || n < 0 || n>>3 >= c.cfg().maxStringLen.Load() {
 		c.W.Error(ErrBitOffset)
 		return 0, false
 	}

@@ -95,36 +95,20 @@ type readyKey struct {
 	key string
 }
 
-// blockRegistry is one keyspace's blocking state.
+// blockRegistry is one keyspace's blocking state (Keyspace.blocks).
 type blockRegistry struct {
 	stripes [StripeCount]blockStripe
-	pmu     sync.Mutex
-	pending map[*Ctx][]readyKey // keys signalled by each running command
+	// waiting counts registered waiters: while it is 0, SignalReady is
+	// one atomic load.
+	waiting atomic.Int64
+	// pendingN counts commands with signalled keys not yet served: while
+	// it is 0, ServeReady is one atomic load.
+	pendingN atomic.Int64
+	pmu      sync.Mutex
+	pending  map[*Ctx][]readyKey // keys signalled by each running command
 }
 
-var (
-	// registries maps *Keyspace to its *blockRegistry, created on first
-	// use. (The registry would be a Keyspace field; keyspace.go is not
-	// this file's, so it is looked up here, only on the slow paths.)
-	registries sync.Map
-	// waitingTotal counts registered waiters of every keyspace: while it
-	// is 0, SignalReady is one atomic load.
-	waitingTotal atomic.Int64
-	// pendingTotal counts commands with signalled keys not yet served:
-	// while it is 0, ServeReady is one atomic load.
-	pendingTotal atomic.Int64
-)
-
-func registryOf(ks *Keyspace, create bool) *blockRegistry {
-	if r, ok := registries.Load(ks); ok {
-		return r.(*blockRegistry)
-	}
-	if !create {
-		return nil
-	}
-	r, _ := registries.LoadOrStore(ks, &blockRegistry{pending: make(map[*Ctx][]readyKey)})
-	return r.(*blockRegistry)
-}
+func (r *blockRegistry) init() { r.pending = make(map[*Ctx][]readyKey) }
 
 // queue returns the queue of (db, key); the key's stripe must be held.
 func (r *blockRegistry) queue(st, db int, key []byte) *waitQueue {
@@ -155,11 +139,8 @@ func (c *Ctx) SignalReady(key []byte) { c.SignalReadyDB(c.DB, key) }
 
 // SignalReadyDB is SignalReady for a key of database db.
 func (c *Ctx) SignalReadyDB(db int, key []byte) {
-	if waitingTotal.Load() == 0 {
-		return
-	}
-	r := registryOf(c.KS, false)
-	if r == nil {
+	r := &c.KS.blocks
+	if r.waiting.Load() == 0 {
 		return
 	}
 	q := r.queue(c.KS.StripeOf(key), db, key)
@@ -173,11 +154,8 @@ func (c *Ctx) SignalReadyDB(db int, key []byte) {
 // (SWAPDB: the keys now hold the other database's values). Every stripe
 // must be held.
 func (c *Ctx) SignalDBReady(db int) {
-	if waitingTotal.Load() == 0 {
-		return
-	}
-	r := registryOf(c.KS, false)
-	if r == nil {
+	r := &c.KS.blocks
+	if r.waiting.Load() == 0 {
 		return
 	}
 	for i := range r.stripes {
@@ -198,7 +176,7 @@ func (r *blockRegistry) addPending(c *Ctx, rk readyKey) {
 	list, ok := r.pending[c]
 	if !slices.Contains(list, rk) {
 		if !ok {
-			pendingTotal.Add(1)
+			r.pendingN.Add(1)
 		}
 		r.pending[c] = append(list, rk)
 	}
@@ -210,7 +188,7 @@ func (r *blockRegistry) takePending(c *Ctx) []readyKey {
 	list, ok := r.pending[c]
 	if ok {
 		delete(r.pending, c)
-		pendingTotal.Add(-1)
+		r.pendingN.Add(-1)
 	}
 	r.pmu.Unlock()
 	return list
@@ -218,18 +196,15 @@ func (r *blockRegistry) takePending(c *Ctx) []readyKey {
 
 // HasReady reports whether ServeReady may have work for c: the dispatcher
 // can skip building a LockSet otherwise.
-func (c *Ctx) HasReady() bool { return pendingTotal.Load() != 0 }
+func (c *Ctx) HasReady() bool { return c.KS.blocks.pendingN.Load() != 0 }
 
 // ServeReady serves the waiters of the keys c signalled, in the order the
 // keys were signalled and, per key, oldest waiter first. held names the
 // stripes the caller holds; every signalled key's stripe is among them
 // (SignalReady requires it).
 func (c *Ctx) ServeReady(held *LockSet) {
-	if pendingTotal.Load() == 0 {
-		return
-	}
-	r := registryOf(c.KS, false)
-	if r == nil {
+	r := &c.KS.blocks
+	if r.pendingN.Load() == 0 {
 		return
 	}
 	keys := r.takePending(c)
@@ -430,7 +405,7 @@ func (c *Ctx) BlockWith(keys, also [][]byte, timeout time.Duration, serve func(c
 
 // register queues a new waiter on every key. The keys' stripes are held.
 func (c *Ctx) register(keys, also [][]byte, serve func(*Ctx, []byte) bool) *waiter {
-	r := registryOf(c.KS, true)
+	r := &c.KS.blocks
 	w := &waiter{done: make(chan struct{}), db: c.DB, serve: serve}
 	for _, k := range keys {
 		ks := string(k)
@@ -455,13 +430,13 @@ func (c *Ctx) register(keys, also [][]byte, serve func(*Ctx, []byte) bool) *wait
 	for _, a := range also {
 		w.also = append(w.also, string(a))
 	}
-	waitingTotal.Add(1)
+	r.waiting.Add(1)
 	return w
 }
 
 // unregister removes w from its keys' queues (whatever its state).
 func (c *Ctx) unregister(w *waiter, ls *LockSet) {
-	r := registryOf(c.KS, false)
+	r := &c.KS.blocks
 	c.KS.Lock(ls)
 	for _, k := range w.keys {
 		bs := &r.stripes[c.KS.StripeOf([]byte(k))]
@@ -478,7 +453,7 @@ func (c *Ctx) unregister(w *waiter, ls *LockSet) {
 		}
 	}
 	c.KS.Unlock(ls)
-	waitingTotal.Add(-1)
+	r.waiting.Add(-1)
 }
 
 // disconnectNotifier is implemented by clients that can report a closed
@@ -546,8 +521,8 @@ func (c *Ctx) wait(w *waiter, bc BlockingClient, deadline time.Time) int {
 	return why
 }
 
-// BlockedWaiters counts the registered waiters of every keyspace (tests).
-func BlockedWaiters() int64 { return waitingTotal.Load() }
+// BlockedWaiters counts the keyspace's registered waiters.
+func (ks *Keyspace) BlockedWaiters() int64 { return ks.blocks.waiting.Load() }
 
 // stripeMask is a set of stripe indexes.
 type stripeMask [StripeCount / 64]uint64

@@ -10,12 +10,12 @@ import (
 )
 
 // waitersGone waits until no waiter is registered any more.
-func waitersGone(t *testing.T) {
+func waitersGone(t *testing.T, ks *Keyspace) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for BlockedWaiters() != 0 {
+	for ks.BlockedWaiters() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d waiters still registered", BlockedWaiters())
+			t.Fatalf("%d waiters still registered", ks.BlockedWaiters())
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -39,7 +39,7 @@ func TestBlockServedByPush(t *testing.T) {
 	if got := h.do(b, "EXISTS", "l"); got != rInt(0) {
 		t.Fatalf("the served pop must delete the emptied list: %q", got)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 }
 
 // TestBlockFIFO: clients blocked on a key are served oldest first.
@@ -67,7 +67,7 @@ func TestBlockFIFO(t *testing.T) {
 	if got := h.recv(chans[2]); got != lBulks("l", "3") {
 		t.Fatalf("third: %q", got)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 }
 
 // TestBlockPushThenPop: the blocked client gets the element even if the
@@ -126,7 +126,7 @@ func TestBlockInMulti(t *testing.T) {
 	if r := h.recv(ch); r != lBulks("dst", "z") {
 		t.Fatalf("BLPOP dst: %q", r)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 }
 
 func TestBlockTimeout(t *testing.T) {
@@ -149,7 +149,7 @@ func TestBlockTimeout(t *testing.T) {
 	if got := h.do(a, "BRPOP", "nol", "0.01"); got != "_\r\n" {
 		t.Fatalf("RESP3 timeout: %q", got)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 }
 
 func TestBlockUnblock(t *testing.T) {
@@ -170,7 +170,7 @@ func TestBlockUnblock(t *testing.T) {
 	if a.fc.blocked.Load() {
 		t.Fatal("still flagged blocked")
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 	// Nobody is registered any more: the element stays in the list.
 	h.do(b, "RPUSH", "l", "x")
 	if got := h.do(b, "LLEN", "l"); got != rInt(1) {
@@ -194,7 +194,7 @@ func TestBlockDisconnect(t *testing.T) {
 	h.waitBlocked(a)
 	close(a.fc.gone)
 	h.recv(ch)
-	waitersGone(t)
+	waitersGone(t, h.ks)
 	h.do(b, "RPUSH", "l", "x")
 	if got := h.do(b, "LRANGE", "l", "0", "-1"); got != lBulks("x") {
 		t.Fatalf("a disconnected client must not take data: %q", got)
@@ -212,7 +212,7 @@ func TestBlockMultiKey(t *testing.T) {
 	if got := h.recv(ch); got != lBulks("k2", "v") {
 		t.Fatalf("BLPOP: %q", got)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 	h.do(b, "RPUSH", "k1", "w")
 	if got := h.do(b, "LLEN", "k1"); got != rInt(1) {
 		t.Fatalf("k1 must keep its element: %q", got)
@@ -262,7 +262,7 @@ func TestBlockKeyChanges(t *testing.T) {
 	if got := h.do(b, "LRANGE", "src", "0", "-1"); got != lBulks("e") {
 		t.Fatalf("src: %q", got)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 }
 
 // TestBlockDatabases: a waiter waits in its own database.
@@ -325,7 +325,7 @@ func TestBlockMoveChain(t *testing.T) {
 	if got := h.do(p, "BLMOVE", "src", "src", "LEFT", "RIGHT", "0"); got != rBulk("1") {
 		t.Fatalf("rotate: %q", got)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 }
 
 // stripeKeys returns two keys with stripe(lo) < stripe(hi).
@@ -364,7 +364,7 @@ func TestBlockMoveRetry(t *testing.T) {
 	if got := h.do(p, "LRANGE", dst, "0", "-1"); got != lBulks("v") {
 		t.Fatalf("dst: %q", got)
 	}
-	waitersGone(t)
+	waitersGone(t, h.ks)
 }
 
 // TestBlockStress: consumers blocked on random pairs of keys and producers
@@ -423,7 +423,7 @@ func TestBlockStress(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	waitersGone(t)
+	waitersGone(t, h.ks)
 	p := h.client()
 	for _, k := range keys {
 		if got := h.do(p, "LLEN", k); got != rInt(0) {

@@ -1,22 +1,22 @@
 package db
 
 import (
-	"sync/atomic"
+	"math/rand/v2"
 	"time"
 )
 
 // The LRU clock has Valkey's layout: 24 bits of seconds. Under an LFU
 // policy the same 24 bits hold 16 bits of minutes and an 8-bit logarithmic
-// access counter. The policy switch is global (maxmemory-policy).
+// access counter. Which layout a keyspace's clocks use follows its
+// maxmemory-policy (SetEvictionPolicy), as Valkey's follows
+// server.maxmemory_policy; the LFU tuning is its Settings.
 const (
 	lruClockMax = 1<<24 - 1
 	lfuInitVal  = 5
 )
 
-var lfuMode atomic.Bool
-
-// SetLFU switches access clocks between LRU and LFU layout.
-func SetLFU(on bool) { lfuMode.Store(on) }
+// lfu reports whether the keyspace's access clocks use the LFU layout.
+func (ks *Keyspace) lfu() bool { return EvictionPolicy(ks.ev.policy.Load()).lfu() }
 
 // LRUClock returns the current 24-bit seconds clock.
 func LRUClock() uint32 { return lruClockAt(time.Now().UnixMilli()) }
@@ -29,39 +29,28 @@ func lfuMinutesAt(nowMs int64) uint32 { return uint32(nowMs/60000) & 0xffff }
 
 // newClock is the clock value for a freshly created key.
 func (ks *Keyspace) newClock(nowMs int64) uint32 {
-	if lfuMode.Load() {
+	if ks.lfu() {
 		return lfuMinutesAt(nowMs)<<8 | lfuInitVal
 	}
 	return lruClockAt(nowMs)
 }
 
-// LFU tuning (lfu-log-factor, lfu-decay-time), set from config.
-var (
-	LFULogFactor atomic.Int64
-	LFUDecayTime atomic.Int64
-)
-
-func init() {
-	LFULogFactor.Store(10)
-	LFUDecayTime.Store(1)
-}
-
 // accessClock returns the clock after an access.
 func (ks *Keyspace) accessClock(old uint32, nowMs int64) uint32 {
-	if !lfuMode.Load() {
+	if !ks.lfu() {
 		return lruClockAt(nowMs)
 	}
-	counter := LFUDecrAt(old, nowMs)
-	counter = lfuLogIncr(counter)
+	counter := ks.lfuDecrAt(old, nowMs)
+	counter = ks.lfuLogIncr(counter)
 	return lfuMinutesAt(nowMs)<<8 | counter
 }
 
-// LFUDecr applies the decay for minutes elapsed until now and returns the
-// counter.
-func LFUDecr(clock uint32) uint32 { return LFUDecrAt(clock, time.Now().UnixMilli()) }
+// LFUDecr applies the decay (lfu-decay-time) for the minutes elapsed until
+// now and returns the counter.
+func (ks *Keyspace) LFUDecr(clock uint32) uint32 { return ks.lfuDecrAt(clock, time.Now().UnixMilli()) }
 
-// LFUDecrAt is LFUDecr at the given clock (a command's cached Ctx.Now).
-func LFUDecrAt(clock uint32, nowMs int64) uint32 {
+// lfuDecrAt is LFUDecr at the given clock (a command's cached Ctx.Now).
+func (ks *Keyspace) lfuDecrAt(clock uint32, nowMs int64) uint32 {
 	ldt := clock >> 8
 	counter := clock & 0xff
 	now := lfuMinutesAt(nowMs)
@@ -71,7 +60,7 @@ func LFUDecrAt(clock uint32, nowMs int64) uint32 {
 	} else {
 		elapsed = 65535 - ldt + now
 	}
-	decay := LFUDecayTime.Load()
+	decay := ks.cfg.lfuDecayTime.Load()
 	if decay > 0 {
 		periods := elapsed / uint32(decay)
 		if periods > counter {
@@ -82,16 +71,20 @@ func LFUDecrAt(clock uint32, nowMs int64) uint32 {
 	return counter
 }
 
-func lfuLogIncr(counter uint32) uint32 {
+// lfuLogIncr is LFULogIncr: the counter grows with probability
+// 1/((counter-lfuInitVal)*lfu-log-factor+1).
+func (ks *Keyspace) lfuLogIncr(counter uint32) uint32 {
 	if counter == 255 {
 		return 255
 	}
-	r := fastRandFloat()
+	// math/rand/v2's top-level functions use a per-thread ChaCha8
+	// source with no lock.
+	r := rand.Float64()
 	base := float64(counter) - lfuInitVal
 	if base < 0 {
 		base = 0
 	}
-	p := 1.0 / (base*float64(LFULogFactor.Load()) + 1)
+	p := 1.0 / (base*float64(ks.cfg.lfuLogFactor.Load()) + 1)
 	if r < p {
 		counter++
 	}

@@ -25,8 +25,10 @@
 //     argument must copy it (the helpers in object.go do).
 //
 // No lock other than stripe mutexes is held while executing a procedure,
-// except the watch registry's mutex, which is a leaf (taken last, never held
-// while taking another).
+// except leaf mutexes (taken last, never held while taking another): the
+// watch registry's, the blocked clients' registry's pending list
+// (blocking.go, where a served waiter's own mutex comes before it) and the
+// effects stream's.
 //
 // Eviction (evict.go) runs before a command takes its stripes: it holds the
 // evictor's mutex and locks one stripe at a time under it, so the order is
@@ -44,6 +46,21 @@
 // still holds the stripes. Active expiry and eviction, which run without
 // a command, commit each deletion themselves, with the key's stripe held.
 // Lock order: stripes, then the stream's mutex (a leaf).
+//
+// # State per keyspace
+//
+// Everything two servers in one process could disagree on belongs to their
+// Keyspace, never to the package: the settings procedures read
+// (Settings: encoding thresholds, proto-max-bulk-len, LFU tuning, applied
+// with Configure), the LRU or LFU layout of access clocks (it follows the
+// keyspace's maxmemory-policy, SetEvictionPolicy), the clients blocked on
+// keys, watches, memory accounting and eviction. Procedures reach all of
+// it through their Ctx's KS: reading a setting is one atomic load, with no
+// lookup. So keyspaces share nothing, and tests can run in parallel, each
+// on its own keyspace. The package-level variables that remain never
+// change after start-up: the command tables (StringCommands, ...), help
+// texts and the names of the commands propagate.go emits; package ds adds
+// the process-wide hash seed, which every Dict must share.
 //
 // # Memory accounting
 //

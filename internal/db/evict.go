@@ -148,10 +148,10 @@ func (ks *Keyspace) SetMaxMemory(n int64) {
 func (ks *Keyspace) MaxMemory() int64 { return ks.ev.maxmem.Load() }
 
 // SetEvictionPolicy sets maxmemory-policy. It takes effect for the next
-// eviction; the access clocks switch layout (SetLFU) at once.
+// eviction; the keyspace's access clocks switch layout (LRU or LFU,
+// clock.go) at once.
 func (ks *Keyspace) SetEvictionPolicy(p EvictionPolicy) {
 	ks.ev.policy.Store(int32(p))
-	SetLFU(p.lfu())
 	ks.kickEviction()
 }
 
@@ -336,7 +336,7 @@ func (ks *Keyspace) populatePool(pol EvictionPolicy) int {
 				}
 				sampled += sh.expires.Sample(want, func(k string, _ *struct{}) {
 					if o := sh.keys.FindString(k); o != nil {
-						ks.ev.offer(db, k, score(pol, o, now))
+						ks.ev.offer(db, k, ks.score(pol, o, now))
 					}
 				})
 				continue
@@ -345,7 +345,7 @@ func (ks *Keyspace) populatePool(pol EvictionPolicy) int {
 				continue
 			}
 			sampled += sh.keys.Sample(want, func(k string, o *Object) {
-				ks.ev.offer(db, k, score(pol, o, now))
+				ks.ev.offer(db, k, ks.score(pol, o, now))
 			})
 		}
 		st.mu.Unlock()
@@ -354,12 +354,12 @@ func (ks *Keyspace) populatePool(pol EvictionPolicy) int {
 }
 
 // score is the pool's "idle" value: higher means evict sooner.
-func score(pol EvictionPolicy, o *Object, nowMs int64) uint64 {
+func (ks *Keyspace) score(pol EvictionPolicy, o *Object, nowMs int64) uint64 {
 	switch {
 	case pol.lru():
 		return idleMillis(o.LRU, nowMs)
 	case pol.lfu():
-		return 255 - uint64(LFUDecrAt(o.LRU, nowMs))
+		return 255 - uint64(ks.lfuDecrAt(o.LRU, nowMs))
 	default: // volatile-ttl: the sooner the expiry the better
 		return math.MaxUint64 - uint64(o.Expire)
 	}

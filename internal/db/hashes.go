@@ -71,10 +71,10 @@ func (c *Ctx) hsetGeneric(name string) {
 		return
 	}
 	args := c.Argv[2:]
-	hashTryConversion(o, args)
+	hashTryConversion(c.cfg(), o, args)
 	created := 0
 	for i := 0; i < len(args); i += 2 {
-		if !hashSet(o, args[i], args[i+1]) {
+		if !hashSet(c.cfg(), o, args[i], args[i+1]) {
 			created++
 		}
 	}
@@ -98,8 +98,8 @@ func hsetnxCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	hashTryConversion(o, c.Argv[2:4])
-	hashSet(o, c.Argv[2], c.Argv[3])
+	hashTryConversion(c.cfg(), o, c.Argv[2:4])
+	hashSet(c.cfg(), o, c.Argv[2], c.Argv[3])
 	c.Touch(key)
 	c.W.Int(1)
 }
@@ -279,7 +279,7 @@ func hincrbyCommand(c *Ctx) {
 	}
 	cur += incr
 	var buf [24]byte
-	hashSet(o, c.Argv[2], AppendInt(buf[:0], cur))
+	hashSet(c.cfg(), o, c.Argv[2], AppendInt(buf[:0], cur))
 	c.Touch(key)
 	c.W.Int(cur)
 }
@@ -305,7 +305,7 @@ func hincrbyfloatCommand(c *Ctx) {
 		c.W.Error(errMsg)
 		return
 	}
-	hashSet(o, c.Argv[2], b)
+	hashSet(c.cfg(), o, c.Argv[2], b)
 	c.Touch(key)
 	c.W.Bulk(b)
 	c.OwnAs(argHSET, key, c.Argv[2], b) // the sum replays exactly

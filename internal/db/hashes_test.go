@@ -244,10 +244,10 @@ func TestHashScan(t *testing.T) {
 func TestHashEncoding(t *testing.T) {
 	h := newLHHarness(t)
 	cl := h.client()
-	defer HashMaxListpackEntries.Store(HashMaxListpackEntries.Load())
-	defer HashMaxListpackValue.Store(HashMaxListpackValue.Load())
-	HashMaxListpackEntries.Store(4)
-	HashMaxListpackValue.Store(8)
+	configure(h.ks, func(s *Settings) {
+		s.HashMaxListpackEntries = 4
+		s.HashMaxListpackValue = 8
+	})
 	enc := func(key, want string) {
 		t.Helper()
 		if got := h.do(cl, "OBJECT", "ENCODING", key); got != rBulk(want) {
@@ -345,9 +345,10 @@ func TestHashConvertedByLongValueIsSized(t *testing.T) {
 	for i := range 10 {
 		args = append(args, fmt.Appendf(nil, "f%d", i), bytes.Repeat([]byte{'v'}, 128))
 	}
-	hashTryConversion(o, args)
+	cfg := defaultSettings()
+	hashTryConversion(cfg, o, args)
 	for i := 0; i < len(args); i += 2 {
-		hashSet(o, args[i], args[i+1])
+		hashSet(cfg, o, args[i], args[i+1])
 	}
 	d, ok := o.Val.(*ds.StrMap)
 	if !ok || d.Len() != 10 {

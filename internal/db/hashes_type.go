@@ -62,16 +62,16 @@ func hashGet(v any, field []byte) ([]byte, bool) {
 // hashTryConversion is hashTypeTryConversion: before setting the pairs in
 // args (field, value, ...), convert a listpack that they would make too
 // big.
-func hashTryConversion(o *Object, args [][]byte) {
+func hashTryConversion(s *settings, o *Object, args [][]byte) {
 	lp, ok := o.Val.(*ds.Listpack)
 	if !ok {
 		return
 	}
-	if int64(len(args)/2) > HashMaxListpackEntries.Load() {
+	if int64(len(args)/2) > s.hashEntries.Load() {
 		hashToDict(o, lp, len(args)/2)
 		return
 	}
-	maxv := HashMaxListpackValue.Load()
+	maxv := s.hashValue.Load()
 	for _, a := range args {
 		if int64(len(a)) > maxv {
 			// Sized for the pairs about to be set: the table's records
@@ -99,9 +99,9 @@ func hashToDict(o *Object, lp *ds.Listpack, extra int) *hashDict {
 // hashSet is hashTypeSet: set field to value, converting the encoding
 // when the pair or the new length exceeds the listpack limits. It reports
 // whether the field already existed.
-func hashSet(o *Object, field, value []byte) (update bool) {
+func hashSet(s *settings, o *Object, field, value []byte) (update bool) {
 	if lp, ok := o.Val.(*ds.Listpack); ok {
-		maxv := HashMaxListpackValue.Load()
+		maxv := s.hashValue.Load()
 		if int64(len(field)) > maxv || int64(len(value)) > maxv {
 			hashToDict(o, lp, 1)
 		} else {
@@ -111,7 +111,7 @@ func hashSet(o *Object, field, value []byte) (update bool) {
 			}
 			lp = lp.Append(field).Append(value)
 			o.Val = lp
-			if int64(lp.Len()/2) > HashMaxListpackEntries.Load() {
+			if int64(lp.Len()/2) > s.hashEntries.Load() {
 				hashToDict(o, lp, 0)
 			}
 			return false

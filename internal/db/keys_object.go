@@ -52,13 +52,13 @@ func objectFreqCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	if !lfuMode.Load() {
+	if !c.KS.lfu() {
 		c.W.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
 	// Decay is applied on read, as LFUDecrAndReturn: the stored counter is
 	// only refreshed when the key is accessed.
-	c.W.Int(int64(LFUDecrAt(o.LRU, c.Now)))
+	c.W.Int(int64(c.KS.lfuDecrAt(o.LRU, c.Now)))
 }
 
 // OBJECT IDLETIME key
@@ -68,7 +68,7 @@ func objectIdletimeCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	if lfuMode.Load() {
+	if c.KS.lfu() {
 		c.W.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}

@@ -600,8 +600,7 @@ func TestGenericObject(t *testing.T) {
 		t.Errorf("OBJECT/TYPE/EXISTS/TTL touched the access clock")
 	}
 
-	SetLFU(true)
-	defer SetLFU(false)
+	h.ks.SetEvictionPolicy(PolicyAllkeysLFU)
 	h.do("SET", "f", "v")
 	h.run([]step{
 		st(rErr("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."), "OBJECT", "IDLETIME", "f"),

@@ -46,6 +46,11 @@ type Keyspace struct {
 	// Memory accounting and eviction (mem.go, evict.go).
 	mem memState
 	ev  evictor
+
+	// cfg holds the configuration procedures read (settings.go).
+	cfg settings
+	// blocks holds the clients blocked on keys (blocking.go).
+	blocks blockRegistry
 }
 
 // Stats are keyspace counters reported by INFO.
@@ -102,6 +107,8 @@ func New(n int) *Keyspace {
 	ks.watch.init()
 	ks.mem.init(n)
 	ks.ev.init()
+	ks.blocks.init()
+	ks.Configure(DefaultSettings())
 	return ks
 }
 

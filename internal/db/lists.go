@@ -82,15 +82,15 @@ func (c *Ctx) listRemoved(key []byte, ql *ds.Quicklist, n int) {
 	if ql.Len() == 0 {
 		c.Delete(key)
 	} else {
-		ql.TryShrink(listFill())
+		ql.TryShrink(c.cfg().listFill())
 	}
 	c.Touch(key)
 	c.Dirty += n - 1
 }
 
 // listPush pushes one value onto ql, converting its encoding first.
-func listPush(ql *ds.Quicklist, v []byte, head bool) {
-	ql.PrepareGrow(listFill(), len(v), 1)
+func (c *Ctx) listPush(ql *ds.Quicklist, v []byte, head bool) {
+	ql.PrepareGrow(c.cfg().listFill(), len(v), 1)
 	if head {
 		ql.PushHead(v)
 	} else {
@@ -131,7 +131,7 @@ func (c *Ctx) pushGeneric(head, xx bool) {
 	for _, v := range vals {
 		total += len(v)
 	}
-	ql.PrepareGrow(listFill(), total, len(vals))
+	ql.PrepareGrow(c.cfg().listFill(), total, len(vals))
 	for _, v := range vals {
 		if head {
 			ql.PushHead(v)
@@ -321,12 +321,12 @@ func lsetCommand(c *Ctx) {
 	v := c.Argv[3]
 	// The growing check runs first, even if the index turns out to be out
 	// of range (the conversion then stays), as in Valkey.
-	ql.PrepareGrow(listFill(), len(v), 1)
+	ql.PrepareGrow(c.cfg().listFill(), len(v), 1)
 	if i < -int64(ql.Len()) || i >= int64(ql.Len()) || !ql.Replace(int(i), v) {
 		c.W.Error(ErrOutOfRange)
 		return
 	}
-	ql.TryShrink(listFill())
+	ql.TryShrink(c.cfg().listFill())
 	c.Touch(key)
 	c.W.OK()
 }
@@ -362,7 +362,7 @@ func ltrimCommand(c *Ctx) {
 	if ql.Len() == 0 {
 		c.Delete(key)
 	} else {
-		ql.TryShrink(listFill())
+		ql.TryShrink(c.cfg().listFill())
 	}
 	// Valkey signals the key as modified even when nothing was trimmed
 	// (a WATCH of it fails), and counts only what was removed as dirty.

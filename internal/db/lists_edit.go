@@ -26,7 +26,7 @@ func linsertCommand(c *Ctx) {
 	v := c.Argv[4]
 	// Converted before the pivot is searched, found or not (Valkey cannot
 	// convert while it iterates, so it converts up front).
-	ql.PrepareGrow(listFill(), len(v), 1)
+	ql.PrepareGrow(c.cfg().listFill(), len(v), 1)
 	if !ql.Insert(c.Argv[3], v, after) {
 		c.W.Int(-1)
 		return
@@ -130,7 +130,7 @@ func (c *Ctx) listMove(src, dst []byte, from, to bool, buf []byte) (v []byte, er
 	if do == nil {
 		do = c.createList(dst)
 	}
-	listPush(listOf(do), v, to)
+	c.listPush(listOf(do), v, to)
 	// The destination changes first, then the source is cleaned up: with
 	// src == dst a one-element list is rotated, not deleted.
 	c.signalDB(c.DB, dst)

@@ -201,7 +201,6 @@ func TestListMove(t *testing.T) {
 func TestListEncoding(t *testing.T) {
 	h := newLHHarness(t)
 	cl := h.client()
-	defer ListMaxListpackSize.Store(ListMaxListpackSize.Load())
 	enc := func(key, want string) {
 		t.Helper()
 		if got := h.do(cl, "OBJECT", "ENCODING", key); got != rBulk(want) {
@@ -230,7 +229,7 @@ func TestListEncoding(t *testing.T) {
 	enc("big", "listpack")
 
 	// A count-based fill: 4 entries per node.
-	ListMaxListpackSize.Store(4)
+	configure(h.ks, func(s *Settings) { s.ListMaxListpackSize = 4 })
 	h.do(cl, "RPUSH", "c", "1", "2", "3", "4")
 	enc("c", "listpack")
 	h.do(cl, "RPUSH", "c", "5")
@@ -245,7 +244,7 @@ func TestListEncoding(t *testing.T) {
 		t.Fatalf("LINSERT: %q", got)
 	}
 	enc("d", "quicklist")
-	ListMaxListpackSize.Store(-2)
+	configure(h.ks, func(s *Settings) { s.ListMaxListpackSize = -2 })
 
 	// COPY keeps the encoding and the contents.
 	h.do(cl, "COPY", "l", "l2")

@@ -321,7 +321,6 @@ func setPolicy(t *testing.T, ks *Keyspace, name string) {
 		t.Fatalf("bad policy %q", name)
 	}
 	ks.SetEvictionPolicy(p)
-	t.Cleanup(func() { SetLFU(false) })
 }
 
 // The policy tests below fill the keyspace, set maxmemory below its size

@@ -77,13 +77,13 @@ func saddCommand(c *Ctx) {
 	members := c.Argv[2:]
 	if o == nil {
 		o = c.Create(key, TypeSet)
-		o.Val = newSetFor(members[0], len(members))
+		o.Val = newSetFor(c.cfg(), members[0], len(members))
 	} else {
-		setMaybeConvert(o, len(members))
+		setMaybeConvert(c.cfg(), o, len(members))
 	}
 	added := 0
 	for _, m := range members {
-		if setAdd(o, m) {
+		if setAdd(c.cfg(), o, m) {
 			added++
 		}
 	}
@@ -146,10 +146,10 @@ func smoveCommand(c *Ctx) {
 	}
 	if dst == nil {
 		dst = c.Create(dstKey, TypeSet)
-		dst.Val = newSetFor(m, 1)
+		dst.Val = newSetFor(c.cfg(), m, 1)
 	}
 	c.Touch(srcKey)
-	if setAdd(dst, m) {
+	if setAdd(c.cfg(), dst, m) {
 		c.Touch(dstKey)
 	}
 	c.W.Int(1)
@@ -292,7 +292,7 @@ func (c *Ctx) spopWithCount() {
 	size := int64(setLen(o))
 	if count >= size {
 		// The whole set, in the order SUNION of the one set would give.
-		c.writeSetReply(setUnionOf([]*Object{o}))
+		c.writeSetReply(setUnionOf(c.cfg(), []*Object{o}))
 		c.Delete(key)
 		c.touchN(key, int(size))
 		c.ownDeletion(key, c.KS.lazy.serverDel.Load())
@@ -330,7 +330,7 @@ func (c *Ctx) spopWithCount() {
 			offs := packSample(p, int(remaining))
 			for _, off := range offs {
 				m, _ := p.Entry(off)
-				setAdd(keep, m)
+				setAdd(c.cfg(), keep, m)
 			}
 			for i := len(offs) - 1; i >= 0; i-- {
 				p.Delete(offs[i])
@@ -347,7 +347,7 @@ func (c *Ctx) spopWithCount() {
 						keep = &Object{Type: TypeSet, Val: &ds.Pack{}}
 					}
 				}
-				setAdd(keep, m)
+				setAdd(c.cfg(), keep, m)
 				setRemove(o, m)
 			}
 		}

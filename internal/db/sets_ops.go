@@ -135,7 +135,7 @@ func (c *Ctx) sinterGeneric(keys [][]byte, dst []byte, cardOnly bool, limit int6
 					onlyInts = false
 				}
 			}
-			setAdd(res, m)
+			setAdd(c.cfg(), res, m)
 		}
 		return true
 	})
@@ -145,7 +145,7 @@ func (c *Ctx) sinterGeneric(keys [][]byte, dst []byte, cardOnly bool, limit int6
 	case dst != nil:
 		if setLen(res) > 0 {
 			if onlyInts {
-				setMaybeToIntset(res)
+				setMaybeToIntset(c.cfg(), res)
 			}
 			if p, isPack := res.Val.(*ds.Pack); isPack {
 				p.ShrinkToFit()
@@ -172,14 +172,14 @@ func sdiffstoreCommand(c *Ctx) { c.sunionDiffGeneric(c.Argv[2:], c.Argv[1], true
 
 // setUnionOf adds every member of the sets, in order, to a set that starts
 // as an empty intset, as Valkey's union does.
-func setUnionOf(sets []*Object) *Object {
+func setUnionOf(cfg *settings, sets []*Object) *Object {
 	res := &Object{Type: TypeSet, Val: ds.NewIntSet()}
 	for _, s := range sets {
 		if s == nil {
 			continue
 		}
 		setRange(s, func(m []byte) bool {
-			setAdd(res, m)
+			setAdd(cfg, res, m)
 			return true
 		})
 	}
@@ -194,9 +194,9 @@ func (c *Ctx) sunionDiffGeneric(keys [][]byte, dst []byte, diff bool) {
 	}
 	var res *Object
 	if !diff {
-		res = setUnionOf(sets)
+		res = setUnionOf(c.cfg(), sets)
 	} else {
-		res = setDiffOf(sets)
+		res = setDiffOf(c.cfg(), sets)
 	}
 	if dst != nil {
 		c.storeSetResult(dst, res)
@@ -208,7 +208,7 @@ func (c *Ctx) sunionDiffGeneric(keys [][]byte, dst []byte, diff bool) {
 // setDiffOf computes sets[0] minus the others with whichever of Valkey's
 // two algorithms it would pick (the choice can change the result's
 // encoding: algorithm 2 adds members that it later removes).
-func setDiffOf(sets []*Object) *Object {
+func setDiffOf(cfg *settings, sets []*Object) *Object {
 	res := &Object{Type: TypeSet, Val: ds.NewIntSet()}
 	first := sets[0]
 	if first == nil {
@@ -238,7 +238,7 @@ func setDiffOf(sets []*Object) *Object {
 					return true
 				}
 			}
-			setAdd(res, m)
+			setAdd(cfg, res, m)
 			return true
 		})
 		return res
@@ -251,7 +251,7 @@ func setDiffOf(sets []*Object) *Object {
 		}
 		setRange(s, func(m []byte) bool {
 			if i == 0 {
-				if setAdd(res, m) {
+				if setAdd(cfg, res, m) {
 					card++
 				}
 			} else if setRemove(res, m) {

@@ -345,14 +345,11 @@ func TestSetAlgebra(t *testing.T) {
 
 func TestSetEncodings(t *testing.T) {
 	h := newCollHarness(t)
-	defer func(a, b, c int64) {
-		SetMaxIntsetEntries.Store(a)
-		SetMaxListpackEntries.Store(b)
-		SetMaxListpackValue.Store(c)
-	}(SetMaxIntsetEntries.Load(), SetMaxListpackEntries.Load(), SetMaxListpackValue.Load())
-	SetMaxIntsetEntries.Store(4)
-	SetMaxListpackEntries.Store(3)
-	SetMaxListpackValue.Store(5)
+	configure(h.ks, func(s *Settings) {
+		s.SetMaxIntsetEntries = 4
+		s.SetMaxListpackEntries = 3
+		s.SetMaxListpackValue = 5
+	})
 	enc := func(e string) string { return rBulk(e) }
 	h.run([]step{
 		// intset up to 4 ints, then a hashtable (never a listpack).
@@ -397,8 +394,10 @@ func TestSetEncodings(t *testing.T) {
 		sl(enc("listpack"), "OBJECT ENCODING r3"),
 	})
 	// SPOP rebuilding the rest of a hashtable makes a listpack.
-	SetMaxListpackValue.Store(64)
-	SetMaxListpackEntries.Store(128)
+	configure(h.ks, func(s *Settings) {
+		s.SetMaxListpackValue = 64
+		s.SetMaxListpackEntries = 128
+	})
 	h.do(append([]string{"SADD", "sp", strings.Repeat("y", 70)}, strings.Fields("a b c d e f g h i j")...)...)
 	if got := h.do("OBJECT", "ENCODING", "sp"); got != enc("hashtable") {
 		t.Fatalf("sp: %q", got)

@@ -22,19 +22,14 @@ import (
 // setDict is the hashtable encoding.
 type setDict = ds.StrMap
 
-// intsetMaxEntries is Valkey's intsetMaxEntries: the configured limit,
-// capped at 2^30 by the intset's own format.
-func intsetMaxEntries() int {
-	return int(min(setMaxIntsetEntries(), 1<<30))
-}
-
 // newSetFor is setTypeCreate: the encoding a new set gets when its first
-// member is value and about sizeHint members are coming.
-func newSetFor(value []byte, sizeHint int) any {
-	if _, ok := ParseInt(value); ok && int64(sizeHint) <= setMaxIntsetEntries() {
+// member is value and about sizeHint members are coming. The limits are
+// those of s (all the set helpers that take a *settings are likewise).
+func newSetFor(s *settings, value []byte, sizeHint int) any {
+	if _, ok := ParseInt(value); ok && int64(sizeHint) <= s.intsetEntries.Load() {
 		return ds.NewIntSet()
 	}
-	if int64(sizeHint) <= setMaxListpackEntries() {
+	if int64(sizeHint) <= s.setEntries.Load() {
 		return &ds.Pack{}
 	}
 	return newSetDict(sizeHint)
@@ -46,15 +41,14 @@ func newSetDict(hint int) *setDict { return ds.NewStrMap(hint) }
 
 // setMaybeConvert is setTypeMaybeConvert: a command about to add sizeHint
 // members converts a small encoding to a hashtable up front.
-func setMaybeConvert(o *Object, sizeHint int) {
-	switch v := o.Val.(type) {
+func setMaybeConvert(s *settings, o *Object, sizeHint int) {
+	switch o.Val.(type) {
 	case *ds.Pack:
-		if int64(sizeHint) > setMaxListpackEntries() {
+		if int64(sizeHint) > s.setEntries.Load() {
 			setToDict(o, sizeHint)
 		}
 	case *ds.IntSet:
-		_ = v
-		if int64(sizeHint) > setMaxIntsetEntries() {
+		if int64(sizeHint) > s.intsetEntries.Load() {
 			setToDict(o, sizeHint)
 		}
 	}
@@ -94,7 +88,7 @@ func digits10(n int64) int {
 
 // setAdd is setTypeAdd: it adds member (copied) and reports whether it was
 // new, converting the encoding when a limit is crossed.
-func setAdd(o *Object, member []byte) bool {
+func setAdd(s *settings, o *Object, member []byte) bool {
 	switch v := o.Val.(type) {
 	case *setDict:
 		return v.Add(member)
@@ -102,7 +96,7 @@ func setAdd(o *Object, member []byte) bool {
 		if v.Find(member) >= 0 {
 			return false
 		}
-		if int64(v.Len()) < setMaxListpackEntries() && int64(len(member)) <= setMaxListpackValue() {
+		if int64(v.Len()) < s.setEntries.Load() && int64(len(member)) <= s.setValue.Load() {
 			v.Append(member)
 			return true
 		}
@@ -114,7 +108,7 @@ func setAdd(o *Object, member []byte) bool {
 			if !v.Add(n) {
 				return false
 			}
-			if v.Len() > intsetMaxEntries() {
+			if v.Len() > s.intsetMaxEntries() {
 				setToDict(o, v.Len())
 			}
 			return true
@@ -125,8 +119,8 @@ func setAdd(o *Object, member []byte) bool {
 		if n > 0 {
 			maxLen = max(digits10(v.Max()), digits10(v.Min()))
 		}
-		lim := setMaxListpackValue()
-		if int64(n) < setMaxListpackEntries() && int64(len(member)) <= lim && int64(maxLen) <= lim {
+		lim := s.setValue.Load()
+		if int64(n) < s.setEntries.Load() && int64(len(member)) <= lim && int64(maxLen) <= lim {
 			p := setToPack(o)
 			p.Append(member)
 			p.ShrinkToFit()
@@ -221,8 +215,8 @@ func setToPack(o *Object) *ds.Pack {
 
 // setMaybeToIntset is maybeConvertToIntset: the caller knows every member
 // is an integer; the set becomes an intset if it is small enough.
-func setMaybeToIntset(o *Object) {
-	if _, ok := o.Val.(*ds.IntSet); ok || setLen(o) > intsetMaxEntries() {
+func setMaybeToIntset(s *settings, o *Object) {
+	if _, ok := o.Val.(*ds.IntSet); ok || setLen(o) > s.intsetMaxEntries() {
 		return
 	}
 	is := ds.NewIntSet()

@@ -261,11 +261,11 @@ func (c *Ctx) sortGeneric(readonly bool) {
 		ql := ds.NewQuicklist()
 		for _, e := range out {
 			if len(gets) == 0 {
-				listPush(ql, e.obj, false)
+				c.listPush(ql, e.obj, false)
 			}
 			for _, g := range gets {
 				v, _ := c.sortLookup(g, e.obj) // missing: an empty string
-				listPush(ql, v, false)
+				c.listPush(ql, v, false)
 			}
 		}
 		if outLen > 0 {

@@ -353,8 +353,7 @@ func appendCommand(c *Ctx) {
 		c.W.Error(ErrWrongType)
 		return
 	}
-	if int64(len(o.Str)+len(val)) > MaxStringLen.Load() {
-		c.W.Error(ErrStringTooLong)
+	if !c.checkStringLength(int64(len(o.Str)), int64(len(val))) {
 		return
 	}
 	o.Str = append(o.Str, val...)

@@ -66,7 +66,7 @@ func getrangeCommand(c *Ctx) {
 // by proto-max-bulk-len, writing Valkey's error when it is not. It guards
 // against the sum overflowing too.
 func (c *Ctx) checkStringLength(size, add int64) bool {
-	if size > math.MaxInt64-add || size+add > MaxStringLen.Load() {
+	if size > math.MaxInt64-add || size+add > c.cfg().maxStringLen.Load() {
 		c.W.Error(ErrStringTooLong)
 		return false
 	}
@@ -195,7 +195,7 @@ func lcsCommand(c *Ctx) {
 	// the same limit applies here even where a smaller table is used, so
 	// both servers accept and refuse the same inputs.
 	cells := uint64(len(a)+1) * uint64(len(b)+1)
-	if cells*4 > uint64(MaxStringLen.Load()) {
+	if cells*4 > uint64(c.cfg().maxStringLen.Load()) {
 		c.W.Error(errLCSMemory)
 		return
 	}

@@ -88,10 +88,8 @@ func TestRangeSetrange(t *testing.T) {
 }
 
 func TestRangeSetrangeProtoMaxBulkLen(t *testing.T) {
-	old := MaxStringLen.Load()
-	t.Cleanup(func() { MaxStringLen.Store(old) })
-	MaxStringLen.Store(1 << 20)
 	h := newKeyHarness(t)
+	configure(h.ks, func(s *Settings) { s.ProtoMaxBulkLen = 1 << 20 })
 	h.run([]step{
 		st(rInt(1<<20), "SETRANGE", "k", "1048575", "x"),
 		st(rErr(ErrStringTooLong), "SETRANGE", "k", "1048575", "xy"),
@@ -146,16 +144,14 @@ func TestLCS(t *testing.T) {
 }
 
 func TestLCSMemoryLimit(t *testing.T) {
-	old := MaxStringLen.Load()
-	t.Cleanup(func() { MaxStringLen.Store(old) })
 	h := newKeyHarness(t)
 	big := strings.Repeat("a", 1000)
 	h.do("MSET", "a", big, "b", big)
-	MaxStringLen.Store(1001*1001*4 - 1)
+	configure(h.ks, func(s *Settings) { s.ProtoMaxBulkLen = 1001*1001*4 - 1 })
 	if got := h.do("LCS", "a", "b", "LEN"); got != rErr(errLCSMemory) {
 		t.Errorf("got %q", got)
 	}
-	MaxStringLen.Store(1001 * 1001 * 4)
+	configure(h.ks, func(s *Settings) { s.ProtoMaxBulkLen = 1001 * 1001 * 4 })
 	if got := h.do("LCS", "a", "b", "LEN"); got != rInt(1000) {
 		t.Errorf("got %q", got)
 	}

@@ -155,12 +155,12 @@ opts:
 	nanErr := false
 	if o != nil || !xx { // a missing key with XX: nothing to do
 		if o == nil {
-			o = c.createZSet(key, newZSetFor(elements, maxLen))
+			o = c.createZSet(key, newZSetFor(c.cfg(), elements, maxLen))
 		} else {
-			zsetMaybeConvert(o, elements, maxLen)
+			zsetMaybeConvert(c.cfg(), o, elements, maxLen)
 		}
 		for j, s := range scores {
-			out, ns := zsetAdd(o, s, argv[idx+2*j+1], flags)
+			out, ns := zsetAdd(c.cfg(), o, s, argv[idx+2*j+1], flags)
 			if out&zaddNaN != 0 {
 				nanErr = true
 				break

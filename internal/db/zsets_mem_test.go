@@ -44,23 +44,24 @@ func TestSetZSetMemPerElement(t *testing.T) {
 		t.Skip("set CORVID_MEMTEST=1 to measure (allocates ~1 GB)")
 	}
 	members := memMembers(memElems)
+	cfg := defaultSettings()
 	scores := make([]float64, memElems)
 	for i := range scores {
 		scores[i] = rand.Float64() * 1e6
 	}
 
 	perSet, enc := measureHeap(func() *Object {
-		o := &Object{Type: TypeSet, Val: newSetFor(members[0], 1)}
+		o := &Object{Type: TypeSet, Val: newSetFor(cfg, members[0], 1)}
 		for _, m := range members {
-			setAdd(o, m)
+			setAdd(cfg, o, m)
 		}
 		return o
 	})
 	t.Logf("set  (%s): %.1f heap bytes per member (Redis 7.0.15: 200)", enc, perSet)
 	perZ, enc := measureHeap(func() *Object {
-		o := &Object{Type: TypeZSet, Val: newZSetFor(1, 128)}
+		o := &Object{Type: TypeZSet, Val: newZSetFor(cfg, 1, 128)}
 		for i, m := range members {
-			zsetAdd(o, scores[i], m, 0)
+			zsetAdd(cfg, o, scores[i], m, 0)
 		}
 		return o
 	})

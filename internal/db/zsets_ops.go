@@ -256,7 +256,7 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 			n := it.Node()
 			maxLen = max(maxLen, len(n.Member()))
 		}
-		zsetMaybeToPack(o, maxLen)
+		zsetMaybeToPack(c.cfg(), o, maxLen)
 		c.createZSet(dst, o.Val)
 		c.Touch(dst)
 		c.W.Int(int64(res.Len()))

@@ -56,7 +56,7 @@ type zrangeSink struct {
 // begin starts the result; n < 0 means the length is not known yet.
 func (s *zrangeSink) begin(n int) {
 	if s.dst != nil {
-		s.res = &Object{Type: TypeZSet, Val: newZSetFor(max(n, 0), 0)}
+		s.res = &Object{Type: TypeZSet, Val: newZSetFor(s.c.cfg(), max(n, 0), 0)}
 		return
 	}
 	if n > 0 {
@@ -81,7 +81,7 @@ func (s *zrangeSink) header(n int) {
 func (s *zrangeSink) emit(m []byte, score float64) {
 	s.n++
 	if s.dst != nil {
-		zsetAdd(s.res, score, m, 0)
+		zsetAdd(s.c.cfg(), s.res, score, m, 0)
 		return
 	}
 	if s.withScores && s.out.Proto >= 3 {

@@ -12,15 +12,14 @@ import (
 // are listpacks) and once with zset-max-listpack-entries 0 (every sorted
 // set is a skiplist): replies must not depend on the encoding.
 func bothEncodings(t *testing.T, f func(t *testing.T, h *collHarness)) {
-	saved := ZSetMaxListpackEntries.Load()
-	defer ZSetMaxListpackEntries.Store(saved)
 	for _, e := range []struct {
 		name string
 		max  int64
 	}{{"listpack", 128}, {"skiplist", 0}} {
 		t.Run(e.name, func(t *testing.T) {
-			ZSetMaxListpackEntries.Store(e.max)
-			f(t, newCollHarness(t))
+			h := newCollHarness(t)
+			configure(h.ks, func(s *Settings) { s.ZSetMaxListpackEntries = e.max })
+			f(t, h)
 		})
 	}
 }
@@ -278,11 +277,11 @@ func TestBZPopBlocking(t *testing.T) {
 		reply := make(chan string, 1)
 		// Read the count before starting the client: read after, it could
 		// already include this client and the wait below would never end.
-		n := BlockedWaiters()
+		n := h.ks.BlockedWaiters()
 		go func() { reply <- h.doOn(c, args...) }()
 		// Wait until it is registered.
 		deadline := time.Now().Add(5 * time.Second)
-		for BlockedWaiters() == n {
+		for h.ks.BlockedWaiters() == n {
 			if time.Now().After(deadline) {
 				t.Fatal("client did not block")
 			}
@@ -409,12 +408,10 @@ func TestZSetOps(t *testing.T) {
 
 func TestZSetEncodings(t *testing.T) {
 	h := newCollHarness(t)
-	defer func(a, b int64) {
-		ZSetMaxListpackEntries.Store(a)
-		ZSetMaxListpackValue.Store(b)
-	}(ZSetMaxListpackEntries.Load(), ZSetMaxListpackValue.Load())
-	ZSetMaxListpackEntries.Store(3)
-	ZSetMaxListpackValue.Store(4)
+	configure(h.ks, func(s *Settings) {
+		s.ZSetMaxListpackEntries = 3
+		s.ZSetMaxListpackValue = 4
+	})
 	enc := func(e string) string { return rBulk(e) }
 	h.run([]step{
 		sl(rInt(3), "ZADD a 1 x 2 y 3 z"),
@@ -474,9 +471,7 @@ func TestZScan(t *testing.T) {
 		sl("-ERR NOVALUES option can only be used in HSCAN\r\n", "ZSCAN zs 0 NOVALUES"),
 	})
 	// A skiplist's scores print as %.17g (ld2string).
-	saved := ZSetMaxListpackEntries.Load()
-	defer ZSetMaxListpackEntries.Store(saved)
-	ZSetMaxListpackEntries.Store(0)
+	configure(h.ks, func(s *Settings) { s.ZSetMaxListpackEntries = 0 })
 	h.do("ZADD", "sk", "0.1", "b")
 	if got, want := h.do("ZSCAN", "sk", "0"), rArr(rBulk("0"), rBulks("b", "0.10000000000000001")); got != want {
 		t.Errorf("ZSCAN skiplist: %q, want %q", got, want)

@@ -36,18 +36,24 @@ const (
 )
 
 // newZSetFor is zsetTypeCreate: a listpack if sizeHint members of at most
-// maxLen bytes fit one, else a skiplist sized for sizeHint.
-func newZSetFor(sizeHint, maxLen int) any {
-	if int64(sizeHint) <= zsetMaxListpackEntries() && int64(maxLen) <= zsetMaxListpackValue() {
+// maxLen bytes fit one under s's limits, else a skiplist sized for
+// sizeHint.
+func newZSetFor(s *settings, sizeHint, maxLen int) any {
+	if s.zsetFits(sizeHint, maxLen) {
 		return &ds.ZPack{}
 	}
 	return ds.NewZSkip(sizeHint)
 }
 
+// zsetFits reports whether n members of at most maxLen bytes fit a
+// listpack (zset-max-listpack-entries, zset-max-listpack-value).
+func (s *settings) zsetFits(n, maxLen int) bool {
+	return int64(n) <= s.zsetEntries.Load() && int64(maxLen) <= s.zsetValue.Load()
+}
+
 // zsetMaybeConvert is zsetTypeMaybeConvert.
-func zsetMaybeConvert(o *Object, sizeHint, maxLen int) {
-	if _, ok := o.Val.(*ds.ZPack); ok &&
-		(int64(sizeHint) > zsetMaxListpackEntries() || int64(maxLen) > zsetMaxListpackValue()) {
+func zsetMaybeConvert(s *settings, o *Object, sizeHint, maxLen int) {
+	if _, ok := o.Val.(*ds.ZPack); ok && !s.zsetFits(sizeHint, maxLen) {
 		zsetToSkiplist(o, sizeHint)
 	}
 }
@@ -97,9 +103,9 @@ func zsetToSkiplist(o *Object, capHint int) *ds.ZSkip {
 
 // zsetMaybeToPack is zsetConvertToListpackIfNeeded for a freshly built
 // result: back to a listpack if it is small enough.
-func zsetMaybeToPack(o *Object, maxLen int) {
+func zsetMaybeToPack(s *settings, o *Object, maxLen int) {
 	z, ok := o.Val.(*ds.ZSkip)
-	if !ok || int64(z.Len()) > zsetMaxListpackEntries() || int64(maxLen) > zsetMaxListpackValue() {
+	if !ok || !s.zsetFits(z.Len(), maxLen) {
 		return
 	}
 	p := &ds.ZPack{}
@@ -124,7 +130,7 @@ func zsetScore(o *Object, member []byte) (float64, bool) {
 
 // zsetAdd is Valkey's zsetAdd: it adds or updates member under the flags
 // and returns what happened and the resulting score.
-func zsetAdd(o *Object, score float64, member []byte, in int) (out int, newScore float64) {
+func zsetAdd(s *settings, o *Object, score float64, member []byte, in int) (out int, newScore float64) {
 	if math.IsNaN(score) {
 		return zaddNaN, 0
 	}
@@ -154,7 +160,7 @@ func zsetAdd(o *Object, score float64, member []byte, in int) (out int, newScore
 			return 0, score
 		case xx:
 			return zaddNop, 0
-		case int64(p.Len())+1 > zsetMaxListpackEntries() || int64(len(member)) > zsetMaxListpackValue():
+		case !s.zsetFits(p.Len()+1, len(member)):
 			zsetToSkiplist(o, p.Len()+1)
 		default:
 			p.Insert(member, packScore(score))

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
@@ -46,14 +45,11 @@ func configSetCommand(c *Client) {
 	c.w.OK()
 }
 
-// applyRuntimeConfig pushes the eviction-related settings into package db:
-// the LRU/LFU clock layout follows maxmemory-policy, and the LFU tuning.
+// applyRuntimeConfig pushes the eviction-related settings into the
+// keyspace (maxmemory-policy, which the LRU/LFU clock layout follows).
 // applyConfig calls it too, so a config file's allkeys-lfu takes effect at
 // start-up.
 func (s *Server) applyRuntimeConfig() {
-	db.SetLFU(strings.Contains(s.cfg.MaxMemoryPolicy(), "lfu"))
-	db.LFULogFactor.Store(int64(s.cfg.LFULogFactor()))
-	db.LFUDecayTime.Store(int64(s.cfg.LFUDecayTime()))
 	s.applyMemoryConfig()
 }
 

@@ -391,7 +391,7 @@ func debugObject(c *Client) {
 	// Either pair is meaningful, depending on maxmemory-policy; Valkey 8
 	// prints both (Redis 7.0 has no lfu_* fields).
 	fmt.Fprintf(&b, " lru:%d lru_seconds_idle:%d", o.LRU, db.IdleSeconds(o.LRU))
-	fmt.Fprintf(&b, " lfu_freq:%d lfu_access_time_minutes:%d", db.LFUDecr(o.LRU), o.LRU>>8)
+	fmt.Fprintf(&b, " lfu_freq:%d lfu_access_time_minutes:%d", c.ctx.KS.LFUDecr(o.LRU), o.LRU>>8)
 	if d, ok := o.Val.(debugDescriber); ok {
 		b.WriteString(d.DebugObjectExtra(fast))
 	}

@@ -120,10 +120,9 @@ func dataHandlers() [][]db.Handler {
 
 // applyConfig pushes config values that live outside the config object.
 func (s *Server) applyConfig() {
-	db.MaxStringLen.Store(s.cfg.ProtoMaxBulkLen())
 	s.hot.load(s.cfg)
 	s.ks.SetLazyFree(s.cfg.LazyfreeLazyExpire(), s.cfg.LazyfreeLazyEviction(), s.cfg.LazyfreeLazyServerDel())
-	applyTuning(s.cfg)
+	applyTuning(s.ks, s.cfg)
 	s.applyRuntimeConfig()
 }
 

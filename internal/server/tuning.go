@@ -7,26 +7,26 @@ import (
 	"github.com/corvid-kv/corvid/internal/db"
 )
 
-// applyTuning pushes the collection encoding thresholds (list-max-listpack-size,
-// hash-max-listpack-*, set-max-*, zset-max-listpack-*) into package db. It is
-// idempotent: applyConfig runs it at start-up and after every CONFIG SET.
-func applyTuning(cfg *config.Config) {
-	for _, t := range []struct {
-		name string
-		v    interface{ Store(int64) }
-	}{
-		{"list-max-listpack-size", db.ListMaxListpackSize},
-		{"list-compress-depth", db.ListCompressDepth},
-		{"hash-max-listpack-entries", db.HashMaxListpackEntries},
-		{"hash-max-listpack-value", db.HashMaxListpackValue},
-		{"set-max-intset-entries", db.SetMaxIntsetEntries},
-		{"set-max-listpack-entries", db.SetMaxListpackEntries},
-		{"set-max-listpack-value", db.SetMaxListpackValue},
-		{"zset-max-listpack-entries", db.ZSetMaxListpackEntries},
-		{"zset-max-listpack-value", db.ZSetMaxListpackValue},
-	} {
-		t.v.Store(cfg.Int(t.name))
-	}
+// applyTuning pushes the configuration the keyspace's procedures read (the
+// collection encoding thresholds list-max-listpack-size,
+// hash-max-listpack-*, set-max-*, zset-max-listpack-*, proto-max-bulk-len
+// and the LFU tuning) into ks. It is idempotent: applyConfig runs it at
+// start-up and after every CONFIG SET.
+func applyTuning(ks *db.Keyspace, cfg *config.Config) {
+	ks.Configure(db.Settings{
+		ListMaxListpackSize:    int64(cfg.ListMaxListpackSize()),
+		ListCompressDepth:      int64(cfg.ListCompressDepth()),
+		HashMaxListpackEntries: cfg.HashMaxListpackEntries(),
+		HashMaxListpackValue:   cfg.HashMaxListpackValue(),
+		SetMaxIntsetEntries:    cfg.SetMaxIntsetEntries(),
+		SetMaxListpackEntries:  cfg.SetMaxListpackEntries(),
+		SetMaxListpackValue:    cfg.SetMaxListpackValue(),
+		ZSetMaxListpackEntries: cfg.ZsetMaxListpackEntries(),
+		ZSetMaxListpackValue:   cfg.ZsetMaxListpackValue(),
+		ProtoMaxBulkLen:        cfg.ProtoMaxBulkLen(),
+		LFULogFactor:           int64(cfg.LFULogFactor()),
+		LFUDecayTime:           int64(cfg.LFUDecayTime()),
+	})
 }
 
 // collectionHandlers lists the list/hash/set/zset/sort command groups.
