@@ -2,7 +2,7 @@
 // server that answers every command without touching data (GET gets a
 // fixed 3-byte bulk, everything else +OK). It implements the candidate
 // network designs so they can be measured side by side rather than assumed
-// (see bench/netpath.sh and docs/benchmarks.md, "Network path"):
+// (see bench/netpath.sh and docs/benchmarks.md, "Network path: io_uring, epoll, event loops"):
 //
 //	-mode goroutine  one goroutine per connection on Go's netpoller (net.Conn):
 //	                 read, reply, write, then a read that returns EAGAIN and parks

@@ -24,7 +24,7 @@
 //
 // Every server runs in its own session (setsid), so the kernel schedules it
 // in its own group, as a service, apart from the load generator's group
-// (bench/internal/benchproc; docs/benchmarks.md, "Scheduling groups").
+// (bench/internal/benchproc; docs/benchmarks-archive.md, "Scheduling groups").
 //
 // # Load and alternation
 //

@@ -8,15 +8,18 @@
 // mostly kernel time, and Go's goroutine-per-connection path adds a read
 // that returns EAGAIN, a park and an unpark per request; an event loop
 // reads, runs and writes a connection's batch inline with two syscalls
-// (measured in docs/benchmarks.md, "Network path").
+// (measured in docs/architecture.md, "Network path").
 //
 // # Ownership
 //
 // A Conn is owned by exactly one goroutine at a time:
 //
 //   - attached: by its loop. The loop calls Handler.OnReadable when the
-//     socket is readable, and OnTick on every tick; only from those calls
-//     may the handler use Read, Write, Close, CloseWhenFlushed and Detach.
+//     socket is readable (or the handler asked to run again: Again),
+//     OnTick on every tick, OnWake after another goroutine called Wake,
+//     and OnDrained when held-back output has been written; only from
+//     those calls may the handler use Read, Write, Close, CloseWhenFlushed,
+//     Again and Detach.
 //   - detached: by the goroutine that Detach starts. It may use Read,
 //     ReadBlocking, Write (which then blocks until written), Close, and
 //     finally Attach to give the connection back to its loop. It may lend
@@ -25,20 +28,28 @@
 //     take it back (SetReadDeadline(time.Now()) interrupts ReadBlocking)
 //     before it does I/O, Attach or Close again.
 //
-// Shutdown, SetReadDeadline and FD may be called from any goroutine at any
-// time: Shutdown
-// is how another goroutine (CLIENT KILL, server shutdown) ends a
-// connection; the owner then sees end-of-file or a write error and closes
-// it. The fd number is only closed by the owner, under Conn.mu, so
-// Shutdown never hits a reused descriptor.
+// Shutdown, Wake, SetReadDeadline and FD may be called from any goroutine
+// at any time. Shutdown is how another goroutine (CLIENT KILL, server
+// shutdown) ends a connection; the owner then sees end-of-file or a write
+// error and closes it. The fd number is only closed by the owner, under
+// Conn.mu, so Shutdown never hits a reused descriptor. Wake is how another
+// goroutine hands output to an attached connection without touching it:
+// the handler keeps the output (Corvid's client outbox), Wake queues the
+// Conn on its loop and pokes the eventfd, and the loop calls OnWake; wakes
+// coalesce, and a Conn woken while detached gets OnWake when it is
+// attached again.
 //
 // # Output
 //
-// Write on an attached Conn writes at once; what the socket does not take
-// is kept in the Conn's pending buffer and the fd is switched from EPOLLIN
-// to EPOLLOUT, so the loop stops reading that client until its output has
-// drained (back-pressure). A detached Conn's Write first drains pending
-// output, then waits with poll(2) whenever the socket is full.
+// Write on an attached Conn collects the bytes when Options.DeferWrite is
+// set (always on a ring, and in Corvid) and the loop writes each Conn's
+// collected output once every ready connection of the round has run;
+// without it Write writes at once. What the socket does not take is kept
+// in the Conn's pending buffer and the fd is switched from EPOLLIN to
+// EPOLLOUT (on a ring: the Conn's receives pause), so the loop stops
+// reading that client until its output has drained (back-pressure). A
+// detached Conn's Write first drains pending output, then waits with
+// poll(2) whenever the socket is full.
 //
 // # io_uring
 //
@@ -52,6 +63,6 @@
 //
 // # Lock order
 //
-// loop.mu (the inbox), Conn.mu and Conn.rd are leaves; none is held while
-// a handler runs.
+// loop.mu (the inbox and the wake list), Conn.mu and Conn.rd are leaves;
+// none is held while a handler runs.
 package netloop

@@ -51,7 +51,7 @@ type Options struct {
 	// ready, then write). Writing at once instead wakes each client while
 	// the loop still has other sockets to read, and on a busy machine the
 	// woken client preempts the loop once per connection rather than once
-	// per round (docs/benchmarks.md, "Deferred writes").
+	// per round (docs/benchmarks-archive.md, "Deferred writes").
 	DeferWrite bool
 	// LockThread locks each loop goroutine to its own OS thread
 	// (runtime.LockOSThread). Unlocked, a loop that sleeps in raw epoll
@@ -60,7 +60,7 @@ type Options struct {
 	// spread over several threads, none of which the kernel sees as the
 	// busy one, and the clients its writes wake preempt it far more often
 	// when the server runs in a scheduling group of its own
-	// (docs/benchmarks.md, "Scheduling groups").
+	// (docs/benchmarks-archive.md, "Scheduling groups").
 	LockThread bool
 	// URing runs each loop on an io_uring instead of epoll (uring.go):
 	// one receive in flight per connection, each round's sends queued,

@@ -22,11 +22,15 @@ import (
 
 // lineHandler answers each line: "echo X" with X, "big N" with N bytes of
 // 'x' and a newline, "detach X" with X written from a detached goroutine
-// after a pause, "quit" by closing after the reply.
+// once the test closes release, "quit" by closing after the reply.
 type lineHandler struct {
 	buf     []byte
 	closed  chan struct{}
 	onClose sync.Once
+
+	// "detach X": detached receives once the detached goroutine runs,
+	// which then waits for release to be closed.
+	detached, release chan struct{}
 
 	// "burst N K": K lines of N bytes, one per call, the rest through
 	// Conn.Again (back-pressure); produced counts them, drains counts
@@ -37,7 +41,9 @@ type lineHandler struct {
 
 func (h *lineHandler) OnDrained(*Conn) { h.drains.Add(1) }
 
-func newLineHandler() *lineHandler { return &lineHandler{closed: make(chan struct{})} }
+func newLineHandler() *lineHandler {
+	return &lineHandler{closed: make(chan struct{}), detached: make(chan struct{}, 1), release: make(chan struct{})}
+}
 
 func (h *lineHandler) OnReadable(c *Conn) {
 	if h.burstLeft > 0 {
@@ -83,7 +89,8 @@ func (h *lineHandler) OnReadable(c *Conn) {
 			return
 		case "detach":
 			c.Detach(func() {
-				time.Sleep(20 * time.Millisecond) // the loop must not wait for this
+				h.detached <- struct{}{}
+				<-h.release // the loop must not wait for this
 				c.Write([]byte(arg + "\n"))
 				c.Attach()
 			})
@@ -331,7 +338,9 @@ func TestAgain(t *testing.T) {
 		other.Write([]byte("echo ping\n"))
 		expectLine(t, otherR, "ping")
 		// Not read: production stops once the socket is full (a few
-		// pieces), far from all of them.
+		// pieces), far from all of them. Once it has begun, 200 ms of
+		// running free would be plenty to produce them all.
+		waitFor(t, "the burst to begin", func() bool { return h.produced.Load() > 0 })
 		time.Sleep(200 * time.Millisecond)
 		if p := h.produced.Load(); p >= pieces/2 {
 			t.Fatalf("%d of %d pieces produced with nothing read", p, pieces)
@@ -350,16 +359,20 @@ func TestAgain(t *testing.T) {
 }
 
 // TestDetach runs a reply on a detached goroutine while the loop goes on
-// serving, then reattaches.
+// serving, then reattaches. The detached goroutine finishes only after
+// the loop has served another client: a loop that waited for it would
+// hang.
 func TestDetach(t *testing.T) {
 	writeModes(t, func(t *testing.T) {
-		addr, _, _ := serve(t, 1)
+		addr, handlers, _ := serve(t, 1)
 		a, ar := dial(t, addr)
+		ha := recvWithin(t, handlers, "a's handler")
 		b, br := dial(t, addr)
 		a.Write([]byte("detach late\n"))
-		time.Sleep(2 * time.Millisecond)
+		recvWithin(t, ha.detached, "a to detach")
 		b.Write([]byte("echo early\n"))
 		expectLine(t, br, "early")
+		close(ha.release)
 		expectLine(t, ar, "late")
 		a.Write([]byte("echo again\n")) // back on the loop
 		expectLine(t, ar, "again")
@@ -379,11 +392,7 @@ func testShutdownFromElsewhere(t *testing.T) {
 	expectLine(t, r, "x")
 	h, nc := <-handlers, <-conns
 	nc.Shutdown()
-	select {
-	case <-h.closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("OnClose did not run")
-	}
+	recvWithin(t, h.closed, "OnClose")
 	if nc.FD() != -1 {
 		t.Fatal("fd not released")
 	}
@@ -407,11 +416,7 @@ func TestCloseWhenFlushedAndPeerClose(t *testing.T) {
 		c2, _ := dial(t, addr)
 		h2 := <-handlers
 		c2.Close()
-		select {
-		case <-h2.closed:
-		case <-time.After(5 * time.Second):
-			t.Fatal("peer close not noticed")
-		}
+		recvWithin(t, h2.closed, "the peer's close to be noticed")
 	})
 }
 
@@ -467,14 +472,11 @@ func testTick(t *testing.T, ring bool) {
 	fd := acceptFD(t, ln)
 	h := &tickHandler{lineHandler: newLineHandler()}
 	e.Register(fd, h).Attach()
-	select {
-	case <-h.closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("tick did not close the idle connection")
-	}
+	recvWithin(t, h.closed, "the tick to close the idle connection")
 }
 
-// TestEngineClose closes connections still attached.
+// TestEngineClose closes connections still attached: their OnClose runs
+// and their peers see the end of the stream.
 func TestEngineClose(t *testing.T) { backends(t, testEngineClose) }
 
 func testEngineClose(t *testing.T, ring bool) {
@@ -490,7 +492,15 @@ func testEngineClose(t *testing.T, ring bool) {
 	h := newLineHandler()
 	e.Register(fd, h).Attach()
 	e.Close()
-	<-h.closed
+	select {
+	case <-h.closed:
+	default:
+		t.Fatal("Close returned before OnClose ran")
+	}
+	c.SetReadDeadline(time.Now().Add(hangTimeout))
+	if n, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("peer of a connection closed by Engine.Close: read %d, %v", n, err)
+	}
 }
 
 // TestRawWait: loops that sleep in a raw epoll_wait still serve, and do
@@ -509,7 +519,7 @@ func testRawWait(t *testing.T, ring bool) {
 	if !e.RawWait() {
 		t.Fatal("RawWait not in effect")
 	}
-	time.Sleep(20 * time.Millisecond) // the loop is asleep in the kernel
+	loopAsleep(t, e)
 	done := make(chan struct{})
 	go func() {
 		for range 20 {
@@ -520,7 +530,7 @@ func testRawWait(t *testing.T, ring bool) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(hangTimeout):
 		t.Fatal("GC blocked by a loop in a raw wait")
 	}
 	c, r := attachEcho(t, e)
@@ -551,8 +561,12 @@ func TestReadBlocking(t *testing.T) {
 	defer nc.Close()
 	buf := make([]byte, 16)
 
+	// The deadline and the data come from another goroutine once the
+	// read waits in poll (or, if that is never seen, after hangTimeout,
+	// which also ends the read).
+	waiting := func() bool { return inSyscall("netloop.(*Conn).ReadBlocking", "unix.Poll") }
 	go func() {
-		time.Sleep(20 * time.Millisecond)
+		poll(waiting)
 		nc.SetReadDeadline(time.Now())
 	}()
 	if _, err := nc.ReadBlocking(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -560,15 +574,16 @@ func TestReadBlocking(t *testing.T) {
 	}
 	nc.SetReadDeadline(time.Time{})
 	go func() {
-		time.Sleep(20 * time.Millisecond)
+		poll(waiting)
 		peer.Write([]byte("hi"))
 	}()
 	if n, err := nc.ReadBlocking(buf); err != nil || string(buf[:n]) != "hi" {
 		t.Fatalf("read %q, %v", buf[:n], err)
 	}
-	nc.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	// A lower bound only: the read cannot end before its deadline.
 	start := time.Now()
-	if _, err := nc.ReadBlocking(buf); !errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) < 25*time.Millisecond {
+	nc.SetReadDeadline(start.Add(30 * time.Millisecond))
+	if _, err := nc.ReadBlocking(buf); !errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) < 30*time.Millisecond {
 		t.Fatalf("deadline read: %v after %v", err, time.Since(start))
 	}
 	nc.SetReadDeadline(time.Time{})

@@ -13,10 +13,10 @@ import (
 // read and one write per ready connection, a loop keeps one receive in
 // flight per attached connection and queues each round's sends; a single
 // io_uring_enter per round submits them all and waits for the next
-// completions. Measured on the seed's unpipelined load (bench/netpath.sh,
-// docs/benchmarks.md "io_uring") the null server spent ~0.65x the CPU per
-// request of its epoll loop (at pipeline 16 the two are equal), and
-// corvid-server 0.85-0.89x.
+// completions. Measured on the seed's unpipelined load (bench/netpath.sh;
+// docs/benchmarks.md, "Network path: io_uring, epoll, event loops") the
+// null server spent ~0.65x the CPU per request of its epoll loop (at
+// pipeline 16 the two are equal), and corvid-server 0.85-0.89x.
 //
 // The Handler API is unchanged: a completed receive lands in the Conn's rx
 // buffer, OnReadable's Read copies from it (ErrWouldBlock once it is

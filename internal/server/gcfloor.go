@@ -16,7 +16,7 @@ import (
 // core the runtime believes free, which on a machine shared with clients
 // (the benchmark's load generator) it is not. Measured with corvid-bench
 // --rate-limiting at an equal 60k SADD/s on a fresh server
-// (docs/benchmarks.md, "Equal-load latency"), those early cycles took p99
+// (docs/benchmarks-archive.md, "Equal-load latency"), those early cycles took p99
 // from Redis's 0.8 ms to 2-5 ms.
 //
 // So while the live heap is small the GOGC percentage is raised until the

@@ -126,7 +126,7 @@ func Start(sp Spec) (*Server, error) {
 	// it in its own group (autogroup; systemd gives each service a cgroup)
 	// rather than as threads of the load generator's group, which changes
 	// who preempts whom on a 2-core machine by 10-30% for pipeline 1
-	// (docs/benchmarks.md, "Scheduling groups"); every server is started
+	// (docs/benchmarks-archive.md, "Scheduling groups"); every server is started
 	// the same way. The new session is also a new process group, so a
 	// terminal's Ctrl-C reaches only this program, which then stops the
 	// servers itself; Pdeathsig kills them if it dies.

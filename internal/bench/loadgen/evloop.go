@@ -29,7 +29,7 @@ import (
 // schedule slips by ~1 ms (useless for comparing p99s at an equal load),
 // and under full load a connection whose replies have arrived waits for
 // other goroutines' time slices, which is counted as the server's latency
-// (docs/benchmarks.md, "The load generator's own tail").
+// (docs/benchmarks.md, "Latency at equal load").
 //
 // Ownership: a loop goroutine owns its connections, their buffers and
 // their clients from the first write to the close; the runner only waits

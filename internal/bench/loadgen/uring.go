@@ -24,7 +24,7 @@ import (
 // io_uring_enter per round submits them all and waits for the next
 // completions: the design of corvid-server's own io_uring loops
 // (internal/netloop/uring.go). Its CPU per request is measured in
-// docs/benchmarks.md ("The load generator on io_uring").
+// docs/benchmarks-archive.md ("The load generator on io_uring").
 //
 // Ownership: the loop's goroutine is locked to its thread (the ring is
 // SINGLE_ISSUER) and owns the ring, its connections and their buffers. A
