@@ -8,6 +8,16 @@
 // history, argument descriptions, key spec notes, replaced_by) is not copied.
 // The JSON directory is not needed to build or test this package.
 //
+// Every command and subcommand is an exported *Meta variable named after its
+// full name in CamelCase: Get, ClientList, ClientNoEvict, SortRo (see ident
+// in ./gen). These variables are how procedures are bound to commands: a
+// package implementing commands lists (spec, procedure, lock mode) triples
+// such as db.Handler{Spec: command.Get, Proc: getCommand}, and the server
+// builds its dispatch table from those bindings, taking each command's name
+// from its spec. A misspelt command is therefore a compile error, and no
+// name is joined to metadata by string at start-up. Lookup by name remains
+// for what arrives by name: argv from the wire, and COMMAND INFO/DOCS.
+//
 // Derived facts are computed once, when the package is initialised, exactly
 // as Valkey computes them at startup:
 //   - ACL categories get Valkey's implicit rules (setImplicitACLCategories);
@@ -17,8 +27,9 @@
 //
 // Invariants:
 //   - The table, and every *Meta, KeySpec and Arg reachable from it, is
-//     immutable after package initialisation. Callers must not modify them;
-//     this makes every function here safe for concurrent use without locks.
+//     immutable after package initialisation. Callers must not modify them,
+//     nor assign to the spec variables; this makes every function here safe
+//     for concurrent use without locks.
 //   - Lookup, Meta.Sub and Meta.KeyPositions (given a dst with capacity) do
 //     not allocate; they sit on the per-command dispatch path.
 //   - Key positions are indexes into the full argv, where argv[0] is the

@@ -3,3756 +3,4952 @@
 
 package command
 
-// generatedSpecs returns a fresh copy of the declared command table:
-// top-level commands sorted by name, each with its subcommands. Derived
-// facts (effective ACL categories, movablekeys, parents) are filled in by
-// buildTable.
+// generatedSpecs returns the declared top-level commands sorted by name,
+// each holding its subcommands. Derived facts (full names, parents,
+// effective ACL categories, movablekeys) are filled in by buildTable.
 func generatedSpecs() []*Meta {
 	return []*Meta{
-		{Name: "acl", Group: "server", Since: "6.0.0", Arity: -2,
-			Flags: FlagSentinel,
-			Subs: map[string]*Meta{
-				"cat": {Name: "cat", Group: "server", Since: "6.0.0", Arity: -2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Args: []Arg{
-						{Name: "category", Type: "string", Optional: true, KeySpecIndex: -1},
-					}},
-				"deluser": {Name: "deluser", Group: "server", Since: "6.0.0", Arity: -3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "username", Type: "string", Multiple: true, KeySpecIndex: -1},
-					}},
-				"dryrun": {Name: "dryrun", Group: "server", Since: "7.0.0", Arity: -4,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Args: []Arg{
-						{Name: "username", Type: "string", KeySpecIndex: -1},
-						{Name: "command", Type: "string", KeySpecIndex: -1},
-						{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"genpass": {Name: "genpass", Group: "server", Since: "6.0.0", Arity: -2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Args: []Arg{
-						{Name: "bits", Type: "integer", Optional: true, KeySpecIndex: -1},
-					}},
-				"getuser": {Name: "getuser", Group: "server", Since: "6.0.0", Arity: 3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Args: []Arg{
-						{Name: "username", Type: "string", KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "server", Since: "6.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale | FlagSentinel},
-				"list": {Name: "list", Group: "server", Since: "6.0.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel},
-				"load": {Name: "load", Group: "server", Since: "6.0.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel},
-				"log": {Name: "log", Group: "server", Since: "6.0.0", Arity: -2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Args: []Arg{
-						{Name: "operation", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "count", Type: "integer", KeySpecIndex: -1},
-							{Name: "reset", Type: "pure-token", Token: "RESET", KeySpecIndex: -1},
-						}},
-					}},
-				"save": {Name: "save", Group: "server", Since: "6.0.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}},
-				"setuser": {Name: "setuser", Group: "server", Since: "6.0.0", Arity: -3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "username", Type: "string", KeySpecIndex: -1},
-						{Name: "rule", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"users": {Name: "users", Group: "server", Since: "6.0.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel},
-				"whoami": {Name: "whoami", Group: "server", Since: "6.0.0", Arity: 2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel},
-			}},
-		{Name: "append", Group: "string", Since: "2.0.0", Arity: 3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "asking", Group: "cluster", Since: "3.0.0", Arity: 1,
-			Flags: FlagFast,
-			ACL:   ACLConnection},
-		{Name: "auth", Group: "connection", Since: "1.0.0", Arity: -2,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagSentinel | FlagAllowBusy,
-			ACL:   ACLConnection,
-			Args: []Arg{
-				{Name: "username", Type: "string", Optional: true, KeySpecIndex: -1, Since: "6.0.0"},
-				{Name: "password", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "bgrewriteaof", Group: "server", Since: "1.0.0", Arity: 1,
-			Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript},
-		{Name: "bgsave", Group: "server", Since: "1.0.0", Arity: -1,
-			Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript,
-			Args: []Arg{
-				{Name: "schedule", Type: "pure-token", Token: "SCHEDULE", Optional: true, KeySpecIndex: -1, Since: "3.2.2"},
-			}},
-		{Name: "bitcount", Group: "bitmap", Since: "2.6.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLBitmap,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "range", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "start", Type: "integer", KeySpecIndex: -1},
-					{Name: "end-unit-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-						{Name: "end", Type: "integer", KeySpecIndex: -1},
-						{Name: "unit", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
-							{Name: "byte", Type: "pure-token", Token: "BYTE", KeySpecIndex: -1},
-							{Name: "bit", Type: "pure-token", Token: "BIT", KeySpecIndex: -1},
-						}},
-					}},
-				}},
-			}},
-		{Name: "bitfield", Group: "bitmap", Since: "3.2.0", Arity: -2,
-			Flags:       FlagWrite | FlagDenyOOM,
-			ACL:         ACLBitmap,
-			GetKeysFunc: "bitfieldGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate | KeyAccess | KeyVariableFlags, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "operation", Type: "oneof", Optional: true, Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "get-block", Type: "block", Token: "GET", KeySpecIndex: -1, Args: []Arg{
-						{Name: "encoding", Type: "string", KeySpecIndex: -1},
-						{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					}},
-					{Name: "write", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "overflow-block", Type: "oneof", Token: "OVERFLOW", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "wrap", Type: "pure-token", Token: "WRAP", KeySpecIndex: -1},
-							{Name: "sat", Type: "pure-token", Token: "SAT", KeySpecIndex: -1},
-							{Name: "fail", Type: "pure-token", Token: "FAIL", KeySpecIndex: -1},
-						}},
-						{Name: "write-operation", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "set-block", Type: "block", Token: "SET", KeySpecIndex: -1, Args: []Arg{
-								{Name: "encoding", Type: "string", KeySpecIndex: -1},
-								{Name: "offset", Type: "integer", KeySpecIndex: -1},
-								{Name: "value", Type: "integer", KeySpecIndex: -1},
-							}},
-							{Name: "incrby-block", Type: "block", Token: "INCRBY", KeySpecIndex: -1, Args: []Arg{
-								{Name: "encoding", Type: "string", KeySpecIndex: -1},
-								{Name: "offset", Type: "integer", KeySpecIndex: -1},
-								{Name: "increment", Type: "integer", KeySpecIndex: -1},
-							}},
-						}},
-					}},
-				}},
-			}},
-		{Name: "bitfield_ro", Group: "bitmap", Since: "6.0.0", Arity: -2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLBitmap,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "get-block", Type: "block", Token: "GET", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "encoding", Type: "string", KeySpecIndex: -1},
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "bitop", Group: "bitmap", Since: "2.6.0", Arity: -4,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLBitmap,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 3, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "operation", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "and", Type: "pure-token", Token: "AND", KeySpecIndex: -1},
-					{Name: "or", Type: "pure-token", Token: "OR", KeySpecIndex: -1},
-					{Name: "xor", Type: "pure-token", Token: "XOR", KeySpecIndex: -1},
-					{Name: "not", Type: "pure-token", Token: "NOT", KeySpecIndex: -1},
-				}},
-				{Name: "destkey", Type: "key", KeySpecIndex: 0},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
-			}},
-		{Name: "bitpos", Group: "bitmap", Since: "2.8.7", Arity: -3,
-			Flags: FlagReadonly,
-			ACL:   ACLBitmap,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "bit", Type: "integer", KeySpecIndex: -1},
-				{Name: "range", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "start", Type: "integer", KeySpecIndex: -1},
-					{Name: "end-unit-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-						{Name: "end", Type: "integer", KeySpecIndex: -1},
-						{Name: "unit", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
-							{Name: "byte", Type: "pure-token", Token: "BYTE", KeySpecIndex: -1},
-							{Name: "bit", Type: "pure-token", Token: "BIT", KeySpecIndex: -1},
-						}},
-					}},
-				}},
-			}},
-		{Name: "blmove", Group: "list", Since: "6.2.0", Arity: 6,
-			Flags: FlagWrite | FlagDenyOOM | FlagBlocking,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "source", Type: "key", KeySpecIndex: 0},
-				{Name: "destination", Type: "key", KeySpecIndex: 1},
-				{Name: "wherefrom", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
-					{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
-				}},
-				{Name: "whereto", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
-					{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
-				}},
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "blmpop", Group: "list", Since: "7.0.0", Arity: -5,
-			Flags:       FlagWrite | FlagBlocking,
-			ACL:         ACLList,
-			GetKeysFunc: "blmpopGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
-					{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
-				}},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "blpop", Group: "list", Since: "2.0.0", Arity: -3,
-			Flags: FlagWrite | FlagBlocking,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "brpop", Group: "list", Since: "2.0.0", Arity: -3,
-			Flags: FlagWrite | FlagBlocking,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "brpoplpush", Group: "list", Since: "2.2.0", Arity: 4,
-			Flags:           FlagWrite | FlagDenyOOM | FlagBlocking,
-			ACL:             ACLList,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "source", Type: "key", KeySpecIndex: 0},
-				{Name: "destination", Type: "key", KeySpecIndex: 1},
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "bzmpop", Group: "sorted-set", Since: "7.0.0", Arity: -5,
-			Flags:       FlagWrite | FlagBlocking,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "blmpopGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
-					{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
-				}},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "bzpopmax", Group: "sorted-set", Since: "5.0.0", Arity: -3,
-			Flags: FlagWrite | FlagFast | FlagBlocking,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "bzpopmin", Group: "sorted-set", Since: "5.0.0", Arity: -3,
-			Flags: FlagWrite | FlagFast | FlagBlocking,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "timeout", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "client", Group: "connection", Since: "2.4.0", Arity: -2,
-			Flags: FlagSentinel,
-			Subs: map[string]*Meta{
-				"caching": {Name: "caching", Group: "connection", Since: "6.0.0", Arity: 3,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "mode", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "yes", Type: "pure-token", Token: "YES", KeySpecIndex: -1},
-							{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
-						}},
-					}},
-				"capa": {Name: "capa", Group: "connection", Since: "8.0.0", Arity: -3,
-					Flags: FlagNoScript | FlagLoading | FlagStale,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "capability", Type: "string", Multiple: true, KeySpecIndex: -1},
-					}},
-				"getname": {Name: "getname", Group: "connection", Since: "2.6.9", Arity: 2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-				"getredir": {Name: "getredir", Group: "connection", Since: "6.0.0", Arity: 2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-				"help": {Name: "help", Group: "connection", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-				"id": {Name: "id", Group: "connection", Since: "5.0.0", Arity: 2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-				"info": {Name: "info", Group: "connection", Since: "6.2.0", Arity: 2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Tips:  []string{"nondeterministic_output"}},
-				"kill": {Name: "kill", Group: "connection", Since: "2.4.0", Arity: -3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "filter", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "old-format", Type: "string", Display: "ip:port", KeySpecIndex: -1, DeprecatedSince: "2.8.12"},
-							{Name: "new-format", Type: "oneof", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-								{Name: "client-id", Type: "integer", Token: "ID", Optional: true, KeySpecIndex: -1, Since: "2.8.12"},
-								{Name: "client-type", Type: "oneof", Token: "TYPE", Optional: true, KeySpecIndex: -1, Since: "2.8.12", Args: []Arg{
-									{Name: "normal", Type: "pure-token", Token: "normal", KeySpecIndex: -1},
-									{Name: "master", Type: "pure-token", Token: "master", KeySpecIndex: -1, Since: "3.2.0"},
-									{Name: "primary", Type: "pure-token", Token: "primary", KeySpecIndex: -1, Since: "8.0.0"},
-									{Name: "slave", Type: "pure-token", Token: "slave", KeySpecIndex: -1},
-									{Name: "replica", Type: "pure-token", Token: "replica", KeySpecIndex: -1, Since: "5.0.0"},
-									{Name: "pubsub", Type: "pure-token", Token: "pubsub", KeySpecIndex: -1},
-								}},
-								{Name: "username", Type: "string", Token: "USER", Optional: true, KeySpecIndex: -1},
-								{Name: "addr", Type: "string", Token: "ADDR", Display: "ip:port", Optional: true, KeySpecIndex: -1},
-								{Name: "laddr", Type: "string", Token: "LADDR", Display: "ip:port", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-								{Name: "skipme", Type: "oneof", Token: "SKIPME", Optional: true, KeySpecIndex: -1, Args: []Arg{
-									{Name: "yes", Type: "pure-token", Token: "YES", KeySpecIndex: -1},
-									{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
-								}},
-								{Name: "maxage", Type: "integer", Token: "MAXAGE", Optional: true, KeySpecIndex: -1, Since: "8.0.0"},
-							}},
-						}},
-					}},
-				"list": {Name: "list", Group: "connection", Since: "2.4.0", Arity: -2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Tips:  []string{"nondeterministic_output"},
-					Args: []Arg{
-						{Name: "client-type", Type: "oneof", Token: "TYPE", Optional: true, KeySpecIndex: -1, Since: "5.0.0", Args: []Arg{
-							{Name: "normal", Type: "pure-token", Token: "normal", KeySpecIndex: -1},
-							{Name: "master", Type: "pure-token", Token: "master", KeySpecIndex: -1},
-							{Name: "replica", Type: "pure-token", Token: "replica", KeySpecIndex: -1},
-							{Name: "pubsub", Type: "pure-token", Token: "pubsub", KeySpecIndex: -1},
-						}},
-						{Name: "client-id", Type: "integer", Token: "ID", Optional: true, Multiple: true, KeySpecIndex: -1, Since: "6.2.0"},
-					}},
-				"no-evict": {Name: "no-evict", Group: "connection", Since: "7.0.0", Arity: 3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "enabled", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
-							{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
-						}},
-					}},
-				"no-touch": {Name: "no-touch", Group: "connection", Since: "7.2.0", Arity: 3,
-					Flags: FlagNoScript | FlagLoading | FlagStale,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "enabled", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
-							{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
-						}},
-					}},
-				"pause": {Name: "pause", Group: "connection", Since: "3.0.0", Arity: -3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "timeout", Type: "integer", KeySpecIndex: -1},
-						{Name: "mode", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
-							{Name: "write", Type: "pure-token", Token: "WRITE", KeySpecIndex: -1},
-							{Name: "all", Type: "pure-token", Token: "ALL", KeySpecIndex: -1},
-						}},
-					}},
-				"reply": {Name: "reply", Group: "connection", Since: "3.2.0", Arity: 3,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "action", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
-							{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
-							{Name: "skip", Type: "pure-token", Token: "SKIP", KeySpecIndex: -1},
-						}},
-					}},
-				"setinfo": {Name: "setinfo", Group: "connection", Since: "7.2.0", Arity: 4,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "attr", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "libname", Type: "string", Token: "lib-name", KeySpecIndex: -1},
-							{Name: "libver", Type: "string", Token: "lib-ver", KeySpecIndex: -1},
-						}},
-					}},
-				"setname": {Name: "setname", Group: "connection", Since: "2.6.9", Arity: 3,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "connection-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"tracking": {Name: "tracking", Group: "connection", Since: "6.0.0", Arity: -3,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "status", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
-							{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
-						}},
-						{Name: "client-id", Type: "integer", Token: "REDIRECT", Optional: true, KeySpecIndex: -1},
-						{Name: "prefix", Type: "string", Token: "PREFIX", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: -1},
-						{Name: "BCAST", Type: "pure-token", Token: "BCAST", Optional: true, KeySpecIndex: -1},
-						{Name: "OPTIN", Type: "pure-token", Token: "OPTIN", Optional: true, KeySpecIndex: -1},
-						{Name: "OPTOUT", Type: "pure-token", Token: "OPTOUT", Optional: true, KeySpecIndex: -1},
-						{Name: "NOLOOP", Type: "pure-token", Token: "NOLOOP", Optional: true, KeySpecIndex: -1},
-					}},
-				"trackinginfo": {Name: "trackinginfo", Group: "connection", Since: "6.2.0", Arity: 2,
-					Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-				"unblock": {Name: "unblock", Group: "connection", Since: "5.0.0", Arity: -3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "client-id", Type: "integer", KeySpecIndex: -1},
-						{Name: "unblock-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "timeout", Type: "pure-token", Token: "TIMEOUT", KeySpecIndex: -1},
-							{Name: "error", Type: "pure-token", Token: "ERROR", KeySpecIndex: -1},
-						}},
-					}},
-				"unpause": {Name: "unpause", Group: "connection", Since: "6.2.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-			}},
-		{Name: "cluster", Group: "cluster", Since: "3.0.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"addslots": {Name: "addslots", Group: "cluster", Since: "3.0.0", Arity: -3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "slot", Type: "integer", Multiple: true, KeySpecIndex: -1},
-					}},
-				"addslotsrange": {Name: "addslotsrange", Group: "cluster", Since: "7.0.0", Arity: -4,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "range", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "start-slot", Type: "integer", KeySpecIndex: -1},
-							{Name: "end-slot", Type: "integer", KeySpecIndex: -1},
-						}},
-					}},
-				"bumpepoch": {Name: "bumpepoch", Group: "cluster", Since: "3.0.0", Arity: 2,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Tips:  []string{"nondeterministic_output"}},
-				"count-failure-reports": {Name: "count-failure-reports", Group: "cluster", Since: "3.0.0", Arity: 3,
-					Flags: FlagAdmin | FlagStale,
-					Tips:  []string{"nondeterministic_output"},
-					Args: []Arg{
-						{Name: "node-id", Type: "string", KeySpecIndex: -1},
-					}},
-				"countkeysinslot": {Name: "countkeysinslot", Group: "cluster", Since: "3.0.0", Arity: 3,
-					Flags: FlagStale,
-					Args: []Arg{
-						{Name: "slot", Type: "integer", KeySpecIndex: -1},
-					}},
-				"delslots": {Name: "delslots", Group: "cluster", Since: "3.0.0", Arity: -3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "slot", Type: "integer", Multiple: true, KeySpecIndex: -1},
-					}},
-				"delslotsrange": {Name: "delslotsrange", Group: "cluster", Since: "7.0.0", Arity: -4,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "range", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "start-slot", Type: "integer", KeySpecIndex: -1},
-							{Name: "end-slot", Type: "integer", KeySpecIndex: -1},
-						}},
-					}},
-				"failover": {Name: "failover", Group: "cluster", Since: "3.0.0", Arity: -2,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "options", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "force", Type: "pure-token", Token: "FORCE", KeySpecIndex: -1},
-							{Name: "takeover", Type: "pure-token", Token: "TAKEOVER", KeySpecIndex: -1},
-						}},
-					}},
-				"flushslots": {Name: "flushslots", Group: "cluster", Since: "3.0.0", Arity: 2,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale},
-				"forget": {Name: "forget", Group: "cluster", Since: "3.0.0", Arity: 3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "node-id", Type: "string", KeySpecIndex: -1},
-					}},
-				"getkeysinslot": {Name: "getkeysinslot", Group: "cluster", Since: "3.0.0", Arity: 4,
-					Flags: FlagStale,
-					Tips:  []string{"nondeterministic_output"},
-					Args: []Arg{
-						{Name: "slot", Type: "integer", KeySpecIndex: -1},
-						{Name: "count", Type: "integer", KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "cluster", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"info": {Name: "info", Group: "cluster", Since: "3.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output"}},
-				"keyslot": {Name: "keyslot", Group: "cluster", Since: "3.0.0", Arity: 3,
-					Flags: FlagStale,
-					Args: []Arg{
-						{Name: "key", Type: "string", KeySpecIndex: -1},
-					}},
-				"links": {Name: "links", Group: "cluster", Since: "7.0.0", Arity: 2,
-					Flags: FlagStale,
-					Tips:  []string{"nondeterministic_output"}},
-				"meet": {Name: "meet", Group: "cluster", Since: "3.0.0", Arity: -4,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "ip", Type: "string", KeySpecIndex: -1},
-						{Name: "port", Type: "integer", KeySpecIndex: -1},
-						{Name: "cluster-bus-port", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "4.0.0"},
-					}},
-				"myid": {Name: "myid", Group: "cluster", Since: "3.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"myshardid": {Name: "myshardid", Group: "cluster", Since: "7.2.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output"}},
-				"nodes": {Name: "nodes", Group: "cluster", Since: "3.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output"}},
-				"replicas": {Name: "replicas", Group: "cluster", Since: "5.0.0", Arity: 3,
-					Flags: FlagAdmin | FlagStale,
-					Tips:  []string{"nondeterministic_output"},
-					Args: []Arg{
-						{Name: "node-id", Type: "string", KeySpecIndex: -1},
-					}},
-				"replicate": {Name: "replicate", Group: "cluster", Since: "3.0.0", Arity: 3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "node-id", Type: "string", KeySpecIndex: -1},
-					}},
-				"reset": {Name: "reset", Group: "cluster", Since: "3.0.0", Arity: -2,
-					Flags: FlagAdmin | FlagStale | FlagNoScript,
-					Args: []Arg{
-						{Name: "reset-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "hard", Type: "pure-token", Token: "HARD", KeySpecIndex: -1},
-							{Name: "soft", Type: "pure-token", Token: "SOFT", KeySpecIndex: -1},
-						}},
-					}},
-				"saveconfig": {Name: "saveconfig", Group: "cluster", Since: "3.0.0", Arity: 2,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale},
-				"set-config-epoch": {Name: "set-config-epoch", Group: "cluster", Since: "3.0.0", Arity: 3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
-					Args: []Arg{
-						{Name: "config-epoch", Type: "integer", KeySpecIndex: -1},
-					}},
-				"setslot": {Name: "setslot", Group: "cluster", Since: "3.0.0", Arity: -4,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale | FlagMayReplicate,
-					Args: []Arg{
-						{Name: "slot", Type: "integer", KeySpecIndex: -1},
-						{Name: "subcommand", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "importing", Type: "string", Token: "IMPORTING", Display: "node-id", KeySpecIndex: -1},
-							{Name: "migrating", Type: "string", Token: "MIGRATING", Display: "node-id", KeySpecIndex: -1},
-							{Name: "node", Type: "string", Token: "NODE", Display: "node-id", KeySpecIndex: -1},
-							{Name: "stable", Type: "pure-token", Token: "STABLE", KeySpecIndex: -1},
-						}},
-						{Name: "timeout", Type: "integer", Token: "TIMEOUT", Display: "timeout", Optional: true, KeySpecIndex: -1, Since: "8.0.0"},
-					}},
-				"shards": {Name: "shards", Group: "cluster", Since: "7.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output"}},
-				"slaves": {Name: "slaves", Group: "cluster", Since: "3.0.0", Arity: 3,
-					Flags:           FlagAdmin | FlagStale,
-					Tips:            []string{"nondeterministic_output"},
-					DocFlags:        DocDeprecated,
-					DeprecatedSince: "5.0.0",
-					Args: []Arg{
-						{Name: "node-id", Type: "string", KeySpecIndex: -1},
-					}},
-				"slot-stats": {Name: "slot-stats", Group: "cluster", Since: "8.0.0", Arity: -4,
-					Flags: FlagStale | FlagLoading,
-					Tips:  []string{"nondeterministic_output", "request_policy:all_shards"},
-					Args: []Arg{
-						{Name: "filter", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "slotsrange", Type: "block", Token: "SLOTSRANGE", KeySpecIndex: -1, Args: []Arg{
-								{Name: "start-slot", Type: "integer", KeySpecIndex: -1},
-								{Name: "end-slot", Type: "integer", KeySpecIndex: -1},
-							}},
-							{Name: "orderby", Type: "block", Token: "ORDERBY", KeySpecIndex: -1, Args: []Arg{
-								{Name: "metric", Type: "string", KeySpecIndex: -1},
-								{Name: "limit", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1},
-								{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-									{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-									{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-								}},
-							}},
-						}},
-					}},
-				"slots": {Name: "slots", Group: "cluster", Since: "3.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output"}},
-			}},
-		{Name: "command", Group: "server", Since: "2.8.13", Arity: -1,
-			Flags: FlagLoading | FlagStale | FlagSentinel,
-			ACL:   ACLConnection,
-			Tips:  []string{"nondeterministic_output_order"},
-			Subs: map[string]*Meta{
-				"count": {Name: "count", Group: "server", Since: "2.8.13", Arity: 2,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-				"docs": {Name: "docs", Group: "server", Since: "7.0.0", Arity: -2,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Tips:  []string{"nondeterministic_output_order"},
-					Args: []Arg{
-						{Name: "command-name", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"getkeys": {Name: "getkeys", Group: "server", Since: "2.8.13", Arity: -3,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "command", Type: "string", KeySpecIndex: -1},
-						{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"getkeysandflags": {Name: "getkeysandflags", Group: "server", Since: "7.0.0", Arity: -3,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Args: []Arg{
-						{Name: "command", Type: "string", KeySpecIndex: -1},
-						{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "server", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection},
-				"info": {Name: "info", Group: "server", Since: "2.8.13", Arity: -2,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Tips:  []string{"nondeterministic_output_order"},
-					Args: []Arg{
-						{Name: "command-name", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"list": {Name: "list", Group: "server", Since: "7.0.0", Arity: -2,
-					Flags: FlagLoading | FlagStale | FlagSentinel,
-					ACL:   ACLConnection,
-					Tips:  []string{"nondeterministic_output_order"},
-					Args: []Arg{
-						{Name: "filterby", Type: "oneof", Token: "FILTERBY", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "module-name", Type: "string", Token: "MODULE", KeySpecIndex: -1},
-							{Name: "category", Type: "string", Token: "ACLCAT", KeySpecIndex: -1},
-							{Name: "pattern", Type: "pattern", Token: "PATTERN", KeySpecIndex: -1},
-						}},
-					}},
-			}},
-		{Name: "config", Group: "server", Since: "2.0.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"get": {Name: "get", Group: "server", Since: "2.0.0", Arity: -3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Args: []Arg{
-						{Name: "parameter", Type: "string", Multiple: true, KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "server", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"resetstat": {Name: "resetstat", Group: "server", Since: "2.0.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}},
-				"rewrite": {Name: "rewrite", Group: "server", Since: "2.8.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}},
-				"set": {Name: "set", Group: "server", Since: "2.0.0", Arity: -4,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "parameter", Type: "string", KeySpecIndex: -1},
-							{Name: "value", Type: "string", KeySpecIndex: -1},
-						}},
-					}},
-			}},
-		{Name: "copy", Group: "generic", Since: "6.2.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "source", Type: "key", KeySpecIndex: 0},
-				{Name: "destination", Type: "key", KeySpecIndex: 1},
-				{Name: "destination-db", Type: "integer", Token: "DB", Optional: true, KeySpecIndex: -1},
-				{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "dbsize", Group: "server", Since: "1.0.0", Arity: 1,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"request_policy:all_shards", "response_policy:agg_sum"}},
-		{Name: "debug", Group: "server", Since: "1.0.0", Arity: -2,
-			Flags:    FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagProtected,
-			DocFlags: DocSyscmd},
-		{Name: "decr", Group: "string", Since: "1.0.0", Arity: 2,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "decrby", Group: "string", Since: "1.0.0", Arity: 3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "decrement", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "del", Group: "generic", Since: "1.0.0", Arity: -2,
-			Flags: FlagWrite,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRM | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "discard", Group: "transactions", Since: "2.0.0", Arity: 1,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy,
-			ACL:   ACLTransaction},
-		{Name: "dump", Group: "generic", Since: "2.6.0", Arity: 2,
-			Flags: FlagReadonly,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "echo", Group: "connection", Since: "1.0.0", Arity: 2,
-			Flags: FlagLoading | FlagStale | FlagFast,
-			ACL:   ACLConnection,
-			Args: []Arg{
-				{Name: "message", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "eval", Group: "scripting", Since: "2.6.0", Arity: -3,
-			Flags:       FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale,
-			ACL:         ACLScripting,
-			GetKeysFunc: "evalGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "script", Type: "string", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
-				{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "eval_ro", Group: "scripting", Since: "7.0.0", Arity: -3,
-			Flags:       FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadonly,
-			ACL:         ACLScripting,
-			GetKeysFunc: "evalGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "script", Type: "string", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
-				{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "evalsha", Group: "scripting", Since: "2.6.0", Arity: -3,
-			Flags:       FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale,
-			ACL:         ACLScripting,
-			GetKeysFunc: "evalGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "sha1", Type: "string", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
-				{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "evalsha_ro", Group: "scripting", Since: "7.0.0", Arity: -3,
-			Flags:       FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadonly,
-			ACL:         ACLScripting,
-			GetKeysFunc: "evalGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "sha1", Type: "string", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
-				{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "exec", Group: "transactions", Since: "1.2.0", Arity: 1,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog,
-			ACL:   ACLTransaction},
-		{Name: "exists", Group: "generic", Since: "1.0.0", Arity: -2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "expire", Group: "generic", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "seconds", Type: "integer", KeySpecIndex: -1},
-				{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
-					{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
-					{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
-					{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
-					{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "expireat", Group: "generic", Since: "1.2.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "unix-time-seconds", Type: "unix-time", KeySpecIndex: -1},
-				{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
-					{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
-					{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
-					{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
-					{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "expiretime", Group: "generic", Since: "7.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "failover", Group: "server", Since: "6.2.0", Arity: -1,
-			Flags: FlagAdmin | FlagNoScript | FlagStale,
-			Args: []Arg{
-				{Name: "target", Type: "block", Token: "TO", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "host", Type: "string", KeySpecIndex: -1},
-					{Name: "port", Type: "integer", KeySpecIndex: -1},
-					{Name: "force", Type: "pure-token", Token: "FORCE", Optional: true, KeySpecIndex: -1},
-				}},
-				{Name: "abort", Type: "pure-token", Token: "ABORT", Optional: true, KeySpecIndex: -1},
-				{Name: "milliseconds", Type: "integer", Token: "TIMEOUT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "fcall", Group: "scripting", Since: "7.0.0", Arity: -3,
-			Flags:       FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale,
-			ACL:         ACLScripting,
-			GetKeysFunc: "functionGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "function", Type: "string", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
-				{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "fcall_ro", Group: "scripting", Since: "7.0.0", Arity: -3,
-			Flags:       FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadonly,
-			ACL:         ACLScripting,
-			GetKeysFunc: "functionGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "function", Type: "string", KeySpecIndex: -1},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
-				{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "flushall", Group: "server", Since: "1.0.0", Arity: -1,
-			Flags: FlagWrite,
-			ACL:   ACLKeyspace | ACLDangerous,
-			Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-			Args: []Arg{
-				{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1, Since: "4.0.0"},
-					{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1, Since: "6.2.0"},
-				}},
-			}},
-		{Name: "flushdb", Group: "server", Since: "1.0.0", Arity: -1,
-			Flags: FlagWrite,
-			ACL:   ACLKeyspace | ACLDangerous,
-			Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-			Args: []Arg{
-				{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1, Since: "4.0.0"},
-					{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1, Since: "6.2.0"},
-				}},
-			}},
-		{Name: "function", Group: "scripting", Since: "7.0.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"delete": {Name: "delete", Group: "scripting", Since: "7.0.0", Arity: 3,
-					Flags: FlagNoScript | FlagWrite,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "library-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"dump": {Name: "dump", Group: "scripting", Since: "7.0.0", Arity: 2,
-					Flags: FlagNoScript,
-					ACL:   ACLScripting},
-				"flush": {Name: "flush", Group: "scripting", Since: "7.0.0", Arity: -2,
-					Flags: FlagNoScript | FlagWrite,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1},
-							{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1},
-						}},
-					}},
-				"help": {Name: "help", Group: "scripting", Since: "7.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					ACL:   ACLScripting},
-				"kill": {Name: "kill", Group: "scripting", Since: "7.0.0", Arity: 2,
-					Flags: FlagNoScript | FlagAllowBusy,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_shards", "response_policy:one_succeeded"}},
-				"list": {Name: "list", Group: "scripting", Since: "7.0.0", Arity: -2,
-					Flags: FlagNoScript,
-					ACL:   ACLScripting,
-					Tips:  []string{"nondeterministic_output_order"},
-					Args: []Arg{
-						{Name: "library-name-pattern", Type: "string", Token: "LIBRARYNAME", Optional: true, KeySpecIndex: -1},
-						{Name: "withcode", Type: "pure-token", Token: "WITHCODE", Optional: true, KeySpecIndex: -1},
-					}},
-				"load": {Name: "load", Group: "scripting", Since: "7.0.0", Arity: -3,
-					Flags: FlagNoScript | FlagWrite | FlagDenyOOM,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1},
-						{Name: "function-code", Type: "string", KeySpecIndex: -1},
-					}},
-				"restore": {Name: "restore", Group: "scripting", Since: "7.0.0", Arity: -3,
-					Flags: FlagNoScript | FlagWrite | FlagDenyOOM,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "serialized-value", Type: "string", KeySpecIndex: -1},
-						{Name: "policy", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "flush", Type: "pure-token", Token: "FLUSH", KeySpecIndex: -1},
-							{Name: "append", Type: "pure-token", Token: "APPEND", KeySpecIndex: -1},
-							{Name: "replace", Type: "pure-token", Token: "REPLACE", KeySpecIndex: -1},
-						}},
-					}},
-				"stats": {Name: "stats", Group: "scripting", Since: "7.0.0", Arity: 2,
-					Flags: FlagNoScript | FlagAllowBusy,
-					ACL:   ACLScripting,
-					Tips:  []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}},
-			}},
-		{Name: "geoadd", Group: "geo", Since: "3.2.0", Arity: -5,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLGeo,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
-					{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
-					{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
-				}},
-				{Name: "change", Type: "pure-token", Token: "CH", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "longitude", Type: "double", KeySpecIndex: -1},
-					{Name: "latitude", Type: "double", KeySpecIndex: -1},
-					{Name: "member", Type: "string", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "geodist", Group: "geo", Since: "3.2.0", Arity: -4,
-			Flags: FlagReadonly,
-			ACL:   ACLGeo,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member1", Type: "string", KeySpecIndex: -1},
-				{Name: "member2", Type: "string", KeySpecIndex: -1},
-				{Name: "unit", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "geohash", Group: "geo", Since: "3.2.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLGeo,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "geopos", Group: "geo", Since: "3.2.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLGeo,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "georadius", Group: "geo", Since: "3.2.0", Arity: -6,
-			Flags:           FlagWrite | FlagDenyOOM,
-			ACL:             ACLGeo,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			GetKeysFunc:     "georadiusGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STORE", StartFrom: 6, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STOREDIST", StartFrom: 6, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "longitude", Type: "double", KeySpecIndex: -1},
-				{Name: "latitude", Type: "double", KeySpecIndex: -1},
-				{Name: "radius", Type: "double", KeySpecIndex: -1},
-				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-				}},
-				{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
-				{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
-				{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
-				{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
-					{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				}},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-				{Name: "store", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "storekey", Type: "key", Token: "STORE", Display: "key", KeySpecIndex: 1},
-					{Name: "storedistkey", Type: "key", Token: "STOREDIST", Display: "key", KeySpecIndex: 2},
-				}},
-			}},
-		{Name: "georadius_ro", Group: "geo", Since: "3.2.10", Arity: -6,
-			Flags:           FlagReadonly,
-			ACL:             ACLGeo,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "longitude", Type: "double", KeySpecIndex: -1},
-				{Name: "latitude", Type: "double", KeySpecIndex: -1},
-				{Name: "radius", Type: "double", KeySpecIndex: -1},
-				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-				}},
-				{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
-				{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
-				{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
-				{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
-					{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				}},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "georadiusbymember", Group: "geo", Since: "3.2.0", Arity: -5,
-			Flags:           FlagWrite | FlagDenyOOM,
-			ACL:             ACLGeo,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			GetKeysFunc:     "georadiusGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STORE", StartFrom: 5, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STOREDIST", StartFrom: 5, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-				{Name: "radius", Type: "double", KeySpecIndex: -1},
-				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-				}},
-				{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
-				{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
-				{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
-				{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
-					{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
-				}},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-				{Name: "store", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "storekey", Type: "key", Token: "STORE", Display: "key", KeySpecIndex: 1},
-					{Name: "storedistkey", Type: "key", Token: "STOREDIST", Display: "key", KeySpecIndex: 2},
-				}},
-			}},
-		{Name: "georadiusbymember_ro", Group: "geo", Since: "3.2.10", Arity: -5,
-			Flags:           FlagReadonly,
-			ACL:             ACLGeo,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-				{Name: "radius", Type: "double", KeySpecIndex: -1},
-				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-				}},
-				{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
-				{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
-				{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
-				{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
-					{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
-				}},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "geosearch", Group: "geo", Since: "6.2.0", Arity: -7,
-			Flags: FlagReadonly,
-			ACL:   ACLGeo,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "from", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "member", Type: "string", Token: "FROMMEMBER", KeySpecIndex: -1},
-					{Name: "fromlonlat", Type: "block", Token: "FROMLONLAT", KeySpecIndex: -1, Args: []Arg{
-						{Name: "longitude", Type: "double", KeySpecIndex: -1},
-						{Name: "latitude", Type: "double", KeySpecIndex: -1},
-					}},
-				}},
-				{Name: "by", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "circle", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "radius", Type: "double", Token: "BYRADIUS", KeySpecIndex: -1},
-						{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-							{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-							{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-							{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-						}},
-					}},
-					{Name: "box", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "width", Type: "double", Token: "BYBOX", KeySpecIndex: -1},
-						{Name: "height", Type: "double", KeySpecIndex: -1},
-						{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-							{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-							{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-							{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-						}},
-					}},
-				}},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-				{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
-					{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
-				}},
-				{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
-				{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
-				{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "geosearchstore", Group: "geo", Since: "6.2.0", Arity: -8,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLGeo,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "destination", Type: "key", KeySpecIndex: 0},
-				{Name: "source", Type: "key", KeySpecIndex: 1},
-				{Name: "from", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "member", Type: "string", Token: "FROMMEMBER", KeySpecIndex: -1},
-					{Name: "fromlonlat", Type: "block", Token: "FROMLONLAT", KeySpecIndex: -1, Args: []Arg{
-						{Name: "longitude", Type: "double", KeySpecIndex: -1},
-						{Name: "latitude", Type: "double", KeySpecIndex: -1},
-					}},
-				}},
-				{Name: "by", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "circle", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "radius", Type: "double", Token: "BYRADIUS", KeySpecIndex: -1},
-						{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-							{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-							{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-							{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-						}},
-					}},
-					{Name: "box", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "width", Type: "double", Token: "BYBOX", KeySpecIndex: -1},
-						{Name: "height", Type: "double", KeySpecIndex: -1},
-						{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
-							{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
-							{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
-							{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
-						}},
-					}},
-				}},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-				{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
-					{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
-				}},
-				{Name: "storedist", Type: "pure-token", Token: "STOREDIST", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "get", Group: "string", Since: "1.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "getbit", Group: "bitmap", Since: "2.2.0", Arity: 3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLBitmap,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "offset", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "getdel", Group: "string", Since: "6.2.0", Arity: 2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "getex", Group: "string", Since: "6.2.0", Arity: -2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "expiration", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "seconds", Type: "integer", Token: "EX", KeySpecIndex: -1},
-					{Name: "milliseconds", Type: "integer", Token: "PX", KeySpecIndex: -1},
-					{Name: "unix-time-seconds", Type: "unix-time", Token: "EXAT", KeySpecIndex: -1},
-					{Name: "unix-time-milliseconds", Type: "unix-time", Token: "PXAT", KeySpecIndex: -1},
-					{Name: "persist", Type: "pure-token", Token: "PERSIST", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "getrange", Group: "string", Since: "2.4.0", Arity: 4,
-			Flags: FlagReadonly,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "integer", KeySpecIndex: -1},
-				{Name: "end", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "getset", Group: "string", Since: "1.0.0", Arity: 3,
-			Flags:           FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:             ACLString,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "hdel", Group: "hash", Since: "2.0.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "hello", Group: "connection", Since: "6.0.0", Arity: -1,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagSentinel | FlagAllowBusy,
-			ACL:   ACLConnection,
-			Args: []Arg{
-				{Name: "arguments", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "protover", Type: "integer", KeySpecIndex: -1},
-					{Name: "auth", Type: "block", Token: "AUTH", Optional: true, KeySpecIndex: -1, Args: []Arg{
-						{Name: "username", Type: "string", KeySpecIndex: -1},
-						{Name: "password", Type: "string", KeySpecIndex: -1},
-					}},
-					{Name: "clientname", Type: "string", Token: "SETNAME", Optional: true, KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "hexists", Group: "hash", Since: "2.0.0", Arity: 3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "hget", Group: "hash", Since: "2.0.0", Arity: 3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "hgetall", Group: "hash", Since: "2.0.0", Arity: 2,
-			Flags: FlagReadonly,
-			ACL:   ACLHash,
-			Tips:  []string{"nondeterministic_output_order"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "hincrby", Group: "hash", Since: "2.0.0", Arity: 4,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", KeySpecIndex: -1},
-				{Name: "increment", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "hincrbyfloat", Group: "hash", Since: "2.6.0", Arity: 4,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", KeySpecIndex: -1},
-				{Name: "increment", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "hkeys", Group: "hash", Since: "2.0.0", Arity: 2,
-			Flags: FlagReadonly,
-			ACL:   ACLHash,
-			Tips:  []string{"nondeterministic_output_order"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "hlen", Group: "hash", Since: "2.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "hmget", Group: "hash", Since: "2.0.0", Arity: -3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "hmset", Group: "hash", Since: "2.0.0", Arity: -4,
-			Flags:           FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:             ACLHash,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "4.0.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "field", Type: "string", KeySpecIndex: -1},
-					{Name: "value", Type: "string", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "hrandfield", Group: "hash", Since: "6.2.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLHash,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "options", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-					{Name: "withvalues", Type: "pure-token", Token: "WITHVALUES", Optional: true, KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "hscan", Group: "hash", Since: "2.8.0", Arity: -3,
-			Flags: FlagReadonly,
-			ACL:   ACLHash,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "cursor", Type: "integer", KeySpecIndex: -1},
-				{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "novalues", Type: "pure-token", Token: "NOVALUES", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "hset", Group: "hash", Since: "2.0.0", Arity: -4,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "field", Type: "string", KeySpecIndex: -1},
-					{Name: "value", Type: "string", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "hsetnx", Group: "hash", Since: "2.0.0", Arity: 4,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", KeySpecIndex: -1},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "hstrlen", Group: "hash", Since: "3.2.0", Arity: 3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLHash,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "field", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "hvals", Group: "hash", Since: "2.0.0", Arity: 2,
-			Flags: FlagReadonly,
-			ACL:   ACLHash,
-			Tips:  []string{"nondeterministic_output_order"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "incr", Group: "string", Since: "1.0.0", Arity: 2,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "incrby", Group: "string", Since: "1.0.0", Arity: 3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "increment", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "incrbyfloat", Group: "string", Since: "2.6.0", Arity: 3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "increment", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "info", Group: "server", Since: "1.0.0", Arity: -1,
-			Flags: FlagLoading | FlagStale | FlagSentinel,
-			ACL:   ACLDangerous,
-			Tips:  []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
-			Args: []Arg{
-				{Name: "section", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "keys", Group: "generic", Since: "1.0.0", Arity: 2,
-			Flags: FlagReadonly,
-			ACL:   ACLKeyspace | ACLDangerous,
-			Tips:  []string{"request_policy:all_shards", "nondeterministic_output_order"},
-			Args: []Arg{
-				{Name: "pattern", Type: "pattern", KeySpecIndex: -1},
-			}},
-		{Name: "lastsave", Group: "server", Since: "1.0.0", Arity: 1,
-			Flags: FlagLoading | FlagStale | FlagFast,
-			ACL:   ACLAdmin | ACLDangerous,
-			Tips:  []string{"nondeterministic_output"}},
-		{Name: "latency", Group: "server", Since: "2.8.13", Arity: -2,
-			Subs: map[string]*Meta{
-				"doctor": {Name: "doctor", Group: "server", Since: "2.8.13", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}},
-				"graph": {Name: "graph", Group: "server", Since: "2.8.13", Arity: 3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Args: []Arg{
-						{Name: "event", Type: "string", KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "server", Since: "2.8.13", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"histogram": {Name: "histogram", Group: "server", Since: "7.0.0", Arity: -2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Args: []Arg{
-						{Name: "COMMAND", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"history": {Name: "history", Group: "server", Since: "2.8.13", Arity: 3,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
-					Args: []Arg{
-						{Name: "event", Type: "string", KeySpecIndex: -1},
-					}},
-				"latest": {Name: "latest", Group: "server", Since: "2.8.13", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}},
-				"reset": {Name: "reset", Group: "server", Since: "2.8.13", Arity: -2,
-					Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:agg_sum"},
-					Args: []Arg{
-						{Name: "event", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-			}},
-		{Name: "lcs", Group: "string", Since: "7.0.0", Arity: -3,
-			Flags: FlagReadonly,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key1", Type: "key", KeySpecIndex: 0},
-				{Name: "key2", Type: "key", KeySpecIndex: 0},
-				{Name: "len", Type: "pure-token", Token: "LEN", Optional: true, KeySpecIndex: -1},
-				{Name: "idx", Type: "pure-token", Token: "IDX", Optional: true, KeySpecIndex: -1},
-				{Name: "min-match-len", Type: "integer", Token: "MINMATCHLEN", Optional: true, KeySpecIndex: -1},
-				{Name: "withmatchlen", Type: "pure-token", Token: "WITHMATCHLEN", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "lindex", Group: "list", Since: "1.0.0", Arity: 3,
-			Flags: FlagReadonly,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "index", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "linsert", Group: "list", Since: "2.2.0", Arity: 5,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "before", Type: "pure-token", Token: "BEFORE", KeySpecIndex: -1},
-					{Name: "after", Type: "pure-token", Token: "AFTER", KeySpecIndex: -1},
-				}},
-				{Name: "pivot", Type: "string", KeySpecIndex: -1},
-				{Name: "element", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "llen", Group: "list", Since: "1.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "lmove", Group: "list", Since: "6.2.0", Arity: 5,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "source", Type: "key", KeySpecIndex: 0},
-				{Name: "destination", Type: "key", KeySpecIndex: 1},
-				{Name: "wherefrom", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
-					{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
-				}},
-				{Name: "whereto", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
-					{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "lmpop", Group: "list", Since: "7.0.0", Arity: -4,
-			Flags:       FlagWrite,
-			ACL:         ACLList,
-			GetKeysFunc: "lmpopGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
-					{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
-				}},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "lolwut", Group: "server", Since: "5.0.0", Arity: -1,
-			Flags: FlagReadonly | FlagFast,
-			Args: []Arg{
-				{Name: "version", Type: "integer", Token: "VERSION", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "lpop", Group: "list", Since: "1.0.0", Arity: -2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-			}},
-		{Name: "lpos", Group: "list", Since: "6.0.6", Arity: -3,
-			Flags: FlagReadonly,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "element", Type: "string", KeySpecIndex: -1},
-				{Name: "rank", Type: "integer", Token: "RANK", Optional: true, KeySpecIndex: -1},
-				{Name: "num-matches", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "len", Type: "integer", Token: "MAXLEN", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "lpush", Group: "list", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "lpushx", Group: "list", Since: "2.2.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "lrange", Group: "list", Since: "1.0.0", Arity: 4,
-			Flags: FlagReadonly,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "integer", KeySpecIndex: -1},
-				{Name: "stop", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "lrem", Group: "list", Since: "1.0.0", Arity: 4,
-			Flags: FlagWrite,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "count", Type: "integer", KeySpecIndex: -1},
-				{Name: "element", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "lset", Group: "list", Since: "1.0.0", Arity: 4,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "index", Type: "integer", KeySpecIndex: -1},
-				{Name: "element", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "ltrim", Group: "list", Since: "1.0.0", Arity: 4,
-			Flags: FlagWrite,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "integer", KeySpecIndex: -1},
-				{Name: "stop", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "memory", Group: "server", Since: "4.0.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"doctor": {Name: "doctor", Group: "server", Since: "4.0.0", Arity: 2,
-					Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}},
-				"help": {Name: "help", Group: "server", Since: "4.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"malloc-stats": {Name: "malloc-stats", Group: "server", Since: "4.0.0", Arity: 2,
-					Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}},
-				"purge": {Name: "purge", Group: "server", Since: "4.0.0", Arity: 2,
-					Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}},
-				"stats": {Name: "stats", Group: "server", Since: "4.0.0", Arity: 2,
-					Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}},
-				"usage": {Name: "usage", Group: "server", Since: "4.0.0", Arity: -3,
-					Flags: FlagReadonly,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "count", Type: "integer", Token: "SAMPLES", Optional: true, KeySpecIndex: -1},
-					}},
-			}},
-		{Name: "mget", Group: "string", Since: "1.0.0", Arity: -2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLString,
-			Tips:  []string{"request_policy:multi_shard"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "migrate", Group: "generic", Since: "2.6.0", Arity: -6,
-			Flags:       FlagWrite,
-			ACL:         ACLKeyspace | ACLDangerous,
-			Tips:        []string{"nondeterministic_output"},
-			GetKeysFunc: "migrateGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 3, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRW | KeyAccess | KeyDelete | KeyIncomplete, BeginKind: BeginKeyword, Keyword: "KEYS", StartFrom: -2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "host", Type: "string", KeySpecIndex: -1},
-				{Name: "port", Type: "integer", KeySpecIndex: -1},
-				{Name: "key-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "key", Type: "key", KeySpecIndex: 0},
-					{Name: "empty-string", Type: "pure-token", Token: "\"\"", KeySpecIndex: -1},
-				}},
-				{Name: "destination-db", Type: "integer", KeySpecIndex: -1},
-				{Name: "timeout", Type: "integer", KeySpecIndex: -1},
-				{Name: "copy", Type: "pure-token", Token: "COPY", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
-				{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
-				{Name: "authentication", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "auth", Type: "string", Token: "AUTH", Display: "password", KeySpecIndex: -1, Since: "4.0.7"},
-					{Name: "auth2", Type: "block", Token: "AUTH2", KeySpecIndex: -1, Since: "6.0.0", Args: []Arg{
-						{Name: "username", Type: "string", KeySpecIndex: -1},
-						{Name: "password", Type: "string", KeySpecIndex: -1},
-					}},
-				}},
-				{Name: "keys", Type: "key", Token: "KEYS", Display: "key", Optional: true, Multiple: true, KeySpecIndex: 1, Since: "3.0.6"},
-			}},
-		{Name: "module", Group: "server", Since: "4.0.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"help": {Name: "help", Group: "server", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"list": {Name: "list", Group: "server", Since: "4.0.0", Arity: 2,
-					Flags: FlagAdmin | FlagNoScript,
-					Tips:  []string{"nondeterministic_output_order"}},
-				"load": {Name: "load", Group: "server", Since: "4.0.0", Arity: -3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagProtected,
-					Args: []Arg{
-						{Name: "path", Type: "string", KeySpecIndex: -1},
-						{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"loadex": {Name: "loadex", Group: "server", Since: "7.0.0", Arity: -3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagProtected,
-					Args: []Arg{
-						{Name: "path", Type: "string", KeySpecIndex: -1},
-						{Name: "configs", Type: "block", Token: "CONFIG", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "name", Type: "string", KeySpecIndex: -1},
-							{Name: "value", Type: "string", KeySpecIndex: -1},
-						}},
-						{Name: "args", Type: "string", Token: "ARGS", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"unload": {Name: "unload", Group: "server", Since: "4.0.0", Arity: 3,
-					Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagProtected,
-					Args: []Arg{
-						{Name: "name", Type: "string", KeySpecIndex: -1},
-					}},
-			}},
-		{Name: "monitor", Group: "server", Since: "1.0.0", Arity: 1,
-			Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale},
-		{Name: "move", Group: "generic", Since: "1.0.0", Arity: 3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "db", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "mset", Group: "string", Since: "1.0.1", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLString,
-			Tips:  []string{"request_policy:multi_shard", "response_policy:all_succeeded"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 2, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "key", Type: "key", KeySpecIndex: 0},
-					{Name: "value", Type: "string", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "msetnx", Group: "string", Since: "1.0.1", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 2, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "key", Type: "key", KeySpecIndex: 0},
-					{Name: "value", Type: "string", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "multi", Group: "transactions", Since: "1.2.0", Arity: 1,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoMulti | FlagAllowBusy,
-			ACL:   ACLTransaction},
-		{Name: "object", Group: "generic", Since: "2.2.3", Arity: -2,
-			Subs: map[string]*Meta{
-				"encoding": {Name: "encoding", Group: "generic", Since: "2.2.3", Arity: 3,
-					Flags: FlagReadonly,
-					ACL:   ACLKeyspace,
-					Tips:  []string{"nondeterministic_output"},
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-					}},
-				"freq": {Name: "freq", Group: "generic", Since: "4.0.0", Arity: 3,
-					Flags: FlagReadonly,
-					ACL:   ACLKeyspace,
-					Tips:  []string{"nondeterministic_output"},
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-					}},
-				"help": {Name: "help", Group: "generic", Since: "6.2.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					ACL:   ACLKeyspace},
-				"idletime": {Name: "idletime", Group: "generic", Since: "2.2.3", Arity: 3,
-					Flags: FlagReadonly,
-					ACL:   ACLKeyspace,
-					Tips:  []string{"nondeterministic_output"},
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-					}},
-				"refcount": {Name: "refcount", Group: "generic", Since: "2.2.3", Arity: 3,
-					Flags: FlagReadonly,
-					ACL:   ACLKeyspace,
-					Tips:  []string{"nondeterministic_output"},
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-					}},
-			}},
-		{Name: "persist", Group: "generic", Since: "2.2.0", Arity: 2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "pexpire", Group: "generic", Since: "2.6.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "milliseconds", Type: "integer", KeySpecIndex: -1},
-				{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
-					{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
-					{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
-					{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
-					{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "pexpireat", Group: "generic", Since: "2.6.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "unix-time-milliseconds", Type: "unix-time", KeySpecIndex: -1},
-				{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
-					{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
-					{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
-					{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
-					{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "pexpiretime", Group: "generic", Since: "7.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "pfadd", Group: "hyperloglog", Since: "2.8.9", Arity: -2,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLHyperLogLog,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "element", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "pfcount", Group: "hyperloglog", Since: "2.8.9", Arity: -2,
-			Flags: FlagReadonly | FlagMayReplicate,
-			ACL:   ACLHyperLogLog,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "pfdebug", Group: "hyperloglog", Since: "2.8.9", Arity: 3,
-			Flags:    FlagWrite | FlagDenyOOM | FlagAdmin,
-			ACL:      ACLHyperLogLog,
-			DocFlags: DocSyscmd,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "subcommand", Type: "string", KeySpecIndex: -1},
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "pfmerge", Group: "hyperloglog", Since: "2.8.9", Arity: -2,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLHyperLogLog,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "destkey", Type: "key", KeySpecIndex: 0},
-				{Name: "sourcekey", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 1},
-			}},
-		{Name: "pfselftest", Group: "hyperloglog", Since: "2.8.9", Arity: 1,
-			Flags:    FlagAdmin,
-			ACL:      ACLHyperLogLog,
-			DocFlags: DocSyscmd},
-		{Name: "ping", Group: "connection", Since: "1.0.0", Arity: -1,
-			Flags: FlagFast | FlagSentinel,
-			ACL:   ACLConnection,
-			Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
-			Args: []Arg{
-				{Name: "message", Type: "string", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "psetex", Group: "string", Since: "2.6.0", Arity: 4,
-			Flags:           FlagWrite | FlagDenyOOM,
-			ACL:             ACLString,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "2.6.12",
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "milliseconds", Type: "integer", KeySpecIndex: -1},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "psubscribe", Group: "pubsub", Since: "2.0.0", Arity: -2,
-			Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-			Args: []Arg{
-				{Name: "pattern", Type: "pattern", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "psync", Group: "server", Since: "2.8.0", Arity: -3,
-			Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoMulti | FlagNoScript,
-			Args: []Arg{
-				{Name: "replicationid", Type: "string", KeySpecIndex: -1},
-				{Name: "offset", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "pttl", Group: "generic", Since: "2.6.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "publish", Group: "pubsub", Since: "2.0.0", Arity: 3,
-			Flags: FlagPubsub | FlagLoading | FlagStale | FlagFast | FlagMayReplicate | FlagSentinel,
-			Args: []Arg{
-				{Name: "channel", Type: "string", KeySpecIndex: -1},
-				{Name: "message", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "pubsub", Group: "pubsub", Since: "2.8.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"channels": {Name: "channels", Group: "pubsub", Since: "2.8.0", Arity: -2,
-					Flags: FlagPubsub | FlagLoading | FlagStale,
-					Args: []Arg{
-						{Name: "pattern", Type: "pattern", Optional: true, KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "pubsub", Since: "6.2.0", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"numpat": {Name: "numpat", Group: "pubsub", Since: "2.8.0", Arity: 2,
-					Flags: FlagPubsub | FlagLoading | FlagStale},
-				"numsub": {Name: "numsub", Group: "pubsub", Since: "2.8.0", Arity: -2,
-					Flags: FlagPubsub | FlagLoading | FlagStale,
-					Args: []Arg{
-						{Name: "channel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-				"shardchannels": {Name: "shardchannels", Group: "pubsub", Since: "7.0.0", Arity: -2,
-					Flags: FlagPubsub | FlagLoading | FlagStale,
-					Args: []Arg{
-						{Name: "pattern", Type: "pattern", Optional: true, KeySpecIndex: -1},
-					}},
-				"shardnumsub": {Name: "shardnumsub", Group: "pubsub", Since: "7.0.0", Arity: -2,
-					Flags: FlagPubsub | FlagLoading | FlagStale,
-					Args: []Arg{
-						{Name: "shardchannel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-					}},
-			}},
-		{Name: "punsubscribe", Group: "pubsub", Since: "2.0.0", Arity: -1,
-			Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-			Args: []Arg{
-				{Name: "pattern", Type: "pattern", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "quit", Group: "connection", Since: "1.0.0", Arity: -1,
-			Flags:           FlagAllowBusy | FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth,
-			ACL:             ACLConnection,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "7.2.0"},
-		{Name: "randomkey", Group: "generic", Since: "1.0.0", Arity: 1,
-			Flags: FlagReadonly | FlagTouchesArbitraryKeys,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"request_policy:all_shards", "response_policy:special", "nondeterministic_output"}},
-		{Name: "readonly", Group: "cluster", Since: "3.0.0", Arity: 1,
-			Flags: FlagFast | FlagLoading | FlagStale,
-			ACL:   ACLConnection},
-		{Name: "readwrite", Group: "cluster", Since: "3.0.0", Arity: 1,
-			Flags: FlagFast | FlagLoading | FlagStale,
-			ACL:   ACLConnection},
-		{Name: "rename", Group: "generic", Since: "1.0.0", Arity: 3,
-			Flags: FlagWrite,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "newkey", Type: "key", KeySpecIndex: 1},
-			}},
-		{Name: "renamenx", Group: "generic", Since: "1.0.0", Arity: 3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyOW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "newkey", Type: "key", KeySpecIndex: 1},
-			}},
-		{Name: "replconf", Group: "server", Since: "3.0.0", Arity: -1,
-			Flags:    FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy,
-			DocFlags: DocSyscmd},
-		{Name: "replicaof", Group: "server", Since: "5.0.0", Arity: 3,
-			Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagStale,
-			Args: []Arg{
-				{Name: "args", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "host-port", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "host", Type: "string", KeySpecIndex: -1},
-						{Name: "port", Type: "integer", KeySpecIndex: -1},
-					}},
-					{Name: "no-one", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
-						{Name: "one", Type: "pure-token", Token: "ONE", KeySpecIndex: -1},
-					}},
-				}},
-			}},
-		{Name: "reset", Group: "connection", Since: "6.2.0", Arity: 1,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy,
-			ACL:   ACLConnection},
-		{Name: "restore", Group: "generic", Since: "2.6.0", Arity: -4,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLKeyspace | ACLDangerous,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "ttl", Type: "integer", KeySpecIndex: -1},
-				{Name: "serialized-value", Type: "string", KeySpecIndex: -1},
-				{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
-				{Name: "absttl", Type: "pure-token", Token: "ABSTTL", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
-				{Name: "seconds", Type: "integer", Token: "IDLETIME", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
-				{Name: "frequency", Type: "integer", Token: "FREQ", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
-			}},
-		{Name: "restore-asking", Group: "server", Since: "3.0.0", Arity: -4,
-			Flags:    FlagWrite | FlagDenyOOM | FlagAsking,
-			ACL:      ACLKeyspace | ACLDangerous,
-			DocFlags: DocSyscmd,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "ttl", Type: "integer", KeySpecIndex: -1},
-				{Name: "serialized-value", Type: "string", KeySpecIndex: -1},
-				{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
-				{Name: "absttl", Type: "pure-token", Token: "ABSTTL", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
-				{Name: "seconds", Type: "integer", Token: "IDLETIME", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
-				{Name: "frequency", Type: "integer", Token: "FREQ", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
-			}},
-		{Name: "role", Group: "server", Since: "2.8.12", Arity: 1,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagSentinel,
-			ACL:   ACLAdmin | ACLDangerous},
-		{Name: "rpop", Group: "list", Since: "1.0.0", Arity: -2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-			}},
-		{Name: "rpoplpush", Group: "list", Since: "1.2.0", Arity: 3,
-			Flags:           FlagWrite | FlagDenyOOM,
-			ACL:             ACLList,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "source", Type: "key", KeySpecIndex: 0},
-				{Name: "destination", Type: "key", KeySpecIndex: 1},
-			}},
-		{Name: "rpush", Group: "list", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "rpushx", Group: "list", Since: "2.2.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLList,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "sadd", Group: "set", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "save", Group: "server", Since: "1.0.0", Arity: 1,
-			Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagNoMulti},
-		{Name: "scan", Group: "generic", Since: "2.8.0", Arity: -2,
-			Flags: FlagReadonly | FlagTouchesArbitraryKeys,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"nondeterministic_output", "request_policy:special", "response_policy:special"},
-			Args: []Arg{
-				{Name: "cursor", Type: "integer", KeySpecIndex: -1},
-				{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "type", Type: "string", Token: "TYPE", Optional: true, KeySpecIndex: -1, Since: "6.0.0"},
-			}},
-		{Name: "scard", Group: "set", Since: "1.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "script", Group: "scripting", Since: "2.6.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"debug": {Name: "debug", Group: "scripting", Since: "3.2.0", Arity: 3,
-					Flags: FlagNoScript,
-					ACL:   ACLScripting,
-					Args: []Arg{
-						{Name: "mode", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "yes", Type: "pure-token", Token: "YES", KeySpecIndex: -1},
-							{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1},
-							{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
-						}},
-					}},
-				"exists": {Name: "exists", Group: "scripting", Since: "2.6.0", Arity: -3,
-					Flags: FlagNoScript,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_shards", "response_policy:agg_logical_and"},
-					Args: []Arg{
-						{Name: "sha1", Type: "string", Multiple: true, KeySpecIndex: -1},
-					}},
-				"flush": {Name: "flush", Group: "scripting", Since: "2.6.0", Arity: -2,
-					Flags: FlagNoScript,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
-							{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1},
-							{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1},
-						}},
-					}},
-				"help": {Name: "help", Group: "scripting", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					ACL:   ACLScripting},
-				"kill": {Name: "kill", Group: "scripting", Since: "2.6.0", Arity: 2,
-					Flags: FlagNoScript | FlagAllowBusy,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_shards", "response_policy:one_succeeded"}},
-				"load": {Name: "load", Group: "scripting", Since: "2.6.0", Arity: 3,
-					Flags: FlagNoScript | FlagStale,
-					ACL:   ACLScripting,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
-					Args: []Arg{
-						{Name: "script", Type: "string", KeySpecIndex: -1},
-					}},
-				"show": {Name: "show", Group: "scripting", Since: "8.0.0", Arity: 3,
-					Flags: FlagNoScript,
-					ACL:   ACLScripting,
-					Args: []Arg{
-						{Name: "sha1", Type: "string", KeySpecIndex: -1},
-					}},
-			}},
-		{Name: "sdiff", Group: "set", Since: "1.0.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLSet,
-			Tips:  []string{"nondeterministic_output_order"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "sdiffstore", Group: "set", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "destination", Type: "key", KeySpecIndex: 0},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
-			}},
-		{Name: "select", Group: "connection", Since: "1.0.0", Arity: 2,
-			Flags: FlagLoading | FlagStale | FlagFast,
-			ACL:   ACLConnection,
-			Args: []Arg{
-				{Name: "index", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "sentinel", Group: "sentinel", Since: "2.8.4", Arity: -2,
-			Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-			Subs: map[string]*Meta{
-				"ckquorum": {Name: "ckquorum", Group: "sentinel", Since: "2.8.4", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"config": {Name: "config", Group: "sentinel", Since: "6.2.0", Arity: -4,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "action", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "set", Type: "block", Token: "SET", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-								{Name: "parameter", Type: "string", KeySpecIndex: -1},
-								{Name: "value", Type: "string", KeySpecIndex: -1},
-							}},
-							{Name: "parameter", Type: "string", Token: "GET", Multiple: true, KeySpecIndex: -1},
-						}},
-					}},
-				"debug": {Name: "debug", Group: "sentinel", Since: "7.0.0", Arity: -2,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "data", Type: "block", Optional: true, Multiple: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "parameter", Type: "string", KeySpecIndex: -1},
-							{Name: "value", Type: "string", KeySpecIndex: -1},
-						}},
-					}},
-				"failover": {Name: "failover", Group: "sentinel", Since: "2.8.4", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"flushconfig": {Name: "flushconfig", Group: "sentinel", Since: "2.8.4", Arity: 2,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel},
-				"get-master-addr-by-name": {Name: "get-master-addr-by-name", Group: "sentinel", Since: "2.8.4", Arity: 3,
-					Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					DocFlags:        DocDeprecated,
-					DeprecatedSince: "8.0.0",
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"get-primary-addr-by-name": {Name: "get-primary-addr-by-name", Group: "sentinel", Since: "8.0.0", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "sentinel", Since: "6.2.0", Arity: 2,
-					Flags: FlagLoading | FlagStale | FlagSentinel | FlagOnlySentinel},
-				"info-cache": {Name: "info-cache", Group: "sentinel", Since: "3.2.0", Arity: -3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "nodename", Type: "string", Multiple: true, KeySpecIndex: -1},
-					}},
-				"is-master-down-by-addr": {Name: "is-master-down-by-addr", Group: "sentinel", Since: "2.8.4", Arity: 6,
-					Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					DocFlags:        DocDeprecated,
-					DeprecatedSince: "8.0.0",
-					Args: []Arg{
-						{Name: "ip", Type: "string", KeySpecIndex: -1},
-						{Name: "port", Type: "integer", KeySpecIndex: -1},
-						{Name: "current-epoch", Type: "integer", KeySpecIndex: -1},
-						{Name: "runid", Type: "string", KeySpecIndex: -1},
-					}},
-				"is-primary-down-by-addr": {Name: "is-primary-down-by-addr", Group: "sentinel", Since: "8.0.0", Arity: 6,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "ip", Type: "string", KeySpecIndex: -1},
-						{Name: "port", Type: "integer", KeySpecIndex: -1},
-						{Name: "current-epoch", Type: "integer", KeySpecIndex: -1},
-						{Name: "runid", Type: "string", KeySpecIndex: -1},
-					}},
-				"master": {Name: "master", Group: "sentinel", Since: "2.8.4", Arity: 3,
-					Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					DocFlags:        DocDeprecated,
-					DeprecatedSince: "8.0.0",
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"masters": {Name: "masters", Group: "sentinel", Since: "2.8.4", Arity: 2,
-					Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					DocFlags:        DocDeprecated,
-					DeprecatedSince: "8.0.0"},
-				"monitor": {Name: "monitor", Group: "sentinel", Since: "2.8.4", Arity: 6,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "name", Type: "string", KeySpecIndex: -1},
-						{Name: "ip", Type: "string", KeySpecIndex: -1},
-						{Name: "port", Type: "integer", KeySpecIndex: -1},
-						{Name: "quorum", Type: "integer", KeySpecIndex: -1},
-					}},
-				"myid": {Name: "myid", Group: "sentinel", Since: "6.2.0", Arity: 2,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel},
-				"pending-scripts": {Name: "pending-scripts", Group: "sentinel", Since: "2.8.4", Arity: 2,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel},
-				"primaries": {Name: "primaries", Group: "sentinel", Since: "8.0.0", Arity: 2,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel},
-				"primary": {Name: "primary", Group: "sentinel", Since: "8.0.0", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"remove": {Name: "remove", Group: "sentinel", Since: "2.8.4", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"replicas": {Name: "replicas", Group: "sentinel", Since: "5.0.0", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"reset": {Name: "reset", Group: "sentinel", Since: "2.8.4", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "pattern", Type: "pattern", KeySpecIndex: -1},
-					}},
-				"sentinels": {Name: "sentinels", Group: "sentinel", Since: "2.8.4", Arity: 3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-				"set": {Name: "set", Group: "sentinel", Since: "2.8.4", Arity: -5,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-						{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "option", Type: "string", KeySpecIndex: -1},
-							{Name: "value", Type: "string", KeySpecIndex: -1},
-						}},
-					}},
-				"simulate-failure": {Name: "simulate-failure", Group: "sentinel", Since: "3.2.0", Arity: -3,
-					Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					Args: []Arg{
-						{Name: "mode", Type: "oneof", Optional: true, Multiple: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "crash-after-election", Type: "pure-token", KeySpecIndex: -1},
-							{Name: "crash-after-promotion", Type: "pure-token", KeySpecIndex: -1},
-							{Name: "help", Type: "pure-token", KeySpecIndex: -1},
-						}},
-					}},
-				"slaves": {Name: "slaves", Group: "sentinel", Since: "2.8.0", Arity: 3,
-					Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
-					DocFlags:        DocDeprecated,
-					DeprecatedSince: "5.0.0",
-					Args: []Arg{
-						{Name: "primary-name", Type: "string", KeySpecIndex: -1},
-					}},
-			}},
-		{Name: "set", Group: "string", Since: "1.0.0", Arity: -3,
-			Flags:       FlagWrite | FlagDenyOOM,
-			ACL:         ACLString,
-			GetKeysFunc: "setGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-				{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "2.6.12", Args: []Arg{
-					{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
-					{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
-				}},
-				{Name: "get", Type: "pure-token", Token: "GET", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				{Name: "expiration", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "seconds", Type: "integer", Token: "EX", KeySpecIndex: -1, Since: "2.6.12"},
-					{Name: "milliseconds", Type: "integer", Token: "PX", KeySpecIndex: -1, Since: "2.6.12"},
-					{Name: "unix-time-seconds", Type: "unix-time", Token: "EXAT", KeySpecIndex: -1, Since: "6.2.0"},
-					{Name: "unix-time-milliseconds", Type: "unix-time", Token: "PXAT", KeySpecIndex: -1, Since: "6.2.0"},
-					{Name: "keepttl", Type: "pure-token", Token: "KEEPTTL", KeySpecIndex: -1, Since: "6.0.0"},
-				}},
-			}},
-		{Name: "setbit", Group: "bitmap", Since: "2.2.0", Arity: 4,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLBitmap,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "offset", Type: "integer", KeySpecIndex: -1},
-				{Name: "value", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "setex", Group: "string", Since: "2.0.0", Arity: 4,
-			Flags:           FlagWrite | FlagDenyOOM,
-			ACL:             ACLString,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "2.6.12",
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "seconds", Type: "integer", KeySpecIndex: -1},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "setnx", Group: "string", Since: "1.0.0", Arity: 3,
-			Flags:           FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:             ACLString,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "2.6.12",
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "setrange", Group: "string", Since: "2.2.0", Arity: 4,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "offset", Type: "integer", KeySpecIndex: -1},
-				{Name: "value", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "shutdown", Group: "server", Since: "1.0.0", Arity: -1,
-			Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagSentinel | FlagAllowBusy,
-			Args: []Arg{
-				{Name: "abort-selector", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "save-selector-block", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "save-selector", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "nosave", Type: "pure-token", Token: "NOSAVE", KeySpecIndex: -1},
-							{Name: "save", Type: "pure-token", Token: "SAVE", KeySpecIndex: -1},
-						}},
-						{Name: "now", Type: "pure-token", Token: "NOW", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
-						{Name: "force", Type: "pure-token", Token: "FORCE", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
-					}},
-					{Name: "abort", Type: "pure-token", Token: "ABORT", KeySpecIndex: -1, Since: "7.0.0"},
-				}},
-			}},
-		{Name: "sinter", Group: "set", Since: "1.0.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLSet,
-			Tips:  []string{"nondeterministic_output_order"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "sintercard", Group: "set", Since: "7.0.0", Arity: -3,
-			Flags:       FlagReadonly,
-			ACL:         ACLSet,
-			GetKeysFunc: "sintercardGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "limit", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "sinterstore", Group: "set", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "destination", Type: "key", KeySpecIndex: 0},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
-			}},
-		{Name: "sismember", Group: "set", Since: "1.0.0", Arity: 3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "slaveof", Group: "server", Since: "1.0.0", Arity: 3,
-			Flags:           FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagStale,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "5.0.0",
-			Args: []Arg{
-				{Name: "args", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "host-port", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "host", Type: "string", KeySpecIndex: -1},
-						{Name: "port", Type: "integer", KeySpecIndex: -1},
-					}},
-					{Name: "no-one", Type: "block", KeySpecIndex: -1, Args: []Arg{
-						{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
-						{Name: "one", Type: "pure-token", Token: "ONE", KeySpecIndex: -1},
-					}},
-				}},
-			}},
-		{Name: "slowlog", Group: "server", Since: "2.2.12", Arity: -2,
-			Subs: map[string]*Meta{
-				"get": {Name: "get", Group: "server", Since: "2.2.12", Arity: -2,
-					Flags: FlagAdmin | FlagLoading | FlagStale,
-					Tips:  []string{"request_policy:all_nodes", "nondeterministic_output"},
-					Args: []Arg{
-						{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "server", Since: "6.2.0", Arity: 2,
-					Flags: FlagLoading | FlagStale},
-				"len": {Name: "len", Group: "server", Since: "2.2.12", Arity: 2,
-					Flags: FlagAdmin | FlagLoading | FlagStale,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}},
-				"reset": {Name: "reset", Group: "server", Since: "2.2.12", Arity: 2,
-					Flags: FlagAdmin | FlagLoading | FlagStale,
-					Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}},
-			}},
-		{Name: "smembers", Group: "set", Since: "1.0.0", Arity: 2,
-			Flags: FlagReadonly,
-			ACL:   ACLSet,
-			Tips:  []string{"nondeterministic_output_order"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "smismember", Group: "set", Since: "6.2.0", Arity: -3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "smove", Group: "set", Since: "1.0.0", Arity: 4,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "source", Type: "key", KeySpecIndex: 0},
-				{Name: "destination", Type: "key", KeySpecIndex: 1},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "sort", Group: "generic", Since: "1.0.0", Arity: -2,
-			Flags:       FlagWrite | FlagDenyOOM,
-			ACL:         ACLSet | ACLSortedSet | ACLList | ACLDangerous,
-			GetKeysFunc: "sortGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginUnknown, FindKind: FindUnknown},
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginUnknown, FindKind: FindUnknown},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "by-pattern", Type: "pattern", Token: "BY", Display: "pattern", Optional: true, KeySpecIndex: 1},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-				{Name: "get-pattern", Type: "pattern", Token: "GET", Display: "pattern", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: 1},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-				{Name: "sorting", Type: "pure-token", Token: "ALPHA", Optional: true, KeySpecIndex: -1},
-				{Name: "destination", Type: "key", Token: "STORE", Optional: true, KeySpecIndex: 2},
-			}},
-		{Name: "sort_ro", Group: "generic", Since: "7.0.0", Arity: -2,
-			Flags:       FlagReadonly,
-			ACL:         ACLSet | ACLSortedSet | ACLList | ACLDangerous,
-			GetKeysFunc: "sortROGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginUnknown, FindKind: FindUnknown},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "by-pattern", Type: "pattern", Token: "BY", Display: "pattern", Optional: true, KeySpecIndex: 1},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-				{Name: "get-pattern", Type: "pattern", Token: "GET", Display: "pattern", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: 1},
-				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
-					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
-				}},
-				{Name: "sorting", Type: "pure-token", Token: "ALPHA", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "spop", Group: "set", Since: "1.0.0", Arity: -2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLSet,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "3.2.0"},
-			}},
-		{Name: "spublish", Group: "pubsub", Since: "7.0.0", Arity: 3,
-			Flags: FlagPubsub | FlagLoading | FlagStale | FlagFast | FlagMayReplicate,
-			KeySpecs: []KeySpec{
-				{Flags: KeyNotKey, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "shardchannel", Type: "string", KeySpecIndex: -1},
-				{Name: "message", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "srandmember", Group: "set", Since: "1.0.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLSet,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "2.6.0"},
-			}},
-		{Name: "srem", Group: "set", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "sscan", Group: "set", Since: "2.8.0", Arity: -3,
-			Flags: FlagReadonly,
-			ACL:   ACLSet,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "cursor", Type: "integer", KeySpecIndex: -1},
-				{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "ssubscribe", Group: "pubsub", Since: "7.0.0", Arity: -2,
-			Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale,
-			KeySpecs: []KeySpec{
-				{Flags: KeyNotKey, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "shardchannel", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "strlen", Group: "string", Since: "2.2.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLString,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "subscribe", Group: "pubsub", Since: "2.0.0", Arity: -2,
-			Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-			Args: []Arg{
-				{Name: "channel", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "substr", Group: "string", Since: "1.0.0", Arity: 4,
-			Flags:           FlagReadonly,
-			ACL:             ACLString,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "2.0.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "integer", KeySpecIndex: -1},
-				{Name: "end", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "sunion", Group: "set", Since: "1.0.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLSet,
-			Tips:  []string{"nondeterministic_output_order"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "sunionstore", Group: "set", Since: "1.0.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "destination", Type: "key", KeySpecIndex: 0},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
-			}},
-		{Name: "sunsubscribe", Group: "pubsub", Since: "7.0.0", Arity: -1,
-			Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale,
-			KeySpecs: []KeySpec{
-				{Flags: KeyNotKey, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "shardchannel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "swapdb", Group: "server", Since: "4.0.0", Arity: 3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace | ACLDangerous,
-			Args: []Arg{
-				{Name: "index1", Type: "integer", KeySpecIndex: -1},
-				{Name: "index2", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "sync", Group: "server", Since: "1.0.0", Arity: 1,
-			Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoMulti | FlagNoScript},
-		{Name: "time", Group: "server", Since: "2.6.0", Arity: 1,
-			Flags: FlagLoading | FlagStale | FlagFast,
-			Tips:  []string{"nondeterministic_output"}},
-		{Name: "touch", Group: "generic", Since: "3.2.1", Arity: -2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "ttl", Group: "generic", Since: "1.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "type", Group: "generic", Since: "1.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLKeyspace,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "unlink", Group: "generic", Since: "4.0.0", Arity: -2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLKeyspace,
-			Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRM | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "unsubscribe", Group: "pubsub", Since: "2.0.0", Arity: -1,
-			Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
-			Args: []Arg{
-				{Name: "channel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "unwatch", Group: "transactions", Since: "2.2.0", Arity: 1,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy,
-			ACL:   ACLTransaction},
-		{Name: "wait", Group: "generic", Since: "3.0.0", Arity: 3,
-			Flags: FlagBlocking,
-			ACL:   ACLConnection,
-			Tips:  []string{"request_policy:all_shards", "response_policy:agg_min"},
-			Args: []Arg{
-				{Name: "numreplicas", Type: "integer", KeySpecIndex: -1},
-				{Name: "timeout", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "waitaof", Group: "generic", Since: "7.2.0", Arity: 4,
-			Flags: FlagBlocking,
-			ACL:   ACLConnection,
-			Tips:  []string{"request_policy:all_shards", "response_policy:agg_min"},
-			Args: []Arg{
-				{Name: "numlocal", Type: "integer", KeySpecIndex: -1},
-				{Name: "numreplicas", Type: "integer", KeySpecIndex: -1},
-				{Name: "timeout", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "watch", Group: "transactions", Since: "2.2.0", Arity: -2,
-			Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoMulti | FlagAllowBusy,
-			ACL:   ACLTransaction,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-			}},
-		{Name: "xack", Group: "stream", Since: "5.0.0", Arity: -4,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLStream,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "group", Type: "string", KeySpecIndex: -1},
-				{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "xadd", Group: "stream", Since: "5.0.0", Arity: -5,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLStream,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "nomkstream", Type: "pure-token", Token: "NOMKSTREAM", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				{Name: "trim", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "strategy", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-						{Name: "maxlen", Type: "pure-token", Token: "MAXLEN", KeySpecIndex: -1},
-						{Name: "minid", Type: "pure-token", Token: "MINID", KeySpecIndex: -1, Since: "6.2.0"},
-					}},
-					{Name: "operator", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-						{Name: "equal", Type: "pure-token", Token: "=", KeySpecIndex: -1},
-						{Name: "approximately", Type: "pure-token", Token: "~", KeySpecIndex: -1},
-					}},
-					{Name: "threshold", Type: "string", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				}},
-				{Name: "id-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "auto-id", Type: "pure-token", Token: "*", KeySpecIndex: -1},
-					{Name: "id", Type: "string", KeySpecIndex: -1},
-				}},
-				{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "field", Type: "string", KeySpecIndex: -1},
-					{Name: "value", Type: "string", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "xautoclaim", Group: "stream", Since: "6.2.0", Arity: -6,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLStream,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "group", Type: "string", KeySpecIndex: -1},
-				{Name: "consumer", Type: "string", KeySpecIndex: -1},
-				{Name: "min-idle-time", Type: "string", KeySpecIndex: -1},
-				{Name: "start", Type: "string", KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "justid", Type: "pure-token", Token: "JUSTID", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "xclaim", Group: "stream", Since: "5.0.0", Arity: -6,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLStream,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "group", Type: "string", KeySpecIndex: -1},
-				{Name: "consumer", Type: "string", KeySpecIndex: -1},
-				{Name: "min-idle-time", Type: "string", KeySpecIndex: -1},
-				{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
-				{Name: "ms", Type: "integer", Token: "IDLE", Optional: true, KeySpecIndex: -1},
-				{Name: "unix-time-milliseconds", Type: "unix-time", Token: "TIME", Optional: true, KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "RETRYCOUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "force", Type: "pure-token", Token: "FORCE", Optional: true, KeySpecIndex: -1},
-				{Name: "justid", Type: "pure-token", Token: "JUSTID", Optional: true, KeySpecIndex: -1},
-				{Name: "lastid", Type: "string", Token: "LASTID", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "xdel", Group: "stream", Since: "5.0.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLStream,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "xgroup", Group: "stream", Since: "5.0.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"create": {Name: "create", Group: "stream", Since: "5.0.0", Arity: -5,
-					Flags: FlagWrite | FlagDenyOOM,
-					ACL:   ACLStream,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "group", Type: "string", KeySpecIndex: -1},
-						{Name: "id-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "id", Type: "string", KeySpecIndex: -1},
-							{Name: "new-id", Type: "pure-token", Token: "$", KeySpecIndex: -1},
-						}},
-						{Name: "mkstream", Type: "pure-token", Token: "MKSTREAM", Optional: true, KeySpecIndex: -1},
-						{Name: "entriesread", Type: "integer", Token: "ENTRIESREAD", Display: "entries-read", Optional: true, KeySpecIndex: -1},
-					}},
-				"createconsumer": {Name: "createconsumer", Group: "stream", Since: "6.2.0", Arity: 5,
-					Flags: FlagWrite | FlagDenyOOM,
-					ACL:   ACLStream,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "group", Type: "string", KeySpecIndex: -1},
-						{Name: "consumer", Type: "string", KeySpecIndex: -1},
-					}},
-				"delconsumer": {Name: "delconsumer", Group: "stream", Since: "5.0.0", Arity: 5,
-					Flags: FlagWrite,
-					ACL:   ACLStream,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "group", Type: "string", KeySpecIndex: -1},
-						{Name: "consumer", Type: "string", KeySpecIndex: -1},
-					}},
-				"destroy": {Name: "destroy", Group: "stream", Since: "5.0.0", Arity: 4,
-					Flags: FlagWrite,
-					ACL:   ACLStream,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "group", Type: "string", KeySpecIndex: -1},
-					}},
-				"help": {Name: "help", Group: "stream", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					ACL:   ACLStream},
-				"setid": {Name: "setid", Group: "stream", Since: "5.0.0", Arity: -5,
-					Flags: FlagWrite,
-					ACL:   ACLStream,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "group", Type: "string", KeySpecIndex: -1},
-						{Name: "id-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-							{Name: "id", Type: "string", KeySpecIndex: -1},
-							{Name: "new-id", Type: "pure-token", Token: "$", KeySpecIndex: -1},
-						}},
-						{Name: "entriesread", Type: "integer", Token: "ENTRIESREAD", Display: "entries-read", Optional: true, KeySpecIndex: -1},
-					}},
-			}},
-		{Name: "xinfo", Group: "stream", Since: "5.0.0", Arity: -2,
-			Subs: map[string]*Meta{
-				"consumers": {Name: "consumers", Group: "stream", Since: "5.0.0", Arity: 4,
-					Flags: FlagReadonly,
-					ACL:   ACLStream,
-					Tips:  []string{"nondeterministic_output"},
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "group", Type: "string", KeySpecIndex: -1},
-					}},
-				"groups": {Name: "groups", Group: "stream", Since: "5.0.0", Arity: 3,
-					Flags: FlagReadonly,
-					ACL:   ACLStream,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-					}},
-				"help": {Name: "help", Group: "stream", Since: "5.0.0", Arity: 2,
-					Flags: FlagLoading | FlagStale,
-					ACL:   ACLStream},
-				"stream": {Name: "stream", Group: "stream", Since: "5.0.0", Arity: -3,
-					Flags: FlagReadonly,
-					ACL:   ACLStream,
-					KeySpecs: []KeySpec{
-						{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-					},
-					Args: []Arg{
-						{Name: "key", Type: "key", KeySpecIndex: 0},
-						{Name: "full-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-							{Name: "full", Type: "pure-token", Token: "FULL", KeySpecIndex: -1},
-							{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-						}},
-					}},
-			}},
-		{Name: "xlen", Group: "stream", Since: "5.0.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLStream,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "xpending", Group: "stream", Since: "5.0.0", Arity: -3,
-			Flags: FlagReadonly,
-			ACL:   ACLStream,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "group", Type: "string", KeySpecIndex: -1},
-				{Name: "filters", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "min-idle-time", Type: "integer", Token: "IDLE", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-					{Name: "start", Type: "string", KeySpecIndex: -1},
-					{Name: "end", Type: "string", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-					{Name: "consumer", Type: "string", Optional: true, KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "xrange", Group: "stream", Since: "5.0.0", Arity: -4,
-			Flags: FlagReadonly,
-			ACL:   ACLStream,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "string", KeySpecIndex: -1},
-				{Name: "end", Type: "string", KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "xread", Group: "stream", Since: "5.0.0", Arity: -4,
-			Flags:       FlagBlocking | FlagReadonly,
-			ACL:         ACLStream,
-			GetKeysFunc: "xreadGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginKeyword, Keyword: "STREAMS", StartFrom: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 2},
-			},
-			Args: []Arg{
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "milliseconds", Type: "integer", Token: "BLOCK", Optional: true, KeySpecIndex: -1},
-				{Name: "streams", Type: "block", Token: "STREAMS", KeySpecIndex: -1, Args: []Arg{
-					{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-					{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "xreadgroup", Group: "stream", Since: "5.0.0", Arity: -7,
-			Flags:       FlagBlocking | FlagWrite,
-			ACL:         ACLStream,
-			GetKeysFunc: "xreadGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginKeyword, Keyword: "STREAMS", StartFrom: 4, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 2},
-			},
-			Args: []Arg{
-				{Name: "group-block", Type: "block", Token: "GROUP", KeySpecIndex: -1, Args: []Arg{
-					{Name: "group", Type: "string", KeySpecIndex: -1},
-					{Name: "consumer", Type: "string", KeySpecIndex: -1},
-				}},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "milliseconds", Type: "integer", Token: "BLOCK", Optional: true, KeySpecIndex: -1},
-				{Name: "noack", Type: "pure-token", Token: "NOACK", Optional: true, KeySpecIndex: -1},
-				{Name: "streams", Type: "block", Token: "STREAMS", KeySpecIndex: -1, Args: []Arg{
-					{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-					{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "xrevrange", Group: "stream", Since: "5.0.0", Arity: -4,
-			Flags: FlagReadonly,
-			ACL:   ACLStream,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "end", Type: "string", KeySpecIndex: -1},
-				{Name: "start", Type: "string", KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "xsetid", Group: "stream", Since: "5.0.0", Arity: -3,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLStream,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "last-id", Type: "string", KeySpecIndex: -1},
-				{Name: "entries-added", Type: "integer", Token: "ENTRIESADDED", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
-				{Name: "max-deleted-id", Type: "string", Token: "MAXDELETEDID", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
-			}},
-		{Name: "xtrim", Group: "stream", Since: "5.0.0", Arity: -4,
-			Flags: FlagWrite,
-			ACL:   ACLStream,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "trim", Type: "block", KeySpecIndex: -1, Args: []Arg{
-					{Name: "strategy", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-						{Name: "maxlen", Type: "pure-token", Token: "MAXLEN", KeySpecIndex: -1},
-						{Name: "minid", Type: "pure-token", Token: "MINID", KeySpecIndex: -1, Since: "6.2.0"},
-					}},
-					{Name: "operator", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-						{Name: "equal", Type: "pure-token", Token: "=", KeySpecIndex: -1},
-						{Name: "approximately", Type: "pure-token", Token: "~", KeySpecIndex: -1},
-					}},
-					{Name: "threshold", Type: "string", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				}},
-			}},
-		{Name: "zadd", Group: "sorted-set", Since: "1.2.0", Arity: -4,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "3.0.2", Args: []Arg{
-					{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
-					{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
-				}},
-				{Name: "comparison", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
-					{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
-					{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
-				}},
-				{Name: "change", Type: "pure-token", Token: "CH", Optional: true, KeySpecIndex: -1, Since: "3.0.2"},
-				{Name: "increment", Type: "pure-token", Token: "INCR", Optional: true, KeySpecIndex: -1, Since: "3.0.2"},
-				{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "score", Type: "double", KeySpecIndex: -1},
-					{Name: "member", Type: "string", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zcard", Group: "sorted-set", Since: "1.2.0", Arity: 2,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-			}},
-		{Name: "zcount", Group: "sorted-set", Since: "2.0.0", Arity: 4,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "min", Type: "double", KeySpecIndex: -1},
-				{Name: "max", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "zdiff", Group: "sorted-set", Since: "6.2.0", Arity: -3,
-			Flags:       FlagReadonly,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zunionInterDiffGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zdiffstore", Group: "sorted-set", Since: "6.2.0", Arity: -4,
-			Flags:       FlagWrite | FlagDenyOOM,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zunionInterDiffStoreGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "destination", Type: "key", KeySpecIndex: 0},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
-			}},
-		{Name: "zincrby", Group: "sorted-set", Since: "1.2.0", Arity: 4,
-			Flags: FlagWrite | FlagDenyOOM | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "increment", Type: "integer", KeySpecIndex: -1},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "zinter", Group: "sorted-set", Since: "6.2.0", Arity: -3,
-			Flags:       FlagReadonly,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zunionInterDiffGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
-				{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
-					{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
-					{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
-				}},
-				{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zintercard", Group: "sorted-set", Since: "7.0.0", Arity: -3,
-			Flags:       FlagReadonly,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zunionInterDiffGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "limit", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zinterstore", Group: "sorted-set", Since: "2.0.0", Arity: -4,
-			Flags:       FlagWrite | FlagDenyOOM,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zunionInterDiffStoreGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "destination", Type: "key", KeySpecIndex: 0},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
-				{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
-				{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
-					{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
-					{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zlexcount", Group: "sorted-set", Since: "2.8.9", Arity: 4,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "min", Type: "string", KeySpecIndex: -1},
-				{Name: "max", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "zmpop", Group: "sorted-set", Since: "7.0.0", Arity: -4,
-			Flags:       FlagWrite,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zmpopGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
-					{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
-					{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
-				}},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zmscore", Group: "sorted-set", Since: "6.2.0", Arity: -3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "zpopmax", Group: "sorted-set", Since: "5.0.0", Arity: -2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zpopmin", Group: "sorted-set", Since: "5.0.0", Arity: -2,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zrandmember", Group: "sorted-set", Since: "6.2.0", Arity: -2,
-			Flags: FlagReadonly,
-			ACL:   ACLSortedSet,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "options", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-					{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zrange", Group: "sorted-set", Since: "1.2.0", Arity: -4,
-			Flags: FlagReadonly,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "string", KeySpecIndex: -1},
-				{Name: "stop", Type: "string", KeySpecIndex: -1},
-				{Name: "sortby", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
-					{Name: "byscore", Type: "pure-token", Token: "BYSCORE", KeySpecIndex: -1},
-					{Name: "bylex", Type: "pure-token", Token: "BYLEX", KeySpecIndex: -1},
-				}},
-				{Name: "rev", Type: "pure-token", Token: "REV", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-				{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zrangebylex", Group: "sorted-set", Since: "2.8.9", Arity: -4,
-			Flags:           FlagReadonly,
-			ACL:             ACLSortedSet,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "min", Type: "string", KeySpecIndex: -1},
-				{Name: "max", Type: "string", KeySpecIndex: -1},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zrangebyscore", Group: "sorted-set", Since: "1.0.5", Arity: -4,
-			Flags:           FlagReadonly,
-			ACL:             ACLSortedSet,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "min", Type: "double", KeySpecIndex: -1},
-				{Name: "max", Type: "double", KeySpecIndex: -1},
-				{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1, Since: "2.0.0"},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zrangestore", Group: "sorted-set", Since: "6.2.0", Arity: -5,
-			Flags: FlagWrite | FlagDenyOOM,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "dst", Type: "key", KeySpecIndex: 0},
-				{Name: "src", Type: "key", KeySpecIndex: 1},
-				{Name: "min", Type: "string", KeySpecIndex: -1},
-				{Name: "max", Type: "string", KeySpecIndex: -1},
-				{Name: "sortby", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "byscore", Type: "pure-token", Token: "BYSCORE", KeySpecIndex: -1},
-					{Name: "bylex", Type: "pure-token", Token: "BYLEX", KeySpecIndex: -1},
-				}},
-				{Name: "rev", Type: "pure-token", Token: "REV", Optional: true, KeySpecIndex: -1},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zrank", Group: "sorted-set", Since: "2.0.0", Arity: -3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-				{Name: "withscore", Type: "pure-token", Token: "WITHSCORE", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zrem", Group: "sorted-set", Since: "1.2.0", Arity: -3,
-			Flags: FlagWrite | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
-			}},
-		{Name: "zremrangebylex", Group: "sorted-set", Since: "2.8.9", Arity: 4,
-			Flags: FlagWrite,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "min", Type: "string", KeySpecIndex: -1},
-				{Name: "max", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "zremrangebyrank", Group: "sorted-set", Since: "2.0.0", Arity: 4,
-			Flags: FlagWrite,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "integer", KeySpecIndex: -1},
-				{Name: "stop", Type: "integer", KeySpecIndex: -1},
-			}},
-		{Name: "zremrangebyscore", Group: "sorted-set", Since: "1.2.0", Arity: 4,
-			Flags: FlagWrite,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "min", Type: "double", KeySpecIndex: -1},
-				{Name: "max", Type: "double", KeySpecIndex: -1},
-			}},
-		{Name: "zrevrange", Group: "sorted-set", Since: "1.2.0", Arity: -4,
-			Flags:           FlagReadonly,
-			ACL:             ACLSortedSet,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "start", Type: "integer", KeySpecIndex: -1},
-				{Name: "stop", Type: "integer", KeySpecIndex: -1},
-				{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zrevrangebylex", Group: "sorted-set", Since: "2.8.9", Arity: -4,
-			Flags:           FlagReadonly,
-			ACL:             ACLSortedSet,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "max", Type: "string", KeySpecIndex: -1},
-				{Name: "min", Type: "string", KeySpecIndex: -1},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zrevrangebyscore", Group: "sorted-set", Since: "2.2.0", Arity: -4,
-			Flags:           FlagReadonly,
-			ACL:             ACLSortedSet,
-			DocFlags:        DocDeprecated,
-			DeprecatedSince: "6.2.0",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "max", Type: "double", KeySpecIndex: -1},
-				{Name: "min", Type: "double", KeySpecIndex: -1},
-				{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
-				{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "offset", Type: "integer", KeySpecIndex: -1},
-					{Name: "count", Type: "integer", KeySpecIndex: -1},
-				}},
-			}},
-		{Name: "zrevrank", Group: "sorted-set", Since: "2.0.0", Arity: -3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-				{Name: "withscore", Type: "pure-token", Token: "WITHSCORE", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zscan", Group: "sorted-set", Since: "2.8.0", Arity: -3,
-			Flags: FlagReadonly,
-			ACL:   ACLSortedSet,
-			Tips:  []string{"nondeterministic_output"},
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "cursor", Type: "integer", KeySpecIndex: -1},
-				{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
-				{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
-				{Name: "noscores", Type: "pure-token", Token: "NOSCORES", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zscore", Group: "sorted-set", Since: "1.2.0", Arity: 3,
-			Flags: FlagReadonly | FlagFast,
-			ACL:   ACLSortedSet,
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-			},
-			Args: []Arg{
-				{Name: "key", Type: "key", KeySpecIndex: 0},
-				{Name: "member", Type: "string", KeySpecIndex: -1},
-			}},
-		{Name: "zunion", Group: "sorted-set", Since: "6.2.0", Arity: -3,
-			Flags:       FlagReadonly,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zunionInterDiffGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
-				{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
-				{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
-					{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
-					{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
-				}},
-				{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
-			}},
-		{Name: "zunionstore", Group: "sorted-set", Since: "2.0.0", Arity: -4,
-			Flags:       FlagWrite | FlagDenyOOM,
-			ACL:         ACLSortedSet,
-			GetKeysFunc: "zunionInterDiffStoreGetKeys",
-			KeySpecs: []KeySpec{
-				{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
-				{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
-			},
-			Args: []Arg{
-				{Name: "destination", Type: "key", KeySpecIndex: 0},
-				{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
-				{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
-				{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
-				{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
-					{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
-					{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
-					{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
-				}},
-			}},
+		Acl,
+		Append,
+		Asking,
+		Auth,
+		Bgrewriteaof,
+		Bgsave,
+		Bitcount,
+		Bitfield,
+		BitfieldRo,
+		Bitop,
+		Bitpos,
+		Blmove,
+		Blmpop,
+		Blpop,
+		Brpop,
+		Brpoplpush,
+		Bzmpop,
+		Bzpopmax,
+		Bzpopmin,
+		Client,
+		Cluster,
+		Command,
+		Config,
+		Copy,
+		Dbsize,
+		Debug,
+		Decr,
+		Decrby,
+		Del,
+		Discard,
+		Dump,
+		Echo,
+		Eval,
+		EvalRo,
+		Evalsha,
+		EvalshaRo,
+		Exec,
+		Exists,
+		Expire,
+		Expireat,
+		Expiretime,
+		Failover,
+		Fcall,
+		FcallRo,
+		Flushall,
+		Flushdb,
+		Function,
+		Geoadd,
+		Geodist,
+		Geohash,
+		Geopos,
+		Georadius,
+		GeoradiusRo,
+		Georadiusbymember,
+		GeoradiusbymemberRo,
+		Geosearch,
+		Geosearchstore,
+		Get,
+		Getbit,
+		Getdel,
+		Getex,
+		Getrange,
+		Getset,
+		Hdel,
+		Hello,
+		Hexists,
+		Hget,
+		Hgetall,
+		Hincrby,
+		Hincrbyfloat,
+		Hkeys,
+		Hlen,
+		Hmget,
+		Hmset,
+		Hrandfield,
+		Hscan,
+		Hset,
+		Hsetnx,
+		Hstrlen,
+		Hvals,
+		Incr,
+		Incrby,
+		Incrbyfloat,
+		Info,
+		Keys,
+		Lastsave,
+		Latency,
+		Lcs,
+		Lindex,
+		Linsert,
+		Llen,
+		Lmove,
+		Lmpop,
+		Lolwut,
+		Lpop,
+		Lpos,
+		Lpush,
+		Lpushx,
+		Lrange,
+		Lrem,
+		Lset,
+		Ltrim,
+		Memory,
+		Mget,
+		Migrate,
+		Module,
+		Monitor,
+		Move,
+		Mset,
+		Msetnx,
+		Multi,
+		Object,
+		Persist,
+		Pexpire,
+		Pexpireat,
+		Pexpiretime,
+		Pfadd,
+		Pfcount,
+		Pfdebug,
+		Pfmerge,
+		Pfselftest,
+		Ping,
+		Psetex,
+		Psubscribe,
+		Psync,
+		Pttl,
+		Publish,
+		Pubsub,
+		Punsubscribe,
+		Quit,
+		Randomkey,
+		Readonly,
+		Readwrite,
+		Rename,
+		Renamenx,
+		Replconf,
+		Replicaof,
+		Reset,
+		Restore,
+		RestoreAsking,
+		Role,
+		Rpop,
+		Rpoplpush,
+		Rpush,
+		Rpushx,
+		Sadd,
+		Save,
+		Scan,
+		Scard,
+		Script,
+		Sdiff,
+		Sdiffstore,
+		Select,
+		Sentinel,
+		Set,
+		Setbit,
+		Setex,
+		Setnx,
+		Setrange,
+		Shutdown,
+		Sinter,
+		Sintercard,
+		Sinterstore,
+		Sismember,
+		Slaveof,
+		Slowlog,
+		Smembers,
+		Smismember,
+		Smove,
+		Sort,
+		SortRo,
+		Spop,
+		Spublish,
+		Srandmember,
+		Srem,
+		Sscan,
+		Ssubscribe,
+		Strlen,
+		Subscribe,
+		Substr,
+		Sunion,
+		Sunionstore,
+		Sunsubscribe,
+		Swapdb,
+		Sync,
+		Time,
+		Touch,
+		Ttl,
+		Type,
+		Unlink,
+		Unsubscribe,
+		Unwatch,
+		Wait,
+		Waitaof,
+		Watch,
+		Xack,
+		Xadd,
+		Xautoclaim,
+		Xclaim,
+		Xdel,
+		Xgroup,
+		Xinfo,
+		Xlen,
+		Xpending,
+		Xrange,
+		Xread,
+		Xreadgroup,
+		Xrevrange,
+		Xsetid,
+		Xtrim,
+		Zadd,
+		Zcard,
+		Zcount,
+		Zdiff,
+		Zdiffstore,
+		Zincrby,
+		Zinter,
+		Zintercard,
+		Zinterstore,
+		Zlexcount,
+		Zmpop,
+		Zmscore,
+		Zpopmax,
+		Zpopmin,
+		Zrandmember,
+		Zrange,
+		Zrangebylex,
+		Zrangebyscore,
+		Zrangestore,
+		Zrank,
+		Zrem,
+		Zremrangebylex,
+		Zremrangebyrank,
+		Zremrangebyscore,
+		Zrevrange,
+		Zrevrangebylex,
+		Zrevrangebyscore,
+		Zrevrank,
+		Zscan,
+		Zscore,
+		Zunion,
+		Zunionstore,
 	}
 }
+
+// Acl is the spec of ACL.
+var Acl = &Meta{Name: "acl", Group: "server", Since: "6.0.0", Arity: -2,
+	Flags: FlagSentinel,
+	Subs: map[string]*Meta{
+		"cat":     AclCat,
+		"deluser": AclDeluser,
+		"dryrun":  AclDryrun,
+		"genpass": AclGenpass,
+		"getuser": AclGetuser,
+		"help":    AclHelp,
+		"list":    AclList,
+		"load":    AclLoad,
+		"log":     AclLog,
+		"save":    AclSave,
+		"setuser": AclSetuser,
+		"users":   AclUsers,
+		"whoami":  AclWhoami,
+	}}
+
+// AclCat is the spec of ACL CAT.
+var AclCat = &Meta{Name: "cat", Group: "server", Since: "6.0.0", Arity: -2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "category", Type: "string", Optional: true, KeySpecIndex: -1},
+	}}
+
+// AclDeluser is the spec of ACL DELUSER.
+var AclDeluser = &Meta{Name: "deluser", Group: "server", Since: "6.0.0", Arity: -3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "username", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// AclDryrun is the spec of ACL DRYRUN.
+var AclDryrun = &Meta{Name: "dryrun", Group: "server", Since: "7.0.0", Arity: -4,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "username", Type: "string", KeySpecIndex: -1},
+		{Name: "command", Type: "string", KeySpecIndex: -1},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// AclGenpass is the spec of ACL GENPASS.
+var AclGenpass = &Meta{Name: "genpass", Group: "server", Since: "6.0.0", Arity: -2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "bits", Type: "integer", Optional: true, KeySpecIndex: -1},
+	}}
+
+// AclGetuser is the spec of ACL GETUSER.
+var AclGetuser = &Meta{Name: "getuser", Group: "server", Since: "6.0.0", Arity: 3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "username", Type: "string", KeySpecIndex: -1},
+	}}
+
+// AclHelp is the spec of ACL HELP.
+var AclHelp = &Meta{Name: "help", Group: "server", Since: "6.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale | FlagSentinel}
+
+// AclList is the spec of ACL LIST.
+var AclList = &Meta{Name: "list", Group: "server", Since: "6.0.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel}
+
+// AclLoad is the spec of ACL LOAD.
+var AclLoad = &Meta{Name: "load", Group: "server", Since: "6.0.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel}
+
+// AclLog is the spec of ACL LOG.
+var AclLog = &Meta{Name: "log", Group: "server", Since: "6.0.0", Arity: -2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "operation", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+			{Name: "reset", Type: "pure-token", Token: "RESET", KeySpecIndex: -1},
+		}},
+	}}
+
+// AclSave is the spec of ACL SAVE.
+var AclSave = &Meta{Name: "save", Group: "server", Since: "6.0.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}}
+
+// AclSetuser is the spec of ACL SETUSER.
+var AclSetuser = &Meta{Name: "setuser", Group: "server", Since: "6.0.0", Arity: -3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "username", Type: "string", KeySpecIndex: -1},
+		{Name: "rule", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// AclUsers is the spec of ACL USERS.
+var AclUsers = &Meta{Name: "users", Group: "server", Since: "6.0.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel}
+
+// AclWhoami is the spec of ACL WHOAMI.
+var AclWhoami = &Meta{Name: "whoami", Group: "server", Since: "6.0.0", Arity: 2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel}
+
+// Append is the spec of APPEND.
+var Append = &Meta{Name: "append", Group: "string", Since: "2.0.0", Arity: 3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Asking is the spec of ASKING.
+var Asking = &Meta{Name: "asking", Group: "cluster", Since: "3.0.0", Arity: 1,
+	Flags: FlagFast,
+	ACL:   ACLConnection}
+
+// Auth is the spec of AUTH.
+var Auth = &Meta{Name: "auth", Group: "connection", Since: "1.0.0", Arity: -2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagSentinel | FlagAllowBusy,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "username", Type: "string", Optional: true, KeySpecIndex: -1, Since: "6.0.0"},
+		{Name: "password", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Bgrewriteaof is the spec of BGREWRITEAOF.
+var Bgrewriteaof = &Meta{Name: "bgrewriteaof", Group: "server", Since: "1.0.0", Arity: 1,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript}
+
+// Bgsave is the spec of BGSAVE.
+var Bgsave = &Meta{Name: "bgsave", Group: "server", Since: "1.0.0", Arity: -1,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript,
+	Args: []Arg{
+		{Name: "schedule", Type: "pure-token", Token: "SCHEDULE", Optional: true, KeySpecIndex: -1, Since: "3.2.2"},
+	}}
+
+// Bitcount is the spec of BITCOUNT.
+var Bitcount = &Meta{Name: "bitcount", Group: "bitmap", Since: "2.6.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLBitmap,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "range", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "start", Type: "integer", KeySpecIndex: -1},
+			{Name: "end-unit-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+				{Name: "end", Type: "integer", KeySpecIndex: -1},
+				{Name: "unit", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
+					{Name: "byte", Type: "pure-token", Token: "BYTE", KeySpecIndex: -1},
+					{Name: "bit", Type: "pure-token", Token: "BIT", KeySpecIndex: -1},
+				}},
+			}},
+		}},
+	}}
+
+// Bitfield is the spec of BITFIELD.
+var Bitfield = &Meta{Name: "bitfield", Group: "bitmap", Since: "3.2.0", Arity: -2,
+	Flags:       FlagWrite | FlagDenyOOM,
+	ACL:         ACLBitmap,
+	GetKeysFunc: "bitfieldGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate | KeyAccess | KeyVariableFlags, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "operation", Type: "oneof", Optional: true, Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "get-block", Type: "block", Token: "GET", KeySpecIndex: -1, Args: []Arg{
+				{Name: "encoding", Type: "string", KeySpecIndex: -1},
+				{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			}},
+			{Name: "write", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "overflow-block", Type: "oneof", Token: "OVERFLOW", Optional: true, KeySpecIndex: -1, Args: []Arg{
+					{Name: "wrap", Type: "pure-token", Token: "WRAP", KeySpecIndex: -1},
+					{Name: "sat", Type: "pure-token", Token: "SAT", KeySpecIndex: -1},
+					{Name: "fail", Type: "pure-token", Token: "FAIL", KeySpecIndex: -1},
+				}},
+				{Name: "write-operation", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+					{Name: "set-block", Type: "block", Token: "SET", KeySpecIndex: -1, Args: []Arg{
+						{Name: "encoding", Type: "string", KeySpecIndex: -1},
+						{Name: "offset", Type: "integer", KeySpecIndex: -1},
+						{Name: "value", Type: "integer", KeySpecIndex: -1},
+					}},
+					{Name: "incrby-block", Type: "block", Token: "INCRBY", KeySpecIndex: -1, Args: []Arg{
+						{Name: "encoding", Type: "string", KeySpecIndex: -1},
+						{Name: "offset", Type: "integer", KeySpecIndex: -1},
+						{Name: "increment", Type: "integer", KeySpecIndex: -1},
+					}},
+				}},
+			}},
+		}},
+	}}
+
+// BitfieldRo is the spec of BITFIELD_RO.
+var BitfieldRo = &Meta{Name: "bitfield_ro", Group: "bitmap", Since: "6.0.0", Arity: -2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLBitmap,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "get-block", Type: "block", Token: "GET", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "encoding", Type: "string", KeySpecIndex: -1},
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// Bitop is the spec of BITOP.
+var Bitop = &Meta{Name: "bitop", Group: "bitmap", Since: "2.6.0", Arity: -4,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLBitmap,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 3, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "operation", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "and", Type: "pure-token", Token: "AND", KeySpecIndex: -1},
+			{Name: "or", Type: "pure-token", Token: "OR", KeySpecIndex: -1},
+			{Name: "xor", Type: "pure-token", Token: "XOR", KeySpecIndex: -1},
+			{Name: "not", Type: "pure-token", Token: "NOT", KeySpecIndex: -1},
+		}},
+		{Name: "destkey", Type: "key", KeySpecIndex: 0},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
+	}}
+
+// Bitpos is the spec of BITPOS.
+var Bitpos = &Meta{Name: "bitpos", Group: "bitmap", Since: "2.8.7", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLBitmap,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "bit", Type: "integer", KeySpecIndex: -1},
+		{Name: "range", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "start", Type: "integer", KeySpecIndex: -1},
+			{Name: "end-unit-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+				{Name: "end", Type: "integer", KeySpecIndex: -1},
+				{Name: "unit", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
+					{Name: "byte", Type: "pure-token", Token: "BYTE", KeySpecIndex: -1},
+					{Name: "bit", Type: "pure-token", Token: "BIT", KeySpecIndex: -1},
+				}},
+			}},
+		}},
+	}}
+
+// Blmove is the spec of BLMOVE.
+var Blmove = &Meta{Name: "blmove", Group: "list", Since: "6.2.0", Arity: 6,
+	Flags: FlagWrite | FlagDenyOOM | FlagBlocking,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "source", Type: "key", KeySpecIndex: 0},
+		{Name: "destination", Type: "key", KeySpecIndex: 1},
+		{Name: "wherefrom", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
+			{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
+		}},
+		{Name: "whereto", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
+			{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
+		}},
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Blmpop is the spec of BLMPOP.
+var Blmpop = &Meta{Name: "blmpop", Group: "list", Since: "7.0.0", Arity: -5,
+	Flags:       FlagWrite | FlagBlocking,
+	ACL:         ACLList,
+	GetKeysFunc: "blmpopGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
+			{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
+		}},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Blpop is the spec of BLPOP.
+var Blpop = &Meta{Name: "blpop", Group: "list", Since: "2.0.0", Arity: -3,
+	Flags: FlagWrite | FlagBlocking,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Brpop is the spec of BRPOP.
+var Brpop = &Meta{Name: "brpop", Group: "list", Since: "2.0.0", Arity: -3,
+	Flags: FlagWrite | FlagBlocking,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Brpoplpush is the spec of BRPOPLPUSH.
+var Brpoplpush = &Meta{Name: "brpoplpush", Group: "list", Since: "2.2.0", Arity: 4,
+	Flags:           FlagWrite | FlagDenyOOM | FlagBlocking,
+	ACL:             ACLList,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "source", Type: "key", KeySpecIndex: 0},
+		{Name: "destination", Type: "key", KeySpecIndex: 1},
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Bzmpop is the spec of BZMPOP.
+var Bzmpop = &Meta{Name: "bzmpop", Group: "sorted-set", Since: "7.0.0", Arity: -5,
+	Flags:       FlagWrite | FlagBlocking,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "blmpopGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
+			{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
+		}},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Bzpopmax is the spec of BZPOPMAX.
+var Bzpopmax = &Meta{Name: "bzpopmax", Group: "sorted-set", Since: "5.0.0", Arity: -3,
+	Flags: FlagWrite | FlagFast | FlagBlocking,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Bzpopmin is the spec of BZPOPMIN.
+var Bzpopmin = &Meta{Name: "bzpopmin", Group: "sorted-set", Since: "5.0.0", Arity: -3,
+	Flags: FlagWrite | FlagFast | FlagBlocking,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -2, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "timeout", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Client is the spec of CLIENT.
+var Client = &Meta{Name: "client", Group: "connection", Since: "2.4.0", Arity: -2,
+	Flags: FlagSentinel,
+	Subs: map[string]*Meta{
+		"caching":      ClientCaching,
+		"capa":         ClientCapa,
+		"getname":      ClientGetname,
+		"getredir":     ClientGetredir,
+		"help":         ClientHelp,
+		"id":           ClientId,
+		"info":         ClientInfo,
+		"kill":         ClientKill,
+		"list":         ClientList,
+		"no-evict":     ClientNoEvict,
+		"no-touch":     ClientNoTouch,
+		"pause":        ClientPause,
+		"reply":        ClientReply,
+		"setinfo":      ClientSetinfo,
+		"setname":      ClientSetname,
+		"tracking":     ClientTracking,
+		"trackinginfo": ClientTrackinginfo,
+		"unblock":      ClientUnblock,
+		"unpause":      ClientUnpause,
+	}}
+
+// ClientCaching is the spec of CLIENT CACHING.
+var ClientCaching = &Meta{Name: "caching", Group: "connection", Since: "6.0.0", Arity: 3,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "mode", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "yes", Type: "pure-token", Token: "YES", KeySpecIndex: -1},
+			{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClientCapa is the spec of CLIENT CAPA.
+var ClientCapa = &Meta{Name: "capa", Group: "connection", Since: "8.0.0", Arity: -3,
+	Flags: FlagNoScript | FlagLoading | FlagStale,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "capability", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// ClientGetname is the spec of CLIENT GETNAME.
+var ClientGetname = &Meta{Name: "getname", Group: "connection", Since: "2.6.9", Arity: 2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// ClientGetredir is the spec of CLIENT GETREDIR.
+var ClientGetredir = &Meta{Name: "getredir", Group: "connection", Since: "6.0.0", Arity: 2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// ClientHelp is the spec of CLIENT HELP.
+var ClientHelp = &Meta{Name: "help", Group: "connection", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// ClientId is the spec of CLIENT ID.
+var ClientId = &Meta{Name: "id", Group: "connection", Since: "5.0.0", Arity: 2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// ClientInfo is the spec of CLIENT INFO.
+var ClientInfo = &Meta{Name: "info", Group: "connection", Since: "6.2.0", Arity: 2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"nondeterministic_output"}}
+
+// ClientKill is the spec of CLIENT KILL.
+var ClientKill = &Meta{Name: "kill", Group: "connection", Since: "2.4.0", Arity: -3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "filter", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "old-format", Type: "string", Display: "ip:port", KeySpecIndex: -1, DeprecatedSince: "2.8.12"},
+			{Name: "new-format", Type: "oneof", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+				{Name: "client-id", Type: "integer", Token: "ID", Optional: true, KeySpecIndex: -1, Since: "2.8.12"},
+				{Name: "client-type", Type: "oneof", Token: "TYPE", Optional: true, KeySpecIndex: -1, Since: "2.8.12", Args: []Arg{
+					{Name: "normal", Type: "pure-token", Token: "normal", KeySpecIndex: -1},
+					{Name: "master", Type: "pure-token", Token: "master", KeySpecIndex: -1, Since: "3.2.0"},
+					{Name: "primary", Type: "pure-token", Token: "primary", KeySpecIndex: -1, Since: "8.0.0"},
+					{Name: "slave", Type: "pure-token", Token: "slave", KeySpecIndex: -1},
+					{Name: "replica", Type: "pure-token", Token: "replica", KeySpecIndex: -1, Since: "5.0.0"},
+					{Name: "pubsub", Type: "pure-token", Token: "pubsub", KeySpecIndex: -1},
+				}},
+				{Name: "username", Type: "string", Token: "USER", Optional: true, KeySpecIndex: -1},
+				{Name: "addr", Type: "string", Token: "ADDR", Display: "ip:port", Optional: true, KeySpecIndex: -1},
+				{Name: "laddr", Type: "string", Token: "LADDR", Display: "ip:port", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+				{Name: "skipme", Type: "oneof", Token: "SKIPME", Optional: true, KeySpecIndex: -1, Args: []Arg{
+					{Name: "yes", Type: "pure-token", Token: "YES", KeySpecIndex: -1},
+					{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
+				}},
+				{Name: "maxage", Type: "integer", Token: "MAXAGE", Optional: true, KeySpecIndex: -1, Since: "8.0.0"},
+			}},
+		}},
+	}}
+
+// ClientList is the spec of CLIENT LIST.
+var ClientList = &Meta{Name: "list", Group: "connection", Since: "2.4.0", Arity: -2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"nondeterministic_output"},
+	Args: []Arg{
+		{Name: "client-type", Type: "oneof", Token: "TYPE", Optional: true, KeySpecIndex: -1, Since: "5.0.0", Args: []Arg{
+			{Name: "normal", Type: "pure-token", Token: "normal", KeySpecIndex: -1},
+			{Name: "master", Type: "pure-token", Token: "master", KeySpecIndex: -1},
+			{Name: "replica", Type: "pure-token", Token: "replica", KeySpecIndex: -1},
+			{Name: "pubsub", Type: "pure-token", Token: "pubsub", KeySpecIndex: -1},
+		}},
+		{Name: "client-id", Type: "integer", Token: "ID", Optional: true, Multiple: true, KeySpecIndex: -1, Since: "6.2.0"},
+	}}
+
+// ClientNoEvict is the spec of CLIENT NO-EVICT.
+var ClientNoEvict = &Meta{Name: "no-evict", Group: "connection", Since: "7.0.0", Arity: 3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "enabled", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
+			{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClientNoTouch is the spec of CLIENT NO-TOUCH.
+var ClientNoTouch = &Meta{Name: "no-touch", Group: "connection", Since: "7.2.0", Arity: 3,
+	Flags: FlagNoScript | FlagLoading | FlagStale,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "enabled", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
+			{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClientPause is the spec of CLIENT PAUSE.
+var ClientPause = &Meta{Name: "pause", Group: "connection", Since: "3.0.0", Arity: -3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "timeout", Type: "integer", KeySpecIndex: -1},
+		{Name: "mode", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
+			{Name: "write", Type: "pure-token", Token: "WRITE", KeySpecIndex: -1},
+			{Name: "all", Type: "pure-token", Token: "ALL", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClientReply is the spec of CLIENT REPLY.
+var ClientReply = &Meta{Name: "reply", Group: "connection", Since: "3.2.0", Arity: 3,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "action", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
+			{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
+			{Name: "skip", Type: "pure-token", Token: "SKIP", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClientSetinfo is the spec of CLIENT SETINFO.
+var ClientSetinfo = &Meta{Name: "setinfo", Group: "connection", Since: "7.2.0", Arity: 4,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "attr", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "libname", Type: "string", Token: "lib-name", KeySpecIndex: -1},
+			{Name: "libver", Type: "string", Token: "lib-ver", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClientSetname is the spec of CLIENT SETNAME.
+var ClientSetname = &Meta{Name: "setname", Group: "connection", Since: "2.6.9", Arity: 3,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "connection-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ClientTracking is the spec of CLIENT TRACKING.
+var ClientTracking = &Meta{Name: "tracking", Group: "connection", Since: "6.0.0", Arity: -3,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "status", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "on", Type: "pure-token", Token: "ON", KeySpecIndex: -1},
+			{Name: "off", Type: "pure-token", Token: "OFF", KeySpecIndex: -1},
+		}},
+		{Name: "client-id", Type: "integer", Token: "REDIRECT", Optional: true, KeySpecIndex: -1},
+		{Name: "prefix", Type: "string", Token: "PREFIX", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: -1},
+		{Name: "BCAST", Type: "pure-token", Token: "BCAST", Optional: true, KeySpecIndex: -1},
+		{Name: "OPTIN", Type: "pure-token", Token: "OPTIN", Optional: true, KeySpecIndex: -1},
+		{Name: "OPTOUT", Type: "pure-token", Token: "OPTOUT", Optional: true, KeySpecIndex: -1},
+		{Name: "NOLOOP", Type: "pure-token", Token: "NOLOOP", Optional: true, KeySpecIndex: -1},
+	}}
+
+// ClientTrackinginfo is the spec of CLIENT TRACKINGINFO.
+var ClientTrackinginfo = &Meta{Name: "trackinginfo", Group: "connection", Since: "6.2.0", Arity: 2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// ClientUnblock is the spec of CLIENT UNBLOCK.
+var ClientUnblock = &Meta{Name: "unblock", Group: "connection", Since: "5.0.0", Arity: -3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "client-id", Type: "integer", KeySpecIndex: -1},
+		{Name: "unblock-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "timeout", Type: "pure-token", Token: "TIMEOUT", KeySpecIndex: -1},
+			{Name: "error", Type: "pure-token", Token: "ERROR", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClientUnpause is the spec of CLIENT UNPAUSE.
+var ClientUnpause = &Meta{Name: "unpause", Group: "connection", Since: "6.2.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// Cluster is the spec of CLUSTER.
+var Cluster = &Meta{Name: "cluster", Group: "cluster", Since: "3.0.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"addslots":              ClusterAddslots,
+		"addslotsrange":         ClusterAddslotsrange,
+		"bumpepoch":             ClusterBumpepoch,
+		"count-failure-reports": ClusterCountFailureReports,
+		"countkeysinslot":       ClusterCountkeysinslot,
+		"delslots":              ClusterDelslots,
+		"delslotsrange":         ClusterDelslotsrange,
+		"failover":              ClusterFailover,
+		"flushslots":            ClusterFlushslots,
+		"forget":                ClusterForget,
+		"getkeysinslot":         ClusterGetkeysinslot,
+		"help":                  ClusterHelp,
+		"info":                  ClusterInfo,
+		"keyslot":               ClusterKeyslot,
+		"links":                 ClusterLinks,
+		"meet":                  ClusterMeet,
+		"myid":                  ClusterMyid,
+		"myshardid":             ClusterMyshardid,
+		"nodes":                 ClusterNodes,
+		"replicas":              ClusterReplicas,
+		"replicate":             ClusterReplicate,
+		"reset":                 ClusterReset,
+		"saveconfig":            ClusterSaveconfig,
+		"set-config-epoch":      ClusterSetConfigEpoch,
+		"setslot":               ClusterSetslot,
+		"shards":                ClusterShards,
+		"slaves":                ClusterSlaves,
+		"slot-stats":            ClusterSlotStats,
+		"slots":                 ClusterSlots,
+	}}
+
+// ClusterAddslots is the spec of CLUSTER ADDSLOTS.
+var ClusterAddslots = &Meta{Name: "addslots", Group: "cluster", Since: "3.0.0", Arity: -3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "slot", Type: "integer", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// ClusterAddslotsrange is the spec of CLUSTER ADDSLOTSRANGE.
+var ClusterAddslotsrange = &Meta{Name: "addslotsrange", Group: "cluster", Since: "7.0.0", Arity: -4,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "range", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "start-slot", Type: "integer", KeySpecIndex: -1},
+			{Name: "end-slot", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClusterBumpepoch is the spec of CLUSTER BUMPEPOCH.
+var ClusterBumpepoch = &Meta{Name: "bumpepoch", Group: "cluster", Since: "3.0.0", Arity: 2,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Tips:  []string{"nondeterministic_output"}}
+
+// ClusterCountFailureReports is the spec of CLUSTER COUNT-FAILURE-REPORTS.
+var ClusterCountFailureReports = &Meta{Name: "count-failure-reports", Group: "cluster", Since: "3.0.0", Arity: 3,
+	Flags: FlagAdmin | FlagStale,
+	Tips:  []string{"nondeterministic_output"},
+	Args: []Arg{
+		{Name: "node-id", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ClusterCountkeysinslot is the spec of CLUSTER COUNTKEYSINSLOT.
+var ClusterCountkeysinslot = &Meta{Name: "countkeysinslot", Group: "cluster", Since: "3.0.0", Arity: 3,
+	Flags: FlagStale,
+	Args: []Arg{
+		{Name: "slot", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// ClusterDelslots is the spec of CLUSTER DELSLOTS.
+var ClusterDelslots = &Meta{Name: "delslots", Group: "cluster", Since: "3.0.0", Arity: -3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "slot", Type: "integer", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// ClusterDelslotsrange is the spec of CLUSTER DELSLOTSRANGE.
+var ClusterDelslotsrange = &Meta{Name: "delslotsrange", Group: "cluster", Since: "7.0.0", Arity: -4,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "range", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "start-slot", Type: "integer", KeySpecIndex: -1},
+			{Name: "end-slot", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClusterFailover is the spec of CLUSTER FAILOVER.
+var ClusterFailover = &Meta{Name: "failover", Group: "cluster", Since: "3.0.0", Arity: -2,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "options", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "force", Type: "pure-token", Token: "FORCE", KeySpecIndex: -1},
+			{Name: "takeover", Type: "pure-token", Token: "TAKEOVER", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClusterFlushslots is the spec of CLUSTER FLUSHSLOTS.
+var ClusterFlushslots = &Meta{Name: "flushslots", Group: "cluster", Since: "3.0.0", Arity: 2,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale}
+
+// ClusterForget is the spec of CLUSTER FORGET.
+var ClusterForget = &Meta{Name: "forget", Group: "cluster", Since: "3.0.0", Arity: 3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "node-id", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ClusterGetkeysinslot is the spec of CLUSTER GETKEYSINSLOT.
+var ClusterGetkeysinslot = &Meta{Name: "getkeysinslot", Group: "cluster", Since: "3.0.0", Arity: 4,
+	Flags: FlagStale,
+	Tips:  []string{"nondeterministic_output"},
+	Args: []Arg{
+		{Name: "slot", Type: "integer", KeySpecIndex: -1},
+		{Name: "count", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// ClusterHelp is the spec of CLUSTER HELP.
+var ClusterHelp = &Meta{Name: "help", Group: "cluster", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// ClusterInfo is the spec of CLUSTER INFO.
+var ClusterInfo = &Meta{Name: "info", Group: "cluster", Since: "3.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output"}}
+
+// ClusterKeyslot is the spec of CLUSTER KEYSLOT.
+var ClusterKeyslot = &Meta{Name: "keyslot", Group: "cluster", Since: "3.0.0", Arity: 3,
+	Flags: FlagStale,
+	Args: []Arg{
+		{Name: "key", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ClusterLinks is the spec of CLUSTER LINKS.
+var ClusterLinks = &Meta{Name: "links", Group: "cluster", Since: "7.0.0", Arity: 2,
+	Flags: FlagStale,
+	Tips:  []string{"nondeterministic_output"}}
+
+// ClusterMeet is the spec of CLUSTER MEET.
+var ClusterMeet = &Meta{Name: "meet", Group: "cluster", Since: "3.0.0", Arity: -4,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "ip", Type: "string", KeySpecIndex: -1},
+		{Name: "port", Type: "integer", KeySpecIndex: -1},
+		{Name: "cluster-bus-port", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "4.0.0"},
+	}}
+
+// ClusterMyid is the spec of CLUSTER MYID.
+var ClusterMyid = &Meta{Name: "myid", Group: "cluster", Since: "3.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// ClusterMyshardid is the spec of CLUSTER MYSHARDID.
+var ClusterMyshardid = &Meta{Name: "myshardid", Group: "cluster", Since: "7.2.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output"}}
+
+// ClusterNodes is the spec of CLUSTER NODES.
+var ClusterNodes = &Meta{Name: "nodes", Group: "cluster", Since: "3.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output"}}
+
+// ClusterReplicas is the spec of CLUSTER REPLICAS.
+var ClusterReplicas = &Meta{Name: "replicas", Group: "cluster", Since: "5.0.0", Arity: 3,
+	Flags: FlagAdmin | FlagStale,
+	Tips:  []string{"nondeterministic_output"},
+	Args: []Arg{
+		{Name: "node-id", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ClusterReplicate is the spec of CLUSTER REPLICATE.
+var ClusterReplicate = &Meta{Name: "replicate", Group: "cluster", Since: "3.0.0", Arity: 3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "node-id", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ClusterReset is the spec of CLUSTER RESET.
+var ClusterReset = &Meta{Name: "reset", Group: "cluster", Since: "3.0.0", Arity: -2,
+	Flags: FlagAdmin | FlagStale | FlagNoScript,
+	Args: []Arg{
+		{Name: "reset-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "hard", Type: "pure-token", Token: "HARD", KeySpecIndex: -1},
+			{Name: "soft", Type: "pure-token", Token: "SOFT", KeySpecIndex: -1},
+		}},
+	}}
+
+// ClusterSaveconfig is the spec of CLUSTER SAVECONFIG.
+var ClusterSaveconfig = &Meta{Name: "saveconfig", Group: "cluster", Since: "3.0.0", Arity: 2,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale}
+
+// ClusterSetConfigEpoch is the spec of CLUSTER SET-CONFIG-EPOCH.
+var ClusterSetConfigEpoch = &Meta{Name: "set-config-epoch", Group: "cluster", Since: "3.0.0", Arity: 3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale,
+	Args: []Arg{
+		{Name: "config-epoch", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// ClusterSetslot is the spec of CLUSTER SETSLOT.
+var ClusterSetslot = &Meta{Name: "setslot", Group: "cluster", Since: "3.0.0", Arity: -4,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagStale | FlagMayReplicate,
+	Args: []Arg{
+		{Name: "slot", Type: "integer", KeySpecIndex: -1},
+		{Name: "subcommand", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "importing", Type: "string", Token: "IMPORTING", Display: "node-id", KeySpecIndex: -1},
+			{Name: "migrating", Type: "string", Token: "MIGRATING", Display: "node-id", KeySpecIndex: -1},
+			{Name: "node", Type: "string", Token: "NODE", Display: "node-id", KeySpecIndex: -1},
+			{Name: "stable", Type: "pure-token", Token: "STABLE", KeySpecIndex: -1},
+		}},
+		{Name: "timeout", Type: "integer", Token: "TIMEOUT", Display: "timeout", Optional: true, KeySpecIndex: -1, Since: "8.0.0"},
+	}}
+
+// ClusterShards is the spec of CLUSTER SHARDS.
+var ClusterShards = &Meta{Name: "shards", Group: "cluster", Since: "7.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output"}}
+
+// ClusterSlaves is the spec of CLUSTER SLAVES.
+var ClusterSlaves = &Meta{Name: "slaves", Group: "cluster", Since: "3.0.0", Arity: 3,
+	Flags:           FlagAdmin | FlagStale,
+	Tips:            []string{"nondeterministic_output"},
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "5.0.0",
+	Args: []Arg{
+		{Name: "node-id", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ClusterSlotStats is the spec of CLUSTER SLOT-STATS.
+var ClusterSlotStats = &Meta{Name: "slot-stats", Group: "cluster", Since: "8.0.0", Arity: -4,
+	Flags: FlagStale | FlagLoading,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_shards"},
+	Args: []Arg{
+		{Name: "filter", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "slotsrange", Type: "block", Token: "SLOTSRANGE", KeySpecIndex: -1, Args: []Arg{
+				{Name: "start-slot", Type: "integer", KeySpecIndex: -1},
+				{Name: "end-slot", Type: "integer", KeySpecIndex: -1},
+			}},
+			{Name: "orderby", Type: "block", Token: "ORDERBY", KeySpecIndex: -1, Args: []Arg{
+				{Name: "metric", Type: "string", KeySpecIndex: -1},
+				{Name: "limit", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1},
+				{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+					{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+					{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+				}},
+			}},
+		}},
+	}}
+
+// ClusterSlots is the spec of CLUSTER SLOTS.
+var ClusterSlots = &Meta{Name: "slots", Group: "cluster", Since: "3.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output"}}
+
+// Command is the spec of COMMAND.
+var Command = &Meta{Name: "command", Group: "server", Since: "2.8.13", Arity: -1,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"nondeterministic_output_order"},
+	Subs: map[string]*Meta{
+		"count":           CommandCount,
+		"docs":            CommandDocs,
+		"getkeys":         CommandGetkeys,
+		"getkeysandflags": CommandGetkeysandflags,
+		"help":            CommandHelp,
+		"info":            CommandInfo,
+		"list":            CommandList,
+	}}
+
+// CommandCount is the spec of COMMAND COUNT.
+var CommandCount = &Meta{Name: "count", Group: "server", Since: "2.8.13", Arity: 2,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// CommandDocs is the spec of COMMAND DOCS.
+var CommandDocs = &Meta{Name: "docs", Group: "server", Since: "7.0.0", Arity: -2,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"nondeterministic_output_order"},
+	Args: []Arg{
+		{Name: "command-name", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// CommandGetkeys is the spec of COMMAND GETKEYS.
+var CommandGetkeys = &Meta{Name: "getkeys", Group: "server", Since: "2.8.13", Arity: -3,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "command", Type: "string", KeySpecIndex: -1},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// CommandGetkeysandflags is the spec of COMMAND GETKEYSANDFLAGS.
+var CommandGetkeysandflags = &Meta{Name: "getkeysandflags", Group: "server", Since: "7.0.0", Arity: -3,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "command", Type: "string", KeySpecIndex: -1},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// CommandHelp is the spec of COMMAND HELP.
+var CommandHelp = &Meta{Name: "help", Group: "server", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection}
+
+// CommandInfo is the spec of COMMAND INFO.
+var CommandInfo = &Meta{Name: "info", Group: "server", Since: "2.8.13", Arity: -2,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"nondeterministic_output_order"},
+	Args: []Arg{
+		{Name: "command-name", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// CommandList is the spec of COMMAND LIST.
+var CommandList = &Meta{Name: "list", Group: "server", Since: "7.0.0", Arity: -2,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"nondeterministic_output_order"},
+	Args: []Arg{
+		{Name: "filterby", Type: "oneof", Token: "FILTERBY", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "module-name", Type: "string", Token: "MODULE", KeySpecIndex: -1},
+			{Name: "category", Type: "string", Token: "ACLCAT", KeySpecIndex: -1},
+			{Name: "pattern", Type: "pattern", Token: "PATTERN", KeySpecIndex: -1},
+		}},
+	}}
+
+// Config is the spec of CONFIG.
+var Config = &Meta{Name: "config", Group: "server", Since: "2.0.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"get":       ConfigGet,
+		"help":      ConfigHelp,
+		"resetstat": ConfigResetstat,
+		"rewrite":   ConfigRewrite,
+		"set":       ConfigSet,
+	}}
+
+// ConfigGet is the spec of CONFIG GET.
+var ConfigGet = &Meta{Name: "get", Group: "server", Since: "2.0.0", Arity: -3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Args: []Arg{
+		{Name: "parameter", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// ConfigHelp is the spec of CONFIG HELP.
+var ConfigHelp = &Meta{Name: "help", Group: "server", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// ConfigResetstat is the spec of CONFIG RESETSTAT.
+var ConfigResetstat = &Meta{Name: "resetstat", Group: "server", Since: "2.0.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}}
+
+// ConfigRewrite is the spec of CONFIG REWRITE.
+var ConfigRewrite = &Meta{Name: "rewrite", Group: "server", Since: "2.8.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}}
+
+// ConfigSet is the spec of CONFIG SET.
+var ConfigSet = &Meta{Name: "set", Group: "server", Since: "2.0.0", Arity: -4,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "parameter", Type: "string", KeySpecIndex: -1},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Copy is the spec of COPY.
+var Copy = &Meta{Name: "copy", Group: "generic", Since: "6.2.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "source", Type: "key", KeySpecIndex: 0},
+		{Name: "destination", Type: "key", KeySpecIndex: 1},
+		{Name: "destination-db", Type: "integer", Token: "DB", Optional: true, KeySpecIndex: -1},
+		{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Dbsize is the spec of DBSIZE.
+var Dbsize = &Meta{Name: "dbsize", Group: "server", Since: "1.0.0", Arity: 1,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"request_policy:all_shards", "response_policy:agg_sum"}}
+
+// Debug is the spec of DEBUG.
+var Debug = &Meta{Name: "debug", Group: "server", Since: "1.0.0", Arity: -2,
+	Flags:    FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagProtected,
+	DocFlags: DocSyscmd}
+
+// Decr is the spec of DECR.
+var Decr = &Meta{Name: "decr", Group: "string", Since: "1.0.0", Arity: 2,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Decrby is the spec of DECRBY.
+var Decrby = &Meta{Name: "decrby", Group: "string", Since: "1.0.0", Arity: 3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "decrement", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Del is the spec of DEL.
+var Del = &Meta{Name: "del", Group: "generic", Since: "1.0.0", Arity: -2,
+	Flags: FlagWrite,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRM | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Discard is the spec of DISCARD.
+var Discard = &Meta{Name: "discard", Group: "transactions", Since: "2.0.0", Arity: 1,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy,
+	ACL:   ACLTransaction}
+
+// Dump is the spec of DUMP.
+var Dump = &Meta{Name: "dump", Group: "generic", Since: "2.6.0", Arity: 2,
+	Flags: FlagReadonly,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Echo is the spec of ECHO.
+var Echo = &Meta{Name: "echo", Group: "connection", Since: "1.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale | FlagFast,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "message", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Eval is the spec of EVAL.
+var Eval = &Meta{Name: "eval", Group: "scripting", Since: "2.6.0", Arity: -3,
+	Flags:       FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale,
+	ACL:         ACLScripting,
+	GetKeysFunc: "evalGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "script", Type: "string", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// EvalRo is the spec of EVAL_RO.
+var EvalRo = &Meta{Name: "eval_ro", Group: "scripting", Since: "7.0.0", Arity: -3,
+	Flags:       FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadonly,
+	ACL:         ACLScripting,
+	GetKeysFunc: "evalGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "script", Type: "string", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Evalsha is the spec of EVALSHA.
+var Evalsha = &Meta{Name: "evalsha", Group: "scripting", Since: "2.6.0", Arity: -3,
+	Flags:       FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale,
+	ACL:         ACLScripting,
+	GetKeysFunc: "evalGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "sha1", Type: "string", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// EvalshaRo is the spec of EVALSHA_RO.
+var EvalshaRo = &Meta{Name: "evalsha_ro", Group: "scripting", Since: "7.0.0", Arity: -3,
+	Flags:       FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadonly,
+	ACL:         ACLScripting,
+	GetKeysFunc: "evalGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "sha1", Type: "string", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Exec is the spec of EXEC.
+var Exec = &Meta{Name: "exec", Group: "transactions", Since: "1.2.0", Arity: 1,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog,
+	ACL:   ACLTransaction}
+
+// Exists is the spec of EXISTS.
+var Exists = &Meta{Name: "exists", Group: "generic", Since: "1.0.0", Arity: -2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Expire is the spec of EXPIRE.
+var Expire = &Meta{Name: "expire", Group: "generic", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "seconds", Type: "integer", KeySpecIndex: -1},
+		{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
+			{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
+			{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
+			{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
+			{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
+		}},
+	}}
+
+// Expireat is the spec of EXPIREAT.
+var Expireat = &Meta{Name: "expireat", Group: "generic", Since: "1.2.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "unix-time-seconds", Type: "unix-time", KeySpecIndex: -1},
+		{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
+			{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
+			{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
+			{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
+			{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
+		}},
+	}}
+
+// Expiretime is the spec of EXPIRETIME.
+var Expiretime = &Meta{Name: "expiretime", Group: "generic", Since: "7.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Failover is the spec of FAILOVER.
+var Failover = &Meta{Name: "failover", Group: "server", Since: "6.2.0", Arity: -1,
+	Flags: FlagAdmin | FlagNoScript | FlagStale,
+	Args: []Arg{
+		{Name: "target", Type: "block", Token: "TO", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "host", Type: "string", KeySpecIndex: -1},
+			{Name: "port", Type: "integer", KeySpecIndex: -1},
+			{Name: "force", Type: "pure-token", Token: "FORCE", Optional: true, KeySpecIndex: -1},
+		}},
+		{Name: "abort", Type: "pure-token", Token: "ABORT", Optional: true, KeySpecIndex: -1},
+		{Name: "milliseconds", Type: "integer", Token: "TIMEOUT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Fcall is the spec of FCALL.
+var Fcall = &Meta{Name: "fcall", Group: "scripting", Since: "7.0.0", Arity: -3,
+	Flags:       FlagNoScript | FlagSkipMonitor | FlagMayReplicate | FlagNoMandatoryKeys | FlagStale,
+	ACL:         ACLScripting,
+	GetKeysFunc: "functionGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "function", Type: "string", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// FcallRo is the spec of FCALL_RO.
+var FcallRo = &Meta{Name: "fcall_ro", Group: "scripting", Since: "7.0.0", Arity: -3,
+	Flags:       FlagNoScript | FlagSkipMonitor | FlagNoMandatoryKeys | FlagStale | FlagReadonly,
+	ACL:         ACLScripting,
+	GetKeysFunc: "functionGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "function", Type: "string", KeySpecIndex: -1},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 0},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Flushall is the spec of FLUSHALL.
+var Flushall = &Meta{Name: "flushall", Group: "server", Since: "1.0.0", Arity: -1,
+	Flags: FlagWrite,
+	ACL:   ACLKeyspace | ACLDangerous,
+	Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1, Since: "4.0.0"},
+			{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1, Since: "6.2.0"},
+		}},
+	}}
+
+// Flushdb is the spec of FLUSHDB.
+var Flushdb = &Meta{Name: "flushdb", Group: "server", Since: "1.0.0", Arity: -1,
+	Flags: FlagWrite,
+	ACL:   ACLKeyspace | ACLDangerous,
+	Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1, Since: "4.0.0"},
+			{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1, Since: "6.2.0"},
+		}},
+	}}
+
+// Function is the spec of FUNCTION.
+var Function = &Meta{Name: "function", Group: "scripting", Since: "7.0.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"delete":  FunctionDelete,
+		"dump":    FunctionDump,
+		"flush":   FunctionFlush,
+		"help":    FunctionHelp,
+		"kill":    FunctionKill,
+		"list":    FunctionList,
+		"load":    FunctionLoad,
+		"restore": FunctionRestore,
+		"stats":   FunctionStats,
+	}}
+
+// FunctionDelete is the spec of FUNCTION DELETE.
+var FunctionDelete = &Meta{Name: "delete", Group: "scripting", Since: "7.0.0", Arity: 3,
+	Flags: FlagNoScript | FlagWrite,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "library-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// FunctionDump is the spec of FUNCTION DUMP.
+var FunctionDump = &Meta{Name: "dump", Group: "scripting", Since: "7.0.0", Arity: 2,
+	Flags: FlagNoScript,
+	ACL:   ACLScripting}
+
+// FunctionFlush is the spec of FUNCTION FLUSH.
+var FunctionFlush = &Meta{Name: "flush", Group: "scripting", Since: "7.0.0", Arity: -2,
+	Flags: FlagNoScript | FlagWrite,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1},
+			{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1},
+		}},
+	}}
+
+// FunctionHelp is the spec of FUNCTION HELP.
+var FunctionHelp = &Meta{Name: "help", Group: "scripting", Since: "7.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	ACL:   ACLScripting}
+
+// FunctionKill is the spec of FUNCTION KILL.
+var FunctionKill = &Meta{Name: "kill", Group: "scripting", Since: "7.0.0", Arity: 2,
+	Flags: FlagNoScript | FlagAllowBusy,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_shards", "response_policy:one_succeeded"}}
+
+// FunctionList is the spec of FUNCTION LIST.
+var FunctionList = &Meta{Name: "list", Group: "scripting", Since: "7.0.0", Arity: -2,
+	Flags: FlagNoScript,
+	ACL:   ACLScripting,
+	Tips:  []string{"nondeterministic_output_order"},
+	Args: []Arg{
+		{Name: "library-name-pattern", Type: "string", Token: "LIBRARYNAME", Optional: true, KeySpecIndex: -1},
+		{Name: "withcode", Type: "pure-token", Token: "WITHCODE", Optional: true, KeySpecIndex: -1},
+	}}
+
+// FunctionLoad is the spec of FUNCTION LOAD.
+var FunctionLoad = &Meta{Name: "load", Group: "scripting", Since: "7.0.0", Arity: -3,
+	Flags: FlagNoScript | FlagWrite | FlagDenyOOM,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1},
+		{Name: "function-code", Type: "string", KeySpecIndex: -1},
+	}}
+
+// FunctionRestore is the spec of FUNCTION RESTORE.
+var FunctionRestore = &Meta{Name: "restore", Group: "scripting", Since: "7.0.0", Arity: -3,
+	Flags: FlagNoScript | FlagWrite | FlagDenyOOM,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "serialized-value", Type: "string", KeySpecIndex: -1},
+		{Name: "policy", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "flush", Type: "pure-token", Token: "FLUSH", KeySpecIndex: -1},
+			{Name: "append", Type: "pure-token", Token: "APPEND", KeySpecIndex: -1},
+			{Name: "replace", Type: "pure-token", Token: "REPLACE", KeySpecIndex: -1},
+		}},
+	}}
+
+// FunctionStats is the spec of FUNCTION STATS.
+var FunctionStats = &Meta{Name: "stats", Group: "scripting", Since: "7.0.0", Arity: 2,
+	Flags: FlagNoScript | FlagAllowBusy,
+	ACL:   ACLScripting,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}}
+
+// Geoadd is the spec of GEOADD.
+var Geoadd = &Meta{Name: "geoadd", Group: "geo", Since: "3.2.0", Arity: -5,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLGeo,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
+			{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
+			{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
+		}},
+		{Name: "change", Type: "pure-token", Token: "CH", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "longitude", Type: "double", KeySpecIndex: -1},
+			{Name: "latitude", Type: "double", KeySpecIndex: -1},
+			{Name: "member", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Geodist is the spec of GEODIST.
+var Geodist = &Meta{Name: "geodist", Group: "geo", Since: "3.2.0", Arity: -4,
+	Flags: FlagReadonly,
+	ACL:   ACLGeo,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member1", Type: "string", KeySpecIndex: -1},
+		{Name: "member2", Type: "string", KeySpecIndex: -1},
+		{Name: "unit", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+			{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+			{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+			{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+		}},
+	}}
+
+// Geohash is the spec of GEOHASH.
+var Geohash = &Meta{Name: "geohash", Group: "geo", Since: "3.2.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLGeo,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Geopos is the spec of GEOPOS.
+var Geopos = &Meta{Name: "geopos", Group: "geo", Since: "3.2.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLGeo,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Georadius is the spec of GEORADIUS.
+var Georadius = &Meta{Name: "georadius", Group: "geo", Since: "3.2.0", Arity: -6,
+	Flags:           FlagWrite | FlagDenyOOM,
+	ACL:             ACLGeo,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	GetKeysFunc:     "georadiusGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STORE", StartFrom: 6, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STOREDIST", StartFrom: 6, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "longitude", Type: "double", KeySpecIndex: -1},
+		{Name: "latitude", Type: "double", KeySpecIndex: -1},
+		{Name: "radius", Type: "double", KeySpecIndex: -1},
+		{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+			{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+			{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+			{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+		}},
+		{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
+		{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
+		{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
+		{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
+			{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		}},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+		{Name: "store", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "storekey", Type: "key", Token: "STORE", Display: "key", KeySpecIndex: 1},
+			{Name: "storedistkey", Type: "key", Token: "STOREDIST", Display: "key", KeySpecIndex: 2},
+		}},
+	}}
+
+// GeoradiusRo is the spec of GEORADIUS_RO.
+var GeoradiusRo = &Meta{Name: "georadius_ro", Group: "geo", Since: "3.2.10", Arity: -6,
+	Flags:           FlagReadonly,
+	ACL:             ACLGeo,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "longitude", Type: "double", KeySpecIndex: -1},
+		{Name: "latitude", Type: "double", KeySpecIndex: -1},
+		{Name: "radius", Type: "double", KeySpecIndex: -1},
+		{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+			{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+			{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+			{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+		}},
+		{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
+		{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
+		{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
+		{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
+			{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		}},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+	}}
+
+// Georadiusbymember is the spec of GEORADIUSBYMEMBER.
+var Georadiusbymember = &Meta{Name: "georadiusbymember", Group: "geo", Since: "3.2.0", Arity: -5,
+	Flags:           FlagWrite | FlagDenyOOM,
+	ACL:             ACLGeo,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	GetKeysFunc:     "georadiusGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STORE", StartFrom: 5, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginKeyword, Keyword: "STOREDIST", StartFrom: 5, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+		{Name: "radius", Type: "double", KeySpecIndex: -1},
+		{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+			{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+			{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+			{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+		}},
+		{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
+		{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
+		{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
+		{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
+			{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
+		}},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+		{Name: "store", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "storekey", Type: "key", Token: "STORE", Display: "key", KeySpecIndex: 1},
+			{Name: "storedistkey", Type: "key", Token: "STOREDIST", Display: "key", KeySpecIndex: 2},
+		}},
+	}}
+
+// GeoradiusbymemberRo is the spec of GEORADIUSBYMEMBER_RO.
+var GeoradiusbymemberRo = &Meta{Name: "georadiusbymember_ro", Group: "geo", Since: "3.2.10", Arity: -5,
+	Flags:           FlagReadonly,
+	ACL:             ACLGeo,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+		{Name: "radius", Type: "double", KeySpecIndex: -1},
+		{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+			{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+			{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+			{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+		}},
+		{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
+		{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
+		{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
+		{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
+			{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
+		}},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+	}}
+
+// Geosearch is the spec of GEOSEARCH.
+var Geosearch = &Meta{Name: "geosearch", Group: "geo", Since: "6.2.0", Arity: -7,
+	Flags: FlagReadonly,
+	ACL:   ACLGeo,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "from", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "member", Type: "string", Token: "FROMMEMBER", KeySpecIndex: -1},
+			{Name: "fromlonlat", Type: "block", Token: "FROMLONLAT", KeySpecIndex: -1, Args: []Arg{
+				{Name: "longitude", Type: "double", KeySpecIndex: -1},
+				{Name: "latitude", Type: "double", KeySpecIndex: -1},
+			}},
+		}},
+		{Name: "by", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "circle", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "radius", Type: "double", Token: "BYRADIUS", KeySpecIndex: -1},
+				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+				}},
+			}},
+			{Name: "box", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "width", Type: "double", Token: "BYBOX", KeySpecIndex: -1},
+				{Name: "height", Type: "double", KeySpecIndex: -1},
+				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+				}},
+			}},
+		}},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+		{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
+			{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
+		}},
+		{Name: "withcoord", Type: "pure-token", Token: "WITHCOORD", Optional: true, KeySpecIndex: -1},
+		{Name: "withdist", Type: "pure-token", Token: "WITHDIST", Optional: true, KeySpecIndex: -1},
+		{Name: "withhash", Type: "pure-token", Token: "WITHHASH", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Geosearchstore is the spec of GEOSEARCHSTORE.
+var Geosearchstore = &Meta{Name: "geosearchstore", Group: "geo", Since: "6.2.0", Arity: -8,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLGeo,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "destination", Type: "key", KeySpecIndex: 0},
+		{Name: "source", Type: "key", KeySpecIndex: 1},
+		{Name: "from", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "member", Type: "string", Token: "FROMMEMBER", KeySpecIndex: -1},
+			{Name: "fromlonlat", Type: "block", Token: "FROMLONLAT", KeySpecIndex: -1, Args: []Arg{
+				{Name: "longitude", Type: "double", KeySpecIndex: -1},
+				{Name: "latitude", Type: "double", KeySpecIndex: -1},
+			}},
+		}},
+		{Name: "by", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "circle", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "radius", Type: "double", Token: "BYRADIUS", KeySpecIndex: -1},
+				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+				}},
+			}},
+			{Name: "box", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "width", Type: "double", Token: "BYBOX", KeySpecIndex: -1},
+				{Name: "height", Type: "double", KeySpecIndex: -1},
+				{Name: "unit", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+					{Name: "m", Type: "pure-token", Token: "m", KeySpecIndex: -1},
+					{Name: "km", Type: "pure-token", Token: "km", KeySpecIndex: -1},
+					{Name: "ft", Type: "pure-token", Token: "ft", KeySpecIndex: -1},
+					{Name: "mi", Type: "pure-token", Token: "mi", KeySpecIndex: -1},
+				}},
+			}},
+		}},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+		{Name: "count-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", Token: "COUNT", KeySpecIndex: -1},
+			{Name: "any", Type: "pure-token", Token: "ANY", Optional: true, KeySpecIndex: -1},
+		}},
+		{Name: "storedist", Type: "pure-token", Token: "STOREDIST", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Get is the spec of GET.
+var Get = &Meta{Name: "get", Group: "string", Since: "1.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Getbit is the spec of GETBIT.
+var Getbit = &Meta{Name: "getbit", Group: "bitmap", Since: "2.2.0", Arity: 3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLBitmap,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "offset", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Getdel is the spec of GETDEL.
+var Getdel = &Meta{Name: "getdel", Group: "string", Since: "6.2.0", Arity: 2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Getex is the spec of GETEX.
+var Getex = &Meta{Name: "getex", Group: "string", Since: "6.2.0", Arity: -2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "expiration", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "seconds", Type: "integer", Token: "EX", KeySpecIndex: -1},
+			{Name: "milliseconds", Type: "integer", Token: "PX", KeySpecIndex: -1},
+			{Name: "unix-time-seconds", Type: "unix-time", Token: "EXAT", KeySpecIndex: -1},
+			{Name: "unix-time-milliseconds", Type: "unix-time", Token: "PXAT", KeySpecIndex: -1},
+			{Name: "persist", Type: "pure-token", Token: "PERSIST", KeySpecIndex: -1},
+		}},
+	}}
+
+// Getrange is the spec of GETRANGE.
+var Getrange = &Meta{Name: "getrange", Group: "string", Since: "2.4.0", Arity: 4,
+	Flags: FlagReadonly,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "integer", KeySpecIndex: -1},
+		{Name: "end", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Getset is the spec of GETSET.
+var Getset = &Meta{Name: "getset", Group: "string", Since: "1.0.0", Arity: 3,
+	Flags:           FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:             ACLString,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Hdel is the spec of HDEL.
+var Hdel = &Meta{Name: "hdel", Group: "hash", Since: "2.0.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Hello is the spec of HELLO.
+var Hello = &Meta{Name: "hello", Group: "connection", Since: "6.0.0", Arity: -1,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagSentinel | FlagAllowBusy,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "arguments", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "protover", Type: "integer", KeySpecIndex: -1},
+			{Name: "auth", Type: "block", Token: "AUTH", Optional: true, KeySpecIndex: -1, Args: []Arg{
+				{Name: "username", Type: "string", KeySpecIndex: -1},
+				{Name: "password", Type: "string", KeySpecIndex: -1},
+			}},
+			{Name: "clientname", Type: "string", Token: "SETNAME", Optional: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// Hexists is the spec of HEXISTS.
+var Hexists = &Meta{Name: "hexists", Group: "hash", Since: "2.0.0", Arity: 3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Hget is the spec of HGET.
+var Hget = &Meta{Name: "hget", Group: "hash", Since: "2.0.0", Arity: 3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Hgetall is the spec of HGETALL.
+var Hgetall = &Meta{Name: "hgetall", Group: "hash", Since: "2.0.0", Arity: 2,
+	Flags: FlagReadonly,
+	ACL:   ACLHash,
+	Tips:  []string{"nondeterministic_output_order"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Hincrby is the spec of HINCRBY.
+var Hincrby = &Meta{Name: "hincrby", Group: "hash", Since: "2.0.0", Arity: 4,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", KeySpecIndex: -1},
+		{Name: "increment", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Hincrbyfloat is the spec of HINCRBYFLOAT.
+var Hincrbyfloat = &Meta{Name: "hincrbyfloat", Group: "hash", Since: "2.6.0", Arity: 4,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", KeySpecIndex: -1},
+		{Name: "increment", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Hkeys is the spec of HKEYS.
+var Hkeys = &Meta{Name: "hkeys", Group: "hash", Since: "2.0.0", Arity: 2,
+	Flags: FlagReadonly,
+	ACL:   ACLHash,
+	Tips:  []string{"nondeterministic_output_order"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Hlen is the spec of HLEN.
+var Hlen = &Meta{Name: "hlen", Group: "hash", Since: "2.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Hmget is the spec of HMGET.
+var Hmget = &Meta{Name: "hmget", Group: "hash", Since: "2.0.0", Arity: -3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Hmset is the spec of HMSET.
+var Hmset = &Meta{Name: "hmset", Group: "hash", Since: "2.0.0", Arity: -4,
+	Flags:           FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:             ACLHash,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "4.0.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "field", Type: "string", KeySpecIndex: -1},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Hrandfield is the spec of HRANDFIELD.
+var Hrandfield = &Meta{Name: "hrandfield", Group: "hash", Since: "6.2.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLHash,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "options", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+			{Name: "withvalues", Type: "pure-token", Token: "WITHVALUES", Optional: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// Hscan is the spec of HSCAN.
+var Hscan = &Meta{Name: "hscan", Group: "hash", Since: "2.8.0", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLHash,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "cursor", Type: "integer", KeySpecIndex: -1},
+		{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "novalues", Type: "pure-token", Token: "NOVALUES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Hset is the spec of HSET.
+var Hset = &Meta{Name: "hset", Group: "hash", Since: "2.0.0", Arity: -4,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "field", Type: "string", KeySpecIndex: -1},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Hsetnx is the spec of HSETNX.
+var Hsetnx = &Meta{Name: "hsetnx", Group: "hash", Since: "2.0.0", Arity: 4,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", KeySpecIndex: -1},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Hstrlen is the spec of HSTRLEN.
+var Hstrlen = &Meta{Name: "hstrlen", Group: "hash", Since: "3.2.0", Arity: 3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLHash,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "field", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Hvals is the spec of HVALS.
+var Hvals = &Meta{Name: "hvals", Group: "hash", Since: "2.0.0", Arity: 2,
+	Flags: FlagReadonly,
+	ACL:   ACLHash,
+	Tips:  []string{"nondeterministic_output_order"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Incr is the spec of INCR.
+var Incr = &Meta{Name: "incr", Group: "string", Since: "1.0.0", Arity: 2,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Incrby is the spec of INCRBY.
+var Incrby = &Meta{Name: "incrby", Group: "string", Since: "1.0.0", Arity: 3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "increment", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Incrbyfloat is the spec of INCRBYFLOAT.
+var Incrbyfloat = &Meta{Name: "incrbyfloat", Group: "string", Since: "2.6.0", Arity: 3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "increment", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Info is the spec of INFO.
+var Info = &Meta{Name: "info", Group: "server", Since: "1.0.0", Arity: -1,
+	Flags: FlagLoading | FlagStale | FlagSentinel,
+	ACL:   ACLDangerous,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"},
+	Args: []Arg{
+		{Name: "section", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Keys is the spec of KEYS.
+var Keys = &Meta{Name: "keys", Group: "generic", Since: "1.0.0", Arity: 2,
+	Flags: FlagReadonly,
+	ACL:   ACLKeyspace | ACLDangerous,
+	Tips:  []string{"request_policy:all_shards", "nondeterministic_output_order"},
+	Args: []Arg{
+		{Name: "pattern", Type: "pattern", KeySpecIndex: -1},
+	}}
+
+// Lastsave is the spec of LASTSAVE.
+var Lastsave = &Meta{Name: "lastsave", Group: "server", Since: "1.0.0", Arity: 1,
+	Flags: FlagLoading | FlagStale | FlagFast,
+	ACL:   ACLAdmin | ACLDangerous,
+	Tips:  []string{"nondeterministic_output"}}
+
+// Latency is the spec of LATENCY.
+var Latency = &Meta{Name: "latency", Group: "server", Since: "2.8.13", Arity: -2,
+	Subs: map[string]*Meta{
+		"doctor":    LatencyDoctor,
+		"graph":     LatencyGraph,
+		"help":      LatencyHelp,
+		"histogram": LatencyHistogram,
+		"history":   LatencyHistory,
+		"latest":    LatencyLatest,
+		"reset":     LatencyReset,
+	}}
+
+// LatencyDoctor is the spec of LATENCY DOCTOR.
+var LatencyDoctor = &Meta{Name: "doctor", Group: "server", Since: "2.8.13", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}}
+
+// LatencyGraph is the spec of LATENCY GRAPH.
+var LatencyGraph = &Meta{Name: "graph", Group: "server", Since: "2.8.13", Arity: 3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+	Args: []Arg{
+		{Name: "event", Type: "string", KeySpecIndex: -1},
+	}}
+
+// LatencyHelp is the spec of LATENCY HELP.
+var LatencyHelp = &Meta{Name: "help", Group: "server", Since: "2.8.13", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// LatencyHistogram is the spec of LATENCY HISTOGRAM.
+var LatencyHistogram = &Meta{Name: "histogram", Group: "server", Since: "7.0.0", Arity: -2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+	Args: []Arg{
+		{Name: "COMMAND", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// LatencyHistory is the spec of LATENCY HISTORY.
+var LatencyHistory = &Meta{Name: "history", Group: "server", Since: "2.8.13", Arity: 3,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"},
+	Args: []Arg{
+		{Name: "event", Type: "string", KeySpecIndex: -1},
+	}}
+
+// LatencyLatest is the spec of LATENCY LATEST.
+var LatencyLatest = &Meta{Name: "latest", Group: "server", Since: "2.8.13", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"nondeterministic_output", "request_policy:all_nodes", "response_policy:special"}}
+
+// LatencyReset is the spec of LATENCY RESET.
+var LatencyReset = &Meta{Name: "reset", Group: "server", Since: "2.8.13", Arity: -2,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:agg_sum"},
+	Args: []Arg{
+		{Name: "event", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Lcs is the spec of LCS.
+var Lcs = &Meta{Name: "lcs", Group: "string", Since: "7.0.0", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key1", Type: "key", KeySpecIndex: 0},
+		{Name: "key2", Type: "key", KeySpecIndex: 0},
+		{Name: "len", Type: "pure-token", Token: "LEN", Optional: true, KeySpecIndex: -1},
+		{Name: "idx", Type: "pure-token", Token: "IDX", Optional: true, KeySpecIndex: -1},
+		{Name: "min-match-len", Type: "integer", Token: "MINMATCHLEN", Optional: true, KeySpecIndex: -1},
+		{Name: "withmatchlen", Type: "pure-token", Token: "WITHMATCHLEN", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Lindex is the spec of LINDEX.
+var Lindex = &Meta{Name: "lindex", Group: "list", Since: "1.0.0", Arity: 3,
+	Flags: FlagReadonly,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "index", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Linsert is the spec of LINSERT.
+var Linsert = &Meta{Name: "linsert", Group: "list", Since: "2.2.0", Arity: 5,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "before", Type: "pure-token", Token: "BEFORE", KeySpecIndex: -1},
+			{Name: "after", Type: "pure-token", Token: "AFTER", KeySpecIndex: -1},
+		}},
+		{Name: "pivot", Type: "string", KeySpecIndex: -1},
+		{Name: "element", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Llen is the spec of LLEN.
+var Llen = &Meta{Name: "llen", Group: "list", Since: "1.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Lmove is the spec of LMOVE.
+var Lmove = &Meta{Name: "lmove", Group: "list", Since: "6.2.0", Arity: 5,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "source", Type: "key", KeySpecIndex: 0},
+		{Name: "destination", Type: "key", KeySpecIndex: 1},
+		{Name: "wherefrom", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
+			{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
+		}},
+		{Name: "whereto", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
+			{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
+		}},
+	}}
+
+// Lmpop is the spec of LMPOP.
+var Lmpop = &Meta{Name: "lmpop", Group: "list", Since: "7.0.0", Arity: -4,
+	Flags:       FlagWrite,
+	ACL:         ACLList,
+	GetKeysFunc: "lmpopGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "left", Type: "pure-token", Token: "LEFT", KeySpecIndex: -1},
+			{Name: "right", Type: "pure-token", Token: "RIGHT", KeySpecIndex: -1},
+		}},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Lolwut is the spec of LOLWUT.
+var Lolwut = &Meta{Name: "lolwut", Group: "server", Since: "5.0.0", Arity: -1,
+	Flags: FlagReadonly | FlagFast,
+	Args: []Arg{
+		{Name: "version", Type: "integer", Token: "VERSION", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Lpop is the spec of LPOP.
+var Lpop = &Meta{Name: "lpop", Group: "list", Since: "1.0.0", Arity: -2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+	}}
+
+// Lpos is the spec of LPOS.
+var Lpos = &Meta{Name: "lpos", Group: "list", Since: "6.0.6", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "element", Type: "string", KeySpecIndex: -1},
+		{Name: "rank", Type: "integer", Token: "RANK", Optional: true, KeySpecIndex: -1},
+		{Name: "num-matches", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "len", Type: "integer", Token: "MAXLEN", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Lpush is the spec of LPUSH.
+var Lpush = &Meta{Name: "lpush", Group: "list", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Lpushx is the spec of LPUSHX.
+var Lpushx = &Meta{Name: "lpushx", Group: "list", Since: "2.2.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Lrange is the spec of LRANGE.
+var Lrange = &Meta{Name: "lrange", Group: "list", Since: "1.0.0", Arity: 4,
+	Flags: FlagReadonly,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "integer", KeySpecIndex: -1},
+		{Name: "stop", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Lrem is the spec of LREM.
+var Lrem = &Meta{Name: "lrem", Group: "list", Since: "1.0.0", Arity: 4,
+	Flags: FlagWrite,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", KeySpecIndex: -1},
+		{Name: "element", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Lset is the spec of LSET.
+var Lset = &Meta{Name: "lset", Group: "list", Since: "1.0.0", Arity: 4,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "index", Type: "integer", KeySpecIndex: -1},
+		{Name: "element", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Ltrim is the spec of LTRIM.
+var Ltrim = &Meta{Name: "ltrim", Group: "list", Since: "1.0.0", Arity: 4,
+	Flags: FlagWrite,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "integer", KeySpecIndex: -1},
+		{Name: "stop", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Memory is the spec of MEMORY.
+var Memory = &Meta{Name: "memory", Group: "server", Since: "4.0.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"doctor":       MemoryDoctor,
+		"help":         MemoryHelp,
+		"malloc-stats": MemoryMallocStats,
+		"purge":        MemoryPurge,
+		"stats":        MemoryStats,
+		"usage":        MemoryUsage,
+	}}
+
+// MemoryDoctor is the spec of MEMORY DOCTOR.
+var MemoryDoctor = &Meta{Name: "doctor", Group: "server", Since: "4.0.0", Arity: 2,
+	Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}}
+
+// MemoryHelp is the spec of MEMORY HELP.
+var MemoryHelp = &Meta{Name: "help", Group: "server", Since: "4.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// MemoryMallocStats is the spec of MEMORY MALLOC-STATS.
+var MemoryMallocStats = &Meta{Name: "malloc-stats", Group: "server", Since: "4.0.0", Arity: 2,
+	Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}}
+
+// MemoryPurge is the spec of MEMORY PURGE.
+var MemoryPurge = &Meta{Name: "purge", Group: "server", Since: "4.0.0", Arity: 2,
+	Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"}}
+
+// MemoryStats is the spec of MEMORY STATS.
+var MemoryStats = &Meta{Name: "stats", Group: "server", Since: "4.0.0", Arity: 2,
+	Tips: []string{"nondeterministic_output", "request_policy:all_shards", "response_policy:special"}}
+
+// MemoryUsage is the spec of MEMORY USAGE.
+var MemoryUsage = &Meta{Name: "usage", Group: "server", Since: "4.0.0", Arity: -3,
+	Flags: FlagReadonly,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", Token: "SAMPLES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Mget is the spec of MGET.
+var Mget = &Meta{Name: "mget", Group: "string", Since: "1.0.0", Arity: -2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLString,
+	Tips:  []string{"request_policy:multi_shard"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Migrate is the spec of MIGRATE.
+var Migrate = &Meta{Name: "migrate", Group: "generic", Since: "2.6.0", Arity: -6,
+	Flags:       FlagWrite,
+	ACL:         ACLKeyspace | ACLDangerous,
+	Tips:        []string{"nondeterministic_output"},
+	GetKeysFunc: "migrateGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 3, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRW | KeyAccess | KeyDelete | KeyIncomplete, BeginKind: BeginKeyword, Keyword: "KEYS", StartFrom: -2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "host", Type: "string", KeySpecIndex: -1},
+		{Name: "port", Type: "integer", KeySpecIndex: -1},
+		{Name: "key-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "key", Type: "key", KeySpecIndex: 0},
+			{Name: "empty-string", Type: "pure-token", Token: "\"\"", KeySpecIndex: -1},
+		}},
+		{Name: "destination-db", Type: "integer", KeySpecIndex: -1},
+		{Name: "timeout", Type: "integer", KeySpecIndex: -1},
+		{Name: "copy", Type: "pure-token", Token: "COPY", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
+		{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
+		{Name: "authentication", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "auth", Type: "string", Token: "AUTH", Display: "password", KeySpecIndex: -1, Since: "4.0.7"},
+			{Name: "auth2", Type: "block", Token: "AUTH2", KeySpecIndex: -1, Since: "6.0.0", Args: []Arg{
+				{Name: "username", Type: "string", KeySpecIndex: -1},
+				{Name: "password", Type: "string", KeySpecIndex: -1},
+			}},
+		}},
+		{Name: "keys", Type: "key", Token: "KEYS", Display: "key", Optional: true, Multiple: true, KeySpecIndex: 1, Since: "3.0.6"},
+	}}
+
+// Module is the spec of MODULE.
+var Module = &Meta{Name: "module", Group: "server", Since: "4.0.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"help":   ModuleHelp,
+		"list":   ModuleList,
+		"load":   ModuleLoad,
+		"loadex": ModuleLoadex,
+		"unload": ModuleUnload,
+	}}
+
+// ModuleHelp is the spec of MODULE HELP.
+var ModuleHelp = &Meta{Name: "help", Group: "server", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// ModuleList is the spec of MODULE LIST.
+var ModuleList = &Meta{Name: "list", Group: "server", Since: "4.0.0", Arity: 2,
+	Flags: FlagAdmin | FlagNoScript,
+	Tips:  []string{"nondeterministic_output_order"}}
+
+// ModuleLoad is the spec of MODULE LOAD.
+var ModuleLoad = &Meta{Name: "load", Group: "server", Since: "4.0.0", Arity: -3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagProtected,
+	Args: []Arg{
+		{Name: "path", Type: "string", KeySpecIndex: -1},
+		{Name: "arg", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// ModuleLoadex is the spec of MODULE LOADEX.
+var ModuleLoadex = &Meta{Name: "loadex", Group: "server", Since: "7.0.0", Arity: -3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagProtected,
+	Args: []Arg{
+		{Name: "path", Type: "string", KeySpecIndex: -1},
+		{Name: "configs", Type: "block", Token: "CONFIG", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "name", Type: "string", KeySpecIndex: -1},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+		{Name: "args", Type: "string", Token: "ARGS", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// ModuleUnload is the spec of MODULE UNLOAD.
+var ModuleUnload = &Meta{Name: "unload", Group: "server", Since: "4.0.0", Arity: 3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagProtected,
+	Args: []Arg{
+		{Name: "name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Monitor is the spec of MONITOR.
+var Monitor = &Meta{Name: "monitor", Group: "server", Since: "1.0.0", Arity: 1,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale}
+
+// Move is the spec of MOVE.
+var Move = &Meta{Name: "move", Group: "generic", Since: "1.0.0", Arity: 3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "db", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Mset is the spec of MSET.
+var Mset = &Meta{Name: "mset", Group: "string", Since: "1.0.1", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLString,
+	Tips:  []string{"request_policy:multi_shard", "response_policy:all_succeeded"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 2, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "key", Type: "key", KeySpecIndex: 0},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Msetnx is the spec of MSETNX.
+var Msetnx = &Meta{Name: "msetnx", Group: "string", Since: "1.0.1", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 2, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "key", Type: "key", KeySpecIndex: 0},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Multi is the spec of MULTI.
+var Multi = &Meta{Name: "multi", Group: "transactions", Since: "1.2.0", Arity: 1,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoMulti | FlagAllowBusy,
+	ACL:   ACLTransaction}
+
+// Object is the spec of OBJECT.
+var Object = &Meta{Name: "object", Group: "generic", Since: "2.2.3", Arity: -2,
+	Subs: map[string]*Meta{
+		"encoding": ObjectEncoding,
+		"freq":     ObjectFreq,
+		"help":     ObjectHelp,
+		"idletime": ObjectIdletime,
+		"refcount": ObjectRefcount,
+	}}
+
+// ObjectEncoding is the spec of OBJECT ENCODING.
+var ObjectEncoding = &Meta{Name: "encoding", Group: "generic", Since: "2.2.3", Arity: 3,
+	Flags: FlagReadonly,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// ObjectFreq is the spec of OBJECT FREQ.
+var ObjectFreq = &Meta{Name: "freq", Group: "generic", Since: "4.0.0", Arity: 3,
+	Flags: FlagReadonly,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// ObjectHelp is the spec of OBJECT HELP.
+var ObjectHelp = &Meta{Name: "help", Group: "generic", Since: "6.2.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	ACL:   ACLKeyspace}
+
+// ObjectIdletime is the spec of OBJECT IDLETIME.
+var ObjectIdletime = &Meta{Name: "idletime", Group: "generic", Since: "2.2.3", Arity: 3,
+	Flags: FlagReadonly,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// ObjectRefcount is the spec of OBJECT REFCOUNT.
+var ObjectRefcount = &Meta{Name: "refcount", Group: "generic", Since: "2.2.3", Arity: 3,
+	Flags: FlagReadonly,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Persist is the spec of PERSIST.
+var Persist = &Meta{Name: "persist", Group: "generic", Since: "2.2.0", Arity: 2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Pexpire is the spec of PEXPIRE.
+var Pexpire = &Meta{Name: "pexpire", Group: "generic", Since: "2.6.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "milliseconds", Type: "integer", KeySpecIndex: -1},
+		{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
+			{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
+			{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
+			{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
+			{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
+		}},
+	}}
+
+// Pexpireat is the spec of PEXPIREAT.
+var Pexpireat = &Meta{Name: "pexpireat", Group: "generic", Since: "2.6.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "unix-time-milliseconds", Type: "unix-time", KeySpecIndex: -1},
+		{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "7.0.0", Args: []Arg{
+			{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
+			{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
+			{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
+			{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
+		}},
+	}}
+
+// Pexpiretime is the spec of PEXPIRETIME.
+var Pexpiretime = &Meta{Name: "pexpiretime", Group: "generic", Since: "7.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Pfadd is the spec of PFADD.
+var Pfadd = &Meta{Name: "pfadd", Group: "hyperloglog", Since: "2.8.9", Arity: -2,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLHyperLogLog,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "element", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Pfcount is the spec of PFCOUNT.
+var Pfcount = &Meta{Name: "pfcount", Group: "hyperloglog", Since: "2.8.9", Arity: -2,
+	Flags: FlagReadonly | FlagMayReplicate,
+	ACL:   ACLHyperLogLog,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Pfdebug is the spec of PFDEBUG.
+var Pfdebug = &Meta{Name: "pfdebug", Group: "hyperloglog", Since: "2.8.9", Arity: 3,
+	Flags:    FlagWrite | FlagDenyOOM | FlagAdmin,
+	ACL:      ACLHyperLogLog,
+	DocFlags: DocSyscmd,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "subcommand", Type: "string", KeySpecIndex: -1},
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Pfmerge is the spec of PFMERGE.
+var Pfmerge = &Meta{Name: "pfmerge", Group: "hyperloglog", Since: "2.8.9", Arity: -2,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLHyperLogLog,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "destkey", Type: "key", KeySpecIndex: 0},
+		{Name: "sourcekey", Type: "key", Optional: true, Multiple: true, KeySpecIndex: 1},
+	}}
+
+// Pfselftest is the spec of PFSELFTEST.
+var Pfselftest = &Meta{Name: "pfselftest", Group: "hyperloglog", Since: "2.8.9", Arity: 1,
+	Flags:    FlagAdmin,
+	ACL:      ACLHyperLogLog,
+	DocFlags: DocSyscmd}
+
+// Ping is the spec of PING.
+var Ping = &Meta{Name: "ping", Group: "connection", Since: "1.0.0", Arity: -1,
+	Flags: FlagFast | FlagSentinel,
+	ACL:   ACLConnection,
+	Tips:  []string{"request_policy:all_shards", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "message", Type: "string", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Psetex is the spec of PSETEX.
+var Psetex = &Meta{Name: "psetex", Group: "string", Since: "2.6.0", Arity: 4,
+	Flags:           FlagWrite | FlagDenyOOM,
+	ACL:             ACLString,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "2.6.12",
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "milliseconds", Type: "integer", KeySpecIndex: -1},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Psubscribe is the spec of PSUBSCRIBE.
+var Psubscribe = &Meta{Name: "psubscribe", Group: "pubsub", Since: "2.0.0", Arity: -2,
+	Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "pattern", Type: "pattern", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Psync is the spec of PSYNC.
+var Psync = &Meta{Name: "psync", Group: "server", Since: "2.8.0", Arity: -3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoMulti | FlagNoScript,
+	Args: []Arg{
+		{Name: "replicationid", Type: "string", KeySpecIndex: -1},
+		{Name: "offset", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Pttl is the spec of PTTL.
+var Pttl = &Meta{Name: "pttl", Group: "generic", Since: "2.6.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Publish is the spec of PUBLISH.
+var Publish = &Meta{Name: "publish", Group: "pubsub", Since: "2.0.0", Arity: 3,
+	Flags: FlagPubsub | FlagLoading | FlagStale | FlagFast | FlagMayReplicate | FlagSentinel,
+	Args: []Arg{
+		{Name: "channel", Type: "string", KeySpecIndex: -1},
+		{Name: "message", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Pubsub is the spec of PUBSUB.
+var Pubsub = &Meta{Name: "pubsub", Group: "pubsub", Since: "2.8.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"channels":      PubsubChannels,
+		"help":          PubsubHelp,
+		"numpat":        PubsubNumpat,
+		"numsub":        PubsubNumsub,
+		"shardchannels": PubsubShardchannels,
+		"shardnumsub":   PubsubShardnumsub,
+	}}
+
+// PubsubChannels is the spec of PUBSUB CHANNELS.
+var PubsubChannels = &Meta{Name: "channels", Group: "pubsub", Since: "2.8.0", Arity: -2,
+	Flags: FlagPubsub | FlagLoading | FlagStale,
+	Args: []Arg{
+		{Name: "pattern", Type: "pattern", Optional: true, KeySpecIndex: -1},
+	}}
+
+// PubsubHelp is the spec of PUBSUB HELP.
+var PubsubHelp = &Meta{Name: "help", Group: "pubsub", Since: "6.2.0", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// PubsubNumpat is the spec of PUBSUB NUMPAT.
+var PubsubNumpat = &Meta{Name: "numpat", Group: "pubsub", Since: "2.8.0", Arity: 2,
+	Flags: FlagPubsub | FlagLoading | FlagStale}
+
+// PubsubNumsub is the spec of PUBSUB NUMSUB.
+var PubsubNumsub = &Meta{Name: "numsub", Group: "pubsub", Since: "2.8.0", Arity: -2,
+	Flags: FlagPubsub | FlagLoading | FlagStale,
+	Args: []Arg{
+		{Name: "channel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// PubsubShardchannels is the spec of PUBSUB SHARDCHANNELS.
+var PubsubShardchannels = &Meta{Name: "shardchannels", Group: "pubsub", Since: "7.0.0", Arity: -2,
+	Flags: FlagPubsub | FlagLoading | FlagStale,
+	Args: []Arg{
+		{Name: "pattern", Type: "pattern", Optional: true, KeySpecIndex: -1},
+	}}
+
+// PubsubShardnumsub is the spec of PUBSUB SHARDNUMSUB.
+var PubsubShardnumsub = &Meta{Name: "shardnumsub", Group: "pubsub", Since: "7.0.0", Arity: -2,
+	Flags: FlagPubsub | FlagLoading | FlagStale,
+	Args: []Arg{
+		{Name: "shardchannel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Punsubscribe is the spec of PUNSUBSCRIBE.
+var Punsubscribe = &Meta{Name: "punsubscribe", Group: "pubsub", Since: "2.0.0", Arity: -1,
+	Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "pattern", Type: "pattern", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Quit is the spec of QUIT.
+var Quit = &Meta{Name: "quit", Group: "connection", Since: "1.0.0", Arity: -1,
+	Flags:           FlagAllowBusy | FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth,
+	ACL:             ACLConnection,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "7.2.0"}
+
+// Randomkey is the spec of RANDOMKEY.
+var Randomkey = &Meta{Name: "randomkey", Group: "generic", Since: "1.0.0", Arity: 1,
+	Flags: FlagReadonly | FlagTouchesArbitraryKeys,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"request_policy:all_shards", "response_policy:special", "nondeterministic_output"}}
+
+// Readonly is the spec of READONLY.
+var Readonly = &Meta{Name: "readonly", Group: "cluster", Since: "3.0.0", Arity: 1,
+	Flags: FlagFast | FlagLoading | FlagStale,
+	ACL:   ACLConnection}
+
+// Readwrite is the spec of READWRITE.
+var Readwrite = &Meta{Name: "readwrite", Group: "cluster", Since: "3.0.0", Arity: 1,
+	Flags: FlagFast | FlagLoading | FlagStale,
+	ACL:   ACLConnection}
+
+// Rename is the spec of RENAME.
+var Rename = &Meta{Name: "rename", Group: "generic", Since: "1.0.0", Arity: 3,
+	Flags: FlagWrite,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "newkey", Type: "key", KeySpecIndex: 1},
+	}}
+
+// Renamenx is the spec of RENAMENX.
+var Renamenx = &Meta{Name: "renamenx", Group: "generic", Since: "1.0.0", Arity: 3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyOW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "newkey", Type: "key", KeySpecIndex: 1},
+	}}
+
+// Replconf is the spec of REPLCONF.
+var Replconf = &Meta{Name: "replconf", Group: "server", Since: "3.0.0", Arity: -1,
+	Flags:    FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy,
+	DocFlags: DocSyscmd}
+
+// Replicaof is the spec of REPLICAOF.
+var Replicaof = &Meta{Name: "replicaof", Group: "server", Since: "5.0.0", Arity: 3,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagStale,
+	Args: []Arg{
+		{Name: "args", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "host-port", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "host", Type: "string", KeySpecIndex: -1},
+				{Name: "port", Type: "integer", KeySpecIndex: -1},
+			}},
+			{Name: "no-one", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
+				{Name: "one", Type: "pure-token", Token: "ONE", KeySpecIndex: -1},
+			}},
+		}},
+	}}
+
+// Reset is the spec of RESET.
+var Reset = &Meta{Name: "reset", Group: "connection", Since: "6.2.0", Arity: 1,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy,
+	ACL:   ACLConnection}
+
+// Restore is the spec of RESTORE.
+var Restore = &Meta{Name: "restore", Group: "generic", Since: "2.6.0", Arity: -4,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLKeyspace | ACLDangerous,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "ttl", Type: "integer", KeySpecIndex: -1},
+		{Name: "serialized-value", Type: "string", KeySpecIndex: -1},
+		{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
+		{Name: "absttl", Type: "pure-token", Token: "ABSTTL", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
+		{Name: "seconds", Type: "integer", Token: "IDLETIME", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
+		{Name: "frequency", Type: "integer", Token: "FREQ", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
+	}}
+
+// RestoreAsking is the spec of RESTORE-ASKING.
+var RestoreAsking = &Meta{Name: "restore-asking", Group: "server", Since: "3.0.0", Arity: -4,
+	Flags:    FlagWrite | FlagDenyOOM | FlagAsking,
+	ACL:      ACLKeyspace | ACLDangerous,
+	DocFlags: DocSyscmd,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "ttl", Type: "integer", KeySpecIndex: -1},
+		{Name: "serialized-value", Type: "string", KeySpecIndex: -1},
+		{Name: "replace", Type: "pure-token", Token: "REPLACE", Optional: true, KeySpecIndex: -1, Since: "3.0.0"},
+		{Name: "absttl", Type: "pure-token", Token: "ABSTTL", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
+		{Name: "seconds", Type: "integer", Token: "IDLETIME", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
+		{Name: "frequency", Type: "integer", Token: "FREQ", Optional: true, KeySpecIndex: -1, Since: "5.0.0"},
+	}}
+
+// Role is the spec of ROLE.
+var Role = &Meta{Name: "role", Group: "server", Since: "2.8.12", Arity: 1,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagSentinel,
+	ACL:   ACLAdmin | ACLDangerous}
+
+// Rpop is the spec of RPOP.
+var Rpop = &Meta{Name: "rpop", Group: "list", Since: "1.0.0", Arity: -2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+	}}
+
+// Rpoplpush is the spec of RPOPLPUSH.
+var Rpoplpush = &Meta{Name: "rpoplpush", Group: "list", Since: "1.2.0", Arity: 3,
+	Flags:           FlagWrite | FlagDenyOOM,
+	ACL:             ACLList,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "source", Type: "key", KeySpecIndex: 0},
+		{Name: "destination", Type: "key", KeySpecIndex: 1},
+	}}
+
+// Rpush is the spec of RPUSH.
+var Rpush = &Meta{Name: "rpush", Group: "list", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Rpushx is the spec of RPUSHX.
+var Rpushx = &Meta{Name: "rpushx", Group: "list", Since: "2.2.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLList,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "element", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Sadd is the spec of SADD.
+var Sadd = &Meta{Name: "sadd", Group: "set", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Save is the spec of SAVE.
+var Save = &Meta{Name: "save", Group: "server", Since: "1.0.0", Arity: 1,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagNoMulti}
+
+// Scan is the spec of SCAN.
+var Scan = &Meta{Name: "scan", Group: "generic", Since: "2.8.0", Arity: -2,
+	Flags: FlagReadonly | FlagTouchesArbitraryKeys,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output", "request_policy:special", "response_policy:special"},
+	Args: []Arg{
+		{Name: "cursor", Type: "integer", KeySpecIndex: -1},
+		{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "type", Type: "string", Token: "TYPE", Optional: true, KeySpecIndex: -1, Since: "6.0.0"},
+	}}
+
+// Scard is the spec of SCARD.
+var Scard = &Meta{Name: "scard", Group: "set", Since: "1.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Script is the spec of SCRIPT.
+var Script = &Meta{Name: "script", Group: "scripting", Since: "2.6.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"debug":  ScriptDebug,
+		"exists": ScriptExists,
+		"flush":  ScriptFlush,
+		"help":   ScriptHelp,
+		"kill":   ScriptKill,
+		"load":   ScriptLoad,
+		"show":   ScriptShow,
+	}}
+
+// ScriptDebug is the spec of SCRIPT DEBUG.
+var ScriptDebug = &Meta{Name: "debug", Group: "scripting", Since: "3.2.0", Arity: 3,
+	Flags: FlagNoScript,
+	ACL:   ACLScripting,
+	Args: []Arg{
+		{Name: "mode", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "yes", Type: "pure-token", Token: "YES", KeySpecIndex: -1},
+			{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1},
+			{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
+		}},
+	}}
+
+// ScriptExists is the spec of SCRIPT EXISTS.
+var ScriptExists = &Meta{Name: "exists", Group: "scripting", Since: "2.6.0", Arity: -3,
+	Flags: FlagNoScript,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_shards", "response_policy:agg_logical_and"},
+	Args: []Arg{
+		{Name: "sha1", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// ScriptFlush is the spec of SCRIPT FLUSH.
+var ScriptFlush = &Meta{Name: "flush", Group: "scripting", Since: "2.6.0", Arity: -2,
+	Flags: FlagNoScript,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "flush-type", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
+			{Name: "async", Type: "pure-token", Token: "ASYNC", KeySpecIndex: -1},
+			{Name: "sync", Type: "pure-token", Token: "SYNC", KeySpecIndex: -1},
+		}},
+	}}
+
+// ScriptHelp is the spec of SCRIPT HELP.
+var ScriptHelp = &Meta{Name: "help", Group: "scripting", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	ACL:   ACLScripting}
+
+// ScriptKill is the spec of SCRIPT KILL.
+var ScriptKill = &Meta{Name: "kill", Group: "scripting", Since: "2.6.0", Arity: 2,
+	Flags: FlagNoScript | FlagAllowBusy,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_shards", "response_policy:one_succeeded"}}
+
+// ScriptLoad is the spec of SCRIPT LOAD.
+var ScriptLoad = &Meta{Name: "load", Group: "scripting", Since: "2.6.0", Arity: 3,
+	Flags: FlagNoScript | FlagStale,
+	ACL:   ACLScripting,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"},
+	Args: []Arg{
+		{Name: "script", Type: "string", KeySpecIndex: -1},
+	}}
+
+// ScriptShow is the spec of SCRIPT SHOW.
+var ScriptShow = &Meta{Name: "show", Group: "scripting", Since: "8.0.0", Arity: 3,
+	Flags: FlagNoScript,
+	ACL:   ACLScripting,
+	Args: []Arg{
+		{Name: "sha1", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Sdiff is the spec of SDIFF.
+var Sdiff = &Meta{Name: "sdiff", Group: "set", Since: "1.0.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLSet,
+	Tips:  []string{"nondeterministic_output_order"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Sdiffstore is the spec of SDIFFSTORE.
+var Sdiffstore = &Meta{Name: "sdiffstore", Group: "set", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "destination", Type: "key", KeySpecIndex: 0},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
+	}}
+
+// Select is the spec of SELECT.
+var Select = &Meta{Name: "select", Group: "connection", Since: "1.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale | FlagFast,
+	ACL:   ACLConnection,
+	Args: []Arg{
+		{Name: "index", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Sentinel is the spec of SENTINEL.
+var Sentinel = &Meta{Name: "sentinel", Group: "sentinel", Since: "2.8.4", Arity: -2,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Subs: map[string]*Meta{
+		"ckquorum":                 SentinelCkquorum,
+		"config":                   SentinelConfig,
+		"debug":                    SentinelDebug,
+		"failover":                 SentinelFailover,
+		"flushconfig":              SentinelFlushconfig,
+		"get-master-addr-by-name":  SentinelGetMasterAddrByName,
+		"get-primary-addr-by-name": SentinelGetPrimaryAddrByName,
+		"help":                     SentinelHelp,
+		"info-cache":               SentinelInfoCache,
+		"is-master-down-by-addr":   SentinelIsMasterDownByAddr,
+		"is-primary-down-by-addr":  SentinelIsPrimaryDownByAddr,
+		"master":                   SentinelMaster,
+		"masters":                  SentinelMasters,
+		"monitor":                  SentinelMonitor,
+		"myid":                     SentinelMyid,
+		"pending-scripts":          SentinelPendingScripts,
+		"primaries":                SentinelPrimaries,
+		"primary":                  SentinelPrimary,
+		"remove":                   SentinelRemove,
+		"replicas":                 SentinelReplicas,
+		"reset":                    SentinelReset,
+		"sentinels":                SentinelSentinels,
+		"set":                      SentinelSet,
+		"simulate-failure":         SentinelSimulateFailure,
+		"slaves":                   SentinelSlaves,
+	}}
+
+// SentinelCkquorum is the spec of SENTINEL CKQUORUM.
+var SentinelCkquorum = &Meta{Name: "ckquorum", Group: "sentinel", Since: "2.8.4", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelConfig is the spec of SENTINEL CONFIG.
+var SentinelConfig = &Meta{Name: "config", Group: "sentinel", Since: "6.2.0", Arity: -4,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "action", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "set", Type: "block", Token: "SET", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+				{Name: "parameter", Type: "string", KeySpecIndex: -1},
+				{Name: "value", Type: "string", KeySpecIndex: -1},
+			}},
+			{Name: "parameter", Type: "string", Token: "GET", Multiple: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// SentinelDebug is the spec of SENTINEL DEBUG.
+var SentinelDebug = &Meta{Name: "debug", Group: "sentinel", Since: "7.0.0", Arity: -2,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "data", Type: "block", Optional: true, Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "parameter", Type: "string", KeySpecIndex: -1},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// SentinelFailover is the spec of SENTINEL FAILOVER.
+var SentinelFailover = &Meta{Name: "failover", Group: "sentinel", Since: "2.8.4", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelFlushconfig is the spec of SENTINEL FLUSHCONFIG.
+var SentinelFlushconfig = &Meta{Name: "flushconfig", Group: "sentinel", Since: "2.8.4", Arity: 2,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel}
+
+// SentinelGetMasterAddrByName is the spec of SENTINEL GET-MASTER-ADDR-BY-NAME.
+var SentinelGetMasterAddrByName = &Meta{Name: "get-master-addr-by-name", Group: "sentinel", Since: "2.8.4", Arity: 3,
+	Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "8.0.0",
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelGetPrimaryAddrByName is the spec of SENTINEL GET-PRIMARY-ADDR-BY-NAME.
+var SentinelGetPrimaryAddrByName = &Meta{Name: "get-primary-addr-by-name", Group: "sentinel", Since: "8.0.0", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelHelp is the spec of SENTINEL HELP.
+var SentinelHelp = &Meta{Name: "help", Group: "sentinel", Since: "6.2.0", Arity: 2,
+	Flags: FlagLoading | FlagStale | FlagSentinel | FlagOnlySentinel}
+
+// SentinelInfoCache is the spec of SENTINEL INFO-CACHE.
+var SentinelInfoCache = &Meta{Name: "info-cache", Group: "sentinel", Since: "3.2.0", Arity: -3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "nodename", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// SentinelIsMasterDownByAddr is the spec of SENTINEL IS-MASTER-DOWN-BY-ADDR.
+var SentinelIsMasterDownByAddr = &Meta{Name: "is-master-down-by-addr", Group: "sentinel", Since: "2.8.4", Arity: 6,
+	Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "8.0.0",
+	Args: []Arg{
+		{Name: "ip", Type: "string", KeySpecIndex: -1},
+		{Name: "port", Type: "integer", KeySpecIndex: -1},
+		{Name: "current-epoch", Type: "integer", KeySpecIndex: -1},
+		{Name: "runid", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelIsPrimaryDownByAddr is the spec of SENTINEL IS-PRIMARY-DOWN-BY-ADDR.
+var SentinelIsPrimaryDownByAddr = &Meta{Name: "is-primary-down-by-addr", Group: "sentinel", Since: "8.0.0", Arity: 6,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "ip", Type: "string", KeySpecIndex: -1},
+		{Name: "port", Type: "integer", KeySpecIndex: -1},
+		{Name: "current-epoch", Type: "integer", KeySpecIndex: -1},
+		{Name: "runid", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelMaster is the spec of SENTINEL MASTER.
+var SentinelMaster = &Meta{Name: "master", Group: "sentinel", Since: "2.8.4", Arity: 3,
+	Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "8.0.0",
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelMasters is the spec of SENTINEL MASTERS.
+var SentinelMasters = &Meta{Name: "masters", Group: "sentinel", Since: "2.8.4", Arity: 2,
+	Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "8.0.0"}
+
+// SentinelMonitor is the spec of SENTINEL MONITOR.
+var SentinelMonitor = &Meta{Name: "monitor", Group: "sentinel", Since: "2.8.4", Arity: 6,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "name", Type: "string", KeySpecIndex: -1},
+		{Name: "ip", Type: "string", KeySpecIndex: -1},
+		{Name: "port", Type: "integer", KeySpecIndex: -1},
+		{Name: "quorum", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// SentinelMyid is the spec of SENTINEL MYID.
+var SentinelMyid = &Meta{Name: "myid", Group: "sentinel", Since: "6.2.0", Arity: 2,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel}
+
+// SentinelPendingScripts is the spec of SENTINEL PENDING-SCRIPTS.
+var SentinelPendingScripts = &Meta{Name: "pending-scripts", Group: "sentinel", Since: "2.8.4", Arity: 2,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel}
+
+// SentinelPrimaries is the spec of SENTINEL PRIMARIES.
+var SentinelPrimaries = &Meta{Name: "primaries", Group: "sentinel", Since: "8.0.0", Arity: 2,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel}
+
+// SentinelPrimary is the spec of SENTINEL PRIMARY.
+var SentinelPrimary = &Meta{Name: "primary", Group: "sentinel", Since: "8.0.0", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelRemove is the spec of SENTINEL REMOVE.
+var SentinelRemove = &Meta{Name: "remove", Group: "sentinel", Since: "2.8.4", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelReplicas is the spec of SENTINEL REPLICAS.
+var SentinelReplicas = &Meta{Name: "replicas", Group: "sentinel", Since: "5.0.0", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelReset is the spec of SENTINEL RESET.
+var SentinelReset = &Meta{Name: "reset", Group: "sentinel", Since: "2.8.4", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "pattern", Type: "pattern", KeySpecIndex: -1},
+	}}
+
+// SentinelSentinels is the spec of SENTINEL SENTINELS.
+var SentinelSentinels = &Meta{Name: "sentinels", Group: "sentinel", Since: "2.8.4", Arity: 3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// SentinelSet is the spec of SENTINEL SET.
+var SentinelSet = &Meta{Name: "set", Group: "sentinel", Since: "2.8.4", Arity: -5,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "option", Type: "string", KeySpecIndex: -1},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// SentinelSimulateFailure is the spec of SENTINEL SIMULATE-FAILURE.
+var SentinelSimulateFailure = &Meta{Name: "simulate-failure", Group: "sentinel", Since: "3.2.0", Arity: -3,
+	Flags: FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	Args: []Arg{
+		{Name: "mode", Type: "oneof", Optional: true, Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "crash-after-election", Type: "pure-token", KeySpecIndex: -1},
+			{Name: "crash-after-promotion", Type: "pure-token", KeySpecIndex: -1},
+			{Name: "help", Type: "pure-token", KeySpecIndex: -1},
+		}},
+	}}
+
+// SentinelSlaves is the spec of SENTINEL SLAVES.
+var SentinelSlaves = &Meta{Name: "slaves", Group: "sentinel", Since: "2.8.0", Arity: 3,
+	Flags:           FlagAdmin | FlagSentinel | FlagOnlySentinel,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "5.0.0",
+	Args: []Arg{
+		{Name: "primary-name", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Set is the spec of SET.
+var Set = &Meta{Name: "set", Group: "string", Since: "1.0.0", Arity: -3,
+	Flags:       FlagWrite | FlagDenyOOM,
+	ACL:         ACLString,
+	GetKeysFunc: "setGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate | KeyVariableFlags, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+		{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "2.6.12", Args: []Arg{
+			{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
+			{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
+		}},
+		{Name: "get", Type: "pure-token", Token: "GET", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		{Name: "expiration", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "seconds", Type: "integer", Token: "EX", KeySpecIndex: -1, Since: "2.6.12"},
+			{Name: "milliseconds", Type: "integer", Token: "PX", KeySpecIndex: -1, Since: "2.6.12"},
+			{Name: "unix-time-seconds", Type: "unix-time", Token: "EXAT", KeySpecIndex: -1, Since: "6.2.0"},
+			{Name: "unix-time-milliseconds", Type: "unix-time", Token: "PXAT", KeySpecIndex: -1, Since: "6.2.0"},
+			{Name: "keepttl", Type: "pure-token", Token: "KEEPTTL", KeySpecIndex: -1, Since: "6.0.0"},
+		}},
+	}}
+
+// Setbit is the spec of SETBIT.
+var Setbit = &Meta{Name: "setbit", Group: "bitmap", Since: "2.2.0", Arity: 4,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLBitmap,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "offset", Type: "integer", KeySpecIndex: -1},
+		{Name: "value", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Setex is the spec of SETEX.
+var Setex = &Meta{Name: "setex", Group: "string", Since: "2.0.0", Arity: 4,
+	Flags:           FlagWrite | FlagDenyOOM,
+	ACL:             ACLString,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "2.6.12",
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "seconds", Type: "integer", KeySpecIndex: -1},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Setnx is the spec of SETNX.
+var Setnx = &Meta{Name: "setnx", Group: "string", Since: "1.0.0", Arity: 3,
+	Flags:           FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:             ACLString,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "2.6.12",
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyInsert, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Setrange is the spec of SETRANGE.
+var Setrange = &Meta{Name: "setrange", Group: "string", Since: "2.2.0", Arity: 4,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "offset", Type: "integer", KeySpecIndex: -1},
+		{Name: "value", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Shutdown is the spec of SHUTDOWN.
+var Shutdown = &Meta{Name: "shutdown", Group: "server", Since: "1.0.0", Arity: -1,
+	Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagSentinel | FlagAllowBusy,
+	Args: []Arg{
+		{Name: "abort-selector", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "save-selector-block", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "save-selector", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+					{Name: "nosave", Type: "pure-token", Token: "NOSAVE", KeySpecIndex: -1},
+					{Name: "save", Type: "pure-token", Token: "SAVE", KeySpecIndex: -1},
+				}},
+				{Name: "now", Type: "pure-token", Token: "NOW", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
+				{Name: "force", Type: "pure-token", Token: "FORCE", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
+			}},
+			{Name: "abort", Type: "pure-token", Token: "ABORT", KeySpecIndex: -1, Since: "7.0.0"},
+		}},
+	}}
+
+// Sinter is the spec of SINTER.
+var Sinter = &Meta{Name: "sinter", Group: "set", Since: "1.0.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLSet,
+	Tips:  []string{"nondeterministic_output_order"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Sintercard is the spec of SINTERCARD.
+var Sintercard = &Meta{Name: "sintercard", Group: "set", Since: "7.0.0", Arity: -3,
+	Flags:       FlagReadonly,
+	ACL:         ACLSet,
+	GetKeysFunc: "sintercardGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "limit", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Sinterstore is the spec of SINTERSTORE.
+var Sinterstore = &Meta{Name: "sinterstore", Group: "set", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "destination", Type: "key", KeySpecIndex: 0},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
+	}}
+
+// Sismember is the spec of SISMEMBER.
+var Sismember = &Meta{Name: "sismember", Group: "set", Since: "1.0.0", Arity: 3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Slaveof is the spec of SLAVEOF.
+var Slaveof = &Meta{Name: "slaveof", Group: "server", Since: "1.0.0", Arity: 3,
+	Flags:           FlagNoAsyncLoading | FlagAdmin | FlagNoScript | FlagStale,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "5.0.0",
+	Args: []Arg{
+		{Name: "args", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "host-port", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "host", Type: "string", KeySpecIndex: -1},
+				{Name: "port", Type: "integer", KeySpecIndex: -1},
+			}},
+			{Name: "no-one", Type: "block", KeySpecIndex: -1, Args: []Arg{
+				{Name: "no", Type: "pure-token", Token: "NO", KeySpecIndex: -1},
+				{Name: "one", Type: "pure-token", Token: "ONE", KeySpecIndex: -1},
+			}},
+		}},
+	}}
+
+// Slowlog is the spec of SLOWLOG.
+var Slowlog = &Meta{Name: "slowlog", Group: "server", Since: "2.2.12", Arity: -2,
+	Subs: map[string]*Meta{
+		"get":   SlowlogGet,
+		"help":  SlowlogHelp,
+		"len":   SlowlogLen,
+		"reset": SlowlogReset,
+	}}
+
+// SlowlogGet is the spec of SLOWLOG GET.
+var SlowlogGet = &Meta{Name: "get", Group: "server", Since: "2.2.12", Arity: -2,
+	Flags: FlagAdmin | FlagLoading | FlagStale,
+	Tips:  []string{"request_policy:all_nodes", "nondeterministic_output"},
+	Args: []Arg{
+		{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1},
+	}}
+
+// SlowlogHelp is the spec of SLOWLOG HELP.
+var SlowlogHelp = &Meta{Name: "help", Group: "server", Since: "6.2.0", Arity: 2,
+	Flags: FlagLoading | FlagStale}
+
+// SlowlogLen is the spec of SLOWLOG LEN.
+var SlowlogLen = &Meta{Name: "len", Group: "server", Since: "2.2.12", Arity: 2,
+	Flags: FlagAdmin | FlagLoading | FlagStale,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:agg_sum", "nondeterministic_output"}}
+
+// SlowlogReset is the spec of SLOWLOG RESET.
+var SlowlogReset = &Meta{Name: "reset", Group: "server", Since: "2.2.12", Arity: 2,
+	Flags: FlagAdmin | FlagLoading | FlagStale,
+	Tips:  []string{"request_policy:all_nodes", "response_policy:all_succeeded"}}
+
+// Smembers is the spec of SMEMBERS.
+var Smembers = &Meta{Name: "smembers", Group: "set", Since: "1.0.0", Arity: 2,
+	Flags: FlagReadonly,
+	ACL:   ACLSet,
+	Tips:  []string{"nondeterministic_output_order"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Smismember is the spec of SMISMEMBER.
+var Smismember = &Meta{Name: "smismember", Group: "set", Since: "6.2.0", Arity: -3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Smove is the spec of SMOVE.
+var Smove = &Meta{Name: "smove", Group: "set", Since: "1.0.0", Arity: 4,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "source", Type: "key", KeySpecIndex: 0},
+		{Name: "destination", Type: "key", KeySpecIndex: 1},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Sort is the spec of SORT.
+var Sort = &Meta{Name: "sort", Group: "generic", Since: "1.0.0", Arity: -2,
+	Flags:       FlagWrite | FlagDenyOOM,
+	ACL:         ACLSet | ACLSortedSet | ACLList | ACLDangerous,
+	GetKeysFunc: "sortGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginUnknown, FindKind: FindUnknown},
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginUnknown, FindKind: FindUnknown},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "by-pattern", Type: "pattern", Token: "BY", Display: "pattern", Optional: true, KeySpecIndex: 1},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+		{Name: "get-pattern", Type: "pattern", Token: "GET", Display: "pattern", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: 1},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+		{Name: "sorting", Type: "pure-token", Token: "ALPHA", Optional: true, KeySpecIndex: -1},
+		{Name: "destination", Type: "key", Token: "STORE", Optional: true, KeySpecIndex: 2},
+	}}
+
+// SortRo is the spec of SORT_RO.
+var SortRo = &Meta{Name: "sort_ro", Group: "generic", Since: "7.0.0", Arity: -2,
+	Flags:       FlagReadonly,
+	ACL:         ACLSet | ACLSortedSet | ACLList | ACLDangerous,
+	GetKeysFunc: "sortROGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginUnknown, FindKind: FindUnknown},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "by-pattern", Type: "pattern", Token: "BY", Display: "pattern", Optional: true, KeySpecIndex: 1},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+		{Name: "get-pattern", Type: "pattern", Token: "GET", Display: "pattern", Optional: true, Multiple: true, MultipleToken: true, KeySpecIndex: 1},
+		{Name: "order", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "asc", Type: "pure-token", Token: "ASC", KeySpecIndex: -1},
+			{Name: "desc", Type: "pure-token", Token: "DESC", KeySpecIndex: -1},
+		}},
+		{Name: "sorting", Type: "pure-token", Token: "ALPHA", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Spop is the spec of SPOP.
+var Spop = &Meta{Name: "spop", Group: "set", Since: "1.0.0", Arity: -2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLSet,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "3.2.0"},
+	}}
+
+// Spublish is the spec of SPUBLISH.
+var Spublish = &Meta{Name: "spublish", Group: "pubsub", Since: "7.0.0", Arity: 3,
+	Flags: FlagPubsub | FlagLoading | FlagStale | FlagFast | FlagMayReplicate,
+	KeySpecs: []KeySpec{
+		{Flags: KeyNotKey, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "shardchannel", Type: "string", KeySpecIndex: -1},
+		{Name: "message", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Srandmember is the spec of SRANDMEMBER.
+var Srandmember = &Meta{Name: "srandmember", Group: "set", Since: "1.0.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLSet,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1, Since: "2.6.0"},
+	}}
+
+// Srem is the spec of SREM.
+var Srem = &Meta{Name: "srem", Group: "set", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Sscan is the spec of SSCAN.
+var Sscan = &Meta{Name: "sscan", Group: "set", Since: "2.8.0", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLSet,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "cursor", Type: "integer", KeySpecIndex: -1},
+		{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Ssubscribe is the spec of SSUBSCRIBE.
+var Ssubscribe = &Meta{Name: "ssubscribe", Group: "pubsub", Since: "7.0.0", Arity: -2,
+	Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale,
+	KeySpecs: []KeySpec{
+		{Flags: KeyNotKey, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "shardchannel", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Strlen is the spec of STRLEN.
+var Strlen = &Meta{Name: "strlen", Group: "string", Since: "2.2.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLString,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Subscribe is the spec of SUBSCRIBE.
+var Subscribe = &Meta{Name: "subscribe", Group: "pubsub", Since: "2.0.0", Arity: -2,
+	Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "channel", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Substr is the spec of SUBSTR.
+var Substr = &Meta{Name: "substr", Group: "string", Since: "1.0.0", Arity: 4,
+	Flags:           FlagReadonly,
+	ACL:             ACLString,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "2.0.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "integer", KeySpecIndex: -1},
+		{Name: "end", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Sunion is the spec of SUNION.
+var Sunion = &Meta{Name: "sunion", Group: "set", Since: "1.0.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLSet,
+	Tips:  []string{"nondeterministic_output_order"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Sunionstore is the spec of SUNIONSTORE.
+var Sunionstore = &Meta{Name: "sunionstore", Group: "set", Since: "1.0.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "destination", Type: "key", KeySpecIndex: 0},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
+	}}
+
+// Sunsubscribe is the spec of SUNSUBSCRIBE.
+var Sunsubscribe = &Meta{Name: "sunsubscribe", Group: "pubsub", Since: "7.0.0", Arity: -1,
+	Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale,
+	KeySpecs: []KeySpec{
+		{Flags: KeyNotKey, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "shardchannel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Swapdb is the spec of SWAPDB.
+var Swapdb = &Meta{Name: "swapdb", Group: "server", Since: "4.0.0", Arity: 3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace | ACLDangerous,
+	Args: []Arg{
+		{Name: "index1", Type: "integer", KeySpecIndex: -1},
+		{Name: "index2", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Sync is the spec of SYNC.
+var Sync = &Meta{Name: "sync", Group: "server", Since: "1.0.0", Arity: 1,
+	Flags: FlagNoAsyncLoading | FlagAdmin | FlagNoMulti | FlagNoScript}
+
+// Time is the spec of TIME.
+var Time = &Meta{Name: "time", Group: "server", Since: "2.6.0", Arity: 1,
+	Flags: FlagLoading | FlagStale | FlagFast,
+	Tips:  []string{"nondeterministic_output"}}
+
+// Touch is the spec of TOUCH.
+var Touch = &Meta{Name: "touch", Group: "generic", Since: "3.2.1", Arity: -2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Ttl is the spec of TTL.
+var Ttl = &Meta{Name: "ttl", Group: "generic", Since: "1.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Type is the spec of TYPE.
+var Type = &Meta{Name: "type", Group: "generic", Since: "1.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLKeyspace,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Unlink is the spec of UNLINK.
+var Unlink = &Meta{Name: "unlink", Group: "generic", Since: "4.0.0", Arity: -2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLKeyspace,
+	Tips:  []string{"request_policy:multi_shard", "response_policy:agg_sum"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRM | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Unsubscribe is the spec of UNSUBSCRIBE.
+var Unsubscribe = &Meta{Name: "unsubscribe", Group: "pubsub", Since: "2.0.0", Arity: -1,
+	Flags: FlagPubsub | FlagNoScript | FlagLoading | FlagStale | FlagSentinel,
+	Args: []Arg{
+		{Name: "channel", Type: "string", Optional: true, Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Unwatch is the spec of UNWATCH.
+var Unwatch = &Meta{Name: "unwatch", Group: "transactions", Since: "2.2.0", Arity: 1,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy,
+	ACL:   ACLTransaction}
+
+// Wait is the spec of WAIT.
+var Wait = &Meta{Name: "wait", Group: "generic", Since: "3.0.0", Arity: 3,
+	Flags: FlagBlocking,
+	ACL:   ACLConnection,
+	Tips:  []string{"request_policy:all_shards", "response_policy:agg_min"},
+	Args: []Arg{
+		{Name: "numreplicas", Type: "integer", KeySpecIndex: -1},
+		{Name: "timeout", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Waitaof is the spec of WAITAOF.
+var Waitaof = &Meta{Name: "waitaof", Group: "generic", Since: "7.2.0", Arity: 4,
+	Flags: FlagBlocking,
+	ACL:   ACLConnection,
+	Tips:  []string{"request_policy:all_shards", "response_policy:agg_min"},
+	Args: []Arg{
+		{Name: "numlocal", Type: "integer", KeySpecIndex: -1},
+		{Name: "numreplicas", Type: "integer", KeySpecIndex: -1},
+		{Name: "timeout", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Watch is the spec of WATCH.
+var Watch = &Meta{Name: "watch", Group: "transactions", Since: "2.2.0", Arity: -2,
+	Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoMulti | FlagAllowBusy,
+	ACL:   ACLTransaction,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+	}}
+
+// Xack is the spec of XACK.
+var Xack = &Meta{Name: "xack", Group: "stream", Since: "5.0.0", Arity: -4,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Xadd is the spec of XADD.
+var Xadd = &Meta{Name: "xadd", Group: "stream", Since: "5.0.0", Arity: -5,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLStream,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "nomkstream", Type: "pure-token", Token: "NOMKSTREAM", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		{Name: "trim", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "strategy", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+				{Name: "maxlen", Type: "pure-token", Token: "MAXLEN", KeySpecIndex: -1},
+				{Name: "minid", Type: "pure-token", Token: "MINID", KeySpecIndex: -1, Since: "6.2.0"},
+			}},
+			{Name: "operator", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+				{Name: "equal", Type: "pure-token", Token: "=", KeySpecIndex: -1},
+				{Name: "approximately", Type: "pure-token", Token: "~", KeySpecIndex: -1},
+			}},
+			{Name: "threshold", Type: "string", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		}},
+		{Name: "id-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "auto-id", Type: "pure-token", Token: "*", KeySpecIndex: -1},
+			{Name: "id", Type: "string", KeySpecIndex: -1},
+		}},
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "field", Type: "string", KeySpecIndex: -1},
+			{Name: "value", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Xautoclaim is the spec of XAUTOCLAIM.
+var Xautoclaim = &Meta{Name: "xautoclaim", Group: "stream", Since: "6.2.0", Arity: -6,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLStream,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "consumer", Type: "string", KeySpecIndex: -1},
+		{Name: "min-idle-time", Type: "string", KeySpecIndex: -1},
+		{Name: "start", Type: "string", KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "justid", Type: "pure-token", Token: "JUSTID", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Xclaim is the spec of XCLAIM.
+var Xclaim = &Meta{Name: "xclaim", Group: "stream", Since: "5.0.0", Arity: -6,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLStream,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "consumer", Type: "string", KeySpecIndex: -1},
+		{Name: "min-idle-time", Type: "string", KeySpecIndex: -1},
+		{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
+		{Name: "ms", Type: "integer", Token: "IDLE", Optional: true, KeySpecIndex: -1},
+		{Name: "unix-time-milliseconds", Type: "unix-time", Token: "TIME", Optional: true, KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "RETRYCOUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "force", Type: "pure-token", Token: "FORCE", Optional: true, KeySpecIndex: -1},
+		{Name: "justid", Type: "pure-token", Token: "JUSTID", Optional: true, KeySpecIndex: -1},
+		{Name: "lastid", Type: "string", Token: "LASTID", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Xdel is the spec of XDEL.
+var Xdel = &Meta{Name: "xdel", Group: "stream", Since: "5.0.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Xgroup is the spec of XGROUP.
+var Xgroup = &Meta{Name: "xgroup", Group: "stream", Since: "5.0.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"create":         XgroupCreate,
+		"createconsumer": XgroupCreateconsumer,
+		"delconsumer":    XgroupDelconsumer,
+		"destroy":        XgroupDestroy,
+		"help":           XgroupHelp,
+		"setid":          XgroupSetid,
+	}}
+
+// XgroupCreate is the spec of XGROUP CREATE.
+var XgroupCreate = &Meta{Name: "create", Group: "stream", Since: "5.0.0", Arity: -5,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "id-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "id", Type: "string", KeySpecIndex: -1},
+			{Name: "new-id", Type: "pure-token", Token: "$", KeySpecIndex: -1},
+		}},
+		{Name: "mkstream", Type: "pure-token", Token: "MKSTREAM", Optional: true, KeySpecIndex: -1},
+		{Name: "entriesread", Type: "integer", Token: "ENTRIESREAD", Display: "entries-read", Optional: true, KeySpecIndex: -1},
+	}}
+
+// XgroupCreateconsumer is the spec of XGROUP CREATECONSUMER.
+var XgroupCreateconsumer = &Meta{Name: "createconsumer", Group: "stream", Since: "6.2.0", Arity: 5,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyInsert, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "consumer", Type: "string", KeySpecIndex: -1},
+	}}
+
+// XgroupDelconsumer is the spec of XGROUP DELCONSUMER.
+var XgroupDelconsumer = &Meta{Name: "delconsumer", Group: "stream", Since: "5.0.0", Arity: 5,
+	Flags: FlagWrite,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "consumer", Type: "string", KeySpecIndex: -1},
+	}}
+
+// XgroupDestroy is the spec of XGROUP DESTROY.
+var XgroupDestroy = &Meta{Name: "destroy", Group: "stream", Since: "5.0.0", Arity: 4,
+	Flags: FlagWrite,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+	}}
+
+// XgroupHelp is the spec of XGROUP HELP.
+var XgroupHelp = &Meta{Name: "help", Group: "stream", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	ACL:   ACLStream}
+
+// XgroupSetid is the spec of XGROUP SETID.
+var XgroupSetid = &Meta{Name: "setid", Group: "stream", Since: "5.0.0", Arity: -5,
+	Flags: FlagWrite,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "id-selector", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "id", Type: "string", KeySpecIndex: -1},
+			{Name: "new-id", Type: "pure-token", Token: "$", KeySpecIndex: -1},
+		}},
+		{Name: "entriesread", Type: "integer", Token: "ENTRIESREAD", Display: "entries-read", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Xinfo is the spec of XINFO.
+var Xinfo = &Meta{Name: "xinfo", Group: "stream", Since: "5.0.0", Arity: -2,
+	Subs: map[string]*Meta{
+		"consumers": XinfoConsumers,
+		"groups":    XinfoGroups,
+		"help":      XinfoHelp,
+		"stream":    XinfoStream,
+	}}
+
+// XinfoConsumers is the spec of XINFO CONSUMERS.
+var XinfoConsumers = &Meta{Name: "consumers", Group: "stream", Since: "5.0.0", Arity: 4,
+	Flags: FlagReadonly,
+	ACL:   ACLStream,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+	}}
+
+// XinfoGroups is the spec of XINFO GROUPS.
+var XinfoGroups = &Meta{Name: "groups", Group: "stream", Since: "5.0.0", Arity: 3,
+	Flags: FlagReadonly,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// XinfoHelp is the spec of XINFO HELP.
+var XinfoHelp = &Meta{Name: "help", Group: "stream", Since: "5.0.0", Arity: 2,
+	Flags: FlagLoading | FlagStale,
+	ACL:   ACLStream}
+
+// XinfoStream is the spec of XINFO STREAM.
+var XinfoStream = &Meta{Name: "stream", Group: "stream", Since: "5.0.0", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "full-block", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "full", Type: "pure-token", Token: "FULL", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// Xlen is the spec of XLEN.
+var Xlen = &Meta{Name: "xlen", Group: "stream", Since: "5.0.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Xpending is the spec of XPENDING.
+var Xpending = &Meta{Name: "xpending", Group: "stream", Since: "5.0.0", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLStream,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "group", Type: "string", KeySpecIndex: -1},
+		{Name: "filters", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "min-idle-time", Type: "integer", Token: "IDLE", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+			{Name: "start", Type: "string", KeySpecIndex: -1},
+			{Name: "end", Type: "string", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+			{Name: "consumer", Type: "string", Optional: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// Xrange is the spec of XRANGE.
+var Xrange = &Meta{Name: "xrange", Group: "stream", Since: "5.0.0", Arity: -4,
+	Flags: FlagReadonly,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "string", KeySpecIndex: -1},
+		{Name: "end", Type: "string", KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Xread is the spec of XREAD.
+var Xread = &Meta{Name: "xread", Group: "stream", Since: "5.0.0", Arity: -4,
+	Flags:       FlagBlocking | FlagReadonly,
+	ACL:         ACLStream,
+	GetKeysFunc: "xreadGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginKeyword, Keyword: "STREAMS", StartFrom: 1, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 2},
+	},
+	Args: []Arg{
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "milliseconds", Type: "integer", Token: "BLOCK", Optional: true, KeySpecIndex: -1},
+		{Name: "streams", Type: "block", Token: "STREAMS", KeySpecIndex: -1, Args: []Arg{
+			{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+			{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// Xreadgroup is the spec of XREADGROUP.
+var Xreadgroup = &Meta{Name: "xreadgroup", Group: "stream", Since: "5.0.0", Arity: -7,
+	Flags:       FlagBlocking | FlagWrite,
+	ACL:         ACLStream,
+	GetKeysFunc: "xreadGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginKeyword, Keyword: "STREAMS", StartFrom: 4, FindKind: FindRange, LastKey: -1, Step: 1, Limit: 2},
+	},
+	Args: []Arg{
+		{Name: "group-block", Type: "block", Token: "GROUP", KeySpecIndex: -1, Args: []Arg{
+			{Name: "group", Type: "string", KeySpecIndex: -1},
+			{Name: "consumer", Type: "string", KeySpecIndex: -1},
+		}},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "milliseconds", Type: "integer", Token: "BLOCK", Optional: true, KeySpecIndex: -1},
+		{Name: "noack", Type: "pure-token", Token: "NOACK", Optional: true, KeySpecIndex: -1},
+		{Name: "streams", Type: "block", Token: "STREAMS", KeySpecIndex: -1, Args: []Arg{
+			{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+			{Name: "ID", Type: "string", Multiple: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// Xrevrange is the spec of XREVRANGE.
+var Xrevrange = &Meta{Name: "xrevrange", Group: "stream", Since: "5.0.0", Arity: -4,
+	Flags: FlagReadonly,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "end", Type: "string", KeySpecIndex: -1},
+		{Name: "start", Type: "string", KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Xsetid is the spec of XSETID.
+var Xsetid = &Meta{Name: "xsetid", Group: "stream", Since: "5.0.0", Arity: -3,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLStream,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "last-id", Type: "string", KeySpecIndex: -1},
+		{Name: "entries-added", Type: "integer", Token: "ENTRIESADDED", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
+		{Name: "max-deleted-id", Type: "string", Token: "MAXDELETEDID", Optional: true, KeySpecIndex: -1, Since: "7.0.0"},
+	}}
+
+// Xtrim is the spec of XTRIM.
+var Xtrim = &Meta{Name: "xtrim", Group: "stream", Since: "5.0.0", Arity: -4,
+	Flags: FlagWrite,
+	ACL:   ACLStream,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "trim", Type: "block", KeySpecIndex: -1, Args: []Arg{
+			{Name: "strategy", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+				{Name: "maxlen", Type: "pure-token", Token: "MAXLEN", KeySpecIndex: -1},
+				{Name: "minid", Type: "pure-token", Token: "MINID", KeySpecIndex: -1, Since: "6.2.0"},
+			}},
+			{Name: "operator", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+				{Name: "equal", Type: "pure-token", Token: "=", KeySpecIndex: -1},
+				{Name: "approximately", Type: "pure-token", Token: "~", KeySpecIndex: -1},
+			}},
+			{Name: "threshold", Type: "string", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		}},
+	}}
+
+// Zadd is the spec of ZADD.
+var Zadd = &Meta{Name: "zadd", Group: "sorted-set", Since: "1.2.0", Arity: -4,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "condition", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "3.0.2", Args: []Arg{
+			{Name: "nx", Type: "pure-token", Token: "NX", KeySpecIndex: -1},
+			{Name: "xx", Type: "pure-token", Token: "XX", KeySpecIndex: -1},
+		}},
+		{Name: "comparison", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
+			{Name: "gt", Type: "pure-token", Token: "GT", KeySpecIndex: -1},
+			{Name: "lt", Type: "pure-token", Token: "LT", KeySpecIndex: -1},
+		}},
+		{Name: "change", Type: "pure-token", Token: "CH", Optional: true, KeySpecIndex: -1, Since: "3.0.2"},
+		{Name: "increment", Type: "pure-token", Token: "INCR", Optional: true, KeySpecIndex: -1, Since: "3.0.2"},
+		{Name: "data", Type: "block", Multiple: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "score", Type: "double", KeySpecIndex: -1},
+			{Name: "member", Type: "string", KeySpecIndex: -1},
+		}},
+	}}
+
+// Zcard is the spec of ZCARD.
+var Zcard = &Meta{Name: "zcard", Group: "sorted-set", Since: "1.2.0", Arity: 2,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+	}}
+
+// Zcount is the spec of ZCOUNT.
+var Zcount = &Meta{Name: "zcount", Group: "sorted-set", Since: "2.0.0", Arity: 4,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "min", Type: "double", KeySpecIndex: -1},
+		{Name: "max", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Zdiff is the spec of ZDIFF.
+var Zdiff = &Meta{Name: "zdiff", Group: "sorted-set", Since: "6.2.0", Arity: -3,
+	Flags:       FlagReadonly,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zunionInterDiffGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zdiffstore is the spec of ZDIFFSTORE.
+var Zdiffstore = &Meta{Name: "zdiffstore", Group: "sorted-set", Since: "6.2.0", Arity: -4,
+	Flags:       FlagWrite | FlagDenyOOM,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zunionInterDiffStoreGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "destination", Type: "key", KeySpecIndex: 0},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
+	}}
+
+// Zincrby is the spec of ZINCRBY.
+var Zincrby = &Meta{Name: "zincrby", Group: "sorted-set", Since: "1.2.0", Arity: 4,
+	Flags: FlagWrite | FlagDenyOOM | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "increment", Type: "integer", KeySpecIndex: -1},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Zinter is the spec of ZINTER.
+var Zinter = &Meta{Name: "zinter", Group: "sorted-set", Since: "6.2.0", Arity: -3,
+	Flags:       FlagReadonly,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zunionInterDiffGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
+		{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
+			{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
+			{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
+		}},
+		{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zintercard is the spec of ZINTERCARD.
+var Zintercard = &Meta{Name: "zintercard", Group: "sorted-set", Since: "7.0.0", Arity: -3,
+	Flags:       FlagReadonly,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zunionInterDiffGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "limit", Type: "integer", Token: "LIMIT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zinterstore is the spec of ZINTERSTORE.
+var Zinterstore = &Meta{Name: "zinterstore", Group: "sorted-set", Since: "2.0.0", Arity: -4,
+	Flags:       FlagWrite | FlagDenyOOM,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zunionInterDiffStoreGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "destination", Type: "key", KeySpecIndex: 0},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
+		{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
+		{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
+			{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
+			{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
+		}},
+	}}
+
+// Zlexcount is the spec of ZLEXCOUNT.
+var Zlexcount = &Meta{Name: "zlexcount", Group: "sorted-set", Since: "2.8.9", Arity: 4,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "min", Type: "string", KeySpecIndex: -1},
+		{Name: "max", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Zmpop is the spec of ZMPOP.
+var Zmpop = &Meta{Name: "zmpop", Group: "sorted-set", Since: "7.0.0", Arity: -4,
+	Flags:       FlagWrite,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zmpopGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "where", Type: "oneof", KeySpecIndex: -1, Args: []Arg{
+			{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
+			{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
+		}},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zmscore is the spec of ZMSCORE.
+var Zmscore = &Meta{Name: "zmscore", Group: "sorted-set", Since: "6.2.0", Arity: -3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Zpopmax is the spec of ZPOPMAX.
+var Zpopmax = &Meta{Name: "zpopmax", Group: "sorted-set", Since: "5.0.0", Arity: -2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zpopmin is the spec of ZPOPMIN.
+var Zpopmin = &Meta{Name: "zpopmin", Group: "sorted-set", Since: "5.0.0", Arity: -2,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyAccess | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "count", Type: "integer", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zrandmember is the spec of ZRANDMEMBER.
+var Zrandmember = &Meta{Name: "zrandmember", Group: "sorted-set", Since: "6.2.0", Arity: -2,
+	Flags: FlagReadonly,
+	ACL:   ACLSortedSet,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "options", Type: "block", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+			{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
+		}},
+	}}
+
+// Zrange is the spec of ZRANGE.
+var Zrange = &Meta{Name: "zrange", Group: "sorted-set", Since: "1.2.0", Arity: -4,
+	Flags: FlagReadonly,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "string", KeySpecIndex: -1},
+		{Name: "stop", Type: "string", KeySpecIndex: -1},
+		{Name: "sortby", Type: "oneof", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
+			{Name: "byscore", Type: "pure-token", Token: "BYSCORE", KeySpecIndex: -1},
+			{Name: "bylex", Type: "pure-token", Token: "BYLEX", KeySpecIndex: -1},
+		}},
+		{Name: "rev", Type: "pure-token", Token: "REV", Optional: true, KeySpecIndex: -1, Since: "6.2.0"},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Since: "6.2.0", Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+		{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zrangebylex is the spec of ZRANGEBYLEX.
+var Zrangebylex = &Meta{Name: "zrangebylex", Group: "sorted-set", Since: "2.8.9", Arity: -4,
+	Flags:           FlagReadonly,
+	ACL:             ACLSortedSet,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "min", Type: "string", KeySpecIndex: -1},
+		{Name: "max", Type: "string", KeySpecIndex: -1},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// Zrangebyscore is the spec of ZRANGEBYSCORE.
+var Zrangebyscore = &Meta{Name: "zrangebyscore", Group: "sorted-set", Since: "1.0.5", Arity: -4,
+	Flags:           FlagReadonly,
+	ACL:             ACLSortedSet,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "min", Type: "double", KeySpecIndex: -1},
+		{Name: "max", Type: "double", KeySpecIndex: -1},
+		{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1, Since: "2.0.0"},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// Zrangestore is the spec of ZRANGESTORE.
+var Zrangestore = &Meta{Name: "zrangestore", Group: "sorted-set", Since: "6.2.0", Arity: -5,
+	Flags: FlagWrite | FlagDenyOOM,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "dst", Type: "key", KeySpecIndex: 0},
+		{Name: "src", Type: "key", KeySpecIndex: 1},
+		{Name: "min", Type: "string", KeySpecIndex: -1},
+		{Name: "max", Type: "string", KeySpecIndex: -1},
+		{Name: "sortby", Type: "oneof", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "byscore", Type: "pure-token", Token: "BYSCORE", KeySpecIndex: -1},
+			{Name: "bylex", Type: "pure-token", Token: "BYLEX", KeySpecIndex: -1},
+		}},
+		{Name: "rev", Type: "pure-token", Token: "REV", Optional: true, KeySpecIndex: -1},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// Zrank is the spec of ZRANK.
+var Zrank = &Meta{Name: "zrank", Group: "sorted-set", Since: "2.0.0", Arity: -3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+		{Name: "withscore", Type: "pure-token", Token: "WITHSCORE", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zrem is the spec of ZREM.
+var Zrem = &Meta{Name: "zrem", Group: "sorted-set", Since: "1.2.0", Arity: -3,
+	Flags: FlagWrite | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", Multiple: true, KeySpecIndex: -1},
+	}}
+
+// Zremrangebylex is the spec of ZREMRANGEBYLEX.
+var Zremrangebylex = &Meta{Name: "zremrangebylex", Group: "sorted-set", Since: "2.8.9", Arity: 4,
+	Flags: FlagWrite,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "min", Type: "string", KeySpecIndex: -1},
+		{Name: "max", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Zremrangebyrank is the spec of ZREMRANGEBYRANK.
+var Zremrangebyrank = &Meta{Name: "zremrangebyrank", Group: "sorted-set", Since: "2.0.0", Arity: 4,
+	Flags: FlagWrite,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "integer", KeySpecIndex: -1},
+		{Name: "stop", Type: "integer", KeySpecIndex: -1},
+	}}
+
+// Zremrangebyscore is the spec of ZREMRANGEBYSCORE.
+var Zremrangebyscore = &Meta{Name: "zremrangebyscore", Group: "sorted-set", Since: "1.2.0", Arity: 4,
+	Flags: FlagWrite,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRW | KeyDelete, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "min", Type: "double", KeySpecIndex: -1},
+		{Name: "max", Type: "double", KeySpecIndex: -1},
+	}}
+
+// Zrevrange is the spec of ZREVRANGE.
+var Zrevrange = &Meta{Name: "zrevrange", Group: "sorted-set", Since: "1.2.0", Arity: -4,
+	Flags:           FlagReadonly,
+	ACL:             ACLSortedSet,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "start", Type: "integer", KeySpecIndex: -1},
+		{Name: "stop", Type: "integer", KeySpecIndex: -1},
+		{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zrevrangebylex is the spec of ZREVRANGEBYLEX.
+var Zrevrangebylex = &Meta{Name: "zrevrangebylex", Group: "sorted-set", Since: "2.8.9", Arity: -4,
+	Flags:           FlagReadonly,
+	ACL:             ACLSortedSet,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "max", Type: "string", KeySpecIndex: -1},
+		{Name: "min", Type: "string", KeySpecIndex: -1},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// Zrevrangebyscore is the spec of ZREVRANGEBYSCORE.
+var Zrevrangebyscore = &Meta{Name: "zrevrangebyscore", Group: "sorted-set", Since: "2.2.0", Arity: -4,
+	Flags:           FlagReadonly,
+	ACL:             ACLSortedSet,
+	DocFlags:        DocDeprecated,
+	DeprecatedSince: "6.2.0",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "max", Type: "double", KeySpecIndex: -1},
+		{Name: "min", Type: "double", KeySpecIndex: -1},
+		{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
+		{Name: "limit", Type: "block", Token: "LIMIT", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "offset", Type: "integer", KeySpecIndex: -1},
+			{Name: "count", Type: "integer", KeySpecIndex: -1},
+		}},
+	}}
+
+// Zrevrank is the spec of ZREVRANK.
+var Zrevrank = &Meta{Name: "zrevrank", Group: "sorted-set", Since: "2.0.0", Arity: -3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+		{Name: "withscore", Type: "pure-token", Token: "WITHSCORE", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zscan is the spec of ZSCAN.
+var Zscan = &Meta{Name: "zscan", Group: "sorted-set", Since: "2.8.0", Arity: -3,
+	Flags: FlagReadonly,
+	ACL:   ACLSortedSet,
+	Tips:  []string{"nondeterministic_output"},
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "cursor", Type: "integer", KeySpecIndex: -1},
+		{Name: "pattern", Type: "pattern", Token: "MATCH", Optional: true, KeySpecIndex: -1},
+		{Name: "count", Type: "integer", Token: "COUNT", Optional: true, KeySpecIndex: -1},
+		{Name: "noscores", Type: "pure-token", Token: "NOSCORES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zscore is the spec of ZSCORE.
+var Zscore = &Meta{Name: "zscore", Group: "sorted-set", Since: "1.2.0", Arity: 3,
+	Flags: FlagReadonly | FlagFast,
+	ACL:   ACLSortedSet,
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+	},
+	Args: []Arg{
+		{Name: "key", Type: "key", KeySpecIndex: 0},
+		{Name: "member", Type: "string", KeySpecIndex: -1},
+	}}
+
+// Zunion is the spec of ZUNION.
+var Zunion = &Meta{Name: "zunion", Group: "sorted-set", Since: "6.2.0", Arity: -3,
+	Flags:       FlagReadonly,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zunionInterDiffGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 1, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 0},
+		{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
+		{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
+			{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
+			{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
+		}},
+		{Name: "withscores", Type: "pure-token", Token: "WITHSCORES", Optional: true, KeySpecIndex: -1},
+	}}
+
+// Zunionstore is the spec of ZUNIONSTORE.
+var Zunionstore = &Meta{Name: "zunionstore", Group: "sorted-set", Since: "2.0.0", Arity: -4,
+	Flags:       FlagWrite | FlagDenyOOM,
+	ACL:         ACLSortedSet,
+	GetKeysFunc: "zunionInterDiffStoreGetKeys",
+	KeySpecs: []KeySpec{
+		{Flags: KeyOW | KeyUpdate, BeginKind: BeginIndex, Pos: 1, FindKind: FindRange, LastKey: 0, Step: 1, Limit: 0},
+		{Flags: KeyRO | KeyAccess, BeginKind: BeginIndex, Pos: 2, FindKind: FindKeynum, KeynumIdx: 0, FirstKey: 1, KeyStep: 1},
+	},
+	Args: []Arg{
+		{Name: "destination", Type: "key", KeySpecIndex: 0},
+		{Name: "numkeys", Type: "integer", KeySpecIndex: -1},
+		{Name: "key", Type: "key", Multiple: true, KeySpecIndex: 1},
+		{Name: "weight", Type: "integer", Token: "WEIGHTS", Optional: true, Multiple: true, KeySpecIndex: -1},
+		{Name: "aggregate", Type: "oneof", Token: "AGGREGATE", Optional: true, KeySpecIndex: -1, Args: []Arg{
+			{Name: "sum", Type: "pure-token", Token: "SUM", KeySpecIndex: -1},
+			{Name: "min", Type: "pure-token", Token: "MIN", KeySpecIndex: -1},
+			{Name: "max", Type: "pure-token", Token: "MAX", KeySpecIndex: -1},
+		}},
+	}}

@@ -13,12 +13,15 @@ type table struct {
 
 // tbl is built during package initialisation (not by init-time
 // registration: the data comes from one generated function) and never
-// modified afterwards.
+// modified afterwards. Go initialises every spec variable (Get,
+// ClientList, ...) before tbl, since generatedSpecs refers to them, so no
+// other package can see a spec whose derived facts are not filled in yet.
 var tbl = buildTable(generatedSpecs())
 
 // buildTable links parents, applies Valkey's derivations and indexes the
-// commands. It panics on inconsistent specs: that is a generator bug caught
-// by any test run.
+// commands. It completes the generated spec variables in place, so it runs
+// once. It panics on inconsistent specs: that is a generator bug caught by
+// any test run.
 func buildTable(specs []*Meta) *table {
 	t := &table{all: specs}
 	sort.Slice(t.all, func(i, j int) bool { return t.all[i].Name < t.all[j].Name })

@@ -252,3 +252,33 @@ func TestACLCatByName(t *testing.T) {
 		t.Errorf("ACLCategoryNames = %v", names)
 	}
 }
+
+// TestSpecVariables checks that the exported spec variables, to which
+// procedures are bound, are the table's own entries, complete with their
+// derived facts by the time another package can read them.
+func TestSpecVariables(t *testing.T) {
+	for _, tc := range []struct {
+		spec *command.Meta
+		full string
+	}{
+		{command.Get, "get"},
+		{command.SortRo, "sort_ro"},
+		{command.Client, "client"},
+		{command.ClientList, "client|list"},
+		{command.ClientNoEvict, "client|no-evict"},
+		{command.ObjectEncoding, "object|encoding"},
+	} {
+		if got := command.LookupFullName([]byte(tc.full)); got != tc.spec {
+			t.Errorf("%s: the table holds %p, the variable is %p", tc.full, got, tc.spec)
+		}
+		if tc.spec.FullName != tc.full {
+			t.Errorf("%s: FullName %q", tc.full, tc.spec.FullName)
+		}
+	}
+	if command.ClientList.Parent != command.Client {
+		t.Error("CLIENT LIST's parent is not CLIENT")
+	}
+	if command.Sort.Flags&command.FlagMovableKeys == 0 {
+		t.Error("SORT lacks the derived movablekeys flag")
+	}
+}

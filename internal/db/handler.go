@@ -1,5 +1,7 @@
 package db
 
+import "github.com/corvid-kv/corvid/internal/command"
+
 // Proc executes one command. User-visible errors are written as replies.
 type Proc func(c *Ctx)
 
@@ -17,11 +19,14 @@ const (
 	LockNone
 )
 
-// Handler binds a command's full name ("get", "object|encoding") to its
-// procedure. Each group file exports a []Handler; the server joins them with
-// the command table's metadata.
+// Handler binds one command to its procedure and lock mode: the command's
+// spec (command.Get, command.ObjectEncoding), which carries its name, arity,
+// flags and key specs, is the Spec value itself rather than a name looked up
+// later. Each group file exports a []Handler; the server builds its command
+// table from them, and its TestLockModes ties each Lock to the Spec's key
+// specs.
 type Handler struct {
-	Name string
+	Spec *command.Meta
 	Proc Proc
 	Lock Lock
 }

@@ -3,6 +3,7 @@ package db
 import (
 	"math"
 
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
@@ -10,22 +11,22 @@ import (
 // HRANDFIELD/HSCAN in hashes_rand.go. Encodings are described in
 // hashes_type.go.
 var HashCommands = []Handler{
-	{Name: "hset", Proc: hsetCommand},
-	{Name: "hmset", Proc: hmsetCommand},
-	{Name: "hsetnx", Proc: hsetnxCommand},
-	{Name: "hget", Proc: hgetCommand},
-	{Name: "hmget", Proc: hmgetCommand},
-	{Name: "hdel", Proc: hdelCommand},
-	{Name: "hlen", Proc: hlenCommand},
-	{Name: "hstrlen", Proc: hstrlenCommand},
-	{Name: "hexists", Proc: hexistsCommand},
-	{Name: "hkeys", Proc: hkeysCommand},
-	{Name: "hvals", Proc: hvalsCommand},
-	{Name: "hgetall", Proc: hgetallCommand},
-	{Name: "hincrby", Proc: hincrbyCommand},
-	{Name: "hincrbyfloat", Proc: hincrbyfloatCommand},
-	{Name: "hrandfield", Proc: hrandfieldCommand},
-	{Name: "hscan", Proc: hscanCommand},
+	{Spec: command.Hset, Proc: hsetCommand},
+	{Spec: command.Hmset, Proc: hmsetCommand},
+	{Spec: command.Hsetnx, Proc: hsetnxCommand},
+	{Spec: command.Hget, Proc: hgetCommand},
+	{Spec: command.Hmget, Proc: hmgetCommand},
+	{Spec: command.Hdel, Proc: hdelCommand},
+	{Spec: command.Hlen, Proc: hlenCommand},
+	{Spec: command.Hstrlen, Proc: hstrlenCommand},
+	{Spec: command.Hexists, Proc: hexistsCommand},
+	{Spec: command.Hkeys, Proc: hkeysCommand},
+	{Spec: command.Hvals, Proc: hvalsCommand},
+	{Spec: command.Hgetall, Proc: hgetallCommand},
+	{Spec: command.Hincrby, Proc: hincrbyCommand},
+	{Spec: command.Hincrbyfloat, Proc: hincrbyfloatCommand},
+	{Spec: command.Hrandfield, Proc: hrandfieldCommand},
+	{Spec: command.Hscan, Proc: hscanCommand},
 }
 
 // lookupHashRead finds key for reading; ok is false (and WRONGTYPE

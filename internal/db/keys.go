@@ -1,45 +1,49 @@
 package db
 
-import "math"
+import (
+	"math"
+
+	"github.com/corvid-kv/corvid/internal/command"
+)
 
 // KeyCommands are the generic keyspace procedures: the key-level commands
 // here, expiry in keys_expire.go, OBJECT in keys_object.go and KEYS/SCAN in
 // keys_scan.go.
 var KeyCommands = []Handler{
-	{Name: "del", Proc: delCommand},
-	{Name: "unlink", Proc: unlinkCommand},
-	{Name: "exists", Proc: existsCommand},
-	{Name: "type", Proc: typeCommand},
-	{Name: "touch", Proc: touchCommand},
-	{Name: "rename", Proc: renameCommand},
-	{Name: "renamenx", Proc: renamenxCommand},
-	{Name: "move", Proc: moveCommand},
-	{Name: "copy", Proc: copyCommand},
-	{Name: "randomkey", Proc: randomkeyCommand, Lock: LockNone},
-	{Name: "dbsize", Proc: dbsizeCommand, Lock: LockNone},
-	{Name: "swapdb", Proc: swapdbCommand, Lock: LockAll},
-	{Name: "flushdb", Proc: flushdbCommand, Lock: LockAll},
-	{Name: "flushall", Proc: flushallCommand, Lock: LockAll},
-	{Name: "wait", Proc: waitCommand, Lock: LockNone},
+	{Spec: command.Del, Proc: delCommand},
+	{Spec: command.Unlink, Proc: unlinkCommand},
+	{Spec: command.Exists, Proc: existsCommand},
+	{Spec: command.Type, Proc: typeCommand},
+	{Spec: command.Touch, Proc: touchCommand},
+	{Spec: command.Rename, Proc: renameCommand},
+	{Spec: command.Renamenx, Proc: renamenxCommand},
+	{Spec: command.Move, Proc: moveCommand},
+	{Spec: command.Copy, Proc: copyCommand},
+	{Spec: command.Randomkey, Proc: randomkeyCommand, Lock: LockNone},
+	{Spec: command.Dbsize, Proc: dbsizeCommand, Lock: LockNone},
+	{Spec: command.Swapdb, Proc: swapdbCommand, Lock: LockAll},
+	{Spec: command.Flushdb, Proc: flushdbCommand, Lock: LockAll},
+	{Spec: command.Flushall, Proc: flushallCommand, Lock: LockAll},
+	{Spec: command.Wait, Proc: waitCommand, Lock: LockNone},
 
-	{Name: "expire", Proc: expireCommand},
-	{Name: "pexpire", Proc: pexpireCommand},
-	{Name: "expireat", Proc: expireatCommand},
-	{Name: "pexpireat", Proc: pexpireatCommand},
-	{Name: "persist", Proc: persistCommand},
-	{Name: "ttl", Proc: ttlCommand},
-	{Name: "pttl", Proc: pttlCommand},
-	{Name: "expiretime", Proc: expiretimeCommand},
-	{Name: "pexpiretime", Proc: pexpiretimeCommand},
+	{Spec: command.Expire, Proc: expireCommand},
+	{Spec: command.Pexpire, Proc: pexpireCommand},
+	{Spec: command.Expireat, Proc: expireatCommand},
+	{Spec: command.Pexpireat, Proc: pexpireatCommand},
+	{Spec: command.Persist, Proc: persistCommand},
+	{Spec: command.Ttl, Proc: ttlCommand},
+	{Spec: command.Pttl, Proc: pttlCommand},
+	{Spec: command.Expiretime, Proc: expiretimeCommand},
+	{Spec: command.Pexpiretime, Proc: pexpiretimeCommand},
 
-	{Name: "object|encoding", Proc: objectEncodingCommand},
-	{Name: "object|freq", Proc: objectFreqCommand},
-	{Name: "object|idletime", Proc: objectIdletimeCommand},
-	{Name: "object|refcount", Proc: objectRefcountCommand},
-	{Name: "object|help", Proc: objectHelpCommand, Lock: LockNone},
+	{Spec: command.ObjectEncoding, Proc: objectEncodingCommand},
+	{Spec: command.ObjectFreq, Proc: objectFreqCommand},
+	{Spec: command.ObjectIdletime, Proc: objectIdletimeCommand},
+	{Spec: command.ObjectRefcount, Proc: objectRefcountCommand},
+	{Spec: command.ObjectHelp, Proc: objectHelpCommand, Lock: LockNone},
 
-	{Name: "keys", Proc: keysCommand, Lock: LockAll},
-	{Name: "scan", Proc: scanCommand, Lock: LockNone},
+	{Spec: command.Keys, Proc: keysCommand, Lock: LockAll},
+	{Spec: command.Scan, Proc: scanCommand, Lock: LockNone},
 }
 
 // copyValue deep-copies a collection value (list, set, zset, hash) for

@@ -31,7 +31,7 @@ func newKeyHarness(t *testing.T) *keyHarness {
 	}
 	for _, group := range [][]Handler{KeyCommands, StringCommands, ListCommands, HashCommands} {
 		for _, hd := range group {
-			h.cmd[hd.Name] = hd
+			h.cmd[hd.Spec.FullName] = hd
 		}
 	}
 	return h

@@ -3,6 +3,7 @@ package db
 import (
 	"math"
 
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
@@ -16,28 +17,28 @@ import (
 // empty list is never stored: the command that empties a list deletes the
 // key.
 var ListCommands = []Handler{
-	{Name: "lpush", Proc: lpushCommand},
-	{Name: "rpush", Proc: rpushCommand},
-	{Name: "lpushx", Proc: lpushxCommand},
-	{Name: "rpushx", Proc: rpushxCommand},
-	{Name: "lpop", Proc: lpopCommand},
-	{Name: "rpop", Proc: rpopCommand},
-	{Name: "llen", Proc: llenCommand},
-	{Name: "lrange", Proc: lrangeCommand},
-	{Name: "lindex", Proc: lindexCommand},
-	{Name: "lset", Proc: lsetCommand},
-	{Name: "linsert", Proc: linsertCommand},
-	{Name: "lrem", Proc: lremCommand},
-	{Name: "ltrim", Proc: ltrimCommand},
-	{Name: "lpos", Proc: lposCommand},
-	{Name: "lmove", Proc: lmoveCommand},
-	{Name: "rpoplpush", Proc: rpoplpushCommand},
-	{Name: "lmpop", Proc: lmpopCommand},
-	{Name: "blpop", Proc: blpopCommand, Lock: LockNone},
-	{Name: "brpop", Proc: brpopCommand, Lock: LockNone},
-	{Name: "blmove", Proc: blmoveCommand, Lock: LockNone},
-	{Name: "brpoplpush", Proc: brpoplpushCommand, Lock: LockNone},
-	{Name: "blmpop", Proc: blmpopCommand, Lock: LockNone},
+	{Spec: command.Lpush, Proc: lpushCommand},
+	{Spec: command.Rpush, Proc: rpushCommand},
+	{Spec: command.Lpushx, Proc: lpushxCommand},
+	{Spec: command.Rpushx, Proc: rpushxCommand},
+	{Spec: command.Lpop, Proc: lpopCommand},
+	{Spec: command.Rpop, Proc: rpopCommand},
+	{Spec: command.Llen, Proc: llenCommand},
+	{Spec: command.Lrange, Proc: lrangeCommand},
+	{Spec: command.Lindex, Proc: lindexCommand},
+	{Spec: command.Lset, Proc: lsetCommand},
+	{Spec: command.Linsert, Proc: linsertCommand},
+	{Spec: command.Lrem, Proc: lremCommand},
+	{Spec: command.Ltrim, Proc: ltrimCommand},
+	{Spec: command.Lpos, Proc: lposCommand},
+	{Spec: command.Lmove, Proc: lmoveCommand},
+	{Spec: command.Rpoplpush, Proc: rpoplpushCommand},
+	{Spec: command.Lmpop, Proc: lmpopCommand},
+	{Spec: command.Blpop, Proc: blpopCommand, Lock: LockNone},
+	{Spec: command.Brpop, Proc: brpopCommand, Lock: LockNone},
+	{Spec: command.Blmove, Proc: blmoveCommand, Lock: LockNone},
+	{Spec: command.Brpoplpush, Proc: brpoplpushCommand, Lock: LockNone},
+	{Spec: command.Blmpop, Proc: blmpopCommand, Lock: LockNone},
 }
 
 // errRangeLong is getRangeLongFromObjectOrReply's message for the range

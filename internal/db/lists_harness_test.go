@@ -45,7 +45,7 @@ func newLHHarness(t *testing.T) *lhHarness {
 	h := &lhHarness{t: t, ks: New(16), cmd: make(map[string]Handler)}
 	for _, g := range [][]Handler{KeyCommands, StringCommands, ListCommands, HashCommands} {
 		for _, hd := range g {
-			h.cmd[hd.Name] = hd
+			h.cmd[hd.Spec.FullName] = hd
 		}
 	}
 	return h

@@ -31,7 +31,7 @@ func newMemHarness(t testing.TB) *memHarness {
 	ks.ev.now = func() int64 { return h.now }
 	for _, g := range [][]Handler{KeyCommands, StringCommands, ListCommands, HashCommands, SetCommands, ZSetCommands, SortCommands} {
 		for _, hd := range g {
-			h.cmd[hd.Name] = hd
+			h.cmd[hd.Spec.FullName] = hd
 		}
 	}
 	return h

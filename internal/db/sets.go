@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
@@ -11,23 +12,23 @@ import (
 // here, the multi-set algebra in sets_ops.go and SSCAN in sets_scan.go.
 // Encodings are in sets_type.go.
 var SetCommands = []Handler{
-	{Name: "sadd", Proc: saddCommand},
-	{Name: "srem", Proc: sremCommand},
-	{Name: "smove", Proc: smoveCommand},
-	{Name: "sismember", Proc: sismemberCommand},
-	{Name: "smismember", Proc: smismemberCommand},
-	{Name: "scard", Proc: scardCommand},
-	{Name: "smembers", Proc: smembersCommand},
-	{Name: "spop", Proc: spopCommand},
-	{Name: "srandmember", Proc: srandmemberCommand},
-	{Name: "sinter", Proc: sinterCommand},
-	{Name: "sintercard", Proc: sintercardCommand},
-	{Name: "sinterstore", Proc: sinterstoreCommand},
-	{Name: "sunion", Proc: sunionCommand},
-	{Name: "sunionstore", Proc: sunionstoreCommand},
-	{Name: "sdiff", Proc: sdiffCommand},
-	{Name: "sdiffstore", Proc: sdiffstoreCommand},
-	{Name: "sscan", Proc: sscanCommand},
+	{Spec: command.Sadd, Proc: saddCommand},
+	{Spec: command.Srem, Proc: sremCommand},
+	{Spec: command.Smove, Proc: smoveCommand},
+	{Spec: command.Sismember, Proc: sismemberCommand},
+	{Spec: command.Smismember, Proc: smismemberCommand},
+	{Spec: command.Scard, Proc: scardCommand},
+	{Spec: command.Smembers, Proc: smembersCommand},
+	{Spec: command.Spop, Proc: spopCommand},
+	{Spec: command.Srandmember, Proc: srandmemberCommand},
+	{Spec: command.Sinter, Proc: sinterCommand},
+	{Spec: command.Sintercard, Proc: sintercardCommand},
+	{Spec: command.Sinterstore, Proc: sinterstoreCommand},
+	{Spec: command.Sunion, Proc: sunionCommand},
+	{Spec: command.Sunionstore, Proc: sunionstoreCommand},
+	{Spec: command.Sdiff, Proc: sdiffCommand},
+	{Spec: command.Sdiffstore, Proc: sdiffstoreCommand},
+	{Spec: command.Sscan, Proc: sscanCommand},
 }
 
 // touchN records n changes to key (Valkey adds n to server.dirty) and

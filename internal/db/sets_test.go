@@ -27,7 +27,7 @@ func newCollHarness(t *testing.T) *collHarness {
 	h.c = h.client()
 	for _, group := range [][]Handler{KeyCommands, StringCommands, ListCommands, HashCommands, SetCommands, ZSetCommands, SortCommands} {
 		for _, hd := range group {
-			h.cmd[hd.Name] = hd
+			h.cmd[hd.Spec.FullName] = hd
 		}
 	}
 	return h

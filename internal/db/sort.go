@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
@@ -12,8 +13,8 @@ import (
 // that only the values being sorted reveal, so they run with every stripe
 // locked (LockAll).
 var SortCommands = []Handler{
-	{Name: "sort", Proc: sortCommand, Lock: LockAll},
-	{Name: "sort_ro", Proc: sortroCommand, Lock: LockAll},
+	{Spec: command.Sort, Proc: sortCommand, Lock: LockAll},
+	{Spec: command.SortRo, Proc: sortroCommand, Lock: LockAll},
 }
 
 // SORT key [BY pattern] [LIMIT offset count] [GET pattern ...] [ASC | DESC] [ALPHA] [STORE destination]

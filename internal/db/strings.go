@@ -3,40 +3,42 @@ package db
 import (
 	"math"
 	"math/big"
+
+	"github.com/corvid-kv/corvid/internal/command"
 )
 
 // StringCommands are the string group's procedures (the rest of the group
 // lives in strings_range.go and bits.go).
 var StringCommands = []Handler{
-	{Name: "get", Proc: getCommand},
-	{Name: "set", Proc: setCommand},
-	{Name: "setnx", Proc: setnxCommand},
-	{Name: "setex", Proc: setexCommand},
-	{Name: "psetex", Proc: psetexCommand},
-	{Name: "getset", Proc: getsetCommand},
-	{Name: "getdel", Proc: getdelCommand},
-	{Name: "getex", Proc: getexCommand},
-	{Name: "mget", Proc: mgetCommand},
-	{Name: "mset", Proc: msetCommand},
-	{Name: "msetnx", Proc: msetnxCommand},
-	{Name: "append", Proc: appendCommand},
-	{Name: "strlen", Proc: strlenCommand},
-	{Name: "incr", Proc: incrCommand},
-	{Name: "decr", Proc: decrCommand},
-	{Name: "incrby", Proc: incrbyCommand},
-	{Name: "decrby", Proc: decrbyCommand},
-	{Name: "incrbyfloat", Proc: incrbyfloatCommand},
-	{Name: "getrange", Proc: getrangeCommand},
-	{Name: "substr", Proc: getrangeCommand},
-	{Name: "setrange", Proc: setrangeCommand},
-	{Name: "lcs", Proc: lcsCommand},
-	{Name: "setbit", Proc: setbitCommand},
-	{Name: "getbit", Proc: getbitCommand},
-	{Name: "bitcount", Proc: bitcountCommand},
-	{Name: "bitpos", Proc: bitposCommand},
-	{Name: "bitop", Proc: bitopCommand},
-	{Name: "bitfield", Proc: bitfieldCommand},
-	{Name: "bitfield_ro", Proc: bitfieldROCommand},
+	{Spec: command.Get, Proc: getCommand},
+	{Spec: command.Set, Proc: setCommand},
+	{Spec: command.Setnx, Proc: setnxCommand},
+	{Spec: command.Setex, Proc: setexCommand},
+	{Spec: command.Psetex, Proc: psetexCommand},
+	{Spec: command.Getset, Proc: getsetCommand},
+	{Spec: command.Getdel, Proc: getdelCommand},
+	{Spec: command.Getex, Proc: getexCommand},
+	{Spec: command.Mget, Proc: mgetCommand},
+	{Spec: command.Mset, Proc: msetCommand},
+	{Spec: command.Msetnx, Proc: msetnxCommand},
+	{Spec: command.Append, Proc: appendCommand},
+	{Spec: command.Strlen, Proc: strlenCommand},
+	{Spec: command.Incr, Proc: incrCommand},
+	{Spec: command.Decr, Proc: decrCommand},
+	{Spec: command.Incrby, Proc: incrbyCommand},
+	{Spec: command.Decrby, Proc: decrbyCommand},
+	{Spec: command.Incrbyfloat, Proc: incrbyfloatCommand},
+	{Spec: command.Getrange, Proc: getrangeCommand},
+	{Spec: command.Substr, Proc: getrangeCommand},
+	{Spec: command.Setrange, Proc: setrangeCommand},
+	{Spec: command.Lcs, Proc: lcsCommand},
+	{Spec: command.Setbit, Proc: setbitCommand},
+	{Spec: command.Getbit, Proc: getbitCommand},
+	{Spec: command.Bitcount, Proc: bitcountCommand},
+	{Spec: command.Bitpos, Proc: bitposCommand},
+	{Spec: command.Bitop, Proc: bitopCommand},
+	{Spec: command.Bitfield, Proc: bitfieldCommand},
+	{Spec: command.BitfieldRo, Proc: bitfieldROCommand},
 }
 
 // GET key

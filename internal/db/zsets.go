@@ -3,6 +3,7 @@ package db
 import (
 	"strings"
 
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
@@ -11,45 +12,45 @@ import (
 // the algebra in zsets_ops.go. Encodings are in zsets_type.go and score
 // parsing/printing in zsets_float.go.
 var ZSetCommands = []Handler{
-	{Name: "zadd", Proc: zaddCommand},
-	{Name: "zincrby", Proc: zincrbyCommand},
-	{Name: "zrem", Proc: zremCommand},
-	{Name: "zcard", Proc: zcardCommand},
-	{Name: "zscore", Proc: zscoreCommand},
-	{Name: "zmscore", Proc: zmscoreCommand},
-	{Name: "zrank", Proc: zrankCommand},
-	{Name: "zrevrank", Proc: zrevrankCommand},
-	{Name: "zcount", Proc: zcountCommand},
-	{Name: "zlexcount", Proc: zlexcountCommand},
+	{Spec: command.Zadd, Proc: zaddCommand},
+	{Spec: command.Zincrby, Proc: zincrbyCommand},
+	{Spec: command.Zrem, Proc: zremCommand},
+	{Spec: command.Zcard, Proc: zcardCommand},
+	{Spec: command.Zscore, Proc: zscoreCommand},
+	{Spec: command.Zmscore, Proc: zmscoreCommand},
+	{Spec: command.Zrank, Proc: zrankCommand},
+	{Spec: command.Zrevrank, Proc: zrevrankCommand},
+	{Spec: command.Zcount, Proc: zcountCommand},
+	{Spec: command.Zlexcount, Proc: zlexcountCommand},
 
-	{Name: "zrange", Proc: zrangeCommand},
-	{Name: "zrangestore", Proc: zrangestoreCommand},
-	{Name: "zrevrange", Proc: zrevrangeCommand},
-	{Name: "zrangebyscore", Proc: zrangebyscoreCommand},
-	{Name: "zrevrangebyscore", Proc: zrevrangebyscoreCommand},
-	{Name: "zrangebylex", Proc: zrangebylexCommand},
-	{Name: "zrevrangebylex", Proc: zrevrangebylexCommand},
-	{Name: "zremrangebyrank", Proc: zremrangebyrankCommand},
-	{Name: "zremrangebyscore", Proc: zremrangebyscoreCommand},
-	{Name: "zremrangebylex", Proc: zremrangebylexCommand},
+	{Spec: command.Zrange, Proc: zrangeCommand},
+	{Spec: command.Zrangestore, Proc: zrangestoreCommand},
+	{Spec: command.Zrevrange, Proc: zrevrangeCommand},
+	{Spec: command.Zrangebyscore, Proc: zrangebyscoreCommand},
+	{Spec: command.Zrevrangebyscore, Proc: zrevrangebyscoreCommand},
+	{Spec: command.Zrangebylex, Proc: zrangebylexCommand},
+	{Spec: command.Zrevrangebylex, Proc: zrevrangebylexCommand},
+	{Spec: command.Zremrangebyrank, Proc: zremrangebyrankCommand},
+	{Spec: command.Zremrangebyscore, Proc: zremrangebyscoreCommand},
+	{Spec: command.Zremrangebylex, Proc: zremrangebylexCommand},
 
-	{Name: "zpopmin", Proc: zpopminCommand},
-	{Name: "zpopmax", Proc: zpopmaxCommand},
-	{Name: "zmpop", Proc: zmpopCommand},
-	{Name: "bzpopmin", Proc: bzpopminCommand, Lock: LockNone},
-	{Name: "bzpopmax", Proc: bzpopmaxCommand, Lock: LockNone},
-	{Name: "bzmpop", Proc: bzmpopCommand, Lock: LockNone},
-	{Name: "zrandmember", Proc: zrandmemberCommand},
+	{Spec: command.Zpopmin, Proc: zpopminCommand},
+	{Spec: command.Zpopmax, Proc: zpopmaxCommand},
+	{Spec: command.Zmpop, Proc: zmpopCommand},
+	{Spec: command.Bzpopmin, Proc: bzpopminCommand, Lock: LockNone},
+	{Spec: command.Bzpopmax, Proc: bzpopmaxCommand, Lock: LockNone},
+	{Spec: command.Bzmpop, Proc: bzmpopCommand, Lock: LockNone},
+	{Spec: command.Zrandmember, Proc: zrandmemberCommand},
 
-	{Name: "zunion", Proc: zunionCommand},
-	{Name: "zinter", Proc: zinterCommand},
-	{Name: "zdiff", Proc: zdiffCommand},
-	{Name: "zunionstore", Proc: zunionstoreCommand},
-	{Name: "zinterstore", Proc: zinterstoreCommand},
-	{Name: "zdiffstore", Proc: zdiffstoreCommand},
-	{Name: "zintercard", Proc: zintercardCommand},
+	{Spec: command.Zunion, Proc: zunionCommand},
+	{Spec: command.Zinter, Proc: zinterCommand},
+	{Spec: command.Zdiff, Proc: zdiffCommand},
+	{Spec: command.Zunionstore, Proc: zunionstoreCommand},
+	{Spec: command.Zinterstore, Proc: zinterstoreCommand},
+	{Spec: command.Zdiffstore, Proc: zdiffstoreCommand},
+	{Spec: command.Zintercard, Proc: zintercardCommand},
 
-	{Name: "zscan", Proc: zscanCommand},
+	{Spec: command.Zscan, Proc: zscanCommand},
 }
 
 // lookupZSet finds a sorted set; another type writes WRONGTYPE (ok false),

@@ -354,20 +354,6 @@ func latencyHistogramCommand(c *Client) {
 	}
 }
 
-// lookupFullName finds an implemented command by "name" or
-// "container|sub", case-insensitively.
-func (s *Server) lookupFullName(name []byte) *cmd {
-	parent, sub, isSub := cutPipe(strings.ToLower(string(name)))
-	cm := s.table.cmds[parent]
-	if cm == nil || !isSub {
-		return cm
-	}
-	if strings.IndexByte(sub, '|') >= 0 {
-		return nil
-	}
-	return cm.subs[sub]
-}
-
 var latencyHelp = []string{
 	"DOCTOR",
 	"    Report on the latency events recorded so far.",

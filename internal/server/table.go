@@ -8,8 +8,9 @@ import (
 	"github.com/corvid-kv/corvid/internal/db"
 )
 
-// cmd is an implemented command: its metadata from the command table, its
-// procedure, and its statistics.
+// cmd is an implemented command: its spec from the command table, its
+// procedure and lock mode (bound together in a db.Handler or srvHandler),
+// and its statistics.
 type cmd struct {
 	meta *command.Meta
 	name string // full name: "get", "client|list"
@@ -73,76 +74,89 @@ type table struct {
 	cmds map[string]*cmd
 }
 
-// buildTable joins the generated metadata with the procedures. A handler
-// whose name has no metadata is a programming error (panic at start-up); a
-// command with metadata but no handler is simply not implemented and is
-// answered with Valkey's unknown-command error.
+// buildTable builds the table from the bindings: each db.Handler and
+// srvHandler names its command by its spec variable (command.Get,
+// command.ClientList), so the binding is checked by the compiler, and the
+// command's name and container come from the spec. A container (CLIENT)
+// enters the table with its first bound subcommand and lists only the
+// bound ones. A command with metadata but no binding is simply not
+// implemented and is answered with Valkey's unknown-command error. Binding
+// no spec, or one spec twice, is a programming error (panic at start-up).
 func buildTable(dbHandlers [][]db.Handler, srvHandlers []srvHandler) *table {
 	t := &table{cmds: make(map[string]*cmd)}
-	get := func(full string) *cmd {
-		parent, sub, isSub := cutPipe(full)
-		if !isSub {
-			if c := t.cmds[full]; c != nil {
-				return c
-			}
-			m := command.Lookup([]byte(full))
-			if m == nil {
-				panic("server: no command metadata for " + full)
-			}
-			c := &cmd{meta: m, name: full}
-			t.cmds[full] = c
-			return c
-		}
-		p := t.cmds[parent]
-		if p == nil {
-			m := command.Lookup([]byte(parent))
-			if m == nil {
-				panic("server: no command metadata for " + parent)
-			}
-			p = &cmd{meta: m, name: parent}
-			t.cmds[parent] = p
-		}
-		if p.subs == nil {
-			p.subs = make(map[string]*cmd)
-		}
-		if c := p.subs[sub]; c != nil {
-			return c
-		}
-		m := p.meta.Sub([]byte(sub))
+	bind := func(m *command.Meta) *cmd {
 		if m == nil {
-			panic("server: no subcommand metadata for " + full)
+			panic("server: a handler binds no command spec")
 		}
-		c := &cmd{meta: m, name: full, parent: p}
-		p.subs[sub] = c
+		c := t.add(m)
+		if c.dbProc != nil || c.proc != nil {
+			panic("server: two procedures for " + m.FullName)
+		}
 		return c
 	}
 	for _, hs := range dbHandlers {
 		for _, h := range hs {
-			c := get(h.Name)
+			c := bind(h.Spec)
 			c.dbProc, c.lock = h.Proc, h.Lock
 		}
 	}
 	for _, h := range srvHandlers {
-		c := get(h.name)
+		c := bind(h.spec)
 		c.proc, c.lock = h.proc, h.lock
 	}
 	return t
 }
 
-// srvHandler is a server-level command (connection, admin, introspection).
-type srvHandler struct {
-	name string
-	proc func(c *Client)
-	lock db.Lock
+// add returns m's entry, creating it, and its container's, on first use.
+func (t *table) add(m *command.Meta) *cmd {
+	if m.Parent == nil {
+		c := t.cmds[m.Name]
+		if c == nil {
+			c = &cmd{meta: m, name: m.FullName}
+			t.cmds[m.Name] = c
+		}
+		return c
+	}
+	p := t.add(m.Parent)
+	c := p.subs[m.Name]
+	if c == nil {
+		if p.subs == nil {
+			p.subs = make(map[string]*cmd)
+		}
+		c = &cmd{meta: m, name: m.FullName, parent: p}
+		p.subs[m.Name] = c
+	}
+	return c
 }
 
-func cutPipe(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '|' {
-			return s[:i], s[i+1:], true
-		}
+// find returns the entry of spec m, or nil when m is nil or not
+// implemented.
+func (t *table) find(m *command.Meta) *cmd {
+	switch {
+	case m == nil:
+		return nil
+	case m.Parent == nil:
+		return t.cmds[m.Name]
 	}
-	return s, "", false
+	if p := t.cmds[m.Parent.Name]; p != nil {
+		return p.subs[m.Name]
+	}
+	return nil
+}
+
+// lookupFullName finds an implemented command by "name" or
+// "container|sub", case-insensitively, as COMMAND INFO/DOCS and LATENCY
+// HISTOGRAM accept it.
+func (s *Server) lookupFullName(name []byte) *cmd {
+	return s.table.find(command.LookupFullName(name))
+}
+
+// srvHandler binds a server-level command (connection, admin,
+// introspection) to its procedure, as db.Handler does for data commands.
+type srvHandler struct {
+	spec *command.Meta
+	proc func(c *Client)
+	lock db.Lock
 }
 
 // lookup finds a command by name, case-insensitively, without allocating:

@@ -80,3 +80,49 @@ func subsOf(c *cmd) []*cmd {
 	}
 	return out
 }
+
+// TestBuildTable checks that the table is built from the specs the
+// handlers bind: names and containers come from the spec, a container
+// holds only its bound subcommands, and binding no spec or one spec twice
+// panics at start-up.
+func TestBuildTable(t *testing.T) {
+	noop := func(*Client) {}
+	tb := buildTable([][]db.Handler{{{Spec: command.Get, Proc: func(*db.Ctx) {}}}},
+		[]srvHandler{{spec: command.ClientList, proc: noop}, {spec: command.Ping, proc: noop}})
+	if len(tb.cmds) != 3 {
+		t.Errorf("table has %d commands, want get, client, ping", len(tb.cmds))
+	}
+	client := tb.cmds["client"]
+	if client == nil || client.meta != command.Client || client.proc != nil || len(client.subs) != 1 {
+		t.Fatalf("client = %+v, want the bare CLIENT container with one subcommand", client)
+	}
+	list := client.subs["list"]
+	if list == nil || list.meta != command.ClientList || list.name != "client|list" || list.parent != client {
+		t.Errorf("client|list = %+v", list)
+	}
+	if get := tb.cmds["get"]; get == nil || get.dbProc == nil || get.name != "get" {
+		t.Errorf("get = %+v", get)
+	}
+	for i, tc := range []struct {
+		m    *command.Meta
+		want *cmd
+	}{{command.ClientList, list}, {command.Client, client}, {command.ClientInfo, nil}, {command.Set, nil}, {nil, nil}} {
+		if got := tb.find(tc.m); got != tc.want {
+			t.Errorf("find #%d = %p, want %p", i, got, tc.want)
+		}
+	}
+
+	for name, hs := range map[string][]srvHandler{
+		"no spec": {{proc: noop}},
+		"twice":   {{spec: command.Ping, proc: noop}, {spec: command.Ping, proc: noop}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: buildTable did not panic", name)
+				}
+			}()
+			buildTable(nil, hs)
+		}()
+	}
+}
