@@ -23,6 +23,17 @@ func WriteInfo(w *resp.Writer, m *Meta) {
 		w.Null()
 		return
 	}
+	WriteInfoSubs(w, m, m.subList)
+}
+
+// WriteInfoSubs is WriteInfo listing subs, a subset of m's subcommands in
+// name order, instead of all of them: the server reports only the
+// subcommands it implements. subs is ignored unless m is a container.
+func WriteInfoSubs(w *resp.Writer, m *Meta, subs []*Meta) {
+	if m == nil {
+		w.Null()
+		return
+	}
 	w.ArrayLen(10)
 	w.BulkString(m.FullName)
 	w.Int(int64(m.Arity))
@@ -55,12 +66,12 @@ func WriteInfo(w *resp.Writer, m *Meta) {
 		writeKeySpec(w, &m.KeySpecs[i])
 	}
 
-	if m.subList == nil {
+	if !m.IsContainer() {
 		w.SetLen(0) // Valkey's empty-subcommands reply is an empty set
 		return
 	}
-	w.ArrayLen(len(m.subList))
-	for _, sub := range m.subList {
+	w.ArrayLen(len(subs))
+	for _, sub := range subs {
 		WriteInfo(w, sub)
 	}
 }
@@ -82,65 +93,62 @@ func writeKeySpec(w *resp.Writer, ks *KeySpec) {
 	WriteKeyFlags(w, ks.Flags)
 
 	w.BulkString("begin_search")
-	w.MapLen(2)
-	w.BulkString("type")
 	switch ks.BeginKind {
 	case BeginIndex:
-		w.BulkString("index")
-		w.BulkString("spec")
-		w.MapLen(1)
-		w.BulkString("index")
-		w.Int(int64(ks.Pos))
+		writeSearch(w, "index", 1)
+		writeIntField(w, "index", ks.Pos)
 	case BeginKeyword:
-		w.BulkString("keyword")
-		w.BulkString("spec")
-		w.MapLen(2)
+		writeSearch(w, "keyword", 2)
 		w.BulkString("keyword")
 		w.BulkString(ks.Keyword)
-		w.BulkString("startfrom")
-		w.Int(int64(ks.StartFrom))
+		writeIntField(w, "startfrom", ks.StartFrom)
 	default:
-		w.BulkString("unknown")
-		w.BulkString("spec")
-		w.MapLen(0)
+		writeSearch(w, "unknown", 0)
 	}
 
 	w.BulkString("find_keys")
-	w.MapLen(2)
-	w.BulkString("type")
 	switch ks.FindKind {
 	case FindRange:
-		w.BulkString("range")
-		w.BulkString("spec")
-		w.MapLen(3)
-		w.BulkString("lastkey")
-		w.Int(int64(ks.LastKey))
-		w.BulkString("keystep")
-		w.Int(int64(ks.Step))
-		w.BulkString("limit")
-		w.Int(int64(ks.Limit))
+		writeSearch(w, "range", 3)
+		writeIntField(w, "lastkey", ks.LastKey)
+		writeIntField(w, "keystep", ks.Step)
+		writeIntField(w, "limit", ks.Limit)
 	case FindKeynum:
-		w.BulkString("keynum")
-		w.BulkString("spec")
-		w.MapLen(3)
-		w.BulkString("keynumidx")
-		w.Int(int64(ks.KeynumIdx))
-		w.BulkString("firstkey")
-		w.Int(int64(ks.FirstKey))
-		w.BulkString("keystep")
-		w.Int(int64(ks.KeyStep))
+		writeSearch(w, "keynum", 3)
+		writeIntField(w, "keynumidx", ks.KeynumIdx)
+		writeIntField(w, "firstkey", ks.FirstKey)
+		writeIntField(w, "keystep", ks.KeyStep)
 	default:
-		w.BulkString("unknown")
-		w.BulkString("spec")
-		w.MapLen(0)
+		writeSearch(w, "unknown", 0)
 	}
+}
+
+// writeSearch opens a begin_search or find_keys value, {type: kind, spec:
+// {...}}, whose spec map the caller fills with n fields.
+func writeSearch(w *resp.Writer, kind string, n int) {
+	w.MapLen(2)
+	w.BulkString("type")
+	w.BulkString(kind)
+	w.BulkString("spec")
+	w.MapLen(n)
+}
+
+// writeIntField writes one name/integer pair of a map.
+func writeIntField(w *resp.Writer, name string, v int) {
+	w.BulkString(name)
+	w.Int(int64(v))
 }
 
 // WriteDocs writes m's COMMAND DOCS map (the value only; the caller writes
 // the full name before it). Field order follows Valkey 8's
 // addReplyCommandDocs; summary, complexity, history and replaced_by are
 // omitted because Corvid does not copy Valkey's prose.
-func WriteDocs(w *resp.Writer, m *Meta) {
+func WriteDocs(w *resp.Writer, m *Meta) { WriteDocsSubs(w, m, m.subList) }
+
+// WriteDocsSubs is WriteDocs listing subs, a subset of m's subcommands in
+// name order, instead of all of them (see WriteInfoSubs). subs is ignored
+// unless m is a container.
+func WriteDocsSubs(w *resp.Writer, m *Meta, subs []*Meta) {
 	n := 1 // group
 	if m.Since != "" {
 		n++
@@ -154,7 +162,7 @@ func WriteDocs(w *resp.Writer, m *Meta) {
 	if len(m.Args) > 0 {
 		n++
 	}
-	if m.subList != nil {
+	if m.IsContainer() {
 		n++
 	}
 	w.MapLen(n)
@@ -180,10 +188,10 @@ func WriteDocs(w *resp.Writer, m *Meta) {
 		w.BulkString("arguments")
 		writeArgs(w, m.Args)
 	}
-	if m.subList != nil {
+	if m.IsContainer() {
 		w.BulkString("subcommands")
-		w.MapLen(len(m.subList))
-		for _, sub := range m.subList {
+		w.MapLen(len(subs))
+		for _, sub := range subs {
 			w.BulkString(sub.FullName)
 			WriteDocs(w, sub)
 		}

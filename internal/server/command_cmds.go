@@ -50,43 +50,20 @@ func commandInfoCommand(c *Client) {
 	}
 }
 
-// writeCommandInfo writes COMMAND INFO's entry for cm. A container's
-// subcommand list is restricted to the implemented subcommands, so it is
-// written here field by field in command.WriteInfo's shape; everything
-// else is command.WriteInfo itself.
+// writeCommandInfo writes COMMAND INFO's entry for cm, a container
+// listing only its implemented subcommands.
 func writeCommandInfo(w *resp.Writer, cm *cmd) {
-	m := cm.meta
-	if !m.IsContainer() || len(m.KeySpecs) > 0 {
-		command.WriteInfo(w, m)
-		return
+	command.WriteInfoSubs(w, cm.meta, subMetas(cm))
+}
+
+// subMetas returns the specs of cm's implemented subcommands, sorted by
+// name (nil if none).
+func subMetas(cm *cmd) []*command.Meta {
+	var out []*command.Meta
+	for _, sub := range sortedSubs(cm) {
+		out = append(out, sub.meta)
 	}
-	w.ArrayLen(10)
-	w.BulkString(m.FullName)
-	w.Int(int64(m.Arity))
-	flags := m.Flags.Names()
-	w.SetLen(len(flags))
-	for _, f := range flags {
-		w.Simple(f)
-	}
-	first, last, step := command.FirstLastStep(m)
-	w.Int(int64(first))
-	w.Int(int64(last))
-	w.Int(int64(step))
-	cats := m.ACL.Names()
-	w.SetLen(len(cats))
-	for _, n := range cats {
-		w.Simple("@" + n)
-	}
-	w.SetLen(len(m.Tips))
-	for _, t := range m.Tips {
-		w.BulkString(t)
-	}
-	w.SetLen(0) // no key specs (checked above)
-	subs := sortedSubs(cm)
-	w.ArrayLen(len(subs))
-	for _, sub := range subs {
-		command.WriteInfo(w, sub.meta)
-	}
+	return out
 }
 
 // COMMAND DOCS [name ...]: a map from full name to documentation; unknown
@@ -111,50 +88,10 @@ func commandDocsCommand(c *Client) {
 	}
 }
 
-// writeCommandDocs is command.WriteDocs with a container's subcommands
-// restricted to the implemented ones.
+// writeCommandDocs writes COMMAND DOCS's entry for cm, a container
+// listing only its implemented subcommands.
 func writeCommandDocs(w *resp.Writer, cm *cmd) {
-	m := cm.meta
-	if !m.IsContainer() || len(m.Args) > 0 {
-		command.WriteDocs(w, m)
-		return
-	}
-	n := 2 // group, subcommands
-	if m.Since != "" {
-		n++
-	}
-	if m.DocFlags != 0 {
-		n++
-	}
-	if m.DeprecatedSince != "" {
-		n++
-	}
-	w.MapLen(n)
-	if m.Since != "" {
-		w.BulkString("since")
-		w.BulkString(m.Since)
-	}
-	w.BulkString("group")
-	w.BulkString(m.Group)
-	if m.DocFlags != 0 {
-		w.BulkString("doc_flags")
-		names := m.DocFlags.Names()
-		w.SetLen(len(names))
-		for _, s := range names {
-			w.Simple(s)
-		}
-	}
-	if m.DeprecatedSince != "" {
-		w.BulkString("deprecated_since")
-		w.BulkString(m.DeprecatedSince)
-	}
-	w.BulkString("subcommands")
-	subs := sortedSubs(cm)
-	w.MapLen(len(subs))
-	for _, sub := range subs {
-		w.BulkString(sub.meta.FullName)
-		command.WriteDocs(w, sub.meta)
-	}
+	command.WriteDocsSubs(w, cm.meta, subMetas(cm))
 }
 
 // COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]
