@@ -1,0 +1,362 @@
+package rdb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// encoder serializes values into a reusable buffer exactly as Valkey
+// 8.0.1's rdbSaveObject would for the encoding Valkey would have chosen.
+type encoder struct {
+	limits   Limits
+	compress bool // rdbcompression
+	buf      []byte
+	htab     *lzfTable // LZF hash table, allocated on first use
+	scratch  []byte
+}
+
+// lzfTables recycles LZF hash tables (256 KiB each) between encoders.
+var lzfTables = sync.Pool{New: func() any { return new(lzfTable) }}
+
+// release returns the encoder's LZF table to the pool.
+func (e *encoder) release() {
+	if e.htab != nil {
+		lzfTables.Put(e.htab)
+		e.htab = nil
+	}
+}
+
+// appendLen is rdbSaveLen.
+func appendLen(b []byte, n uint64) []byte {
+	switch {
+	case n < 1<<6:
+		return append(b, byte(n))
+	case n < 1<<14:
+		return append(b, byte(n>>8)|len14<<6, byte(n))
+	case n <= math.MaxUint32:
+		b = append(b, len32)
+		return binary.BigEndian.AppendUint32(b, uint32(n))
+	}
+	b = append(b, len64)
+	return binary.BigEndian.AppendUint64(b, n)
+}
+
+// appendIntEnc is rdbEncodeInteger: the 2..5-byte integer encoding of v,
+// or b unchanged and false if v does not fit 32 bits.
+func appendIntEnc(b []byte, v int64) ([]byte, bool) {
+	switch {
+	case v >= math.MinInt8 && v <= math.MaxInt8:
+		return append(b, lenEnc<<6|encInt8, byte(v)), true
+	case v >= math.MinInt16 && v <= math.MaxInt16:
+		return append(b, lenEnc<<6|encInt16, byte(v), byte(v>>8)), true
+	case v >= math.MinInt32 && v <= math.MaxInt32:
+		b = append(b, lenEnc<<6|encInt32)
+		return binary.LittleEndian.AppendUint32(b, uint32(v)), true
+	}
+	return b, false
+}
+
+// appendString is rdbSaveRawString: integer encoding for canonical
+// integers of at most 11 bytes that fit 32 bits, LZF for strings over 20
+// bytes when compression is on and saves at least 4 bytes, else verbatim.
+func (e *encoder) appendString(b, s []byte) []byte {
+	if len(s) <= 11 {
+		if v, ok := parseInt(s); ok {
+			if nb, ok := appendIntEnc(b, v); ok {
+				return nb
+			}
+		}
+	}
+	if e.compress && len(s) > 20 {
+		if e.htab == nil {
+			e.htab = lzfTables.Get().(*lzfTable)
+		}
+		if c := lzfCompress(s, len(s)-4, e.htab); c != nil {
+			b = append(b, lenEnc<<6|encLZF)
+			b = appendLen(b, uint64(len(c)))
+			b = appendLen(b, uint64(len(s)))
+			return append(b, c...)
+		}
+	}
+	b = appendLen(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendValue appends the serialized value of en (rdbSaveObject) and
+// returns the RDB type to write before the key.
+func (e *encoder) appendValue(b []byte, en *Entry) ([]byte, byte, error) {
+	if en.Kind != KindString && en.Len() == 0 {
+		return b, 0, ErrEmpty
+	}
+	l := &e.limits
+	switch en.Kind {
+	case KindString:
+		return e.appendString(b, en.String), typeString, nil
+	case KindList:
+		return e.appendList(b, en.List), typeListQuicklist2, nil
+	case KindSet:
+		if len(en.Set) <= intsetMaxEntries(l.SetMaxIntsetEntries) {
+			if vals, ok := intsetMembers(en.Set); ok {
+				return e.appendString(b, intsetBytes(vals)), typeSetIntset, nil
+			}
+		}
+		if len(en.Set) <= l.SetMaxListpackEntries && maxLen(en.Set) <= l.SetMaxListpackValue {
+			lp := newListpack(0)
+			for _, m := range en.Set {
+				lp.append(m)
+			}
+			return e.appendString(b, lp.bytes()), typeSetListpack, nil
+		}
+		b = appendLen(b, uint64(len(en.Set)))
+		for _, m := range en.Set {
+			b = e.appendString(b, m)
+		}
+		return b, typeSet, nil
+	case KindZSet:
+		zs := slices.Clone(en.ZSet)
+		slices.SortFunc(zs, zcmp)
+		fits := len(zs) <= l.ZSetMaxListpackEntries
+		for i := 0; fits && i < len(zs); i++ {
+			fits = len(zs[i].Member) <= l.ZSetMaxListpackValue
+		}
+		if fits {
+			lp := newListpack(0)
+			for _, z := range zs {
+				lp.append(z.Member)
+				e.scratch = appendScore(e.scratch[:0], z.Score)
+				lp.append(e.scratch)
+			}
+			return e.appendString(b, lp.bytes()), typeZSetListpack, nil
+		}
+		// The skiplist is saved from its tail: greatest score first.
+		b = appendLen(b, uint64(len(zs)))
+		for i := len(zs) - 1; i >= 0; i-- {
+			b = e.appendString(b, zs[i].Member)
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(zs[i].Score))
+		}
+		return b, typeZSet2, nil
+	case KindHash:
+		fits := len(en.Hash) <= l.HashMaxListpackEntries
+		for i := 0; fits && i < len(en.Hash); i++ {
+			fits = len(en.Hash[i].Field) <= l.HashMaxListpackValue && len(en.Hash[i].Value) <= l.HashMaxListpackValue
+		}
+		if fits {
+			lp := newListpack(0)
+			for _, h := range en.Hash {
+				lp.append(h.Field)
+				lp.append(h.Value)
+			}
+			return e.appendString(b, lp.bytes()), typeHashListpack, nil
+		}
+		b = appendLen(b, uint64(len(en.Hash)))
+		for _, h := range en.Hash {
+			b = e.appendString(b, h.Field)
+			b = e.appendString(b, h.Value)
+		}
+		return b, typeHash, nil
+	}
+	return b, 0, ErrUnsupported
+}
+
+// zcmp orders sorted-set members as Valkey does: by score, then by member
+// bytes.
+func zcmp(a, b ZMember) int {
+	switch {
+	case a.Score < b.Score:
+		return -1
+	case a.Score > b.Score:
+		return 1
+	}
+	return bytes.Compare(a.Member, b.Member)
+}
+
+func maxLen(vs [][]byte) int {
+	m := 0
+	for _, v := range vs {
+		m = max(m, len(v))
+	}
+	return m
+}
+
+// intsetMaxEntries is Valkey's intsetMaxEntries: the limit capped at 2^30.
+func intsetMaxEntries(n int) int { return min(n, 1<<30) }
+
+// The quicklist size classes (quicklist.c optimization_level) and limits.
+var optimizationLevel = [...]int{4096, 8192, 16384, 32768, 65536}
+
+const (
+	sizeSafetyLimit      = 8192
+	sizeEstimateOverhead = 8
+)
+
+// nodeLimit is quicklistNodeLimit: a byte limit (fill < 0) or a count
+// limit (fill >= 0); the other is -1.
+func nodeLimit(fill int) (size, count int) {
+	if fill >= 0 {
+		return -1, max(fill, 1)
+	}
+	off := min(-fill-1, len(optimizationLevel)-1)
+	return optimizationLevel[off], -1
+}
+
+// nodeExceedsLimit is quicklistNodeExceedsLimit.
+func nodeExceedsLimit(fill, sz, count int) bool {
+	szl, cl := nodeLimit(fill)
+	if szl >= 0 {
+		return sz > szl
+	}
+	return sz > sizeSafetyLimit || count > cl
+}
+
+// isLargeElement is quicklist.c's isLargeElement with the default
+// packed_threshold: such an element gets a PLAIN node of its own.
+func isLargeElement(sz, fill int) bool {
+	if fill >= 0 {
+		return sz > sizeSafetyLimit
+	}
+	szl, _ := nodeLimit(fill)
+	return sz > szl
+}
+
+// appendList writes a list as Valkey 8.0.1 holds one built by RPUSHing its
+// elements one at a time: a listpack while it stays within
+// list-max-listpack-size (saved as a one-node quicklist), then a quicklist
+// whose tail node takes elements while quicklist's estimate allows, and
+// PLAIN nodes for elements larger than a node may be.
+func (e *encoder) appendList(b []byte, elems [][]byte) []byte {
+	fill := e.limits.ListMaxListpackSize
+	type node struct {
+		plain []byte
+		lp    *listpack
+	}
+	var nodes []node
+	cur := newListpack(0)
+	quick := false
+	for _, v := range elems {
+		if !quick {
+			if !nodeExceedsLimit(fill, cur.size()+len(v), cur.count+1) {
+				cur.append(v)
+				continue
+			}
+			quick = true
+			if cur.count > 0 {
+				nodes = append(nodes, node{lp: cur})
+			}
+		}
+		if isLargeElement(len(v), fill) {
+			nodes = append(nodes, node{plain: v})
+			continue
+		}
+		if n := len(nodes); n > 0 && nodes[n-1].lp != nil {
+			t := nodes[n-1].lp
+			if !nodeExceedsLimit(fill, t.size()+len(v)+sizeEstimateOverhead, t.count+1) {
+				t.append(v)
+				continue
+			}
+		}
+		lp := newListpack(0)
+		lp.append(v)
+		nodes = append(nodes, node{lp: lp})
+	}
+	if !quick {
+		nodes = append(nodes, node{lp: cur})
+	}
+	b = appendLen(b, uint64(len(nodes)))
+	for _, n := range nodes {
+		if n.lp == nil {
+			b = appendLen(b, containerPlain)
+			b = e.appendString(b, n.plain)
+		} else {
+			b = appendLen(b, containerPacked)
+			b = e.appendString(b, n.lp.bytes())
+		}
+	}
+	return b
+}
+
+// appendScore is Valkey 8.0.1's d2string, the form in which a listpack
+// stores a score: "nan", "inf", "-inf", "0"/"-0", an integer when the
+// double is one (within ±LLONG_MAX/2), else the shortest round-trip digits
+// laid out as fpconv_dtoa does.
+func appendScore(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "nan"...)
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(b, "-0"...)
+		}
+		return append(b, '0')
+	}
+	const half = float64(math.MaxInt64 / 2)
+	if f >= -half && f <= half {
+		if i := int64(f); float64(i) == f {
+			return strconv.AppendInt(b, i, 10)
+		}
+	}
+	return appendDtoa(b, f)
+}
+
+// appendDtoa formats f like Valkey's fpconv_dtoa (emit_digits): digits d
+// with f = d * 10^K.
+func appendDtoa(b []byte, f float64) []byte {
+	if f < 0 {
+		b = append(b, '-')
+		f = -f
+	}
+	var tmp [32]byte
+	s := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // d.ddde±XX
+	ei := bytes.IndexByte(s, 'e')
+	digits := make([]byte, 0, 17)
+	digits = append(digits, s[0])
+	if ei > 1 {
+		digits = append(digits, s[2:ei]...)
+	}
+	e10, _ := strconv.Atoi(string(s[ei+1:]))
+	nd := len(digits)
+	k := e10 - (nd - 1)
+	exp := k + nd - 1
+	if exp < 0 {
+		exp = -exp
+	}
+	if k >= 0 && exp < nd+7 {
+		b = append(b, digits...)
+		for range k {
+			b = append(b, '0')
+		}
+		return b
+	}
+	if k < 0 && (k > -7 || exp < 4) {
+		off := nd + k
+		if off <= 0 {
+			b = append(b, '0', '.')
+			for range -off {
+				b = append(b, '0')
+			}
+			return append(b, digits...)
+		}
+		b = append(b, digits[:off]...)
+		b = append(b, '.')
+		return append(b, digits[off:]...)
+	}
+	b = append(b, digits[0])
+	if nd > 1 {
+		b = append(b, '.')
+		b = append(b, digits[1:]...)
+	}
+	b = append(b, 'e')
+	if k+nd-1 < 0 {
+		b = append(b, '-')
+	} else {
+		b = append(b, '+')
+	}
+	return strconv.AppendInt(b, int64(exp), 10)
+}

@@ -1,0 +1,216 @@
+package rdb
+
+// LZF as liblzf 3.6 in Valkey's src/lzf_c.c and lzf_d.c, built with
+// Valkey's lzfP.h settings: HLOG 16, VERY_FAST, hash slots holding offsets
+// from the input start. The compressor is a transcription, so that for the
+// same input it chooses the same matches (with a hash table starting
+// empty; Valkey's starts with whatever is on its stack, which can only
+// make it find other, equally valid, matches).
+
+const (
+	lzfHLog   = 16
+	lzfHSize  = 1 << lzfHLog
+	lzfMaxLit = 1 << 5
+	lzfMaxOff = 1 << 13
+	lzfMaxRef = (1 << 8) + (1 << 3)
+	// lzfMaxRatio bounds decompressed/compressed size: a 3-byte back
+	// reference expands to at most 264 bytes.
+	lzfMaxRatio = 88
+)
+
+func lzfIdx(h uint32) uint32 { return ((h >> (3*8 - lzfHLog)) - h*5) & (lzfHSize - 1) }
+
+// lzfTable is the compressor's hash table, reused across calls without
+// clearing it: a slot holds base+pos+1 for input position pos of the call
+// that started at base, so slots from earlier calls (at most base) read
+// as empty, exactly like the zeroed table of a fresh call.
+type lzfTable struct {
+	h    [lzfHSize]uint32
+	base uint32
+}
+
+// start prepares the table for an input of n bytes.
+func (t *lzfTable) start(n int) {
+	if uint64(t.base)+uint64(n)+2 > 1<<32-1 {
+		t.h = [lzfHSize]uint32{}
+		t.base = 0
+	}
+}
+
+// get returns the position stored for a slot, or 0 (no match possible:
+// liblzf requires ref > in_data).
+func (t *lzfTable) get(i uint32) int {
+	if v := t.h[i]; v > t.base {
+		return int(v - t.base - 1)
+	}
+	return 0
+}
+
+func (t *lzfTable) set(i uint32, pos int) { t.h[i] = t.base + uint32(pos) + 1 }
+
+// lzfCompress compresses in into at most outLen bytes and returns them, or
+// nil if the result would not fit (lzf_compress returning 0).
+func lzfCompress(in []byte, outLen int, htab *lzfTable) []byte {
+	inLen := len(in)
+	if inLen < 2 || outLen <= 0 {
+		// FRST reads two bytes; liblzf would read past a 1-byte input.
+		// Valkey never compresses fewer than 21 bytes.
+		return nil
+	}
+	htab.start(inLen)
+	defer func() { htab.base += uint32(inLen) + 1 }()
+	out := make([]byte, outLen+8) // slack: the checks below keep the result within outLen
+	ip, op, lit := 0, 1, 0        // op++: start run
+	outEnd := outLen
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	hval := uint32(in[0])<<8 | uint32(in[1])
+	for ip < inLen-2 {
+		hval = hval<<8 | uint32(in[ip+2])
+		slot := lzfIdx(hval)
+		ref := htab.get(slot)
+		htab.set(slot, ip)
+		off := ip - ref - 1
+		if ref < ip && off < lzfMaxOff && ref > 0 &&
+			in[ref+2] == in[ip+2] && in[ref] == in[ip] && in[ref+1] == in[ip+1] {
+			l := 2
+			maxlen := inLen - ip - l
+			if maxlen > lzfMaxRef {
+				maxlen = lzfMaxRef
+			}
+			if op+3+1 >= outEnd {
+				if op-b2i(lit == 0)+3+1 >= outEnd {
+					return nil
+				}
+			}
+			out[op-lit-1] = byte(lit - 1) // stop run
+			op -= b2i(lit == 0)           // undo run if length is zero
+			done := false
+			if maxlen > 16 {
+				for range 16 {
+					l++
+					if in[ref+l] != in[ip+l] {
+						done = true
+						break
+					}
+				}
+			}
+			if !done {
+				for {
+					l++
+					if !(l < maxlen && in[ref+l] == in[ip+l]) {
+						break
+					}
+				}
+			}
+			l -= 2 // l is now #octets - 1
+			ip++
+			if l < 7 {
+				out[op] = byte(off>>8) + byte(l<<5)
+				op++
+			} else {
+				out[op] = byte(off>>8) + 7<<5
+				out[op+1] = byte(l - 7)
+				op += 2
+			}
+			out[op] = byte(off)
+			op++
+			lit = 0
+			op++ // start run
+			ip += l + 1
+			if ip >= inLen-2 {
+				break
+			}
+			ip -= 2
+			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
+			hval = hval<<8 | uint32(in[ip+2])
+			htab.set(lzfIdx(hval), ip)
+			ip++
+			hval = hval<<8 | uint32(in[ip+2])
+			htab.set(lzfIdx(hval), ip)
+			ip++
+		} else {
+			if op >= outEnd {
+				return nil
+			}
+			lit++
+			out[op] = in[ip]
+			op++
+			ip++
+			if lit == lzfMaxLit {
+				out[op-lit-1] = byte(lit - 1)
+				lit = 0
+				op++
+			}
+		}
+	}
+	if op+3 > outEnd {
+		return nil
+	}
+	for ip < inLen {
+		lit++
+		out[op] = in[ip]
+		op++
+		ip++
+		if lit == lzfMaxLit {
+			out[op-lit-1] = byte(lit - 1)
+			lit = 0
+			op++
+		}
+	}
+	out[op-lit-1] = byte(lit - 1)
+	op -= b2i(lit == 0)
+	if op > outLen {
+		return nil
+	}
+	return out[:op:op]
+}
+
+// lzfDecompress expands in into exactly n bytes; ok is false if the input
+// is malformed or does not expand to exactly n bytes.
+func lzfDecompress(in []byte, n int) (out []byte, ok bool) {
+	out = make([]byte, n)
+	ip, op := 0, 0
+	for ip < len(in) {
+		ctrl := int(in[ip])
+		ip++
+		if ctrl < 1<<5 { // literal run
+			ctrl++
+			if op+ctrl > n || ip+ctrl > len(in) {
+				return nil, false
+			}
+			copy(out[op:], in[ip:ip+ctrl])
+			op += ctrl
+			ip += ctrl
+			continue
+		}
+		l := ctrl >> 5
+		ref := op - (ctrl&0x1f)<<8 - 1
+		if ip >= len(in) {
+			return nil, false
+		}
+		if l == 7 {
+			l += int(in[ip])
+			ip++
+			if ip >= len(in) {
+				return nil, false
+			}
+		}
+		ref -= int(in[ip])
+		ip++
+		l += 2
+		if op+l > n || ref < 0 {
+			return nil, false
+		}
+		for range l {
+			out[op] = out[ref]
+			op++
+			ref++
+		}
+	}
+	return out, op == n
+}

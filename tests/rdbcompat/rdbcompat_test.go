@@ -1,0 +1,288 @@
+package rdbcompat
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/corvid-kv/corvid/internal/rdb"
+	"github.com/corvid-kv/corvid/internal/rdb/rdbtest"
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// dataset is Coverage plus random keys of every size, grouped by DB.
+func dataset() []*rdb.Entry {
+	entries := rdbtest.Coverage()
+	r := rand.New(rand.NewPCG(11, 12))
+	for size := 1; size <= 3; size++ {
+		for _, e := range rdbtest.RandomDataset(r, 60, 3, size) {
+			e.Key = append([]byte(fmt.Sprintf("rnd%d:", size)), e.Key...)
+			entries = append(entries, e)
+		}
+	}
+	slices.SortStableFunc(entries, func(a, b *rdb.Entry) int { return a.DB - b.DB })
+	return entries
+}
+
+func writeFile(t *testing.T, path string, entries []*rdb.Entry, opts rdb.Options) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := rdb.NewWriter(f, opts)
+	for i := 0; i < len(entries); {
+		j, exp := i, 0
+		for ; j < len(entries) && entries[j].DB == entries[i].DB; j++ {
+			if entries[j].ExpireMs != -1 {
+				exp++
+			}
+		}
+		if err := w.BeginDB(entries[i].DB, uint64(j-i), uint64(exp)); err != nil {
+			t.Fatal(err)
+		}
+		for ; i < j; i++ {
+			if err := w.WriteEntry(entries[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type dbKey struct {
+	db  int
+	key string
+}
+
+func readFile(t *testing.T, path string) (map[dbKey]*rdb.Entry, rdb.Info, map[string]string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[dbKey]*rdb.Entry{}
+	aux := map[string]string{}
+	l := rdb.Loader{
+		OnEntry: func(e *rdb.Entry) error { got[dbKey{e.DB, string(e.Key)}] = e; return nil },
+		OnAux:   func(k, v []byte) error { aux[string(k)] = string(v); return nil },
+	}
+	info, err := l.Load(f)
+	if err != nil {
+		t.Fatalf("Load %s: %v", path, err)
+	}
+	return got, info, aux
+}
+
+// TestValkeyLoadsOurFile: (a) a file written by package rdb loads into
+// valkey-server 8.0.1 with every key's type, value, TTL and encoding as
+// if the data had been written with commands, passes valkey-check-rdb,
+// and (b) valkey's own SAVE of the same data reads back equal, with DUMP
+// payloads byte-equal to DumpPayload where Valkey's order is
+// deterministic.
+func TestValkeyLoadsOurFile(t *testing.T) {
+	bin := valkeyPath(t)
+	entries := dataset()
+	// IDLE and FREQ opcodes on some keys; server A runs allkeys-lfu.
+	for i, e := range entries {
+		switch i % 7 {
+		case 3:
+			e.Freq = 1 + i%200
+		case 5:
+			e.Idle = int64(i)
+		}
+	}
+	dirA := t.TempDir()
+	path := filepath.Join(dirA, "x.rdb")
+	writeFile(t, path, entries, rdb.DefaultOptions())
+	checkRDB(t, bin, path)
+	a := startServer(t, bin, dirA, "--maxmemory-policy", "allkeys-lfu")
+	b := startServer(t, bin, t.TempDir())
+	fill(t, b, entries)
+
+	ctx := context.Background()
+	perDB := map[int]int64{}
+	for _, e := range entries {
+		perDB[e.DB]++
+	}
+	ca, cb := map[int]any{}, map[int]any{}
+	_, _ = ca, cb
+	for db, n := range perDB {
+		for name, s := range map[string]*server{"loaded": a, "filled": b} {
+			c := s.client(db)
+			if got, err := c.DBSize(ctx).Result(); err != nil || got != n {
+				t.Errorf("%s db %d: DBSIZE %d (%v), want %d", name, db, got, err, n)
+			}
+			c.Close()
+		}
+	}
+	for _, e := range entries {
+		clA, clB := a.client(e.DB), b.client(e.DB)
+		// Before any read, which would count as an access.
+		if e.Freq >= 0 {
+			if f, err := clA.ObjectFreq(ctx, string(e.Key)).Result(); err != nil || f != int64(e.Freq) {
+				t.Errorf("%q: OBJECT FREQ %d (%v), want %d", e.Key, f, err, e.Freq)
+			}
+		}
+		got, err := fetch(t, clA, e.DB, e.Key)
+		if err != nil {
+			t.Fatalf("%q: %v", e.Key, err)
+		}
+		want := *e
+		want.ExpireMs, want.Idle, want.Freq = -1, -1, -1
+		if d := rdbtest.Diff(&want, got); d != "" {
+			t.Errorf("loaded %q: %s", e.Key, d)
+		}
+		checkTTL(t, clA, e)
+		checkTTL(t, clB, e)
+		encA, errA := clA.ObjectEncoding(ctx, string(e.Key)).Result()
+		encB, errB := clB.ObjectEncoding(ctx, string(e.Key)).Result()
+		if errA != nil || errB != nil || encA != encB {
+			t.Errorf("%q: OBJECT ENCODING %s (%v) after load, %s (%v) after commands", e.Key, encA, errA, encB, errB)
+		}
+		clA.Close()
+		clB.Close()
+	}
+
+	// DUMP payloads: byte-equal to Valkey's where the element order is
+	// deterministic (all but hashtable-encoded sets and hashes), with
+	// compression off (Valkey's LZF hash table starts with stack garbage)
+	// and, counted only, with compression on.
+	for _, compress := range []bool{false, true} {
+		c0 := b.client(0)
+		val := "no"
+		if compress {
+			val = "yes"
+		}
+		if err := c0.ConfigSet(ctx, "rdbcompression", val).Err(); err != nil {
+			t.Fatal(err)
+		}
+		c0.Close()
+		opts := rdb.DefaultOptions()
+		opts.Compression = compress
+		same, diff := 0, 0
+		for _, e := range entries {
+			c := b.client(e.DB)
+			p, err := c.Dump(ctx, string(e.Key)).Result()
+			enc, _ := c.ObjectEncoding(ctx, string(e.Key)).Result()
+			c.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			mine, err := rdb.DumpPayload(e, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := []byte(p)
+			if theirs[0] != mine[0] {
+				t.Errorf("%q: DUMP type %d, DumpPayload type %d", e.Key, theirs[0], mine[0])
+			}
+			pe, err := rdb.ParseDumpPayload(theirs)
+			if err != nil {
+				t.Fatalf("%q: ParseDumpPayload(valkey DUMP): %v", e.Key, err)
+			}
+			pe.DB, pe.Key, pe.ExpireMs, pe.Idle, pe.Freq = e.DB, e.Key, e.ExpireMs, e.Idle, e.Freq
+			if d := rdbtest.Diff(e, pe); d != "" {
+				t.Errorf("%q: valkey DUMP parses to %s", e.Key, d)
+			}
+			if enc == "hashtable" {
+				continue
+			}
+			if bytes.Equal(theirs, mine) {
+				same++
+				continue
+			}
+			diff++
+			if !compress {
+				t.Errorf("%q (%s): DUMP differs from DumpPayload\nvalkey: % x\nours:   % x", e.Key, enc, head(theirs), head(mine))
+			}
+		}
+		t.Logf("compression %v: %d DUMP payloads byte-equal, %d differ", compress, same, diff)
+	}
+
+	// (b) Valkey's SAVE reads back as the dataset.
+	cb0 := b.client(0)
+	if err := cb0.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cb0.Close()
+	got, info, aux := readFile(t, filepath.Join(b.dir, "x.rdb"))
+	if info.Version != 11 || aux["valkey-ver"] != "8.0.1" {
+		t.Errorf("valkey SAVE: version %d, aux %v", info.Version, aux)
+	}
+	compareAll(t, "valkey SAVE", entries, got)
+}
+
+func head(b []byte) []byte {
+	if len(b) > 96 {
+		return b[:96]
+	}
+	return b
+}
+
+func compareAll(t *testing.T, what string, want []*rdb.Entry, got map[dbKey]*rdb.Entry) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d keys, want %d", what, len(got), len(want))
+	}
+	for _, e := range want {
+		g := got[dbKey{e.DB, string(e.Key)}]
+		if g == nil {
+			t.Errorf("%s: %q missing", what, e.Key)
+			continue
+		}
+		w := *e
+		w.Idle, w.Freq = -1, -1
+		if d := rdbtest.Diff(&w, g); d != "" {
+			t.Errorf("%s: %q: %s", what, e.Key, d)
+		}
+	}
+}
+
+// TestRedis7File: (c) redis-server 7.0.15 filled with the dataset saves
+// an RDB 10 file that reads back as the dataset.
+func TestRedis7File(t *testing.T) {
+	bin := testutil.RedisServerPath(t)
+	entries := dataset()
+	s := startServer(t, bin, t.TempDir())
+	fill(t, s, entries)
+	c := s.client(0)
+	defer c.Close()
+	if err := c.Save(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got, info, aux := readFile(t, filepath.Join(s.dir, "x.rdb"))
+	if info.Version != 10 {
+		t.Errorf("redis SAVE: version %d, aux %v", info.Version, aux)
+	}
+	compareAll(t, "redis 7 SAVE", entries, got)
+}
+
+// checkRDB runs valkey-check-rdb on path and requires success. The
+// checker is valkey-server itself run under that name, so if
+// valkey-check-rdb is not executable the server binary is run with
+// argv[0] set to it.
+func checkRDB(t *testing.T, bin, path string) {
+	t.Helper()
+	cmd := exec.Command(bin, path)
+	if chk := checkRDBPath(bin); chk != "" {
+		cmd = exec.Command(chk, path)
+	} else {
+		cmd.Args[0] = "valkey-check-rdb"
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("RDB looks OK")) {
+		t.Fatalf("valkey-check-rdb %s: %v\n%s", path, err, out)
+	}
+	t.Logf("valkey-check-rdb: %s", bytes.TrimSpace(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:]))
+}
