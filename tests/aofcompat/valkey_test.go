@@ -1,0 +1,473 @@
+package aofcompat
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/aof"
+	"github.com/corvid-kv/corvid/internal/effects"
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// valkey is a valkey-server running in dir.
+type valkey struct {
+	cmd  *exec.Cmd
+	addr string
+	mu   sync.Mutex
+	log  bytes.Buffer
+	done chan struct{}
+}
+
+type lockedWriter struct{ v *valkey }
+
+func (w lockedWriter) Write(b []byte) (int, error) {
+	w.v.mu.Lock()
+	defer w.v.mu.Unlock()
+	return w.v.log.Write(b)
+}
+
+func (v *valkey) output() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.log.String()
+}
+
+// startValkey runs valkey-server in dir (which may already hold an AOF
+// directory) on a free loopback port and waits until it answers PONG
+// (after loading).
+func startValkey(t *testing.T, dir string, args ...string) *valkey {
+	t.Helper()
+	bin := testutil.ValkeyServerPath(t)
+	port := testutil.FreePort(t)
+	full := append([]string{"--save", "", "--daemonize", "no", "--appendfsync", "always"}, args...)
+	full = append(full, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir)
+	v := &valkey{addr: "127.0.0.1:" + strconv.Itoa(port), done: make(chan struct{})}
+	v.cmd = exec.Command(bin, full...)
+	v.cmd.Dir = dir
+	v.cmd.Stdout, v.cmd.Stderr = lockedWriter{v}, lockedWriter{v}
+	v.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := v.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { v.cmd.Wait(); close(v.done) }()
+	t.Cleanup(func() { v.cmd.Process.Kill(); <-v.done })
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-v.done:
+			t.Fatalf("valkey-server exited:\n%s", v.output())
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", v.addr, 200*time.Millisecond); err == nil {
+			c.SetDeadline(time.Now().Add(time.Second))
+			c.Write([]byte("PING\r\n"))
+			buf := make([]byte, 16)
+			n, _ := c.Read(buf)
+			c.Close()
+			if strings.HasPrefix(string(buf[:n]), "+PONG") {
+				return v
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("valkey-server did not answer:\n%s", v.output())
+	return nil
+}
+
+// stop shuts valkey down cleanly (SIGTERM: it flushes and fsyncs its AOF).
+func (v *valkey) stop(t *testing.T) {
+	t.Helper()
+	v.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-v.done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("valkey-server did not stop:\n%s", v.output())
+	}
+}
+
+func do(t *testing.T, c *testutil.Raw, want string, args ...string) {
+	t.Helper()
+	if got := c.Do(args...); want != "" && got != want {
+		t.Fatalf("%v: got %s, want %s", args, got, want)
+	}
+}
+
+// waitInfo polls INFO persistence until field has value.
+func waitInfo(t *testing.T, c *testutil.Raw, field, value string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		s, _ := strconv.Unquote(c.Do("INFO", "persistence"))
+		if strings.Contains(s, field+":"+value+"\r\n") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never became %s", field, value)
+}
+
+type loaded struct {
+	file string
+	argv []string
+}
+
+// loadAll loads dir with our loader, noting which file each command came
+// from (by counting: the files are loaded in manifest order).
+func loadAll(t *testing.T, dir string, truncated bool) ([]string, *aof.LoadResult) {
+	t.Helper()
+	var cmds []string
+	res, err := aof.Load(dir, "appendonly.aof", aof.LoadOptions{Truncated: truncated,
+		Command: func(argv [][]byte) error {
+			cmds = append(cmds, string(bytes.Join(argv, []byte(" "))))
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmds, res
+}
+
+func cmdName(s string) string { return strings.ToUpper(strings.SplitN(s, " ", 2)[0]) }
+
+// TestLoadValkeyAOF: valkey-server writes commands of every type, rewrites
+// its AOF (RESP base, no preamble) and writes more; our loader reads the
+// directory back: the manifest Valkey left, a base that rebuilds every key
+// and the incr commands exactly as Valkey propagated them.
+func TestLoadValkeyAOF(t *testing.T) {
+	for _, ts := range []string{"no", "yes"} {
+		t.Run("timestamps="+ts, func(t *testing.T) {
+			dir := t.TempDir()
+			v := startValkey(t, dir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--aof-timestamp-enabled", ts)
+			c := testutil.Dial(t, v.addr)
+			do(t, c, "+OK", "SET", "s", "v")
+			do(t, c, "+OK", "SET", "bin", "a\r\nb\x00c")
+			do(t, c, ":3", "RPUSH", "l", "a", "b", "c")
+			do(t, c, ":2", "SADD", "set", "x", "y")
+			do(t, c, ":2", "ZADD", "z", "1.5", "m", "2", "n")
+			do(t, c, ":2", "HSET", "h", "f1", "v1", "f2", "v2")
+			do(t, c, "", "XADD", "st", "1-1", "k", "v")
+			do(t, c, ":1", "PFADD", "hll", "a")
+			do(t, c, "+OK", "SELECT", "2")
+			do(t, c, "+OK", "SET", "in2", "2")
+			do(t, c, "+OK", "SELECT", "0")
+			do(t, c, "+Background append only file rewriting started", "BGREWRITEAOF")
+			waitInfo(t, c, "aof_rewrite_in_progress", "0")
+			waitInfo(t, c, "aof_rewrite_scheduled", "0")
+			// After the rewrite: the new incr file.
+			do(t, c, "+OK", "SET", "after", "1")
+			do(t, c, ":1", "EXPIRE", "after", "1000")
+			do(t, c, "+OK", "MULTI")
+			do(t, c, "+QUEUED", "INCR", "n")
+			do(t, c, "+QUEUED", "LPUSH", "l", "z")
+			do(t, c, "*[:1, :4]", "EXEC")
+			do(t, c, "+OK", "SELECT", "3")
+			do(t, c, ":0", "DEL", "nothing-here", "x") // deletes nothing: not propagated
+			do(t, c, "+OK", "SET", "x", "1")
+			do(t, c, ":1", "DEL", "x")
+			v.stop(t)
+
+			adir := filepath.Join(dir, "appendonlydir")
+			m, err := aof.ReadManifest(adir, "appendonly.aof")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+			if m.String() != want {
+				t.Fatalf("manifest\n%s\nwant\n%s", m, want)
+			}
+			cmds, res := loadAll(t, adir, false)
+			if res.Truncated {
+				t.Fatal("truncated")
+			}
+			// Split base and incr at the first command after the rewrite.
+			i := 0
+			for i < len(cmds) && cmds[i] != "SET after 1" {
+				i++
+			}
+			if i == len(cmds) || i == 0 || cmds[i-1] != "SELECT 0" {
+				t.Fatalf("no incr part in %q", cmds)
+			}
+			base, incr := cmds[:i-1], cmds[i-1:]
+			keys := map[string]bool{}
+			for _, s := range base {
+				f := strings.Fields(s)
+				if len(f) > 1 {
+					keys[cmdName(s)+" "+f[1]] = true
+				}
+			}
+			for _, k := range []string{"SELECT 0", "SET s", "RPUSH l", "SADD set", "ZADD z", "HMSET h", "XADD st", "SELECT 2", "SET in2"} {
+				if !keys[k] {
+					t.Errorf("base lacks %q: %q", k, base)
+				}
+			}
+			if !keys["SET bin"] {
+				t.Errorf("binary value lost: %q", base)
+			}
+			if len(incr) != 10 {
+				t.Fatalf("incr %q", incr)
+			}
+			wantIncr := []string{"SELECT 0", "SET after 1", "PEXPIREAT after", "MULTI", "INCR n", "LPUSH l z", "EXEC",
+				"SELECT 3", "SET x 1", "DEL x"}
+			got := append([]string{}, incr[:2]...)
+			got = append(got, strings.Join(strings.Fields(incr[2])[:2], " "))
+			got = append(got, incr[3:7]...)
+			got = append(got, incr[7], incr[8], incr[9])
+			if strings.Join(got, "|") != strings.Join(wantIncr, "|") {
+				t.Errorf("incr\n%q\nwant\n%q", incr, wantIncr)
+			}
+			// Valkey's incr bytes are what AppendCommand renders for the
+			// commands loaded, once the "#TS:" annotations are set apart
+			// (a new incr file gets one only when the second changed: the
+			// rewrite does not reset aof_cur_timestamp).
+			data, _ := os.ReadFile(filepath.Join(adir, "appendonly.aof.2.incr.aof"))
+			var b []byte
+			for _, s := range incr {
+				var argv [][]byte
+				for _, f := range strings.Split(s, " ") {
+					argv = append(argv, []byte(f))
+				}
+				b = aof.AppendCommand(b, argv...)
+			}
+			if got := stripTS(data); !bytes.Equal(b, got) {
+				t.Errorf("incr bytes\n%q\nwant\n%q", got, b)
+			}
+			baseData, _ := os.ReadFile(filepath.Join(adir, "appendonly.aof.2.base.aof"))
+			if hasTS := bytes.HasPrefix(baseData, []byte("#TS:")); hasTS != (ts == "yes") {
+				t.Errorf("base starts %q", baseData[:min(20, len(baseData))])
+			}
+		})
+	}
+}
+
+// tsLine is a "#TS:" annotation line (the test's values hold none).
+var tsLine = regexp.MustCompile(`(?m)^#TS:[0-9]+\r\n`)
+
+func stripTS(b []byte) []byte { return tsLine.ReplaceAll(b, nil) }
+
+func checkAOF(t *testing.T, manifest string) {
+	t.Helper()
+	// valkey-check-aof is valkey-server under another name: it picks its
+	// mode from argv[0].
+	cmd := exec.Command(testutil.ValkeyServerPath(t), manifest)
+	cmd.Args[0] = "valkey-check-aof"
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "is valid") {
+		t.Fatalf("valkey-check-aof %s: %v\n%s", manifest, err, out)
+	}
+}
+
+// TestValkeyLoadsOurAOF: our writer writes a RESP base, units in several
+// databases (MULTI/EXEC, timestamps), a rewrite and more units;
+// valkey-check-aof accepts the manifest and valkey-server loads it into
+// the keys expected.
+func TestValkeyLoadsOurAOF(t *testing.T) {
+	testutil.ValkeyServerPath(t)
+	dir := t.TempDir()
+	adir := filepath.Join(dir, "appendonlydir")
+	ctx := context.Background()
+	w, err := aof.Open(adir, "appendonly.aof", aof.Options{Fsync: aof.FsyncAlways, Timestamps: true,
+		Snapshot: func(f io.Writer) error {
+			b := aof.AppendTimestamp(nil, time.Now().Unix())
+			b = aof.AppendSelect(b, 0)
+			b = aof.AppendCommand(b, []byte("SET"), []byte("base"), []byte("1"))
+			b = aof.AppendCommand(b, []byte("RPUSH"), []byte("list"), []byte("a"), []byte("b"))
+			_, err := f.Write(b)
+			return err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u effects.Unit
+	u.AddStrings(0, "SET", "k", "v")
+	w.AppendUnit(&u)
+	u.Reset()
+	u.AddStrings(1, "HSET", "h", "f", "v")
+	u.AddStrings(1, "ZADD", "z", "1", "m")
+	w.AppendUnit(&u)
+	u.Reset()
+	u.Add(0, []byte("SET"), []byte("bin"), []byte("a\r\n\x00b"))
+	if err := w.WaitDurable(ctx, w.AppendUnit(&u)); err != nil {
+		t.Fatal(err)
+	}
+	rw, err := w.StartRewrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Reset()
+	u.AddStrings(0, "SADD", "s", "x", "y")
+	w.AppendUnit(&u)
+	var snap []byte
+	snap = aof.AppendTimestamp(snap, time.Now().Unix())
+	snap = aof.AppendSelect(snap, 0)
+	for _, c := range [][]string{{"SET", "base", "1"}, {"RPUSH", "list", "a", "b"}, {"SET", "k", "v"}, {"SET", "bin", "a\r\n\x00b"}} {
+		var argv [][]byte
+		for _, a := range c {
+			argv = append(argv, []byte(a))
+		}
+		snap = aof.AppendCommand(snap, argv...)
+	}
+	snap = aof.AppendSelect(snap, 1)
+	snap = aof.AppendCommand(snap, []byte("HSET"), []byte("h"), []byte("f"), []byte("v"))
+	snap = aof.AppendCommand(snap, []byte("ZADD"), []byte("z"), []byte("1"), []byte("m"))
+	rw.File().Write(snap)
+	if err := rw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	u.Reset()
+	u.AddStrings(2, "SET", "two", "2")
+	w.AppendUnit(&u)
+	u.Reset()
+	u.AddStrings(0, "DEL", "k")
+	w.AppendUnit(&u)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(adir, "appendonly.aof.manifest")
+	if m, _ := os.ReadFile(manifest); string(m) != "file appendonly.aof.2.base.aof seq 2 type b\n"+
+		"file appendonly.aof.2.incr.aof seq 2 type i\n" {
+		t.Fatalf("manifest %q", m)
+	}
+	checkAOF(t, manifest)
+
+	v := startValkey(t, dir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+	c := testutil.Dial(t, v.addr)
+	do(t, c, `"1"`, "GET", "base")
+	do(t, c, `*["a", "b"]`, "LRANGE", "list", "0", "-1")
+	do(t, c, "(nil)", "GET", "k")
+	do(t, c, strconv.Quote("a\r\n\x00b"), "GET", "bin")
+	do(t, c, ":2", "SCARD", "s")
+	do(t, c, ":4", "DBSIZE")
+	do(t, c, "+OK", "SELECT", "1")
+	do(t, c, `"v"`, "HGET", "h", "f")
+	do(t, c, `"1"`, "ZSCORE", "z", "m")
+	do(t, c, "+OK", "SELECT", "2")
+	do(t, c, `"2"`, "GET", "two")
+	if out := v.output(); strings.Contains(out, "Truncating") || !strings.Contains(out, "DB loaded from incr file appendonly.aof.2.incr.aof") {
+		t.Errorf("valkey log:\n%s", out)
+	}
+}
+
+// TestTruncatedTailLikeValkey: an AOF whose last file ends inside a
+// command, or inside a transaction, is cut by valkey-server
+// (aof-load-truncated yes) and by our loader at the same offset.
+func TestTruncatedTailLikeValkey(t *testing.T) {
+	testutil.ValkeyServerPath(t)
+	cases := map[string][]byte{
+		"inside a command": append(aof.AppendCommand(nil, []byte("SET"), []byte("a"), []byte("1")),
+			aof.AppendCommand(nil, []byte("SET"), []byte("b"), []byte("2"))[:12]...),
+		"unclosed MULTI": append(append(aof.AppendCommand(nil, []byte("SET"), []byte("a"), []byte("1")),
+			aof.AppendCommand(nil, []byte("MULTI"))...), aof.AppendCommand(nil, []byte("SET"), []byte("b"), []byte("2"))...),
+	}
+	for name, tail := range cases {
+		t.Run(name, func(t *testing.T) {
+			sizes := map[string]int64{}
+			for _, who := range []string{"valkey", "corvid"} {
+				dir := t.TempDir()
+				adir := filepath.Join(dir, "appendonlydir")
+				w, err := aof.Open(adir, "appendonly.aof", aof.Options{FlushInterval: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Append(aof.AppendSelect(nil, 0))
+				w.Append(tail)
+				w.Close()
+				incr := filepath.Join(adir, "appendonly.aof.1.incr.aof")
+				if who == "valkey" {
+					v := startValkey(t, dir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--aof-load-truncated", "yes")
+					c := testutil.Dial(t, v.addr)
+					do(t, c, `"1"`, "GET", "a")
+					do(t, c, "(nil)", "GET", "b")
+					if !strings.Contains(v.output(), "loaded anyway because aof-load-truncated is enabled") {
+						t.Errorf("valkey log:\n%s", v.output())
+					}
+					v.stop(t)
+				} else {
+					cmds, res := loadAll(t, adir, true)
+					if !res.Truncated || cmds[0] != "SELECT 0" || cmds[1] != "SET a 1" {
+						t.Fatalf("%+v %q", res, cmds)
+					}
+				}
+				st, err := os.Stat(incr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sizes[who] = st.Size()
+			}
+			if sizes["valkey"] != sizes["corvid"] {
+				t.Errorf("valkey cut at %d, we at %d", sizes["valkey"], sizes["corvid"])
+			}
+		})
+	}
+}
+
+// TestRDBBase: a base Valkey writes with aof-use-rdb-preamble yes goes to
+// the RDB callback, the incr commands to the command callback; and an
+// AOF our writer starts with RDBPreamble (an empty RDB base) passes
+// valkey-check-aof and loads into valkey-server.
+func TestRDBBase(t *testing.T) {
+	dir := t.TempDir()
+	v := startValkey(t, dir, "--appendonly", "yes", "--aof-use-rdb-preamble", "yes")
+	c := testutil.Dial(t, v.addr)
+	do(t, c, "+OK", "SET", "a", "1")
+	do(t, c, "+Background append only file rewriting started", "BGREWRITEAOF")
+	waitInfo(t, c, "aof_rewrite_in_progress", "0")
+	waitInfo(t, c, "aof_rewrite_scheduled", "0")
+	do(t, c, "+OK", "SET", "b", "2")
+	v.stop(t)
+	adir := filepath.Join(dir, "appendonlydir")
+	var rdbFiles []string
+	var cmds []string
+	res, err := aof.Load(adir, "appendonly.aof", aof.LoadOptions{
+		RDB: func(file string, r io.Reader) error {
+			rdbFiles = append(rdbFiles, file)
+			b, err := io.ReadAll(r)
+			if err == nil && !bytes.HasPrefix(b, []byte("REDIS0011")) {
+				err = fmt.Errorf("not an RDB v11: %q", b[:min(9, len(b))])
+			}
+			return err
+		},
+		Command: func(argv [][]byte) error {
+			cmds = append(cmds, string(bytes.Join(argv, []byte(" "))))
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Manifest.String() != "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
+		t.Errorf("manifest %s", res.Manifest)
+	}
+	if strings.Join(rdbFiles, ",") != "appendonly.aof.2.base.rdb" || strings.Join(cmds, "|") != "SELECT 0|SET b 2" {
+		t.Errorf("rdb %q cmds %q", rdbFiles, cmds)
+	}
+
+	// Ours, with an empty RDB base.
+	dir = t.TempDir()
+	adir = filepath.Join(dir, "appendonlydir")
+	w, err := aof.Open(adir, "appendonly.aof", aof.Options{RDBPreamble: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u effects.Unit
+	u.AddStrings(0, "SET", "k", "v")
+	w.AppendUnit(&u)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkAOF(t, filepath.Join(adir, "appendonly.aof.manifest"))
+	v = startValkey(t, dir, "--appendonly", "yes")
+	c = testutil.Dial(t, v.addr)
+	do(t, c, `"v"`, "GET", "k")
+}
