@@ -3,8 +3,10 @@ package rdb_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/ds"
@@ -276,5 +278,35 @@ func TestEmptyCollection(t *testing.T) {
 	got, _ := readFile(t, buf.Bytes())
 	if len(got) != 1 {
 		t.Fatalf("%d entries after a rejected one", len(got))
+	}
+}
+
+// TestSmallReads: the result does not depend on how the io.Reader splits
+// the input; a read error is returned as is.
+func TestSmallReads(t *testing.T) {
+	want := rdbtest.Coverage()
+	b := writeFile(t, want, rdb.DefaultOptions())
+	for name, r := range map[string]func() io.Reader{
+		"one-byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(b)) },
+		"data-err": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) },
+	} {
+		var got []*rdb.Entry
+		l := rdb.Loader{OnEntry: func(e *rdb.Entry) error { got = append(got, e); return nil }}
+		if _, err := l.Load(r()); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		compare(t, want, got)
+	}
+	boom := errors.New("boom")
+	l := rdb.Loader{OnEntry: func(*rdb.Entry) error { return nil }}
+	_, err := l.Load(io.MultiReader(bytes.NewReader(b[:1000]), iotest.ErrReader(boom)))
+	if err != boom {
+		t.Fatalf("read error: %v", err)
+	}
+	// A callback's error stops the load and comes back as is.
+	l.OnEntry = func(*rdb.Entry) error { return boom }
+	if _, err := l.Load(bytes.NewReader(b)); err != boom {
+		t.Fatalf("callback error: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/rdb"
@@ -92,7 +93,39 @@ func readFile(t *testing.T, path string) (map[dbKey]*rdb.Entry, rdb.Info, map[st
 // deterministic.
 func TestValkeyLoadsOurFile(t *testing.T) {
 	bin := valkeyPath(t)
+	t.Run("defaults", func(t *testing.T) { testValkey(t, bin, rdb.DefaultLimits()) })
+	// Small and count-based thresholds put the dataset on the other side
+	// of every limit.
+	t.Run("small-limits", func(t *testing.T) {
+		testValkey(t, bin, rdb.Limits{ListMaxListpackSize: 5, HashMaxListpackEntries: 4, HashMaxListpackValue: 10,
+			SetMaxIntsetEntries: 6, SetMaxListpackEntries: 3, SetMaxListpackValue: 12,
+			ZSetMaxListpackEntries: 7, ZSetMaxListpackValue: 9})
+	})
+	t.Run("list-size-4k", func(t *testing.T) {
+		l := rdb.DefaultLimits()
+		l.ListMaxListpackSize = -1
+		testValkey(t, bin, l)
+	})
+}
+
+// limitArgs are the configuration arguments for l.
+func limitArgs(l rdb.Limits) []string {
+	return []string{
+		"--list-max-listpack-size", strconv.Itoa(l.ListMaxListpackSize),
+		"--hash-max-listpack-entries", strconv.Itoa(l.HashMaxListpackEntries),
+		"--hash-max-listpack-value", strconv.Itoa(l.HashMaxListpackValue),
+		"--set-max-intset-entries", strconv.Itoa(l.SetMaxIntsetEntries),
+		"--set-max-listpack-entries", strconv.Itoa(l.SetMaxListpackEntries),
+		"--set-max-listpack-value", strconv.Itoa(l.SetMaxListpackValue),
+		"--zset-max-listpack-entries", strconv.Itoa(l.ZSetMaxListpackEntries),
+		"--zset-max-listpack-value", strconv.Itoa(l.ZSetMaxListpackValue),
+	}
+}
+
+func testValkey(t *testing.T, bin string, limits rdb.Limits) {
 	entries := dataset()
+	opts := rdb.DefaultOptions()
+	opts.Limits = limits
 	// IDLE and FREQ opcodes on some keys; server A runs allkeys-lfu.
 	for i, e := range entries {
 		switch i % 7 {
@@ -104,19 +137,32 @@ func TestValkeyLoadsOurFile(t *testing.T) {
 	}
 	dirA := t.TempDir()
 	path := filepath.Join(dirA, "x.rdb")
-	writeFile(t, path, entries, rdb.DefaultOptions())
+	writeFile(t, path, entries, opts)
 	checkRDB(t, bin, path)
-	a := startServer(t, bin, dirA, "--maxmemory-policy", "allkeys-lfu")
-	b := startServer(t, bin, t.TempDir())
+	a := startServer(t, bin, dirA, append(limitArgs(limits), "--maxmemory-policy", "allkeys-lfu")...)
+	b := startServer(t, bin, t.TempDir(), limitArgs(limits)...)
 	fill(t, b, entries)
+	// c loads b's own file: the encodings Valkey picks on load.
+	cb := b.client(0)
+	if err := cb.Save(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cb.Close()
+	dirC := t.TempDir()
+	saved, err := os.ReadFile(filepath.Join(b.dir, "x.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dirC, "x.rdb"), saved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startServer(t, bin, dirC, limitArgs(limits)...)
 
 	ctx := context.Background()
 	perDB := map[int]int64{}
 	for _, e := range entries {
 		perDB[e.DB]++
 	}
-	ca, cb := map[int]any{}, map[int]any{}
-	_, _ = ca, cb
 	for db, n := range perDB {
 		for name, s := range map[string]*server{"loaded": a, "filled": b} {
 			c := s.client(db)
@@ -130,7 +176,8 @@ func TestValkeyLoadsOurFile(t *testing.T) {
 		clA, clB := a.client(e.DB), b.client(e.DB)
 		// Before any read, which would count as an access.
 		if e.Freq >= 0 {
-			if f, err := clA.ObjectFreq(ctx, string(e.Key)).Result(); err != nil || f != int64(e.Freq) {
+			// The counter decays by one when a minute boundary passes.
+			if f, err := clA.ObjectFreq(ctx, string(e.Key)).Result(); err != nil || f != int64(e.Freq) && f != int64(e.Freq-1) {
 				t.Errorf("%q: OBJECT FREQ %d (%v), want %d", e.Key, f, err, e.Freq)
 			}
 		}
@@ -145,10 +192,22 @@ func TestValkeyLoadsOurFile(t *testing.T) {
 		}
 		checkTTL(t, clA, e)
 		checkTTL(t, clB, e)
+		clC := c.client(e.DB)
 		encA, errA := clA.ObjectEncoding(ctx, string(e.Key)).Result()
 		encB, errB := clB.ObjectEncoding(ctx, string(e.Key)).Result()
-		if errA != nil || errB != nil || encA != encB {
-			t.Errorf("%q: OBJECT ENCODING %s (%v) after load, %s (%v) after commands", e.Key, encA, errA, encB, errB)
+		encC, errC := clC.ObjectEncoding(ctx, string(e.Key)).Result()
+		clC.Close()
+		switch {
+		case errA != nil || errB != nil || errC != nil || encA != encC:
+			t.Errorf("%q: OBJECT ENCODING %s (%v) after loading our file, %s (%v) after loading Valkey's",
+				e.Key, encA, errA, encC, errC)
+		case encA != encB && e.Kind == rdb.KindList:
+			// Valkey's own quirk: on load a one-node quicklist becomes a
+			// listpack by listTypeTryConvertQuicklist's rules, which with
+			// a positive list-max-listpack-size ignore the node's size.
+			t.Logf("%q: OBJECT ENCODING %s after load, %s after commands (as Valkey with its own file)", e.Key, encA, encB)
+		case encA != encB:
+			t.Errorf("%q: OBJECT ENCODING %s after load, %s after commands", e.Key, encA, encB)
 		}
 		clA.Close()
 		clB.Close()
@@ -168,20 +227,22 @@ func TestValkeyLoadsOurFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		c0.Close()
-		opts := rdb.DefaultOptions()
 		opts.Compression = compress
 		same, diff := 0, 0
 		for _, e := range entries {
 			c := b.client(e.DB)
 			p, err := c.Dump(ctx, string(e.Key)).Result()
 			enc, _ := c.ObjectEncoding(ctx, string(e.Key)).Result()
-			c.Close()
 			if err != nil {
 				t.Fatal(err)
 			}
 			mine, err := rdb.DumpPayload(e, opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Valkey accepts our payload.
+			if err := c.Do(ctx, "restore", "restored", 0, mine, "replace").Err(); err != nil {
+				t.Errorf("%q: RESTORE of DumpPayload: %v", e.Key, err)
 			}
 			theirs := []byte(p)
 			if theirs[0] != mine[0] {
@@ -195,6 +256,7 @@ func TestValkeyLoadsOurFile(t *testing.T) {
 			if d := rdbtest.Diff(e, pe); d != "" {
 				t.Errorf("%q: valkey DUMP parses to %s", e.Key, d)
 			}
+			c.Close()
 			if enc == "hashtable" {
 				continue
 			}
@@ -212,6 +274,11 @@ func TestValkeyLoadsOurFile(t *testing.T) {
 
 	// (b) Valkey's SAVE reads back as the dataset.
 	cb0 := b.client(0)
+	for db := range perDB {
+		c := b.client(db)
+		c.Del(ctx, "restored")
+		c.Close()
+	}
 	if err := cb0.Save(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,85 @@
+package rdbcompat
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+	"github.com/corvid-kv/corvid/internal/rdb"
+)
+
+// TestValkeyFunctionsAndStreams: a Valkey file with a function library
+// loads (the library goes to OnFunction); one with a stream fails with
+// ErrUnsupported naming streams.
+func TestValkeyFunctionsAndStreams(t *testing.T) {
+	bin := valkeyPath(t)
+	s := startServer(t, bin, t.TempDir())
+	c := s.client(0)
+	defer c.Close()
+	ctx := context.Background()
+	lib := "#!lua name=mylib\nserver.register_function('f', function() return 1 end)"
+	if err := c.Do(ctx, "function", "load", lib).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.Set(ctx, "k", "v", 0)
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var code []byte
+	keys := 0
+	l := rdb.Loader{
+		OnEntry:    func(*rdb.Entry) error { keys++; return nil },
+		OnFunction: func(c []byte) error { code = c; return nil },
+	}
+	f, err := os.Open(filepath.Join(s.dir, "x.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Load(f)
+	f.Close()
+	if err != nil || string(code) != lib || keys != 1 {
+		t.Fatalf("function file: %v, code %q, %d keys", err, code, keys)
+	}
+
+	if err := c.Do(ctx, "xadd", "st", "*", "f", "v").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(s.dir, "x.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Load(bytes.NewReader(b))
+	var fe *rdb.FormatError
+	if !errors.Is(err, rdb.ErrUnsupported) || !errors.As(err, &fe) || !strings.Contains(err.Error(), "stream") ||
+		fe.Offset <= 9 || fe.Offset >= int64(len(b)) || b[fe.Offset] != 21 {
+		t.Fatalf("stream file: %v", err)
+	}
+	t.Log(err)
+
+	// DUMP payload versions: Valkey 8.0.1 restores up to RDB 11 and
+	// refuses 12, as ParseDumpPayload does.
+	e := rdb.NewEntry(0, nil, rdb.KindString)
+	e.String = []byte("x")
+	p, err := rdb.DumpPayload(e, rdb.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ver := range []uint16{9, 10, 11, 12, 80} {
+		q := binary.LittleEndian.AppendUint16(bytes.Clone(p[:len(p)-10]), ver)
+		q = binary.LittleEndian.AppendUint64(q, ds.CRC64(0, q))
+		serr := c.Do(ctx, "restore", "r", 0, q, "replace").Err()
+		_, perr := rdb.ParseDumpPayload(q)
+		if (serr == nil) != (perr == nil) {
+			t.Errorf("version %d: RESTORE %v, ParseDumpPayload %v", ver, serr, perr)
+		}
+	}
+}
