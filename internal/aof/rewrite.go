@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 )
 
 // Rewrite is an AOF rewrite in progress: appends go to a new incr file
@@ -14,7 +15,7 @@ type Rewrite struct {
 	w       *Writer
 	tmp     *os.File
 	tmpPath string
-	done    bool
+	done    atomic.Bool // Commit or Abort ran (Close may abort concurrently)
 }
 
 // StartRewrite begins a rewrite as Valkey's rewriteAppendOnlyFileBackground
@@ -88,10 +89,9 @@ func (r *Rewrite) File() io.Writer { return r.tmp }
 // force and the new base is removed.
 func (r *Rewrite) Commit() error {
 	w := r.w
-	if r.done {
+	if !r.done.CompareAndSwap(false, true) {
 		return fmt.Errorf("aof: rewrite already finished")
 	}
-	r.done = true
 	err := r.tmp.Sync()
 	if cerr := r.tmp.Close(); err == nil {
 		err = cerr
@@ -130,10 +130,9 @@ func (r *Rewrite) Commit() error {
 // next rewrite makes it history).
 func (r *Rewrite) Abort() error {
 	w := r.w
-	if r.done {
+	if !r.done.CompareAndSwap(false, true) {
 		return nil
 	}
-	r.done = true
 	r.tmp.Close()
 	err := os.Remove(r.tmpPath)
 	w.wmu.Lock()

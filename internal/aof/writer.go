@@ -426,6 +426,9 @@ func (w *Writer) WaitDurable(ctx context.Context, t Ticket) error {
 // fsync per the policy. postponed is true when everysec delays the write
 // behind a background fsync. Called with wmu held.
 func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
+	if w.f == nil {
+		return false, ErrClosed
+	}
 	now := w.now()
 	w.mu.Lock()
 	if w.mu.fatal != nil {
@@ -483,7 +486,6 @@ func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
 		w.incrSize += int64(n)
 		werr = fmt.Errorf("aof: error writing to the AOF file %s: %w", w.f.Name(), werr)
 		w.mu.Lock()
-		defer w.mu.Unlock()
 		w.mu.written += int64(n)
 		// Keep what was not written in front of what came since.
 		w.mu.buf = append(append([]byte(nil), buf[n:]...), w.mu.buf...)
@@ -491,9 +493,13 @@ func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
 		if policy == FsyncAlways {
 			// Valkey exits: acknowledged writes could not be kept.
 			w.mu.fatal = werr
-			w.logf("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 		} else {
 			w.mu.writeErr = werr
+		}
+		w.mu.Unlock()
+		w.logf("Error writing to the AOF file: %v", werr)
+		if policy == FsyncAlways {
+			w.logf("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 		}
 		return false, werr
 	}
@@ -504,15 +510,16 @@ func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
 		w.spare = nil
 	}
 	w.mu.Lock()
-	if w.mu.writeErr != nil {
-		w.logf("AOF write error looks solved. The server can write again.")
-		w.mu.writeErr = nil
-	}
+	solved := w.mu.writeErr != nil
+	w.mu.writeErr = nil
 	w.mu.written = target
 	if policy != FsyncAlways {
 		w.mu.durable = target
 	}
 	w.mu.Unlock()
+	if solved {
+		w.logf("AOF write error looks solved. The server can write again.")
+	}
 	return false, w.fsyncLocked(now, syncing)
 }
 
@@ -652,7 +659,8 @@ func (w *Writer) Stats() Stats {
 
 // Close writes what is buffered, fsyncs and closes the incr file (as
 // Valkey's stopAppendOnly), after the background fsyncs finish. An
-// unfinished rewrite is aborted.
+// unfinished rewrite is aborted. Later appends are dropped and waits for
+// them return ErrClosed.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	if w.mu.closed {
@@ -667,18 +675,22 @@ func (w *Writer) Close() error {
 		rw.Abort()
 	}
 	w.wmu.Lock()
+	defer w.wmu.Unlock()
 	_, err := w.flushLocked(true)
-	if serr := w.syncFile(w.f); err == nil && serr != nil {
-		err = fmt.Errorf("aof: fail to fsync the AOF file: %w", serr)
-	}
 	w.fsyncs.Add(1)
+	if serr := w.syncFile(w.f); serr != nil {
+		if err == nil {
+			err = fmt.Errorf("aof: fail to fsync the AOF file: %w", serr)
+		}
+	} else {
+		w.incrFsynced = w.incrSize
+	}
 	close(w.jobs)
 	<-w.bioDone
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
 	w.f = nil
-	w.wmu.Unlock()
 	w.mu.Lock()
 	if w.mu.fatal == nil {
 		w.mu.fatal = ErrClosed
