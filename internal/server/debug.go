@@ -32,7 +32,7 @@ const debugRefusal = "ERR DEBUG command not allowed. If the enable-debug-command
 // counts it); execute() does the same, and the check in debugCommand stays
 // as a safety net.
 func (c *Client) protectedRefusal(cm *cmd) string {
-	if cm.meta.Flags&command.FlagProtected == 0 || cm.name != "debug" {
+	if cm.meta.Flags&command.FlagProtected == 0 || cm.meta != command.Debug {
 		return ""
 	}
 	switch c.srv.cfg.EnableDebugCommand() {
@@ -47,7 +47,7 @@ func (c *Client) protectedRefusal(cm *cmd) string {
 }
 
 func debugCommand(c *Client) {
-	if msg := c.protectedRefusal(c.srv.table.cmds["debug"]); msg != "" {
+	if msg := c.protectedRefusal(c.srv.table.find(command.Debug)); msg != "" {
 		c.w.Error(msg)
 		return
 	}

@@ -51,7 +51,7 @@ func (c *Client) execute(argv [][]byte) {
 	if s.ks.MaxMemory() > 0 && c.oomRefused(cm) {
 		return
 	}
-	if c.multi != nil && !multiControl(cm.name) {
+	if c.multi != nil && !multiControl(cm.meta) {
 		c.queue(cm, argv)
 		return
 	}
@@ -75,9 +75,9 @@ func lookupSub(cm *cmd, name []byte, scratch []byte) (*cmd, []byte) {
 }
 
 // multiControl lists the commands that run immediately inside MULTI.
-func multiControl(name string) bool {
-	switch name {
-	case "exec", "discard", "multi", "watch", "quit", "reset":
+func multiControl(m *command.Meta) bool {
+	switch m {
+	case command.Exec, command.Discard, command.Multi, command.Watch, command.Quit, command.Reset:
 		return true
 	}
 	return false
@@ -111,7 +111,7 @@ func (c *Client) reject(cm *cmd, msg string) {
 	if cm != nil {
 		cm.stats.shard[c.shard].rejected.Add(1)
 	}
-	if cm != nil && cm.name == "exec" {
+	if cm != nil && cm.meta == command.Exec {
 		// execCommandAbort: a rejected EXEC discards the transaction (if
 		// any) and says why, even outside MULTI.
 		c.multi = nil
@@ -231,10 +231,10 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	}
 	if c.replyMode != replyOn || c.skipNext {
 		// CLIENT REPLY OFF/SKIP: drop this command's reply.
-		if c.skipNext && cm.name != "client|reply" {
+		if c.skipNext && cm.meta != command.ClientReply {
 			c.skipNext = false
 			c.w.Truncate(mark)
-		} else if c.replyMode == replyOff && cm.name != "client|reply" {
+		} else if c.replyMode == replyOff && cm.meta != command.ClientReply {
 			c.w.Truncate(mark)
 		}
 	}

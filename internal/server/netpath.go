@@ -117,7 +117,7 @@ type offLoopSet struct {
 func offLoopCommands(t *table) *offLoopSet {
 	o := &offLoopSet{cmds: map[*cmd]bool{}}
 	for _, c := range t.all() {
-		off := c.meta.Flags&command.FlagBlocking != 0 || c.name == "debug"
+		off := c.meta.Flags&command.FlagBlocking != 0 || c.meta == command.Debug
 		for _, sub := range c.subs {
 			if sub.meta.Flags&command.FlagBlocking != 0 {
 				off = true
@@ -159,7 +159,7 @@ func (c *Client) mustLeaveLoop(argv [][]byte) bool {
 		return false
 	}
 	cm := c.lookupCmd(argv[0])
-	if cm == nil || c.multi != nil && !multiControl(cm.name) {
+	if cm == nil || c.multi != nil && !multiControl(cm.meta) {
 		return false // unknown, or queued by MULTI: does not wait
 	}
 	if s.offLoop.cmds[cm] {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
@@ -88,12 +89,12 @@ func (c *Client) replayOne(argv [][]byte) error {
 	if !cm.meta.CheckArity(len(argv)) {
 		return fmt.Errorf("wrong number of arguments for '%s'", cm.name)
 	}
-	if c.multi != nil && !multiControl(cm.name) {
+	if c.multi != nil && !multiControl(cm.meta) {
 		c.queue(cm, argv)
 		return nil
 	}
 	c.call(cm, argv)
-	if b := c.w.Bytes(); len(b) > 0 && b[0] == '-' && cm.name != "exec" {
+	if b := c.w.Bytes(); len(b) > 0 && b[0] == '-' && cm.meta != command.Exec {
 		// A command of the stream failing is a stream that does not
 		// describe this dataset (Valkey stops loading such an AOF).
 		return fmt.Errorf("%s: %s", strings.ToUpper(cm.name), strings.TrimSpace(string(b[1:])))
