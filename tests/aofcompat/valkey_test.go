@@ -3,6 +3,7 @@ package aofcompat
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -50,6 +51,16 @@ func (v *valkey) output() string {
 // (after loading).
 func startValkey(t *testing.T, dir string, args ...string) *valkey {
 	t.Helper()
+	v := launchValkey(t, dir, args...)
+	if !v.ready(t) {
+		t.Fatalf("valkey-server exited:\n%s", v.output())
+	}
+	return v
+}
+
+// launchValkey starts valkey-server without waiting for it.
+func launchValkey(t *testing.T, dir string, args ...string) *valkey {
+	t.Helper()
 	bin := testutil.ValkeyServerPath(t)
 	port := testutil.FreePort(t)
 	full := append([]string{"--save", "", "--daemonize", "no", "--appendfsync", "always"}, args...)
@@ -64,11 +75,17 @@ func startValkey(t *testing.T, dir string, args ...string) *valkey {
 	}
 	go func() { v.cmd.Wait(); close(v.done) }()
 	t.Cleanup(func() { v.cmd.Process.Kill(); <-v.done })
+	return v
+}
+
+// ready waits until the server answers PONG (true) or exits (false).
+func (v *valkey) ready(t *testing.T) bool {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-v.done:
-			t.Fatalf("valkey-server exited:\n%s", v.output())
+			return false
 		default:
 		}
 		if c, err := net.DialTimeout("tcp", v.addr, 200*time.Millisecond); err == nil {
@@ -78,13 +95,13 @@ func startValkey(t *testing.T, dir string, args ...string) *valkey {
 			n, _ := c.Read(buf)
 			c.Close()
 			if strings.HasPrefix(string(buf[:n]), "+PONG") {
-				return v
+				return true
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("valkey-server did not answer:\n%s", v.output())
-	return nil
+	t.Fatalf("valkey-server neither answered nor exited:\n%s", v.output())
+	return false
 }
 
 // stop shuts valkey down cleanly (SIGTERM: it flushes and fsyncs its AOF).
@@ -360,114 +377,107 @@ func TestValkeyLoadsOurAOF(t *testing.T) {
 	}
 }
 
-// TestTruncatedTailLikeValkey: an AOF whose last file ends inside a
-// command, or inside a transaction, is cut by valkey-server
-// (aof-load-truncated yes) and by our loader at the same offset.
-func TestTruncatedTailLikeValkey(t *testing.T) {
+// TestLoadLikeValkey: AOF directories with a good base and a last incr
+// file (or a base) that is cut, malformed or merely odd; valkey-server
+// (aof-load-truncated yes, then no) and our loader agree on whether it
+// loads, on the message when it does not, and on the offset where a
+// short last file is cut.
+func TestLoadLikeValkey(t *testing.T) {
 	testutil.ValkeyServerPath(t)
-	cases := map[string][]byte{
-		"inside a command": append(aof.AppendCommand(nil, []byte("SET"), []byte("a"), []byte("1")),
-			aof.AppendCommand(nil, []byte("SET"), []byte("b"), []byte("2"))[:12]...),
-		"unclosed MULTI": append(append(aof.AppendCommand(nil, []byte("SET"), []byte("a"), []byte("1")),
-			aof.AppendCommand(nil, []byte("MULTI"))...), aof.AppendCommand(nil, []byte("SET"), []byte("b"), []byte("2"))...),
+	c := func(args ...string) []byte {
+		var argv [][]byte
+		for _, a := range args {
+			argv = append(argv, []byte(a))
+		}
+		return aof.AppendCommand(nil, argv...)
 	}
-	for name, tail := range cases {
-		t.Run(name, func(t *testing.T) {
-			sizes := map[string]int64{}
-			for _, who := range []string{"valkey", "corvid"} {
-				dir := t.TempDir()
-				adir := filepath.Join(dir, "appendonlydir")
-				w, err := aof.Open(adir, "appendonly.aof", aof.Options{FlushInterval: -1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				w.Append(aof.AppendSelect(nil, 0))
-				w.Append(tail)
-				w.Close()
-				incr := filepath.Join(adir, "appendonly.aof.1.incr.aof")
-				if who == "valkey" {
-					v := startValkey(t, dir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--aof-load-truncated", "yes")
-					c := testutil.Dial(t, v.addr)
-					do(t, c, `"1"`, "GET", "a")
-					do(t, c, "(nil)", "GET", "b")
-					if !strings.Contains(v.output(), "loaded anyway because aof-load-truncated is enabled") {
-						t.Errorf("valkey log:\n%s", v.output())
-					}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	setA, setB := c("SET", "a", "1"), c("SET", "b", "2")
+	cases := []struct {
+		name       string
+		base, incr []byte
+	}{
+		{"clean", c("SET", "base", "0"), cat(setA, setB)},
+		{"inside a command", nil, cat(setA, setB[:12])},
+		{"a lone star", nil, cat(setA, []byte("*"))},
+		{"inside a length line", nil, cat(setA, []byte("*3\r\n$3"))},
+		{"unclosed MULTI", nil, cat(setA, c("MULTI"), setB)},
+		{"annotation without newline at the end", nil, cat(setA, []byte("#TS:1700000000"))},
+		{"annotations between commands", nil, cat([]byte("#TS:1\r\n"), setA, []byte("#anything\r\n"), setB)},
+		{"lenient numbers and CRLF", nil, []byte("* 3junk\r\n$3x\r\nSET\r\n$1\r\na\r\n$1\r\n1xx")},
+		{"garbage line in the middle", nil, cat(setA, []byte("garbage\r\n"), setB)},
+		{"zero arguments", nil, cat(setA, []byte("*0\r\n"), setB)},
+		{"no dollar", nil, cat(setA, []byte("*1\r\n:3\r\n"), setB)},
+		{"base cut short", setA[:7], setB},
+		{"base with unclosed MULTI", cat(setA, c("MULTI")), setB},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, allow := range []string{"yes", "no"} {
+				// Valkey first, on its own copy.
+				vdir := t.TempDir()
+				writeAOF(t, filepath.Join(vdir, "appendonlydir"), tc.base, tc.incr)
+				v := launchValkey(t, vdir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--aof-load-truncated", allow)
+				vOK := v.ready(t)
+				if vOK {
 					v.stop(t)
-				} else {
-					cmds, res := loadAll(t, adir, true)
-					if !res.Truncated || cmds[0] != "SELECT 0" || cmds[1] != "SET a 1" {
-						t.Fatalf("%+v %q", res, cmds)
+				}
+				vlog := v.output()
+
+				cdir := filepath.Join(t.TempDir(), "appendonlydir")
+				writeAOF(t, cdir, tc.base, tc.incr)
+				var logs []string
+				res, err := aof.Load(cdir, "appendonly.aof", aof.LoadOptions{Truncated: allow == "yes",
+					Command: func([][]byte) error { return nil },
+					Logf:    func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }})
+				where := fmt.Sprintf("aof-load-truncated %s", allow)
+				if vOK != (err == nil) {
+					t.Fatalf("%s: valkey loads: %v, we: %v\nvalkey log:\n%s", where, vOK, err, vlog)
+				}
+				if err != nil {
+					var le *aof.LoadError
+					if !errors.As(err, &le) || !strings.Contains(vlog, le.Msg) {
+						t.Fatalf("%s: our error %v is not in valkey's log:\n%s", where, err, vlog)
+					}
+					continue
+				}
+				for _, l := range logs {
+					if strings.HasPrefix(l, "DB loaded from") {
+						continue
+					}
+					if !strings.Contains(vlog, l) {
+						t.Errorf("%s: we log %q, valkey does not:\n%s", where, l, vlog)
 					}
 				}
-				st, err := os.Stat(incr)
-				if err != nil {
-					t.Fatal(err)
+				if res.Truncated {
+					// Valkey appended nothing (we stopped it at once): the
+					// sizes of the cut file compare.
+					vst, _ := os.Stat(filepath.Join(vdir, "appendonlydir", res.TruncatedFile))
+					if vst == nil || vst.Size() != res.TruncatedAt {
+						t.Errorf("%s: we cut %s at %d, valkey at %v", where, res.TruncatedFile, res.TruncatedAt, vst.Size())
+					}
 				}
-				sizes[who] = st.Size()
-			}
-			if sizes["valkey"] != sizes["corvid"] {
-				t.Errorf("valkey cut at %d, we at %d", sizes["valkey"], sizes["corvid"])
 			}
 		})
 	}
 }
 
-// TestRDBBase: a base Valkey writes with aof-use-rdb-preamble yes goes to
-// the RDB callback, the incr commands to the command callback; and an
-// AOF our writer starts with RDBPreamble (an empty RDB base) passes
-// valkey-check-aof and loads into valkey-server.
-func TestRDBBase(t *testing.T) {
-	dir := t.TempDir()
-	v := startValkey(t, dir, "--appendonly", "yes", "--aof-use-rdb-preamble", "yes")
-	c := testutil.Dial(t, v.addr)
-	do(t, c, "+OK", "SET", "a", "1")
-	do(t, c, "+Background append only file rewriting started", "BGREWRITEAOF")
-	waitInfo(t, c, "aof_rewrite_in_progress", "0")
-	waitInfo(t, c, "aof_rewrite_scheduled", "0")
-	do(t, c, "+OK", "SET", "b", "2")
-	v.stop(t)
-	adir := filepath.Join(dir, "appendonlydir")
-	var rdbFiles []string
-	var cmds []string
-	res, err := aof.Load(adir, "appendonly.aof", aof.LoadOptions{
-		RDB: func(file string, r io.Reader) error {
-			rdbFiles = append(rdbFiles, file)
-			b, err := io.ReadAll(r)
-			if err == nil && !bytes.HasPrefix(b, []byte("REDIS0011")) {
-				err = fmt.Errorf("not an RDB v11: %q", b[:min(9, len(b))])
-			}
-			return err
-		},
-		Command: func(argv [][]byte) error {
-			cmds = append(cmds, string(bytes.Join(argv, []byte(" "))))
-			return nil
-		}})
-	if err != nil {
+// writeAOF writes a manifest listing a RESP base (when base is not nil)
+// and one incr file.
+func writeAOF(t *testing.T, dir string, base, incr []byte) {
+	t.Helper()
+	m := &aof.Manifest{Incr: []aof.FileInfo{{Name: "appendonly.aof.1.incr.aof", Seq: 1, Type: aof.Incr}}}
+	if base != nil {
+		m.Base = &aof.FileInfo{Name: "appendonly.aof.1.base.aof", Seq: 1, Type: aof.Base}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if res.Manifest.String() != "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
-		t.Errorf("manifest %s", res.Manifest)
-	}
-	if strings.Join(rdbFiles, ",") != "appendonly.aof.2.base.rdb" || strings.Join(cmds, "|") != "SELECT 0|SET b 2" {
-		t.Errorf("rdb %q cmds %q", rdbFiles, cmds)
-	}
-
-	// Ours, with an empty RDB base.
-	dir = t.TempDir()
-	adir = filepath.Join(dir, "appendonlydir")
-	w, err := aof.Open(adir, "appendonly.aof", aof.Options{RDBPreamble: true})
-	if err != nil {
+	if err := aof.WriteManifest(dir, "appendonly.aof", m); err != nil {
 		t.Fatal(err)
 	}
-	var u effects.Unit
-	u.AddStrings(0, "SET", "k", "v")
-	w.AppendUnit(&u)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
+	if base != nil {
+		os.WriteFile(filepath.Join(dir, m.Base.Name), base, 0o644)
 	}
-	checkAOF(t, filepath.Join(adir, "appendonly.aof.manifest"))
-	v = startValkey(t, dir, "--appendonly", "yes")
-	c = testutil.Dial(t, v.addr)
-	do(t, c, `"v"`, "GET", "k")
+	os.WriteFile(filepath.Join(dir, m.Incr[0].Name), incr, 0o644)
 }
