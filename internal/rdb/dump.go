@@ -44,7 +44,7 @@ func ParseDumpPayload(p []byte) (*Entry, error) {
 		return nil, &FormatError{Offset: int64(len(p) - 8), Msg: "DUMP payload CRC64 mismatch", Err: ErrChecksum}
 	}
 	in := bytesInput(p[:len(p)-10])
-	d := &dec{in: in, ver: int(ver)}
+	d := &dec{in: in}
 	t, err := in.readByte("type")
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ type encoder struct {
 	buf      []byte
 	htab     *lzfTable // LZF hash table, allocated on first use
 	scratch  []byte
+	lzfOut   []byte // compressor output, reused
 }
 
 // lzfTables recycles LZF hash tables (256 KiB each) between encoders.
@@ -75,7 +76,11 @@ func (e *encoder) appendString(b, s []byte) []byte {
 		if e.htab == nil {
 			e.htab = lzfTables.Get().(*lzfTable)
 		}
-		if c := lzfCompress(s, len(s)-4, e.htab); c != nil {
+		c := lzfCompress(s, len(s)-4, e.htab, e.lzfOut)
+		if c != nil {
+			if cap(c) <= 1<<20 { // keep no huge buffer between values
+				e.lzfOut = c[:0]
+			}
 			b = append(b, lenEnc<<6|encLZF)
 			b = appendLen(b, uint64(len(c)))
 			b = appendLen(b, uint64(len(s)))

@@ -50,9 +50,15 @@ func (in *input) fill(n int) bool {
 	rest := copy(in.buf[:cap(in.buf)], in.buf[in.pos:])
 	in.base += int64(in.pos)
 	in.buf, in.pos, in.crcPos = in.buf[:rest], 0, 0
-	for len(in.buf) < n {
+	for empty := 0; len(in.buf) < n; {
 		m, err := in.r.Read(in.buf[len(in.buf):cap(in.buf)])
 		in.buf = in.buf[:len(in.buf)+m]
+		if m == 0 && err == nil {
+			if empty++; empty >= 100 { // as bufio: a reader that never makes progress
+				in.rerr = io.ErrNoProgress
+				return false
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				in.rerr = err
@@ -84,8 +90,8 @@ func (in *input) readByte(what string) (byte, error) {
 	return c, nil
 }
 
-// peek returns the next n (<= chunk) bytes without consuming them; they
-// are valid until the next read.
+// next consumes and returns the next n (<= chunk) bytes; they alias the
+// buffer and are valid until the next read.
 func (in *input) next(n int, what string) ([]byte, error) {
 	if !in.fill(n) {
 		return nil, in.short(what)

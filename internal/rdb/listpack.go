@@ -205,7 +205,7 @@ func lpDecode(b []byte, fn func(v []byte) string) string {
 			return "listpack entry with an invalid encoding"
 		}
 		elen := hdr + dlen
-		if p+elen > len(b) {
+		if dlen > len(b) || p+elen > len(b) {
 			return "listpack entry past its end"
 		}
 		bl := lpBacklenSize(elen)

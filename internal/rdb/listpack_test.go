@@ -96,7 +96,7 @@ func TestLZF(t *testing.T) {
 		inputs = append(inputs, b)
 	}
 	for _, in := range inputs {
-		c := lzfCompress(in, len(in)-4, &htab)
+		c := lzfCompress(in, len(in)-4, &htab, nil)
 		if c == nil {
 			continue
 		}
@@ -116,7 +116,7 @@ func TestLZF(t *testing.T) {
 	for i := range rb {
 		rb[i] = byte(r.IntN(256))
 	}
-	if lzfCompress(rb, len(rb)-4, &htab) != nil {
+	if lzfCompress(rb, len(rb)-4, &htab, nil) != nil {
 		t.Error("random bytes compressed")
 	}
 	// Garbage never panics.

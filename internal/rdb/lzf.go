@@ -48,9 +48,10 @@ func (t *lzfTable) get(i uint32) int {
 
 func (t *lzfTable) set(i uint32, pos int) { t.h[i] = t.base + uint32(pos) + 1 }
 
-// lzfCompress compresses in into at most outLen bytes and returns them, or
-// nil if the result would not fit (lzf_compress returning 0).
-func lzfCompress(in []byte, outLen int, htab *lzfTable) []byte {
+// lzfCompress compresses in into at most outLen bytes and returns them
+// (in out's storage if it is large enough), or nil if the result would
+// not fit (lzf_compress returning 0).
+func lzfCompress(in []byte, outLen int, htab *lzfTable, out []byte) []byte {
 	inLen := len(in)
 	if inLen < 2 || outLen <= 0 {
 		// FRST reads two bytes; liblzf would read past a 1-byte input.
@@ -59,8 +60,11 @@ func lzfCompress(in []byte, outLen int, htab *lzfTable) []byte {
 	}
 	htab.start(inLen)
 	defer func() { htab.base += uint32(inLen) + 1 }()
-	out := make([]byte, outLen+8) // slack: the checks below keep the result within outLen
-	ip, op, lit := 0, 1, 0        // op++: start run
+	if cap(out) < outLen+8 {
+		out = make([]byte, outLen+8) // slack: the checks below keep the result within outLen
+	}
+	out = out[:outLen+8]
+	ip, op, lit := 0, 1, 0 // op++: start run
 	outEnd := outLen
 	b2i := func(b bool) int {
 		if b {
@@ -167,7 +171,7 @@ func lzfCompress(in []byte, outLen int, htab *lzfTable) []byte {
 	if op > outLen {
 		return nil
 	}
-	return out[:op:op]
+	return out[:op]
 }
 
 // lzfDecompress expands in into exactly n bytes; ok is false if the input

@@ -41,10 +41,10 @@ func (l *Loader) Load(r io.Reader) (Info, error) {
 	return l.load(newInput(r))
 }
 
-// dec decodes values from an input.
+// dec decodes values from an input. Valkey decodes every type the same
+// whatever the file's version, and so does dec.
 type dec struct {
-	in  *input
-	ver int
+	in *input
 }
 
 func (l *Loader) load(in *input) (Info, error) {
@@ -67,7 +67,7 @@ func (l *Loader) load(in *input) (Info, error) {
 		return info, &FormatError{Offset: 5, Msg: fmt.Sprintf("can't handle RDB format version %d", ver), Err: ErrVersion}
 	}
 	info.Version = ver
-	d := &dec{in: in, ver: ver}
+	d := &dec{in: in}
 	db := 0
 	expire, idle, freq := int64(-1), int64(-1), -1
 	for {

@@ -333,6 +333,30 @@ func TestRedis7File(t *testing.T) {
 		t.Errorf("redis SAVE: version %d, aux %v", info.Version, aux)
 	}
 	compareAll(t, "redis 7 SAVE", entries, got)
+
+	// Redis 7.0's DUMP payloads (RDB 10) parse as the same values.
+	ctx := context.Background()
+	for _, e := range entries {
+		cl := s.client(e.DB)
+		p, err := cl.Dump(ctx, string(e.Key)).Result()
+		cl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := []byte(p)[len(p)-10]; v != 10 {
+			t.Fatalf("redis 7 DUMP version %d", v)
+		}
+		pe, err := rdb.ParseDumpPayload([]byte(p))
+		if err != nil {
+			t.Fatalf("%q: ParseDumpPayload(redis DUMP): %v", e.Key, err)
+		}
+		pe.DB, pe.Key, pe.ExpireMs = e.DB, e.Key, e.ExpireMs
+		w := *e
+		w.Idle, w.Freq = -1, -1
+		if d := rdbtest.Diff(&w, pe); d != "" {
+			t.Errorf("%q: redis DUMP parses to %s", e.Key, d)
+		}
+	}
 }
 
 // checkRDB runs valkey-check-rdb on path and requires success. The

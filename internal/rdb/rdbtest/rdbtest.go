@@ -1,7 +1,3 @@
-// Package rdbtest has helpers for testing code that reads and writes RDB
-// files with package rdb: comparison of entries regardless of the order of
-// unordered collections, and generators of datasets that cover every
-// encoding Valkey 8.0.1 writes.
 package rdbtest
 
 import (
