@@ -1,5 +1,7 @@
 package command
 
+import "github.com/corvid-kv/corvid/internal/resp"
+
 // SearchOpt modifies a raw key-spec search (Meta.SpecKeyPositions), like
 // Valkey's GET_KEYSPEC_* flags.
 type SearchOpt uint8
@@ -181,7 +183,7 @@ func (ks *KeySpec) bounds(argv [][]byte) (first, last, step int, res specResult)
 		if ks.KeynumIdx >= argc || idx >= argc {
 			return 0, 0, 0, specInvalid
 		}
-		n, ok := parseInt(argv[idx])
+		n, ok := resp.ParseInt(argv[idx])
 		// A count larger than argv cannot fit (Valkey would truncate it to
 		// int; we simply treat it as the syntax error it is).
 		if !ok || n < 0 || n > int64(argc) {
@@ -216,42 +218,4 @@ func equalFold(b []byte, s string) bool {
 		}
 	}
 	return true
-}
-
-// parseInt parses b strictly as Valkey's string2ll does: an optional '-',
-// then digits without leading zeros, fitting in int64.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<63)/10 { // keeps v*10+9 within uint64
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
 }

@@ -85,49 +85,9 @@ func yesNo(s string) int {
 	return -1
 }
 
-// string2ll is Valkey's strict integer parser: no spaces, no '+', no leading
-// zeros, no "-0", no overflow.
-func string2ll(s string) (int64, bool) {
-	if len(s) == 0 || len(s) > 20 {
-		return 0, false
-	}
-	if s == "0" {
-		return 0, true
-	}
-	neg := false
-	p := 0
-	if s[0] == '-' {
-		neg = true
-		p++
-		if p == len(s) {
-			return 0, false
-		}
-	}
-	if s[p] < '1' || s[p] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for ; p < len(s); p++ {
-		c := s[p]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > uint64(math.MaxInt64)+1 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
+// string2ll is Valkey's strict integer parser (resp.ParseInt): no spaces,
+// no '+', no leading zeros, no "-0", no overflow.
+func string2ll(s string) (int64, bool) { return resp.ParseInt([]byte(s)) }
 
 // memtoull parses "<digits>[b|k|kb|m|mb|g|gb]" (units case-insensitive,
 // k=1000, kb=1024). Like the C original it reads s as a C string (up to a

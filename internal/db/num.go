@@ -4,45 +4,14 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/corvid-kv/corvid/internal/resp"
 )
 
 // ParseInt parses b with the strictness of Valkey's string2ll: optional
-// '-', no '+', no spaces, no leading zeros, and no overflow.
-func ParseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
+// '-', no '+', no spaces, no leading zeros, and no overflow. It is
+// resp.ParseInt, the one implementation the packages share.
+func ParseInt(b []byte) (int64, bool) { return resp.ParseInt(b) }
 
 // ParseFloat parses a double the way Valkey's string2ld/strtod accepts
 // arguments: no surrounding spaces, "inf"/"-inf" allowed, NaN refused.

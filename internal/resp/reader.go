@@ -313,7 +313,7 @@ func (r *Reader) multibulk() ([][]byte, bool, error) {
 		if e < 0 {
 			return nil, false, err
 		}
-		count, ok := string2ll(b[1:e])
+		count, ok := ParseInt(b[1:e])
 		if !ok || count > maxCount {
 			return nil, false, errMbulkLen
 		}
@@ -341,7 +341,7 @@ func (r *Reader) multibulk() ([][]byte, bool, error) {
 			if c := b[r.pos]; c != '$' {
 				return nil, false, ProtocolError("Protocol error: expected '$', got '" + string([]byte{c}) + "'")
 			}
-			size, ok := string2ll(b[r.pos+1 : e])
+			size, ok := ParseInt(b[r.pos+1 : e])
 			if !ok || size < 0 || size > r.MaxBulk {
 				return nil, false, errBulkLen
 			}
@@ -514,10 +514,12 @@ func (r *Reader) inline() ([][]byte, bool, error) {
 	return argv, true, nil
 }
 
-// string2ll parses a count the way Valkey's string2ll does: an optional
-// '-', then a digit 1-9 and more digits, or a lone "0"; at most 20 bytes,
-// no overflow of int64. "+1", "01", "-0" and "" are invalid.
-func string2ll(b []byte) (int64, bool) {
+// ParseInt parses b the way Valkey's string2ll does: an optional '-', then
+// a digit 1-9 and more digits, or a lone "0"; at most 20 bytes, no
+// overflow of int64. "+1", "01", "-0", " 1" and "" are invalid. The reader
+// parses counts with it, and every package that parses integer arguments
+// or config values (db, command, config) uses it too, so all agree.
+func ParseInt(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) >= 21 {
 		return 0, false
 	}
