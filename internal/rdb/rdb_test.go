@@ -98,7 +98,12 @@ func TestRoundTripRandom(t *testing.T) {
 	}
 	for seed := range seeds {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
-		want := rdbtest.RandomDataset(r, 40, 1+seed%4, 1+seed%4)
+		size := 1 + seed%4
+		n := 40
+		if size == 4 { // megabytes per key
+			n = 6
+		}
+		want := rdbtest.RandomDataset(r, n, 1+seed%3, size)
 		opts := rdb.DefaultOptions()
 		opts.Compression = seed%3 != 0
 		b := writeFile(t, want, opts)
@@ -308,5 +313,69 @@ func TestSmallReads(t *testing.T) {
 	l.OnEntry = func(*rdb.Entry) error { return boom }
 	if _, err := l.Load(bytes.NewReader(b)); err != boom {
 		t.Fatalf("callback error: %v", err)
+	}
+}
+
+// TestEncodingChoice: the RDB type the writer picks for each Coverage key
+// under Valkey's default limits (tests/rdbcompat checks the same against
+// valkey-server's DUMP).
+func TestEncodingChoice(t *testing.T) {
+	const (
+		str, set, zset2, hash, intset, zsetLP, hashLP, quicklist2, setLP = 0, 2, 5, 4, 11, 17, 16, 18, 20
+	)
+	want := map[string]byte{
+		"str:int8": str, "str:text-100k": str, "list:small": quicklist2, "list:plain": quicklist2,
+		"set:intset16": intset, "set:intset32": intset, "set:intset64": intset, "set:intset512": intset,
+		"set:ints513": set, "set:listpack": setLP, "set:listpack128": setLP, "set:hashtable129": set,
+		"set:long-member": set, "set:not-canonical": setLP,
+		"zset:listpack": zsetLP, "zset:listpack128": zsetLP, "zset:skiplist129": zset2, "zset:long-member": zset2,
+		"hash:listpack": hashLP, "hash:listpack512": hashLP, "hash:hashtable513": hash,
+		"hash:long-value": hash, "hash:long-field": hash,
+	}
+	seen := 0
+	for _, e := range rdbtest.Coverage() {
+		w, ok := want[string(e.Key)]
+		if !ok {
+			continue
+		}
+		seen++
+		p, err := rdb.DumpPayload(e, rdb.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p[0] != w {
+			t.Errorf("%s: RDB type %d, want %d", e.Key, p[0], w)
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("%d of %d keys found", seen, len(want))
+	}
+}
+
+// TestIntsetWidths: an intset takes the narrowest width that holds all
+// its members, as intsetAdd's upgrades leave it.
+func TestIntsetWidths(t *testing.T) {
+	for _, tc := range []struct {
+		members []string
+		width   byte
+	}{
+		{[]string{"1", "-32768", "32767"}, 2},
+		{[]string{"1", "32768"}, 4},
+		{[]string{"-2147483648", "2147483647"}, 4},
+		{[]string{"1", "2147483648"}, 8},
+		{[]string{"-9223372036854775808", "9223372036854775807"}, 8},
+	} {
+		e := rdb.NewEntry(0, nil, rdb.KindSet)
+		for _, m := range tc.members {
+			e.Set = append(e.Set, []byte(m))
+		}
+		p, err := rdb.DumpPayload(e, rdb.Options{Limits: rdb.DefaultLimits()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// type, string length, then the intset's encoding field.
+		if p[0] != 11 || p[2] != tc.width {
+			t.Errorf("%v: % x", tc.members, p)
+		}
 	}
 }
