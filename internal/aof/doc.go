@@ -30,10 +30,20 @@
 // their order; the order between goroutines is the order of their calls
 // (the effects stream already serializes its sinks).
 //
-// WaitDurable, Sync, Flush, StartRewrite, Rewrite.Commit/Abort, Stats,
-// Manifest and Close may be called from any goroutine. File I/O happens
+// Rewrite.Switch, like Append, only takes Writer.mu and does no I/O: a
+// server calls it with its effects stream locked, where its snapshot
+// starts, so that the new base plus the new incr file replay exactly the
+// dataset (bytes appended before Switch go to the old incr file, later
+// ones to the new, at the next flush).
+//
+// WaitDurable, Sync, Flush, PrepareRewrite, StartRewrite,
+// Rewrite.Commit/Abort, Stats, Manifest and Close may be called from any
+// goroutine. File I/O happens
 // under Writer.wmu, which serializes writes, the fsync of the always
-// policy, incr switching and manifest updates. Lock order: wmu, then mu;
+// policy, incr switching and manifest updates. One rewrite at a time:
+// PrepareRewrite (new incr file listed in a persisted manifest), Switch,
+// the caller's snapshot into Rewrite.File, then Commit (new base, old
+// files to history, history deleted) or Abort. Lock order: wmu, then mu;
 // mu is never held across I/O. Background fsyncs (everysec) and the
 // fsync-and-close of a replaced incr file run on one worker goroutine, in
 // order, like Valkey's bio AOF thread; a background goroutine flushes

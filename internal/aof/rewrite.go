@@ -1,6 +1,7 @@
 package aof
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -8,24 +9,28 @@ import (
 	"sync/atomic"
 )
 
-// Rewrite is an AOF rewrite in progress: appends go to a new incr file
-// while the caller writes a snapshot of the dataset (as of StartRewrite)
-// to File; Commit installs it as the new base.
+// Rewrite is an AOF rewrite in progress: after Switch, appends go to a
+// new incr file while the caller writes a snapshot of the dataset as of
+// the Switch to File; Commit installs it as the new base.
 type Rewrite struct {
-	w       *Writer
-	tmp     *os.File
-	tmpPath string
-	done    atomic.Bool // Commit or Abort ran (Close may abort concurrently)
+	w        *Writer
+	tmp      *os.File
+	tmpPath  string
+	next     *os.File // the new incr file, until Switch hands it over
+	nextName string
+	switched bool        // guarded by w.mu
+	done     atomic.Bool // Commit or Abort ran (Close may abort concurrently)
 }
 
-// StartRewrite begins a rewrite as Valkey's rewriteAppendOnlyFileBackground
-// does: what is buffered is written (and fsynced with always), a new incr
-// file is created and listed in the manifest (persisted before it is
-// used), the old incr is fsynced and closed in the background, and the
-// next op selects its database again. The snapshot must hold exactly the
-// effects appended before StartRewrite returned: take it while no unit
-// can be committed, or from a point that matches (the caller's job).
-func (w *Writer) StartRewrite() (*Rewrite, error) {
+// ErrNotSwitched: Commit before Switch.
+var ErrNotSwitched = errors.New("aof: rewrite committed before Switch")
+
+// PrepareRewrite begins a rewrite as Valkey's rewriteAppendOnlyFileBackground
+// does, without yet moving appends: the next incr file is created and a
+// manifest listing it is persisted (an empty last incr file is harmless if
+// the process dies now), and the temp file for the new base is created.
+// Appends keep going to the current incr file until Switch.
+func (w *Writer) PrepareRewrite() (*Rewrite, error) {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
 	if w.f == nil {
@@ -34,47 +39,64 @@ func (w *Writer) StartRewrite() (*Rewrite, error) {
 	if w.rw != nil {
 		return nil, ErrRewriteInProgress
 	}
-	if _, err := w.flushLocked(true); err != nil {
-		return nil, err
-	}
-	if err := w.newIncrLocked(); err != nil {
-		return nil, err
+	m := w.man.Clone()
+	name := m.newIncr(w.name)
+	next, err := os.OpenFile(filepath.Join(w.dir, name), os.O_WRONLY|os.O_TRUNC|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("aof: can't open the append-only file %s: %w", name, err)
 	}
 	tmpPath := filepath.Join(w.dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
 	tmp, err := os.OpenFile(tmpPath, os.O_WRONLY|os.O_TRUNC|os.O_CREATE, 0o644)
 	if err != nil {
+		next.Close()
 		return nil, fmt.Errorf("aof: opening the temp file for AOF rewrite: %w", err)
 	}
-	w.rw = &Rewrite{w: w, tmp: tmp, tmpPath: tmpPath}
+	if err := WriteManifest(w.dir, w.name, m); err != nil {
+		next.Close()
+		tmp.Close()
+		os.Remove(tmpPath)
+		return nil, err
+	}
+	w.man = m
+	w.logf("Creating AOF incr file %s on background rewrite", name)
+	w.rw = &Rewrite{w: w, tmp: tmp, tmpPath: tmpPath, next: next, nextName: name}
 	w.rewriting.Store(true)
 	return w.rw, nil
 }
 
-// newIncrLocked is openNewIncrAofForAppend: create the next incr file,
-// persist a manifest listing it, then switch to it. On failure nothing
-// changed. Called with wmu held and the buffer written.
-func (w *Writer) newIncrLocked() error {
-	m := w.man.Clone()
-	name := m.newIncr(w.name)
-	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_WRONLY|os.O_TRUNC|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("aof: can't open the append-only file %s: %w", name, err)
-	}
-	if err := WriteManifest(w.dir, w.name, m); err != nil {
-		f.Close()
-		return err
-	}
-	w.logf("Creating AOF incr file %s on background rewrite", name)
-	// fsync in the background then close: with always the file is synced
-	// already; with everysec the fsync may come late but it comes.
-	w.jobs <- bioJob{f: w.f, close: true}
-	w.lastFsync = w.now()
-	w.f, w.man = f, m
-	w.incrSize, w.incrFsynced = 0, 0
+// Switch makes every later append go to the new incr file (the bytes
+// appended before it still go to the old one), and the next op select its
+// database again. It does no I/O and takes only the buffer mutex, so a
+// server can call it with its effects stream locked, at the very point
+// its snapshot starts: base (the snapshot) plus new incr then replay the
+// dataset exactly. The files change at the next flush. Idempotent.
+func (r *Rewrite) Switch() {
+	w := r.w
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if r.switched || w.mu.closed {
+		return
+	}
+	r.switched = true
+	w.mu.next, w.mu.nextName = r.next, r.nextName
+	w.mu.switchAt = w.mu.appended
 	w.mu.enc.Reset()
-	w.mu.Unlock()
-	return nil
+}
+
+// StartRewrite is PrepareRewrite, Switch and a flush: when it returns,
+// every file but the new incr is complete. For callers that stop appends
+// themselves around it (or take their snapshot of what the old files
+// hold).
+func (w *Writer) StartRewrite() (*Rewrite, error) {
+	r, err := w.PrepareRewrite()
+	if err != nil {
+		return nil, err
+	}
+	r.Switch()
+	if err := w.Flush(true); err != nil {
+		return r, err
+	}
+	return r, nil
 }
 
 // File is where the snapshot goes: RESP commands (AppendCommand,
@@ -99,9 +121,20 @@ func (r *Rewrite) Commit() error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
 	defer w.endRewriteLocked(r)
+	w.mu.Lock()
+	switched := r.switched
+	w.mu.Unlock()
+	if err == nil && !switched {
+		err = ErrNotSwitched
+	}
+	if err == nil && w.f != nil {
+		// The old incr file must be complete before it becomes history.
+		_, err = w.flushLocked(true)
+	}
 	if err != nil {
 		os.Remove(r.tmpPath)
-		return fmt.Errorf("aof: write the rewritten base: %w", err)
+		r.closeUnswitched()
+		return fmt.Errorf("aof: rewrite: %w", err)
 	}
 	w.logf("Background AOF rewrite terminated with success")
 	m := w.man.Clone()
@@ -136,9 +169,21 @@ func (r *Rewrite) Abort() error {
 	r.tmp.Close()
 	err := os.Remove(r.tmpPath)
 	w.wmu.Lock()
+	r.closeUnswitched()
 	w.endRewriteLocked(r)
 	w.wmu.Unlock()
 	return err
+}
+
+// closeUnswitched closes the new incr file if Switch never handed it over
+// (it stays listed, empty, as after a failed rewrite in Valkey).
+func (r *Rewrite) closeUnswitched() {
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	if !r.switched {
+		r.switched = true // no later Switch may hand over a closed file
+		r.next.Close()
+	}
 }
 
 func (w *Writer) endRewriteLocked(r *Rewrite) {

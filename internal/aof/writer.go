@@ -127,6 +127,7 @@ type Writer struct {
 	// before mu, never while mu is held.
 	wmu            sync.Mutex
 	f              *os.File // current incr file
+	incrName       string
 	man            *Manifest
 	incrSize       int64     // bytes in the current incr (aof_last_incr_size)
 	incrFsynced    int64     // of which fsynced (aof_last_incr_fsync_offset)
@@ -149,6 +150,11 @@ type Writer struct {
 		enc      Encoder
 		curTS    int64 // aof_cur_timestamp
 		closed   bool
+		// A switch to a new incr file (Rewrite.Switch): the bytes up to
+		// ticket switchAt go to the current file, the rest to next.
+		next     *os.File
+		nextName string
+		switchAt int64
 	}
 
 	// The background fsync worker (Valkey's bio AOF thread): fsyncs and
@@ -230,7 +236,7 @@ func Open(dir, name string, opts Options) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	w.f, w.man = f, man
+	w.f, w.man, w.incrName = f, man, incr
 	w.incrSize, w.incrFsynced = st.Size(), st.Size()
 	w.lastFsync = w.now()
 	if created {
@@ -424,7 +430,10 @@ func (w *Writer) WaitDurable(ctx context.Context, t Ticket) error {
 
 // flushLocked is Valkey's flushAppendOnlyFile: write the buffer, then
 // fsync per the policy. postponed is true when everysec delays the write
-// behind a background fsync. Called with wmu held.
+// behind a background fsync. A switch to a new incr file marked by
+// Rewrite.Switch happens here: the bytes appended before it go to the
+// old file, which is then fsynced (always) or fsynced and closed in the
+// background, and the rest to the new one. Called with wmu held.
 func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
 	if w.f == nil {
 		return false, ErrClosed
@@ -437,7 +446,13 @@ func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
 		return false, err
 	}
 	pending := len(w.mu.buf)
+	if w.mu.next != nil {
+		force = true // Valkey flushes with force before switching files
+	}
 	w.mu.Unlock()
+	if _, err := w.switchIfDueLocked(now); err != nil {
+		return false, err
+	}
 	policy := w.opts.Fsync
 	syncing := false
 	if pending == 0 {
@@ -465,32 +480,64 @@ func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
 		w.logf("Asynchronous AOF fsync is taking too long (disk is busy?). Writing the AOF buffer " +
 			"without waiting for fsync to complete, this may slow down the server.")
 	}
+	for {
+		if err := w.writeBufLocked(); err != nil {
+			return false, err
+		}
+		switched, err := w.switchIfDueLocked(now)
+		if err != nil {
+			return false, err
+		}
+		if !switched {
+			break
+		}
+		syncing = false // the background fsync in progress is the old file's
+	}
+	w.postponedStart = time.Time{}
+	return false, w.fsyncLocked(now, syncing)
+}
 
+// writeBufLocked writes the buffered bytes that belong to the current
+// file (up to a pending switch, if any) with one write(2). On failure the
+// unwritten bytes stay buffered; with always the error is final.
+func (w *Writer) writeBufLocked() error {
 	w.mu.Lock()
-	buf, target := w.mu.buf, w.mu.appended
-	w.mu.buf = w.spare[:0]
+	buf, start := w.mu.buf, w.mu.written
+	n := len(buf)
+	if w.mu.next != nil {
+		n = int(w.mu.switchAt - start)
+	}
+	if n == 0 {
+		w.mu.Unlock()
+		return nil
+	}
+	part := buf[:n]
+	if n == len(buf) {
+		w.mu.buf = w.spare[:0]
+	} else {
+		w.mu.buf = append(w.spare[:0], buf[n:]...)
+	}
+	w.spare = nil
 	w.mu.Unlock()
 
-	n, werr := w.f.Write(buf)
-	w.postponedStart = time.Time{}
+	nw, werr := w.f.Write(part)
 	if werr != nil {
-		if n > 0 {
+		if nw > 0 {
 			// Remove the partial write, so the file ends at a command.
 			if terr := w.f.Truncate(w.incrSize); terr == nil {
-				n = 0
+				nw = 0
 			} else {
 				w.logf("Could not remove short write from the append-only file. The server may refuse "+
 					"to load the AOF the next time it starts.  ftruncate: %v", terr)
 			}
 		}
-		w.incrSize += int64(n)
+		w.incrSize += int64(nw)
 		werr = fmt.Errorf("aof: error writing to the AOF file %s: %w", w.f.Name(), werr)
 		w.mu.Lock()
-		w.mu.written += int64(n)
+		w.mu.written += int64(nw)
 		// Keep what was not written in front of what came since.
-		w.mu.buf = append(append([]byte(nil), buf[n:]...), w.mu.buf...)
-		w.spare = nil
-		if policy == FsyncAlways {
+		w.mu.buf = append(append([]byte(nil), part[nw:]...), w.mu.buf...)
+		if w.opts.Fsync == FsyncAlways {
 			// Valkey exits: acknowledged writes could not be kept.
 			w.mu.fatal = werr
 		} else {
@@ -498,29 +545,57 @@ func (w *Writer) flushLocked(force bool) (postponed bool, err error) {
 		}
 		w.mu.Unlock()
 		w.logf("Error writing to the AOF file: %v", werr)
-		if policy == FsyncAlways {
+		if w.opts.Fsync == FsyncAlways {
 			w.logf("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 		}
-		return false, werr
+		return werr
 	}
-	w.incrSize += int64(n)
+	w.incrSize += int64(nw)
 	if cap(buf) < 4<<20 {
 		w.spare = buf[:0]
-	} else {
-		w.spare = nil
 	}
 	w.mu.Lock()
 	solved := w.mu.writeErr != nil
 	w.mu.writeErr = nil
-	w.mu.written = target
-	if policy != FsyncAlways {
-		w.mu.durable = target
+	w.mu.written = start + int64(n)
+	if w.opts.Fsync != FsyncAlways {
+		w.mu.durable = w.mu.written
 	}
 	w.mu.Unlock()
 	if solved {
 		w.logf("AOF write error looks solved. The server can write again.")
 	}
-	return false, w.fsyncLocked(now, syncing)
+	return nil
+}
+
+// switchIfDueLocked makes the incr file prepared by a rewrite current once
+// every byte appended before Rewrite.Switch is in the old one (Valkey's
+// openNewIncrAofForAppend, after its forced flush): with always the old
+// file is fsynced first, otherwise it is fsynced and closed in the
+// background; the selected database was reset at Switch.
+func (w *Writer) switchIfDueLocked(now time.Time) (bool, error) {
+	w.mu.Lock()
+	next, name := w.mu.next, w.mu.nextName
+	due := next != nil && w.mu.written == w.mu.switchAt
+	w.mu.Unlock()
+	if !due {
+		return false, nil
+	}
+	if w.opts.Fsync == FsyncAlways {
+		if err := w.fsyncLocked(now, false); err != nil {
+			return false, err
+		}
+		w.f.Close()
+	} else {
+		w.jobs <- bioJob{f: w.f, close: true}
+	}
+	w.lastFsync = now
+	w.f, w.incrName = next, name
+	w.incrSize, w.incrFsynced = 0, 0
+	w.mu.Lock()
+	w.mu.next, w.mu.nextName = nil, ""
+	w.mu.Unlock()
+	return true, nil
 }
 
 // fsyncLocked is the try_fsync part of flushAppendOnlyFile: with always,
@@ -646,10 +721,7 @@ type Stats struct {
 func (w *Writer) Stats() Stats {
 	w.wmu.Lock()
 	s := Stats{Fsyncs: w.fsyncs.Load(), DelayedFsync: w.delayedFsync.Load(),
-		IncrSize: w.incrSize, Rewriting: w.rw != nil}
-	if len(w.man.Incr) > 0 {
-		s.IncrName = w.man.Incr[len(w.man.Incr)-1].Name
-	}
+		IncrName: w.incrName, IncrSize: w.incrSize, Rewriting: w.rw != nil}
 	w.wmu.Unlock()
 	w.mu.Lock()
 	s.Appended, s.Written, s.Durable, s.Buffered = w.mu.appended, w.mu.written, w.mu.durable, len(w.mu.buf)

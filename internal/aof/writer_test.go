@@ -2,6 +2,7 @@ package aof
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -448,4 +449,69 @@ func TestOpenBadManifest(t *testing.T) {
 		"aof: manifest line 1 ('file x seq 1 type z'): Unknown AOF file type" {
 		t.Fatal(err)
 	}
+}
+
+func TestPrepareSwitch(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	h := &syncHook{}
+	w := openTest(t, dir, Options{Fsync: FsyncAlways, SyncFile: h.sync})
+	var u effects.Unit
+	u.AddStrings(4, "SET", "a", "1")
+	w.AppendUnit(&u)
+	w.Sync(ctx)
+	rw, err := w.PrepareRewrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Commit(); err != ErrNotSwitched && !strings.Contains(fmt.Sprint(err), ErrNotSwitched.Error()) {
+		t.Fatalf("commit before switch: %v", err)
+	}
+	rw, err = w.PrepareRewrite() // the failed commit ended that rewrite; its incr stays listed
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Reset()
+	u.AddStrings(4, "SET", "b", "2") // before the switch, buffered: to the old file
+	before := w.AppendUnit(&u)
+	rw.Switch()
+	if s := w.Stats(); s.IncrName != "appendonly.aof.1.incr.aof" {
+		t.Fatalf("switched before the flush: %+v", s)
+	}
+	u.Reset()
+	u.AddStrings(4, "SET", "c", "3") // after: to the new file, with its SELECT
+	after := w.AppendUnit(&u)
+	if err := w.WaitDurable(ctx, after); err != nil || before > after {
+		t.Fatal(err)
+	}
+	if s := w.Stats(); s.IncrName != "appendonly.aof.3.incr.aof" {
+		t.Fatalf("%+v", s)
+	}
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(b)
+	}
+	if got, want := read("appendonly.aof.1.incr.aof"), string(cmd("SELECT 4"))+string(cmd("SET a 1"))+string(cmd("SET b 2")); got != want {
+		t.Errorf("old incr %q want %q", got, want)
+	}
+	if got := read("appendonly.aof.2.incr.aof"); got != "" {
+		t.Errorf("the abandoned incr %q", got)
+	}
+	if got, want := read("appendonly.aof.3.incr.aof"), string(cmd("SELECT 4"))+string(cmd("SET c 3")); got != want {
+		t.Errorf("new incr %q want %q", got, want)
+	}
+	rw.File().Write(append(cmd("SELECT 4"), append(cmd("SET a 1"), cmd("SET b 2")...)...))
+	if err := rw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if m, _ := ReadManifest(dir, "appendonly.aof"); m.String() != "file appendonly.aof.2.base.aof seq 2 type b\n"+
+		"file appendonly.aof.3.incr.aof seq 3 type i\n" {
+		t.Errorf("manifest %s", m)
+	}
+	var c collector
+	if _, err := Load(dir, "appendonly.aof", c.opts(false)); err != nil {
+		t.Fatal(err)
+	}
+	equalStrings(t, c.cmds, []string{"SELECT 4", "SET a 1", "SET b 2", "SELECT 4", "SET c 3"})
 }
