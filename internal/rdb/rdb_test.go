@@ -3,6 +3,7 @@ package rdb_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -377,5 +378,37 @@ func TestIntsetWidths(t *testing.T) {
 		if p[0] != 11 || p[2] != tc.width {
 			t.Errorf("%v: % x", tc.members, p)
 		}
+	}
+}
+
+func TestReplAuxAndFunctions(t *testing.T) {
+	var buf bytes.Buffer
+	opts := rdb.DefaultOptions()
+	opts.Repl = &rdb.ReplInfo{StreamDB: 3, ID: "abc", Offset: 1 << 40}
+	w := rdb.NewWriter(&buf, opts)
+	code := bytes.Repeat([]byte("#!lua name=x\n"), 10) // compressible
+	if err := w.WriteFunction(code); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	aux := map[string]string{}
+	var got []byte
+	l := rdb.Loader{
+		OnEntry:    func(*rdb.Entry) error { return nil },
+		OnAux:      func(k, v []byte) error { keys = append(keys, string(k)); aux[string(k)] = string(v); return nil },
+		OnFunction: func(c []byte) error { got = c; return nil },
+	}
+	if _, err := l.Load(&buf); err != nil {
+		t.Fatal(err)
+	}
+	wantKeys := []string{"valkey-ver", "redis-bits", "ctime", "used-mem", "repl-stream-db", "repl-id", "repl-offset", "aof-base"}
+	if fmt.Sprint(keys) != fmt.Sprint(wantKeys) || aux["repl-offset"] != "1099511627776" || aux["repl-stream-db"] != "3" {
+		t.Errorf("aux %v %v", keys, aux)
+	}
+	if !bytes.Equal(got, code) {
+		t.Errorf("function %q", got)
 	}
 }

@@ -26,6 +26,17 @@ type Options struct {
 	CTime         time.Time // ctime; zero means time.Now()
 	UsedMem       int64     // used-mem
 	AOFBase       bool      // aof-base: the file is an AOF preamble
+	// Repl, if set, adds the replication AUX fields Valkey writes for a
+	// full sync or a replica's own save (rdbSaveInfoAuxFields with rsi).
+	Repl *ReplInfo
+}
+
+// ReplInfo are the replication AUX fields: repl-stream-db, repl-id and
+// repl-offset.
+type ReplInfo struct {
+	StreamDB int
+	ID       string
+	Offset   int64
 }
 
 // DefaultOptions are Valkey 8.0.1's defaults: compression and checksum
@@ -85,14 +96,17 @@ func (w *Writer) WriteHeader() error {
 	w.AppendAux("redis-bits", "64")
 	w.AppendAux("ctime", strconv.FormatInt(ctime.Unix(), 10))
 	w.AppendAux("used-mem", strconv.FormatInt(w.opts.UsedMem, 10))
+	if r := w.opts.Repl; r != nil {
+		w.AppendAux("repl-stream-db", strconv.Itoa(r.StreamDB))
+		w.AppendAux("repl-id", r.ID)
+		w.AppendAux("repl-offset", strconv.FormatInt(r.Offset, 10))
+	}
 	w.AppendAux("aof-base", strconv.Itoa(aofBase))
 	return w.maybeFlush()
 }
 
-// AppendAux writes one more AUX field (such as repl-id and repl-offset for
-// a replication sync, which Valkey writes between used-mem and aof-base).
-// Values that are integers are integer-encoded, as rdbSaveAuxFieldStrInt
-// does.
+// AppendAux writes one more AUX field after the header's. Values that
+// are integers are integer-encoded, as rdbSaveAuxFieldStrInt does.
 func (w *Writer) AppendAux(key, val string) {
 	if w.err != nil {
 		return
@@ -100,6 +114,18 @@ func (w *Writer) AppendAux(key, val string) {
 	w.buf = append(w.buf, opAux)
 	w.buf = w.enc.appendString(w.buf, []byte(key))
 	w.buf = w.enc.appendString(w.buf, []byte(val))
+}
+
+// WriteFunction writes one function library (RDB_OPCODE_FUNCTION2 and
+// its code, as rdbSaveFunctions). Valkey writes libraries after the
+// header and before the first database.
+func (w *Writer) WriteFunction(code []byte) error {
+	if err := w.WriteHeader(); err != nil {
+		return err
+	}
+	w.buf = append(w.buf, opFunction2)
+	w.buf = w.enc.appendString(w.buf, code)
+	return w.maybeFlush()
 }
 
 // BeginDB starts database db: SELECTDB, then RESIZEDB with the number of

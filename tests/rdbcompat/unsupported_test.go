@@ -83,3 +83,38 @@ func TestValkeyFunctionsAndStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestValkeyLoadsOurFunctions: a library written with WriteFunction, and
+// replication AUX fields, load into valkey-server.
+func TestValkeyLoadsOurFunctions(t *testing.T) {
+	bin := valkeyPath(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.rdb")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := rdb.DefaultOptions()
+	opts.Repl = &rdb.ReplInfo{StreamDB: 0, ID: "0123456789012345678901234567890123456789", Offset: 12345}
+	w := rdb.NewWriter(f, opts)
+	lib := "#!lua name=ourlib\nserver.register_function('ourf', function() return 42 end)"
+	w.WriteFunction([]byte(lib))
+	e := rdb.NewEntry(0, []byte("k"), rdb.KindString)
+	e.String = []byte("v")
+	w.BeginDB(0, 1, 0)
+	w.WriteEntry(e)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	checkRDB(t, bin, path)
+	s := startServer(t, bin, dir)
+	c := s.client(0)
+	defer c.Close()
+	if got, err := c.Do(context.Background(), "fcall", "ourf", 0).Int(); err != nil || got != 42 {
+		t.Fatalf("FCALL ourf: %d, %v", got, err)
+	}
+	if got, err := c.Get(context.Background(), "k").Result(); err != nil || got != "v" {
+		t.Fatalf("GET k: %q, %v", got, err)
+	}
+}
