@@ -193,10 +193,7 @@ func (c *Ctx) bitfield(readOnlyCmd bool) {
 		}
 	}
 	// As SETBIT, writes that change nothing are not counted as writes.
-	if changes > 0 {
-		c.Touch(argv[1])
-		c.Dirty += changes - 1
-	}
+	c.touchN(argv[1], changes)
 }
 
 // parseBitfieldType parses "i<bits>" (1..64) or "u<bits>" (1..63). The

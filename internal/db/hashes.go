@@ -29,17 +29,6 @@ var HashCommands = []Handler{
 	{Spec: command.Hscan, Proc: hscanCommand},
 }
 
-// lookupHashRead finds key for reading; ok is false (and WRONGTYPE
-// written) when it holds another type.
-func (c *Ctx) lookupHashRead(key []byte) (o *Object, ok bool) {
-	o = c.LookupRead(key)
-	if o != nil && o.Type != TypeHash {
-		c.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return o, true
-}
-
 // hashLookupWriteOrCreate is hashTypeLookupWriteOrCreate.
 func (c *Ctx) hashLookupWriteOrCreate(key []byte) *Object {
 	o := c.LookupWrite(key)
@@ -79,8 +68,7 @@ func (c *Ctx) hsetGeneric(name string) {
 			created++
 		}
 	}
-	c.Touch(key)
-	c.Dirty += len(args)/2 - 1
+	c.touchN(key, len(args)/2)
 	if name == "hset" {
 		c.W.Int(int64(created))
 	} else {
@@ -107,7 +95,7 @@ func hsetnxCommand(c *Ctx) {
 
 // HGET key field
 func hgetCommand(c *Ctx) {
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}
@@ -124,7 +112,7 @@ func hgetCommand(c *Ctx) {
 
 // HMGET key field [field ...]
 func hmgetCommand(c *Ctx) {
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}
@@ -144,48 +132,24 @@ func hmgetCommand(c *Ctx) {
 
 // HDEL key field [field ...]
 func hdelCommand(c *Ctx) {
-	key := c.Argv[1]
-	o := c.LookupWrite(key)
-	if o == nil {
-		c.W.Int(0)
-		return
-	}
-	if o.Type != TypeHash {
-		c.W.Error(ErrWrongType)
-		return
-	}
-	deleted := 0
-	for _, f := range c.Argv[2:] {
-		if hashDelete(o, f) {
-			deleted++
-			if hashLen(o.Val) == 0 {
-				c.Delete(key)
-				break
-			}
-		}
-	}
-	if deleted > 0 {
-		c.Touch(key)
-		c.Dirty += deleted - 1
-	}
-	c.W.Int(int64(deleted))
+	c.removeMembers(c.Argv[1], TypeHash, c.Argv[2:], hashDelete, hashLen)
 }
 
 // HLEN key
 func hlenCommand(c *Ctx) {
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	switch {
 	case !ok:
 	case o == nil:
 		c.W.Int(0)
 	default:
-		c.W.Int(int64(hashLen(o.Val)))
+		c.W.Int(int64(hashLen(o)))
 	}
 }
 
 // HSTRLEN key field
 func hstrlenCommand(c *Ctx) {
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}
@@ -199,7 +163,7 @@ func hstrlenCommand(c *Ctx) {
 
 // HEXISTS key field
 func hexistsCommand(c *Ctx) {
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}
@@ -226,7 +190,7 @@ func hgetallCommand(c *Ctx) { c.hgetallGeneric(true, true) }
 // hgetallGeneric is genericHgetallCommand: fields and/or values, in
 // encoding order. Both together are a map (a flat array in RESP2).
 func (c *Ctx) hgetallGeneric(fields, values bool) {
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}
@@ -239,7 +203,7 @@ func (c *Ctx) hgetallGeneric(fields, values bool) {
 		}
 		return
 	}
-	n := hashLen(o.Val)
+	n := hashLen(o)
 	if both {
 		c.W.MapLen(n)
 	} else {

@@ -30,7 +30,7 @@ func hrandfieldCommand(c *Ctx) {
 		c.hrandfieldWithCount(l, withValues)
 		return
 	}
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}
@@ -65,7 +65,7 @@ func hashRandomPair(v any) (field, value []byte) {
 // returns that many fields, possibly repeated, in random order; a positive
 // one returns distinct fields.
 func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}
@@ -73,7 +73,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 		c.W.ArrayLen(0)
 		return
 	}
-	size := int64(hashLen(o.Val))
+	size := int64(hashLen(o))
 	count, uniq := l, true
 	if l < 0 {
 		count, uniq = -l, false
@@ -190,7 +190,7 @@ func hscanCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	o, ok := c.lookupHashRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeHash)
 	if !ok {
 		return
 	}

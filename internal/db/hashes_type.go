@@ -20,8 +20,8 @@ type hashDict = ds.StrMap
 func newHashDict(hint int) *hashDict { return ds.NewStrMap(hint) }
 
 // hashLen returns the number of fields.
-func hashLen(v any) int {
-	switch h := v.(type) {
+func hashLen(o *Object) int {
+	switch h := o.Val.(type) {
 	case *ds.Listpack:
 		return h.Len() / 2
 	case *hashDict:

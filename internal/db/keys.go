@@ -51,10 +51,17 @@ var KeyCommands = []Handler{
 // replies an error instead of sharing the value. Strings are copied by
 // COPY itself.
 func copyValue(o *Object) any {
-	if v := ListHashCopy(o); v != nil {
-		return v
+	switch o.Type {
+	case TypeList:
+		return listCopy(o)
+	case TypeHash:
+		return hashCopy(o)
+	case TypeSet:
+		return setCopy(o)
+	case TypeZSet:
+		return zsetCopy(o)
 	}
-	return SetZSetCopy(o)
+	return nil
 }
 
 // peekRead is Valkey's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): a read that

@@ -1,17 +1,5 @@
 package db
 
-// EncodingOf reports OBJECT ENCODING for a collection value ("listpack",
-// "quicklist", "hashtable", "intset", "skiplist"); "" for a type it does
-// not know, which encodingName reports as "unknown", what Valkey's
-// strEncoding says for an encoding it cannot name. Strings are handled
-// with StrEncoding.
-func EncodingOf(o *Object) string {
-	if e := ListHashEncoding(o); e != "" {
-		return e
-	}
-	return SetZSetEncoding(o)
-}
-
 // sharedIntegers is Valkey's OBJ_SHARED_INTEGERS: SET stores integer
 // strings 0..9999 as references to preallocated shared objects.
 const sharedIntegers = 10000
@@ -34,15 +22,26 @@ func objectEncodingCommand(c *Ctx) {
 	c.W.BulkString(ObjectEncoding(o))
 }
 
-// ObjectEncoding is what OBJECT ENCODING reports for o.
+// ObjectEncoding is what OBJECT ENCODING reports for o: "unknown" for an
+// encoding it cannot name, as Valkey's strEncoding says.
 func ObjectEncoding(o *Object) string {
-	if o.Type == TypeString {
-		return o.StrEncoding()
+	var e string
+	switch o.Type {
+	case TypeString:
+		e = o.StrEncoding()
+	case TypeList:
+		e = listEncoding(listOf(o))
+	case TypeHash:
+		e = hashEncoding(o.Val)
+	case TypeSet:
+		e = setEncoding(o)
+	case TypeZSet:
+		e = zsetEncoding(o)
 	}
-	if e := EncodingOf(o); e != "" {
-		return e
+	if e == "" {
+		return "unknown"
 	}
-	return "unknown"
+	return e
 }
 
 // OBJECT FREQ key

@@ -49,26 +49,6 @@ const errRangeLong = "ERR value is out of range, value must between -92233720368
 // listOf returns the list stored in o (which must be a list).
 func listOf(o *Object) *ds.Quicklist { return o.Val.(*ds.Quicklist) }
 
-// lookupList finds key for writing. ok is false when the key holds another
-// type; the WRONGTYPE reply is then written.
-func (c *Ctx) lookupListWrite(key []byte) (o *Object, ok bool) {
-	o = c.LookupWrite(key)
-	if o != nil && o.Type != TypeList {
-		c.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return o, true
-}
-
-func (c *Ctx) lookupListRead(key []byte) (o *Object, ok bool) {
-	o = c.LookupRead(key)
-	if o != nil && o.Type != TypeList {
-		c.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return o, true
-}
-
 // createList stores a new empty list under key.
 func (c *Ctx) createList(key []byte) *Object {
 	o := c.Create(key, TypeList)
@@ -85,8 +65,7 @@ func (c *Ctx) listRemoved(key []byte, ql *ds.Quicklist, n int) {
 	} else {
 		ql.TryShrink(c.cfg().listFill())
 	}
-	c.Touch(key)
-	c.Dirty += n - 1
+	c.touchN(key, n)
 }
 
 // listPush pushes one value onto ql, converting its encoding first.
@@ -114,7 +93,7 @@ func rpushxCommand(c *Ctx) { c.pushGeneric(false, true) }
 // pushGeneric is pushGenericCommand. xx pushes only onto an existing list.
 func (c *Ctx) pushGeneric(head, xx bool) {
 	key := c.Argv[1]
-	o, ok := c.lookupListWrite(key)
+	o, ok := c.lookupWriteAs(key, TypeList)
 	if !ok {
 		return
 	}
@@ -140,8 +119,7 @@ func (c *Ctx) pushGeneric(head, xx bool) {
 			ql.PushTail(v)
 		}
 	}
-	c.Touch(key)
-	c.Dirty += len(vals) - 1
+	c.touchN(key, len(vals))
 	c.SignalReady(key)
 	c.W.Int(int64(ql.Len()))
 }
@@ -168,7 +146,7 @@ func (c *Ctx) popGeneric(head bool) {
 		count = n
 	}
 	key := c.Argv[1]
-	o, ok := c.lookupListWrite(key)
+	o, ok := c.lookupWriteAs(key, TypeList)
 	if !ok {
 		return
 	}
@@ -223,7 +201,7 @@ func (c *Ctx) listPopRangeReply(ql *ds.Quicklist, head bool, n int) {
 
 // LLEN key
 func llenCommand(c *Ctx) {
-	o, ok := c.lookupListRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeList)
 	switch {
 	case !ok:
 	case o == nil:
@@ -243,7 +221,7 @@ func lrangeCommand(c *Ctx) {
 	if !ok {
 		return
 	}
-	o, ok := c.lookupListRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeList)
 	if !ok {
 		return
 	}
@@ -252,37 +230,15 @@ func lrangeCommand(c *Ctx) {
 		return
 	}
 	ql := listOf(o)
-	from, n := listRange(start, end, int64(ql.Len()))
+	from, n := rankRange(start, end, int64(ql.Len()))
 	c.W.ArrayLen(n)
 	ql.Range(from, n, false, c.W.Bulk)
-}
-
-// listRange clips [start, end] (negative indexes count from the tail) to
-// a list of length llen, as addListRangeReply, and returns the first index
-// and the number of elements (0 for an empty range).
-func listRange(start, end, llen int64) (from, n int) {
-	if start < 0 {
-		start += llen
-	}
-	if end < 0 {
-		end += llen
-	}
-	if start < 0 {
-		start = 0
-	}
-	if start > end || start >= llen {
-		return 0, 0
-	}
-	if end >= llen {
-		end = llen - 1
-	}
-	return int(start), int(end - start + 1)
 }
 
 // LINDEX key index
 func lindexCommand(c *Ctx) {
 	// Valkey looks the key up before it parses the index.
-	o, ok := c.lookupListRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeList)
 	if !ok {
 		return
 	}
@@ -306,7 +262,7 @@ func lindexCommand(c *Ctx) {
 // LSET key index element
 func lsetCommand(c *Ctx) {
 	key := c.Argv[1]
-	o, ok := c.lookupListWrite(key)
+	o, ok := c.lookupWriteAs(key, TypeList)
 	if !ok {
 		return
 	}
@@ -343,7 +299,7 @@ func ltrimCommand(c *Ctx) {
 		return
 	}
 	key := c.Argv[1]
-	o, ok := c.lookupListWrite(key)
+	o, ok := c.lookupWriteAs(key, TypeList)
 	if !ok {
 		return
 	}
@@ -353,7 +309,7 @@ func ltrimCommand(c *Ctx) {
 	}
 	ql := listOf(o)
 	llen := int64(ql.Len())
-	from, n := listRange(start, end, llen)
+	from, n := rankRange(start, end, llen)
 	ltrim, rtrim := int64(from), llen-int64(from)-int64(n)
 	if n == 0 {
 		ltrim, rtrim = llen, 0
@@ -407,20 +363,16 @@ func lposCommand(c *Ctx) {
 			rank = n
 		case EqualFold(a, "COUNT") && more:
 			j++
-			n, ok := ParseInt(argv[j])
-			if !ok || n < 0 {
-				c.W.Error("ERR COUNT can't be negative")
+			var ok bool
+			if count, ok = c.positiveArg(j, "ERR COUNT can't be negative"); !ok {
 				return
 			}
-			count = n
 		case EqualFold(a, "MAXLEN") && more:
 			j++
-			n, ok := ParseInt(argv[j])
-			if !ok || n < 0 {
-				c.W.Error("ERR MAXLEN can't be negative")
+			var ok bool
+			if maxlen, ok = c.positiveArg(j, "ERR MAXLEN can't be negative"); !ok {
 				return
 			}
-			maxlen = n
 		default:
 			c.W.Error(ErrSyntax)
 			return
@@ -430,7 +382,7 @@ func lposCommand(c *Ctx) {
 	if fromTail {
 		rank = -rank
 	}
-	o, ok := c.lookupListRead(c.Argv[1])
+	o, ok := c.lookupReadAs(c.Argv[1], TypeList)
 	if !ok {
 		return
 	}

@@ -1,7 +1,6 @@
 package db
 
 import (
-	"math"
 	"time"
 )
 
@@ -191,59 +190,4 @@ func (c *Ctx) blockingMove(from, to bool, timeout time.Duration) {
 		return
 	}
 	c.W.Bulk(val)
-}
-
-// blockTimeoutArg parses a blocking timeout in seconds as Valkey's
-// getTimeoutFromObjectOrReply(UNIT_SECONDS): a float, converted to
-// milliseconds rounding up, not negative, and not overflowing when added
-// to the current time. It returns the wait (0: forever).
-func (c *Ctx) blockTimeoutArg(i int) (time.Duration, bool) {
-	f, ok := parseTimeoutFloat(c.Argv[i])
-	if !ok {
-		c.W.Error("ERR timeout is not a float or out of range")
-		return 0, false
-	}
-	ms := f * 1000
-	if ms >= math.MaxInt64 {
-		c.W.Error("ERR timeout is out of range")
-		return 0, false
-	}
-	t := math.Ceil(ms)
-	if t < 0 {
-		c.W.Error("ERR timeout is negative")
-		return 0, false
-	}
-	if t > 0 && int64(t) > math.MaxInt64-c.Now {
-		c.W.Error("ERR timeout is out of range")
-		return 0, false
-	}
-	if t > float64(math.MaxInt64/int64(time.Millisecond)) {
-		return 0, true // centuries: the same as forever
-	}
-	return time.Duration(t) * time.Millisecond, true
-}
-
-// parseTimeoutFloat parses a timeout in seconds as Valkey's
-// getLongDoubleFromObjectOrReply does: string2ld, that is strtold on at
-// most 5119 bytes, in long double's range (1e400 is a number; 1e5000
-// overflows and 1e-5000 underflows to zero, and both are refused), NaN
-// refused (parseLongDouble). The result is the nearest float64: ±Inf
-// beyond its range, which the callers' range checks refuse as Valkey's
-// do, and a positive value too small for a float64 stays positive, so
-// that it still rounds up to one millisecond.
-func parseTimeoutFloat(b []byte) (float64, bool) {
-	f, inf, ok := parseLongDouble(b)
-	switch {
-	case !ok:
-		return 0, false
-	case inf && b[0] == '-':
-		return math.Inf(-1), true
-	case inf:
-		return math.Inf(1), true
-	}
-	v, _ := f.Float64()
-	if v == 0 && f.Sign() != 0 {
-		v = math.Copysign(math.SmallestNonzeroFloat64, float64(f.Sign()))
-	}
-	return v, true
 }

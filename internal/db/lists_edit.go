@@ -14,7 +14,7 @@ func linsertCommand(c *Ctx) {
 		return
 	}
 	key := c.Argv[1]
-	o, ok := c.lookupListWrite(key)
+	o, ok := c.lookupWriteAs(key, TypeList)
 	if !ok {
 		return
 	}
@@ -43,7 +43,7 @@ func lremCommand(c *Ctx) {
 		return
 	}
 	key := c.Argv[1]
-	o, ok := c.lookupListWrite(key)
+	o, ok := c.lookupWriteAs(key, TypeList)
 	if !ok {
 		return
 	}

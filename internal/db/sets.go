@@ -31,16 +31,6 @@ var SetCommands = []Handler{
 	{Spec: command.Sscan, Proc: sscanCommand},
 }
 
-// touchN records n changes to key (Valkey adds n to server.dirty) and
-// invalidates its WATCHes once.
-func (c *Ctx) touchN(key []byte, n int) {
-	if n <= 0 {
-		return
-	}
-	c.Touch(key)
-	c.Dirty += n - 1
-}
-
 // positiveArg is getPositiveLongFromObjectOrReply: a non-negative integer,
 // with msg for both a non-integer and a negative value.
 func (c *Ctx) positiveArg(i int, msg string) (int64, bool) {
@@ -52,26 +42,10 @@ func (c *Ctx) positiveArg(i int, msg string) (int64, bool) {
 	return n, true
 }
 
-// lookupSet finds a set for reading. It writes WRONGTYPE for another type
-// (ok false); a missing key is (nil, true).
-func (c *Ctx) lookupSet(key []byte, write bool) (*Object, bool) {
-	var o *Object
-	if write {
-		o = c.LookupWrite(key)
-	} else {
-		o = c.LookupRead(key)
-	}
-	if o != nil && o.Type != TypeSet {
-		c.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return o, true
-}
-
 // SADD key member [member ...]
 func saddCommand(c *Ctx) {
 	key := c.Argv[1]
-	o, ok := c.lookupSet(key, true)
+	o, ok := c.lookupWriteAs(key, TypeSet)
 	if !ok {
 		return
 	}
@@ -94,27 +68,7 @@ func saddCommand(c *Ctx) {
 
 // SREM key member [member ...]
 func sremCommand(c *Ctx) {
-	key := c.Argv[1]
-	o, ok := c.lookupSet(key, true)
-	if !ok {
-		return
-	}
-	if o == nil {
-		c.W.Int(0)
-		return
-	}
-	deleted := 0
-	for _, m := range c.Argv[2:] {
-		if setRemove(o, m) {
-			deleted++
-			if setLen(o) == 0 {
-				c.Delete(key)
-				break
-			}
-		}
-	}
-	c.touchN(key, deleted)
-	c.W.Int(int64(deleted))
+	c.removeMembers(c.Argv[1], TypeSet, c.Argv[2:], setRemove, setLen)
 }
 
 // SMOVE source destination member
@@ -158,7 +112,7 @@ func smoveCommand(c *Ctx) {
 
 // SISMEMBER key member
 func sismemberCommand(c *Ctx) {
-	o, ok := c.lookupSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeSet)
 	if !ok {
 		return
 	}
@@ -177,7 +131,7 @@ func (c *Ctx) intBool(b bool) {
 
 // SMISMEMBER key member [member ...]
 func smismemberCommand(c *Ctx) {
-	o, ok := c.lookupSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeSet)
 	if !ok {
 		return
 	}
@@ -189,7 +143,7 @@ func smismemberCommand(c *Ctx) {
 
 // SCARD key
 func scardCommand(c *Ctx) {
-	o, ok := c.lookupSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeSet)
 	if !ok {
 		return
 	}
@@ -202,7 +156,7 @@ func scardCommand(c *Ctx) {
 
 // SMEMBERS key
 func smembersCommand(c *Ctx) {
-	o, ok := c.lookupSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeSet)
 	if !ok {
 		return
 	}
@@ -228,7 +182,7 @@ func spopCommand(c *Ctx) {
 		return
 	}
 	key := c.Argv[1]
-	o, ok := c.lookupSet(key, true)
+	o, ok := c.lookupWriteAs(key, TypeSet)
 	if !ok {
 		return
 	}
@@ -282,7 +236,7 @@ func (c *Ctx) spopWithCount() {
 	if !ok {
 		return
 	}
-	o, ok := c.lookupSet(key, true)
+	o, ok := c.lookupWriteAs(key, TypeSet)
 	if !ok {
 		return
 	}
@@ -391,7 +345,7 @@ func srandmemberCommand(c *Ctx) {
 		c.W.Error(ErrSyntax)
 		return
 	}
-	o, ok := c.lookupSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeSet)
 	if !ok {
 		return
 	}
@@ -423,7 +377,7 @@ func (c *Ctx) srandmemberWithCount() {
 	if !ok {
 		return
 	}
-	o, ok := c.lookupSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeSet)
 	if !ok {
 		return
 	}

@@ -50,7 +50,7 @@ func sintercardCommand(c *Ctx) {
 func (c *Ctx) lookupSets(keys [][]byte) ([]*Object, bool) {
 	sets := make([]*Object, len(keys))
 	for i, k := range keys {
-		o, ok := c.lookupSet(k, false)
+		o, ok := c.lookupReadAs(k, TypeSet)
 		if !ok {
 			return nil, false
 		}

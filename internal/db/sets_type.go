@@ -274,27 +274,3 @@ func setCopy(o *Object) any {
 	}
 	return nil
 }
-
-// SetZSetEncoding reports OBJECT ENCODING for a set or sorted set, and ""
-// for any other type (for composing db.EncodingOf).
-func SetZSetEncoding(o *Object) string {
-	switch o.Type {
-	case TypeSet:
-		return setEncoding(o)
-	case TypeZSet:
-		return zsetEncoding(o)
-	}
-	return ""
-}
-
-// SetZSetCopy deep-copies a set or sorted set in the same encoding (COPY),
-// and returns nil for any other type (for composing db.CopyValue).
-func SetZSetCopy(o *Object) any {
-	switch o.Type {
-	case TypeSet:
-		return setCopy(o)
-	case TypeZSet:
-		return zsetCopy(o)
-	}
-	return nil
-}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/corvid-kv/corvid/internal/command"
-	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // ZSetCommands are the sorted set group's procedures: the member commands
@@ -51,22 +50,6 @@ var ZSetCommands = []Handler{
 	{Spec: command.Zintercard, Proc: zintercardCommand},
 
 	{Spec: command.Zscan, Proc: zscanCommand},
-}
-
-// lookupZSet finds a sorted set; another type writes WRONGTYPE (ok false),
-// a missing key is (nil, true).
-func (c *Ctx) lookupZSet(key []byte, write bool) (*Object, bool) {
-	var o *Object
-	if write {
-		o = c.LookupWrite(key)
-	} else {
-		o = c.LookupRead(key)
-	}
-	if o != nil && o.Type != TypeZSet {
-		c.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return o, true
 }
 
 // createZSet makes key a new sorted set holding val and wakes clients
@@ -147,7 +130,7 @@ opts:
 		scores = append(scores, s)
 		maxLen = max(maxLen, len(argv[idx+2*j+1]))
 	}
-	o, ok := c.lookupZSet(key, true)
+	o, ok := c.lookupWriteAs(key, TypeZSet)
 	if !ok {
 		return
 	}
@@ -197,32 +180,12 @@ opts:
 
 // ZREM key member [member ...]
 func zremCommand(c *Ctx) {
-	key := c.Argv[1]
-	o, ok := c.lookupZSet(key, true)
-	if !ok {
-		return
-	}
-	if o == nil {
-		c.W.Int(0)
-		return
-	}
-	deleted := 0
-	for _, m := range c.Argv[2:] {
-		if zsetDel(o, m) {
-			deleted++
-		}
-		if zsetLen(o) == 0 {
-			c.Delete(key)
-			break
-		}
-	}
-	c.touchN(key, deleted)
-	c.W.Int(int64(deleted))
+	c.removeMembers(c.Argv[1], TypeZSet, c.Argv[2:], zsetDel, zsetLen)
 }
 
 // ZCARD key
 func zcardCommand(c *Ctx) {
-	o, ok := c.lookupZSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeZSet)
 	if !ok {
 		return
 	}
@@ -235,7 +198,7 @@ func zcardCommand(c *Ctx) {
 
 // ZSCORE key member
 func zscoreCommand(c *Ctx) {
-	o, ok := c.lookupZSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeZSet)
 	if !ok {
 		return
 	}
@@ -252,7 +215,7 @@ func zscoreCommand(c *Ctx) {
 
 // ZMSCORE key member [member ...]
 func zmscoreCommand(c *Ctx) {
-	o, ok := c.lookupZSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeZSet)
 	if !ok {
 		return
 	}
@@ -289,7 +252,7 @@ func (c *Ctx) zrankGeneric(reverse bool) {
 		}
 		withScore = true
 	}
-	o, ok := c.lookupZSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeZSet)
 	if !ok {
 		return
 	}
@@ -314,31 +277,17 @@ func (c *Ctx) zrankGeneric(reverse bool) {
 }
 
 // ZCOUNT key min max
-func zcountCommand(c *Ctx) {
-	r, ok := parseScoreRange(c.Argv[2], c.Argv[3])
-	if !ok {
-		c.W.Error(errMinMaxFloat)
-		return
-	}
-	o, ok := c.lookupZSet(c.Argv[1], false)
-	if !ok {
-		return
-	}
-	if o == nil {
-		c.W.Int(0)
-		return
-	}
-	c.W.Int(int64(zsetCountIn(o, scoreSpec{r})))
-}
+func zcountCommand(c *Ctx) { c.zcountGeneric(zrangeScore) }
 
 // ZLEXCOUNT key min max
-func zlexcountCommand(c *Ctx) {
-	r, ok := ds.ParseLexRange(c.Argv[2], c.Argv[3])
+func zlexcountCommand(c *Ctx) { c.zcountGeneric(zrangeLex) }
+
+func (c *Ctx) zcountGeneric(rtype int) {
+	_, _, spec, ok := c.rangeArgs(rtype, 2, 3)
 	if !ok {
-		c.W.Error(errMinMaxLex)
 		return
 	}
-	o, ok := c.lookupZSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeZSet)
 	if !ok {
 		return
 	}
@@ -346,5 +295,5 @@ func zlexcountCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	c.W.Int(int64(zsetCountIn(o, lexSpec{r})))
+	c.W.Int(int64(zsetCountIn(o, spec)))
 }

@@ -80,16 +80,7 @@ func strtod(s []byte) (v float64, n int, rangeErr bool) {
 		return 0, 0, false
 	}
 	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
-			j = k
-		}
+		j = exponentEnd(s, j)
 	}
 	f, err := strconv.ParseFloat(string(s[start:j]), 64)
 	if err != nil && !math.IsInf(f, 0) {
@@ -102,6 +93,24 @@ func strtod(s []byte) (v float64, n int, rangeErr bool) {
 		return f, j, true // underflow to zero
 	}
 	return f, j, false
+}
+
+// exponentEnd returns where the exponent whose marker ('e' or 'p') is at
+// s[j] ends: an optional sign and at least one digit. Without a digit the
+// marker is not part of the number (strtod stops before it), and j is
+// returned.
+func exponentEnd(s []byte, j int) int {
+	k := j + 1
+	if k < len(s) && (s[k] == '+' || s[k] == '-') {
+		k++
+	}
+	if k >= len(s) || !isDigit(s[k]) {
+		return j
+	}
+	for k < len(s) && isDigit(s[k]) {
+		k++
+	}
+	return k
 }
 
 // strtodHex parses the part of a hex float after "0x".
@@ -124,14 +133,7 @@ func strtodHex(s []byte) (v float64, n int, rangeErr, ok bool) {
 	mant := string(s[:j])
 	exp := "p0"
 	if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
+		if k := exponentEnd(s, j); k > j {
 			exp = "p" + string(s[j+1:k])
 			j = k
 		}

@@ -76,7 +76,7 @@ func measureHeap(build func() *Object) (float64, string) {
 	before := heapInUse()
 	o := build()
 	after := heapInUse()
-	enc := SetZSetEncoding(o)
+	enc := ObjectEncoding(o)
 	runtime.KeepAlive(o)
 	return float64(after-before) / memElems, enc
 }

@@ -3,7 +3,6 @@ package db
 import (
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/corvid-kv/corvid/internal/ds"
 )
@@ -209,7 +208,7 @@ func bzpopmaxCommand(c *Ctx) {
 // timeout (argv[timeoutIdx], in seconds) passes. It runs with LockNone:
 // Ctx.Block locks the keys.
 func (c *Ctx) bzpopGeneric(keys [][]byte, max bool, timeoutIdx int, count int64, nested, nilWhenEmpty bool) {
-	timeout, ok := c.secondsTimeoutArg(timeoutIdx)
+	timeout, ok := c.blockTimeoutArg(timeoutIdx)
 	if !ok {
 		return
 	}
@@ -254,35 +253,6 @@ func (c *Ctx) bzpopGeneric(keys [][]byte, max bool, timeoutIdx int, count int64,
 	c.writeZpop(&res, true, nested)
 }
 
-// secondsTimeoutArg is getTimeoutFromObjectOrReply with UNIT_SECONDS: a
-// float number of seconds, rounded up to milliseconds (0: wait forever).
-func (c *Ctx) secondsTimeoutArg(i int) (time.Duration, bool) {
-	v, ok := parseTimeoutFloat(c.Argv[i])
-	if !ok {
-		c.W.Error("ERR timeout is not a float or out of range")
-		return 0, false
-	}
-	ms := v * 1000
-	if ms > math.MaxInt64 {
-		c.W.Error("ERR timeout is out of range")
-		return 0, false
-	}
-	t := math.Ceil(ms)
-	if t < 0 {
-		c.W.Error("ERR timeout is negative")
-		return 0, false
-	}
-	tv := int64(t)
-	if tv > math.MaxInt64-c.Now {
-		c.W.Error("ERR timeout is out of range")
-		return 0, false
-	}
-	if tv > math.MaxInt64/int64(time.Millisecond) {
-		return math.MaxInt64, true // centuries: as good as forever
-	}
-	return time.Duration(tv) * time.Millisecond, true
-}
-
 // zrandmemberSubStrategyMul is ZRANDMEMBER_SUB_STRATEGY_MUL.
 const zrandmemberSubStrategyMul = 3
 
@@ -308,7 +278,7 @@ func zrandmemberCommand(c *Ctx) {
 		c.zrandmemberWithCount(l, withScores)
 		return
 	}
-	o, ok := c.lookupZSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeZSet)
 	if !ok {
 		return
 	}
@@ -334,7 +304,7 @@ func zsetRandom(o *Object) ([]byte, float64) {
 }
 
 func (c *Ctx) zrandmemberWithCount(l int64, withScores bool) {
-	o, ok := c.lookupZSet(c.Argv[1], false)
+	o, ok := c.lookupReadAs(c.Argv[1], TypeZSet)
 	if !ok {
 		return
 	}

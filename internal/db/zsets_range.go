@@ -166,31 +166,9 @@ func (c *Ctx) zrangeGeneric(argStart int, store bool, rtype, dir int) {
 	if reverse && rtype != zrangeRank {
 		minIdx, maxIdx = maxIdx, minIdx
 	}
-	var start, end int64
-	var spec rangeSpec
-	switch rtype {
-	case zrangeRank:
-		var ok bool
-		if start, ok = c.IntArg(minIdx); !ok {
-			return
-		}
-		if end, ok = c.IntArg(maxIdx); !ok {
-			return
-		}
-	case zrangeScore:
-		r, ok := parseScoreRange(argv[minIdx], argv[maxIdx])
-		if !ok {
-			c.W.Error(errMinMaxFloat)
-			return
-		}
-		spec = scoreSpec{r}
-	case zrangeLex:
-		r, ok := ds.ParseLexRange(argv[minIdx], argv[maxIdx])
-		if !ok {
-			c.W.Error(errMinMaxLex)
-			return
-		}
-		spec = lexSpec{r}
+	start, end, spec, ok := c.rangeArgs(rtype, minIdx, maxIdx)
+	if !ok {
+		return
 	}
 	sink := &zrangeSink{c: c, withScores: withScores || store}
 	if store {
@@ -217,33 +195,47 @@ func (c *Ctx) zrangeGeneric(argStart int, store bool, rtype, dir int) {
 	zrangeBySpec(sink, o, spec, offset, limit, reverse)
 }
 
+// rangeArgs parses the bounds of a ZRANGE-family range from argv[minIdx]
+// and argv[maxIdx]: two ranks (start, end) for zrangeRank, else a score or
+// lex range (spec). Malformed bounds write Valkey's error (ok false).
+func (c *Ctx) rangeArgs(rtype, minIdx, maxIdx int) (start, end int64, spec rangeSpec, ok bool) {
+	switch rtype {
+	case zrangeRank:
+		if start, ok = c.IntArg(minIdx); !ok {
+			return
+		}
+		end, ok = c.IntArg(maxIdx)
+		return
+	case zrangeScore:
+		var r ds.ScoreRange
+		if r, ok = parseScoreRange(c.Argv[minIdx], c.Argv[maxIdx]); !ok {
+			c.W.Error(errMinMaxFloat)
+			return
+		}
+		return 0, 0, scoreSpec{r}, true
+	}
+	r, ok := ds.ParseLexRange(c.Argv[minIdx], c.Argv[maxIdx])
+	if !ok {
+		c.W.Error(errMinMaxLex)
+		return
+	}
+	return 0, 0, lexSpec{r}, true
+}
+
 // zrangeByRank emits ranks start..end (negative from the end).
 func zrangeByRank(s *zrangeSink, o *Object, start, end int64, reverse bool) {
-	llen := int64(zsetLen(o))
-	if start < 0 {
-		start += llen
-	}
-	if end < 0 {
-		end += llen
-	}
-	if start < 0 {
-		start = 0
-	}
-	if start > end || start >= llen {
-		s.begin(0)
+	llen := zsetLen(o)
+	from, n := rankRange(start, end, int64(llen))
+	s.begin(n)
+	if n == 0 {
 		s.finish()
 		return
 	}
-	if end >= llen {
-		end = llen - 1
-	}
-	n := end - start + 1
-	s.begin(int(n))
-	r := start
+	r := from
 	if reverse {
-		r = llen - 1 - start
+		r = llen - 1 - from
 	}
-	z := zsetAtRank(o, int(r))
+	z := zsetAtRank(o, r)
 	for ; n > 0 && z.valid(); n-- {
 		m, sc := z.get()
 		s.emit(m, sc)
@@ -290,33 +282,11 @@ func zremrangebylexCommand(c *Ctx) { c.zremrangeGeneric(zrangeLex) }
 
 func (c *Ctx) zremrangeGeneric(rtype int) {
 	key := c.Argv[1]
-	var start, end int64
-	var spec rangeSpec
-	switch rtype {
-	case zrangeRank:
-		var ok bool
-		if start, ok = c.IntArg(2); !ok {
-			return
-		}
-		if end, ok = c.IntArg(3); !ok {
-			return
-		}
-	case zrangeScore:
-		r, ok := parseScoreRange(c.Argv[2], c.Argv[3])
-		if !ok {
-			c.W.Error(errMinMaxFloat)
-			return
-		}
-		spec = scoreSpec{r}
-	case zrangeLex:
-		r, ok := ds.ParseLexRange(c.Argv[2], c.Argv[3])
-		if !ok {
-			c.W.Error(errMinMaxLex)
-			return
-		}
-		spec = lexSpec{r}
+	start, end, spec, ok := c.rangeArgs(rtype, 2, 3)
+	if !ok {
+		return
 	}
-	o, ok := c.lookupZSet(key, true)
+	o, ok := c.lookupWriteAs(key, TypeZSet)
 	if !ok {
 		return
 	}
@@ -326,24 +296,12 @@ func (c *Ctx) zremrangeGeneric(rtype int) {
 	}
 	var deleted int
 	if rtype == zrangeRank {
-		llen := int64(zsetLen(o))
-		if start < 0 {
-			start += llen
-		}
-		if end < 0 {
-			end += llen
-		}
-		if start < 0 {
-			start = 0
-		}
-		if start > end || start >= llen {
+		from, n := rankRange(start, end, int64(zsetLen(o)))
+		if n == 0 {
 			c.W.Int(0)
 			return
 		}
-		if end >= llen {
-			end = llen - 1
-		}
-		deleted = zsetDeleteRank(o, int(start), int(end))
+		deleted = zsetDeleteRank(o, from, from+n-1)
 	} else {
 		deleted = zsetDeleteIn(o, spec)
 	}

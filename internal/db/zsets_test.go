@@ -252,6 +252,11 @@ func TestZPops(t *testing.T) {
 			sl("-ERR timeout is negative\r\n", "BZPOPMIN p -1"),
 			sl("-ERR timeout is not a float or out of range\r\n", "BZPOPMIN p x"),
 			sl("-ERR timeout is out of range\r\n", "BZPOPMIN p 1e300"),
+			// 2^63 ms, and a wait that would overflow now+timeout:
+			// refused as BLPOP refuses them (BZPOPMIN had its own copy of
+			// the parser, which took both and blocked forever).
+			sl("-ERR timeout is out of range\r\n", "BZPOPMIN p 9223372036854775.808"),
+			sl("-ERR timeout is out of range\r\n", "BZPOPMIN p 9223372036854775"),
 			// The timeout is a long double (string2ld), not a double:
 			// 1e400 is in range and too long, 1e5000 and 1e-5000 are
 			// refused, 1e-400 rounds up to 1 ms (found by tests/cmdfuzz).
