@@ -1,9 +1,10 @@
 // Package ds holds Corvid's hand-written data structures: the Dict hash table
 // behind the keyspace, StrMap (the hashtable encoding of sets and hashes)
-// and ZSkip (sorted sets) over the open-addressed oIndex, the older
-// Skiplist and ZSet, IntSet, listpacks and the quicklist, Valkey's glob
-// matcher, and the CRC16 (cluster slots) and CRC64 (RDB) checksums. Nothing
-// here does I/O.
+// and ZSkip (sorted sets) over the open-addressed oIndex, IntSet, listpacks
+// and the quicklist, Valkey's glob matcher, and the CRC64 checksum of RDB
+// files and DUMP payloads. Nothing here does I/O, and nothing here holds
+// state shared between its values except the process-wide hash seed
+// (hash.go).
 //
 // # Locking
 //
@@ -26,10 +27,6 @@
 //     the table is resized or rehashed meanwhile: entries never move in memory.
 //     After deletion the pointer must not be used; Delete zeroes the value so
 //     that a stale pointer does not keep it alive.
-//   - Skiplist nodes (*Node) are valid until their member is deleted.
-//     UpdateScore returns the node to use afterwards, which may be new.
-//   - ZSet shares each member's bytes between its Dict key and its Skiplist
-//     node, so a member costs one copy.
 //   - ZSkip (the skiplist encoding the keyspace uses, ordered by a B+tree)
 //     carves its nodes from pointer-free slabs and keeps its index slots,
 //     owners array and tree leaves in pointer-free memory: the links to
