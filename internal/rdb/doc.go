@@ -9,9 +9,11 @@
 //
 // # Writing
 //
-// Writer streams: WriteHeader (magic and the AUX fields Valkey writes),
-// BeginDB per database (SELECTDB and RESIZEDB), WriteEntry per key in any
-// order within its database, Close (EOF opcode and CRC64). Only one
+// Writer streams: WriteHeader (magic and the AUX fields Valkey writes,
+// with the replication ones if Options.Repl is set), WriteFunction per
+// function library, BeginDB per database (SELECTDB and RESIZEDB),
+// WriteEntry per key in any order within its database, Close (EOF opcode
+// and CRC64). Only one
 // serialized value is held at a time, so a snapshot can feed keys as it
 // walks the keyspace. Each value gets the encoding Valkey 8.0.1 would
 // have given it under the configured Limits (as if lists had been built
@@ -36,7 +38,14 @@
 // pre-release function data are reported as ErrUnsupported naming the
 // type and its offset. Keys are delivered whatever their expiry: dropping
 // expired keys is the caller's decision (Valkey drops them on a primary).
-// Empty collections, which Valkey skips, are skipped.
+// Empty collections, which Valkey skips, are skipped. Duplicate keys are
+// not detected (that takes a set of every key; the keyspace notices on
+// insert, where Valkey fails the load).
+//
+// The writer trusts its input: collections must be non-empty (ErrEmpty
+// otherwise), set members, hash fields and sorted-set members distinct,
+// and scores not NaN, as the keyspace guarantees; it does not check the
+// last three.
 //
 // Invariants on bad input: Load and ParseDumpPayload never panic, and
 // every error about the input is a *FormatError with the byte offset

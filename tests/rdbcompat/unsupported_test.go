@@ -12,6 +12,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/rdb"
+	"github.com/corvid-kv/corvid/internal/rdb/rdbtest"
 )
 
 // TestValkeyFunctionsAndStreams: a Valkey file with a function library
@@ -116,5 +117,22 @@ func TestValkeyLoadsOurFunctions(t *testing.T) {
 	}
 	if got, err := c.Get(context.Background(), "k").Result(); err != nil || got != "v" {
 		t.Fatalf("GET k: %q, %v", got, err)
+	}
+}
+
+// TestValkeyChecksOptions: files written without compression or without
+// checksum pass valkey-check-rdb too.
+func TestValkeyChecksOptions(t *testing.T) {
+	bin := valkeyPath(t)
+	for name, opts := range map[string]rdb.Options{
+		"no-compression": {Limits: rdb.DefaultLimits(), Checksum: true},
+		"no-checksum":    {Limits: rdb.DefaultLimits(), Compression: true},
+		"aof-base":       {Limits: rdb.DefaultLimits(), Compression: true, Checksum: true, AOFBase: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.rdb")
+			writeFile(t, path, rdbtest.Coverage(), opts)
+			checkRDB(t, bin, path)
+		})
 	}
 }
