@@ -2,7 +2,11 @@ package main
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +23,7 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("a raw-blocking loop needs a second P")
 	}
+	before := epollFDs(t)
 	addr := startEpoll(t, epollOpts{loops: 1, rawBlock: true})
 	c, r := testutil.DialConn(t, addr)
 	ping := func() {
@@ -29,7 +34,7 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 		}
 	}
 	ping()
-	time.Sleep(20 * time.Millisecond) // the loop is asleep in the kernel
+	asleepOn(t, before) // the loop is asleep in the kernel
 	done := make(chan struct{})
 	go func() {
 		for range 10 {
@@ -39,10 +44,66 @@ func TestRawBlockLetsGCRun(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangTimeout):
 		t.Fatal("GC could not stop the raw-blocking loop")
 	}
 	ping()
+}
+
+// hangTimeout bounds the waits of these tests for a server to start, a
+// loop to sleep or a GC to finish: only a hang reaches it. The machines
+// that run the tests are small and noisy.
+const hangTimeout = 30 * time.Second
+
+// epollFDs lists this process's epoll descriptors (links of /proc/self/fd
+// to "anon_inode:[eventpoll]"), after the runtime's own network poller
+// has been created.
+func epollFDs(t *testing.T) map[string]bool {
+	t.Helper()
+	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		ln.Close()
+	}
+	fds := map[string]bool{}
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		if l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); l == "anon_inode:[eventpoll]" {
+			fds[e.Name()] = true
+		}
+	}
+	return fds
+}
+
+// asleepOn waits until a thread of this process sleeps in a system call
+// on an epoll descriptor that is not in before (a new loop's), as
+// /proc/self/task/*/syscall shows it: the call's number, then its first
+// argument. Where /proc does not show system calls it does not wait.
+func asleepOn(t *testing.T, before map[string]bool) {
+	t.Helper()
+	if _, err := os.ReadFile("/proc/self/syscall"); err != nil {
+		t.Logf("cannot see system calls (%v): not waiting for the loop to sleep", err)
+		return
+	}
+	asleep := func() bool {
+		loops := map[string]bool{}
+		for fd := range epollFDs(t) {
+			if n, err := strconv.Atoi(fd); err == nil && !before[fd] {
+				loops["0x"+strconv.FormatInt(int64(n), 16)] = true
+			}
+		}
+		tasks, _ := filepath.Glob("/proc/self/task/*/syscall")
+		for _, f := range tasks {
+			b, _ := os.ReadFile(f)
+			if fields := strings.Fields(string(b)); len(fields) >= 2 && loops[fields[1]] {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(hangTimeout); !asleep(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no loop asleep on a new epoll descriptor after %v", hangTimeout)
+		}
+	}
 }
 
 // TestDeferWrite: with replies written after every ready socket was read,
@@ -85,12 +146,11 @@ func TestURing(t *testing.T) {
 	go serveURing(port, true, true, true)
 	addr := ln.Addr().String()
 	var conns []net.Conn
-	for range 50 {
+	for deadline := time.Now().Add(hangTimeout); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			conns = append(conns, c)
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	if len(conns) == 0 {
 		t.Fatal("the io_uring null server did not start")
@@ -113,7 +173,7 @@ func TestURing(t *testing.T) {
 		}()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(hangTimeout):
 			t.Fatal("GC could not stop the raw-waiting loop")
 		}
 	}

@@ -115,7 +115,7 @@ func startRedis(t *testing.T) *respConn {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // only a hang reaches it
 	for {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err == nil {

@@ -57,24 +57,28 @@ func TestClientIOEnginesAgree(t *testing.T) {
 
 // A window the socket does not take at once (the server is not reading)
 // is completed later (epoll: on EPOLLOUT; io_uring: the rest is sent
-// again), and every reply is still counted.
+// again), and every reply is still counted. The server stops reading at
+// the first request of each key until a write was partial (or, if none
+// ever is, for hangTimeout, and the test fails).
 func TestLoopPartialWrite(t *testing.T) { eachLoopEngine(t, testLoopPartialWrite) }
 
 func testLoopPartialWrite(t *testing.T, io string) {
 	var mu sync.Mutex
 	stalled := map[string]bool{}
 	h := simpleHandler()
+	before := partialWrites.Load()
 	f := newFake(t, func(a []string) string {
 		mu.Lock()
 		first := !stalled[a[1]]
 		stalled[a[1]] = true
 		mu.Unlock()
-		if first {
-			time.Sleep(100 * time.Millisecond) // the client's writes pile up
+		if first { // the client's writes pile up
+			for deadline := time.Now().Add(hangTimeout); partialWrites.Load() == before && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 		}
 		return h(a)
 	})
-	before := partialWrites.Load()
 	cfg := parse(t, "-t 1 -c 2 -n 12 --ratio 1:0 -d 2000000 --pipeline 6 --key-maximum 3 -p 1 --client-io "+io)
 	res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
 	if err != nil {
@@ -111,7 +115,7 @@ func testLoopServerHangsUp(t *testing.T, io string) {
 			}()
 		}
 	}()
-	cfg := parse(t, "-t 1 -c 2 --test-time 30 -p 1 --client-io "+io)
+	cfg := parse(t, "-t 1 -c 2 --test-time 300 -p 1 --client-io "+io)
 	done := make(chan error, 1)
 	go func() {
 		_, err := Run(context.Background(), cfg, []string{ln.Addr().String()}, Progress{})
@@ -122,7 +126,7 @@ func testLoopServerHangsUp(t *testing.T, io string) {
 		if err == nil || !strings.Contains(err.Error(), "every connection") {
 			t.Fatalf("err %v", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(hangTimeout): // --test-time 300: far longer
 		t.Fatal("run did not end")
 	}
 }

@@ -10,7 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
+
+// hangTimeout bounds this package's tests' waits for a run to end or for
+// something to happen: only a hang reaches it. The machines that run the
+// tests are small and noisy; no test may depend on how fast they are.
+const hangTimeout = 30 * time.Second
 
 // fakeServer is a tiny RESP server for tests. handle returns the raw reply
 // for one command; it runs on the connection's goroutine.

@@ -145,11 +145,12 @@ func TestTestTimeStops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if el := time.Since(start); el < 250*time.Millisecond || el > 3*time.Second {
-			t.Fatalf("ran %v", el)
-		}
-		if d := res[0].Duration(); d < 290*time.Millisecond || d > 2*time.Second {
-			t.Fatalf("duration %v", d)
+		// That Run returned is the stop; its duration is at least the
+		// test time, and within the time Run took. (How much longer than
+		// the test time depends on the machine.)
+		el := time.Since(start)
+		if d := res[0].Duration(); d < 290*time.Millisecond || d > el {
+			t.Fatalf("duration %v, Run took %v", d, el)
 		}
 		if res[0].Totals().Ops == 0 {
 			t.Fatal("no ops")
@@ -384,14 +385,20 @@ func (w *syncWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
 func TestCancelStopsRun(t *testing.T) {
 	eachLoopEngine(t, func(t *testing.T, io string) {
 		f := newFake(t, simpleHandler())
-		cfg := parse(t, "-t 1 -c 2 --test-time 60 -p 1 --client-io "+io)
+		cfg := parse(t, "-t 1 -c 2 --test-time 3600 -p 1 --client-io "+io)
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		start := time.Now()
-		if _, err := Run(ctx, cfg, []string{f.addr()}, Progress{}); err != nil {
-			t.Fatal(err)
-		}
-		if time.Since(start) > 5*time.Second {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Run(ctx, cfg, []string{f.addr()}, Progress{})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(hangTimeout): // the test time is an hour
 			t.Fatal("cancel did not stop the run")
 		}
 	})
