@@ -31,6 +31,7 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 		return e, nil
 
 	case typeList:
+		// RDB_TYPE_LIST (Redis before 3.2): a count and that many strings.
 		e.Kind = KindList
 		n, err := d.length("list length")
 		if err != nil {
@@ -46,6 +47,10 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 		}
 
 	case typeListQuicklist, typeListQuicklist2:
+		// A node count, then per node (v2 only) its container, PLAIN for
+		// one raw element or PACKED for a listpack (v2) or ziplist (v1).
+		// Empty packed nodes are skipped as Valkey skips them; an empty
+		// list as a whole is skipped below.
 		e.Kind = KindList
 		n, err := d.length("quicklist node count")
 		if err != nil {
@@ -91,6 +96,8 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 		}
 
 	case typeSet, typeSetIntset, typeSetListpack:
+		// A hashtable set is a count and strings; intsets and listpacks
+		// are one blob each. Members keep the file's order.
 		e.Kind = KindSet
 		u := newUniq()
 		add := func(v []byte) string {
@@ -131,6 +138,10 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 		}
 
 	case typeZSet, typeZSet2, typeZSetZiplist, typeZSetListpack:
+		// Skiplists are saved greatest first with scores as strings (v1)
+		// or binary doubles (v2); ziplists and listpacks hold member and
+		// score alternately, the score as a string or an integer. All
+		// come out in Valkey's order: by score, then member bytes.
 		e.Kind = KindZSet
 		u := newUniq()
 		add := func(m []byte, score float64) string {
@@ -169,6 +180,8 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 				}
 			}
 		} else {
+			// pair receives the blob's elements one at a time and adds a
+			// member at every second one.
 			var member []byte
 			odd := false
 			pair := func(v []byte) string {
@@ -200,6 +213,9 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 		slices.SortFunc(e.ZSet, zcmp)
 
 	case typeHash, typeHashZipmap, typeHashZiplist, typeHashListpack:
+		// Fields and values alternate: as string pairs after a count, or
+		// inside one zipmap, ziplist or listpack blob. Fields keep the
+		// file's order.
 		e.Kind = KindHash
 		u := newUniq()
 		add := func(f, v []byte) string {
@@ -259,6 +275,9 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 			}
 		}
 
+	// Types this package does not model: stop with the type and the
+	// offset of its type byte. There is no skipping them: a stream's or
+	// module value's length is not known without decoding it.
 	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
 		return nil, &FormatError{Offset: off, Msg: fmt.Sprintf("RDB type %d (streams) not supported yet", t), Err: ErrUnsupported}
 	case typeModulePreGA, typeModule2:

@@ -129,6 +129,8 @@ func (lp *listpack) append(v []byte) {
 	}
 	l := uint64(len(b) - start)
 	switch {
+	// backlen: 7 bits per byte, most significant first, the high bit set
+	// on every byte but the first so it can be read right to left.
 	case l <= 127:
 		b = append(b, byte(l))
 	case l < 16383:
@@ -157,6 +159,9 @@ func lpDecode(b []byte, fn func(v []byte) string) string {
 	}
 	count := int(binary.LittleEndian.Uint16(b[4:]))
 	p, n := lpHeaderSize, 0
+	// Each step decodes the encoding byte into hdr (bytes before the
+	// data) and dlen (data bytes; 0 for integers, whose value is in the
+	// header), then checks the backlen against the entry's size.
 	for {
 		if p >= len(b) {
 			return "listpack without terminator"

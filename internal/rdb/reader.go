@@ -68,6 +68,8 @@ func (l *Loader) load(in *input) (Info, error) {
 	}
 	info.Version = ver
 	d := &dec{in: in}
+	// The opcodes before a key (expiry, idle time, frequency) apply to
+	// that key only; they are reset after each.
 	db := 0
 	expire, idle, freq := int64(-1), int64(-1), -1
 	for {
@@ -77,14 +79,14 @@ func (l *Loader) load(in *input) (Info, error) {
 			return info, err
 		}
 		switch t {
-		case opExpireTime:
+		case opExpireTime: // seconds, int32 LE (RDB before 3)
 			b, err := in.next(4, "expire time")
 			if err != nil {
 				return info, err
 			}
 			expire = int64(int32(binary.LittleEndian.Uint32(b))) * 1000
 			continue
-		case opExpireTimeMs:
+		case opExpireTimeMs: // milliseconds, int64 LE
 			b, err := in.next(8, "expire time")
 			if err != nil {
 				return info, err
@@ -108,7 +110,7 @@ func (l *Loader) load(in *input) (Info, error) {
 			}
 			idle = int64(v)
 			continue
-		case opEOF:
+		case opEOF: // leaves the loop below
 		case opSelectDB:
 			v, err := d.length("database number")
 			if err != nil {
@@ -156,7 +158,7 @@ func (l *Loader) load(in *input) (Info, error) {
 				}
 			}
 			continue
-		case opFunction2:
+		case opFunction2: // one string: the library's code
 			code, err := d.str("function library")
 			if err != nil {
 				return info, err
@@ -169,7 +171,7 @@ func (l *Loader) load(in *input) (Info, error) {
 			continue
 		case opModuleAux, opFunctionPreGA:
 			return info, &FormatError{Offset: off, Msg: rdbTypeName(t) + " data not supported", Err: ErrUnsupported}
-		default:
+		default: // a key: the byte was its value's RDB type
 			key, err := d.str("key")
 			if err != nil {
 				return info, err
@@ -190,6 +192,8 @@ func (l *Loader) load(in *input) (Info, error) {
 		}
 		break // EOF
 	}
+	// RDB 5 added the CRC64 trailer. It covers every byte before it; a
+	// zero trailer means the writer had rdbchecksum off.
 	if ver < 5 {
 		return info, nil
 	}
