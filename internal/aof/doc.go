@@ -76,9 +76,12 @@
 // delivers each command to a callback (argv valid during the call only),
 // an RDB base (or preamble) to another. It follows Valkey's
 // loadSingleAppendOnlyFile byte for byte (the same lines accepted, the
-// same messages), with three deliberate differences: a declared length is
+// same messages), with four deliberate differences: a declared length is
 // never allocated before the file is known to hold that many bytes; a
 // truncated file that is not the last is reported but not cut; a cut
-// inside a transaction goes back to before its MULTI, and a cut never
-// removes an RDB preamble. Load never panics on any input (FuzzLoader).
+// inside a transaction (even in the middle of a command) goes back to
+// before its first MULTI (Valkey cuts after the last complete command and
+// reverts the transaction on the next load; it also moves the revert
+// point on a nested MULTI); a cut never removes an RDB preamble (Valkey's
+// valid_up_to starts at 0 after it). Load never panics on any input (FuzzLoader).
 package aof

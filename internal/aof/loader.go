@@ -300,7 +300,10 @@ func (l *loader) load(r io.Reader, size int64) error {
 			prev = e
 		}
 		isMulti := bytes.EqualFold(l.argv[0], []byte("multi"))
-		if isMulti {
+		if isMulti && !l.inMulti {
+			// Valkey moves valid_before_multi on a nested MULTI too (one
+			// queued inside a transaction), so a cut there would leave the
+			// outer MULTI open; a transaction starts at its first MULTI.
 			l.validBeforeMulti = l.validUpTo
 		}
 		if l.opts.Command != nil {

@@ -132,3 +132,30 @@ func TestFsyncErrors(t *testing.T) {
 		runtime.Gosched()
 	}
 }
+
+// TestCloseLeavesNoGoroutines: Close stops the flusher and the fsync
+// worker of every policy.
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, p := range []FsyncPolicy{FsyncAlways, FsyncEverysec, FsyncNo} {
+		w, err := Open(t.TempDir(), "appendonly.aof", Options{Fsync: p, FlushInterval: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Append(cmd("SET a 1"))
+		if _, err := w.StartRewrite(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second) // hang detector only
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		runtime.Gosched()
+	}
+}

@@ -389,6 +389,13 @@ func (w *Writer) Sync(ctx context.Context) error {
 func (w *Writer) WaitDurable(ctx context.Context, t Ticket) error {
 	for {
 		w.mu.Lock()
+		if int64(t) > w.mu.appended {
+			if w.mu.closed { // an append after Close: dropped
+				w.mu.Unlock()
+				return ErrClosed
+			}
+			t = Ticket(w.mu.appended) // nothing beyond was ever appended
+		}
 		if w.mu.durable >= int64(t) {
 			w.mu.Unlock()
 			return nil

@@ -515,3 +515,12 @@ func TestPrepareSwitch(t *testing.T) {
 	}
 	equalStrings(t, c.cmds, []string{"SELECT 4", "SET a 1", "SET b 2", "SELECT 4", "SET c 3"})
 }
+
+func TestWaitDurableBeyondAppended(t *testing.T) {
+	w := openTest(t, t.TempDir(), Options{Fsync: FsyncAlways})
+	defer w.Close()
+	tk := w.Append(cmd("SET a 1"))
+	if err := w.WaitDurable(context.Background(), tk+1000); err != nil {
+		t.Fatal(err)
+	}
+}
