@@ -13,6 +13,9 @@
 //	appendonly.aof.<n>.incr.aof   the commands since, in order; the last is being written
 //	temp-...                      files being written (a manifest, a rewrite's base)
 //
+// A single-file AOF of the old kind (dataDir/appendonly.aof) is moved in
+// as base seq 1 by UpgradeOldStyle, as Valkey does before loading.
+//
 // History files (type h, a base or incr made obsolete by a rewrite) are
 // deleted after each rewrite and at Open, unless DisableAutoGC. The
 // manifest is only ever replaced whole (WriteManifest: temp file, fsync,

@@ -105,6 +105,7 @@ const (
 	msgNotLast        = "Fatal error: the truncated file is not the last file"
 	msgRevertMulti    = "Revert incomplete MULTI/EXEC transaction in AOF file %s"
 	msgRDBBase        = "Error reading the RDB base file %s, AOF loading aborted"
+	msgRDBPreamble    = "Error reading the RDB preamble of the AOF file %s, AOF loading aborted"
 	msgUnrecoverable  = "Unrecoverable error reading the append only file %s: %s"
 	msgCannotStat     = "Unable to obtain the AOF file %s length. stat: %s"
 	msgUnknownCommand = "Unknown command '%s' reading the append only file %s"
@@ -151,7 +152,7 @@ func Load(dir, name string, opts LoadOptions) (*LoadResult, error) {
 	}
 	for i, f := range files {
 		start := time.Now()
-		l := loader{opts: opts, logf: logf, file: f.Name, last: i == len(files)-1}
+		l := loader{opts: opts, logf: logf, file: f.Name, last: i == len(files)-1, oldStyle: f.Name == name}
 		if err := l.loadFile(filepath.Join(dir, f.Name)); err != nil {
 			res.Commands += l.commands
 			return res, err
@@ -172,10 +173,11 @@ func Load(dir, name string, opts LoadOptions) (*LoadResult, error) {
 
 // loader reads one file, command by command, as loadSingleAppendOnlyFile.
 type loader struct {
-	opts LoadOptions
-	logf func(format string, args ...any)
-	file string
-	last bool
+	opts     LoadOptions
+	logf     func(format string, args ...any)
+	file     string
+	last     bool
+	oldStyle bool // file is named appendfilename: a migrated single-file AOF
 
 	br   *bufio.Reader
 	off  int64 // bytes consumed from the file
@@ -235,13 +237,23 @@ func (l *loader) load(r io.Reader, size int64) error {
 	l.br = bufio.NewReaderSize(r, 64<<10)
 	l.size = size
 	if sig, _ := l.br.Peek(5); bytes.Equal(sig, []byte("REDIS")) {
-		l.logf("Reading RDB base file on AOF loading...")
+		// An old-style AOF (named appendfilename itself, moved in by
+		// UpgradeOldStyle) may have an RDB preamble and a RESP tail.
+		msg := fmt.Sprintf(msgRDBBase, l.file)
+		if l.oldStyle {
+			l.logf("Reading RDB preamble from AOF file...")
+			msg = fmt.Sprintf(msgRDBPreamble, l.file)
+		} else {
+			l.logf("Reading RDB base file on AOF loading...")
+		}
 		if l.opts.RDB == nil {
-			return l.fail(ErrRDB, 0, fmt.Sprintf(msgRDBBase, l.file), errors.New("no RDB loader"))
+			return l.fail(ErrRDB, 0, msg, errors.New("no RDB loader"))
 		}
 		if err := l.opts.RDB(l.file, (*countingReader)(l)); err != nil {
-			msg := fmt.Sprintf(msgRDBBase, l.file)
 			return l.fail(ErrRDB, 0, msg, err)
+		}
+		if l.oldStyle {
+			l.logf("Reading the remaining AOF tail...")
 		}
 		// Valkey leaves valid_up_to at 0 here, so a truncated tail after
 		// an RDB preamble would cut the preamble too; keep the RDB.

@@ -481,3 +481,44 @@ func writeAOF(t *testing.T, dir string, base, incr []byte) {
 	}
 	os.WriteFile(filepath.Join(dir, m.Incr[0].Name), incr, 0o644)
 }
+
+// TestUpgradeLikeValkey: an old-style appendonly.aof in the data
+// directory is migrated by valkey-server and by UpgradeOldStyle followed
+// by Open into the same manifest, and both load the same commands.
+func TestUpgradeLikeValkey(t *testing.T) {
+	testutil.ValkeyServerPath(t)
+	old := bytes.Join([][]byte{aof.AppendSelect(nil, 0),
+		aof.AppendCommand(nil, []byte("SET"), []byte("a"), []byte("1")),
+		aof.AppendCommand(nil, []byte("RPUSH"), []byte("l"), []byte("x"))}, nil)
+	vdir, cdir := t.TempDir(), t.TempDir()
+	for _, d := range []string{vdir, cdir} {
+		os.WriteFile(filepath.Join(d, "appendonly.aof"), old, 0o644)
+	}
+	v := startValkey(t, vdir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+	c := testutil.Dial(t, v.addr)
+	do(t, c, `"1"`, "GET", "a")
+	v.stop(t)
+	if !strings.Contains(v.output(), "Successfully migrated an old-style AOF file (appendonly.aof) into the AOF directory (appendonlydir).") {
+		t.Errorf("valkey log:\n%s", v.output())
+	}
+
+	ok, err := aof.UpgradeOldStyle(cdir, "appendonlydir", "appendonly.aof", nil)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	w, err := aof.Open(filepath.Join(cdir, "appendonlydir"), "appendonly.aof", aof.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	vm, _ := os.ReadFile(filepath.Join(vdir, "appendonlydir", "appendonly.aof.manifest"))
+	cm, _ := os.ReadFile(filepath.Join(cdir, "appendonlydir", "appendonly.aof.manifest"))
+	if string(vm) != string(cm) || string(cm) != "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" {
+		t.Errorf("valkey's manifest %q, ours %q", vm, cm)
+	}
+	vc, _ := loadAll(t, filepath.Join(vdir, "appendonlydir"), false)
+	cc, _ := loadAll(t, filepath.Join(cdir, "appendonlydir"), false)
+	if strings.Join(vc, "|") != strings.Join(cc, "|") || len(cc) != 3 {
+		t.Errorf("valkey's dir loads %q, ours %q", vc, cc)
+	}
+}
