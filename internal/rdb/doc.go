@@ -22,7 +22,8 @@
 // sorted sets; listpack or hashtable hashes; quicklists of listpack nodes
 // with PLAIN nodes for large elements. Strings are integer-encoded and
 // LZF-compressed by Valkey's rules (rdbSaveRawString), with Valkey's own
-// LZF algorithm, so that for deterministic encodings (everything but
+// LZF algorithm, and listpack scores are formatted by a transcription of
+// Valkey's fpconv_dtoa (Grisu2), so that for deterministic encodings (everything but
 // hashtable sets and hashes, whose order in Valkey depends on its hash
 // table) DumpPayload is byte-equal to Valkey's DUMP; tests/rdbcompat
 // checks this against valkey-server 8.0.1.

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"strconv"
 	"sync"
 )
 
@@ -281,87 +280,4 @@ func (e *encoder) appendList(b []byte, elems [][]byte) []byte {
 		}
 	}
 	return b
-}
-
-// appendScore is Valkey 8.0.1's d2string, the form in which a listpack
-// stores a score: "nan", "inf", "-inf", "0"/"-0", an integer when the
-// double is one (within ±LLONG_MAX/2), else the shortest round-trip digits
-// laid out as fpconv_dtoa does.
-func appendScore(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "nan"...)
-	case math.IsInf(f, 1):
-		return append(b, "inf"...)
-	case math.IsInf(f, -1):
-		return append(b, "-inf"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(b, "-0"...)
-		}
-		return append(b, '0')
-	}
-	const half = float64(math.MaxInt64 / 2)
-	if f >= -half && f <= half {
-		if i := int64(f); float64(i) == f {
-			return strconv.AppendInt(b, i, 10)
-		}
-	}
-	return appendDtoa(b, f)
-}
-
-// appendDtoa formats f like Valkey's fpconv_dtoa (emit_digits): digits d
-// with f = d * 10^K.
-func appendDtoa(b []byte, f float64) []byte {
-	if f < 0 {
-		b = append(b, '-')
-		f = -f
-	}
-	var tmp [32]byte
-	s := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // d.ddde±XX
-	ei := bytes.IndexByte(s, 'e')
-	digits := make([]byte, 0, 17)
-	digits = append(digits, s[0])
-	if ei > 1 {
-		digits = append(digits, s[2:ei]...)
-	}
-	e10, _ := strconv.Atoi(string(s[ei+1:]))
-	nd := len(digits)
-	k := e10 - (nd - 1)
-	exp := k + nd - 1
-	if exp < 0 {
-		exp = -exp
-	}
-	if k >= 0 && exp < nd+7 {
-		b = append(b, digits...)
-		for range k {
-			b = append(b, '0')
-		}
-		return b
-	}
-	if k < 0 && (k > -7 || exp < 4) {
-		off := nd + k
-		if off <= 0 {
-			b = append(b, '0', '.')
-			for range -off {
-				b = append(b, '0')
-			}
-			return append(b, digits...)
-		}
-		b = append(b, digits[:off]...)
-		b = append(b, '.')
-		return append(b, digits[off:]...)
-	}
-	b = append(b, digits[0])
-	if nd > 1 {
-		b = append(b, '.')
-		b = append(b, digits[1:]...)
-	}
-	b = append(b, 'e')
-	if k+nd-1 < 0 {
-		b = append(b, '-')
-	} else {
-		b = append(b, '+')
-	}
-	return strconv.AppendInt(b, int64(exp), 10)
 }

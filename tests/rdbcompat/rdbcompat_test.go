@@ -20,7 +20,11 @@ import (
 // dataset is Coverage plus random keys of every size, grouped by DB.
 func dataset() []*rdb.Entry {
 	entries := rdbtest.Coverage()
-	r := rand.New(rand.NewPCG(11, 12))
+	seed := uint64(11)
+	if s, err := strconv.ParseUint(os.Getenv("RDBCOMPAT_SEED"), 10, 64); err == nil {
+		seed = s // another random dataset, to look for differences
+	}
+	r := rand.New(rand.NewPCG(seed, 12))
 	for size := 1; size <= 3; size++ {
 		for _, e := range rdbtest.RandomDataset(r, 60, 3, size) {
 			e.Key = append([]byte(fmt.Sprintf("rnd%d:", size)), e.Key...)
