@@ -13,6 +13,10 @@
 //	appendonly.aof.<n>.incr.aof   the commands since, in order; the last is being written
 //	temp-...                      files being written (a manifest, a rewrite's base)
 //
+// Enable starts an AOF for a dataset that already exists (CONFIG SET
+// appendonly yes): appends go to temp-<name>.incr, listed nowhere, until
+// the first rewrite commits and renames it to the next incr file.
+//
 // A single-file AOF of the old kind (dataDir/appendonly.aof) is moved in
 // as base seq 1 by UpgradeOldStyle, as Valkey does before loading.
 //

@@ -20,6 +20,7 @@ type Rewrite struct {
 	nextName string
 	switched bool        // guarded by w.mu
 	done     atomic.Bool // Commit or Abort ran (Close may abort concurrently)
+	enabling bool        // started by Enable: appends go to the temp incr file
 }
 
 // ErrNotSwitched: Commit before Switch.
@@ -134,6 +135,10 @@ func (r *Rewrite) Commit() error {
 	if err != nil {
 		os.Remove(r.tmpPath)
 		r.closeUnswitched()
+		if r.enabling {
+			os.Remove(filepath.Join(w.dir, w.incrName))
+			return w.enableFailedLocked(err)
+		}
 		return fmt.Errorf("aof: rewrite: %w", err)
 	}
 	w.logf("Background AOF rewrite terminated with success")
@@ -146,12 +151,31 @@ func (r *Rewrite) Commit() error {
 			filepath.Base(r.tmpPath), base, err)
 	}
 	w.logf("Successfully renamed the temporary AOF base file %s into %s", filepath.Base(r.tmpPath), base)
+	newIncr := ""
+	if r.enabling {
+		// The temp incr file becomes the next incr (its descriptor stays
+		// the current file).
+		newIncr = m.newIncr(w.name)
+		if err := os.Rename(filepath.Join(w.dir, w.incrName), filepath.Join(w.dir, newIncr)); err != nil {
+			os.Remove(basePath)
+			return w.enableFailedLocked(fmt.Errorf("aof: rename the temporary AOF incr file %s into %s: %w",
+				w.incrName, newIncr, err))
+		}
+		w.logf("Successfully renamed the temporary AOF incr file %s into %s", w.incrName, newIncr)
+	}
 	m.markRewrittenIncrAsHistory(w.f != nil)
 	if err := WriteManifest(w.dir, w.name, m); err != nil {
 		os.Remove(basePath)
+		if r.enabling {
+			os.Remove(filepath.Join(w.dir, newIncr))
+			return w.enableFailedLocked(err)
+		}
 		return err
 	}
 	w.man = m
+	if r.enabling {
+		w.incrName = newIncr
+	}
 	if err := w.delHistory(); err != nil {
 		w.logf("%v", err)
 	}
@@ -169,6 +193,10 @@ func (r *Rewrite) Abort() error {
 	r.tmp.Close()
 	err := os.Remove(r.tmpPath)
 	w.wmu.Lock()
+	if r.enabling {
+		os.Remove(filepath.Join(w.dir, w.incrName))
+		w.enableFailedLocked(ErrEnableAborted)
+	}
 	r.closeUnswitched()
 	w.endRewriteLocked(r)
 	w.wmu.Unlock()

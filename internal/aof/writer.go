@@ -184,16 +184,7 @@ type bioJob struct {
 // files are deleted unless DisableAutoGC. A manifest Valkey would refuse
 // is a *ManifestError.
 func Open(dir, name string, opts Options) (*Writer, error) {
-	w := &Writer{dir: dir, name: name, opts: opts, now: opts.Now, logf: opts.Logf, syncFile: opts.SyncFile}
-	if w.now == nil {
-		w.now = time.Now
-	}
-	if w.logf == nil {
-		w.logf = func(string, ...any) {}
-	}
-	if w.syncFile == nil {
-		w.syncFile = fdatasync
-	}
+	w := newWriter(dir, name, opts)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("aof: can't open or create append-only dir %s: %w", dir, err)
 	}
@@ -247,13 +238,19 @@ func Open(dir, name string, opts Options) (*Writer, error) {
 	if err := w.delHistory(); err != nil {
 		w.logf("%v", err) // as Valkey: a failed deletion is not fatal
 	}
+	w.start()
+	return w, nil
+}
+
+// start runs the fsync worker and the background flusher.
+func (w *Writer) start() {
 	w.jobs = make(chan bioJob, 1024)
 	w.bioDone = make(chan struct{})
 	go w.bio()
 	w.stop = make(chan struct{})
 	w.loopDone = make(chan struct{})
-	if opts.FlushInterval >= 0 {
-		iv := opts.FlushInterval
+	if w.opts.FlushInterval >= 0 {
+		iv := w.opts.FlushInterval
 		if iv == 0 {
 			iv = 100 * time.Millisecond
 		}
@@ -261,7 +258,20 @@ func Open(dir, name string, opts Options) (*Writer, error) {
 	} else {
 		close(w.loopDone)
 	}
-	return w, nil
+}
+
+func newWriter(dir, name string, opts Options) *Writer {
+	w := &Writer{dir: dir, name: name, opts: opts, now: opts.Now, logf: opts.Logf, syncFile: opts.SyncFile}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.logf == nil {
+		w.logf = func(string, ...any) {}
+	}
+	if w.syncFile == nil {
+		w.syncFile = fdatasync
+	}
+	return w
 }
 
 // writeBase writes a new base file through a temp file renamed into place

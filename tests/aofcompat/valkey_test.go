@@ -522,3 +522,54 @@ func TestUpgradeLikeValkey(t *testing.T) {
 		t.Errorf("valkey's dir loads %q, ours %q", vc, cc)
 	}
 }
+
+// TestEnableLikeValkey: CONFIG SET appendonly yes on a valkey-server with
+// data, and aof.Enable on an empty directory, leave the same manifest;
+// valkey-server loads the directory our Enable left.
+func TestEnableLikeValkey(t *testing.T) {
+	testutil.ValkeyServerPath(t)
+	vdir := t.TempDir()
+	v := startValkey(t, vdir, "--appendonly", "no", "--aof-use-rdb-preamble", "no")
+	c := testutil.Dial(t, v.addr)
+	do(t, c, "+OK", "SET", "before", "1")
+	do(t, c, "+OK", "CONFIG", "SET", "appendonly", "yes")
+	waitInfo(t, c, "aof_rewrite_in_progress", "0")
+	waitInfo(t, c, "aof_rewrite_scheduled", "0")
+	waitInfo(t, c, "aof_enabled", "1")
+	do(t, c, "+OK", "SET", "after", "2")
+	v.stop(t)
+	vm, err := os.ReadFile(filepath.Join(vdir, "appendonlydir", "appendonly.aof.manifest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cdir := t.TempDir()
+	adir := filepath.Join(cdir, "appendonlydir")
+	w, rw, err := aof.Enable(adir, "appendonly.aof", aof.Options{Fsync: aof.FsyncAlways})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u effects.Unit
+	u.AddStrings(0, "SET", "during", "3")
+	w.AppendUnit(&u)
+	rw.File().Write(append(aof.AppendSelect(nil, 0), aof.AppendCommand(nil, []byte("SET"), []byte("before"), []byte("1"))...))
+	if err := rw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	u.Reset()
+	u.AddStrings(0, "SET", "after", "2")
+	w.AppendUnit(&u)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cm, _ := os.ReadFile(filepath.Join(adir, "appendonly.aof.manifest"))
+	if string(vm) != string(cm) {
+		t.Errorf("valkey's manifest %q, ours %q", vm, cm)
+	}
+	checkAOF(t, filepath.Join(adir, "appendonly.aof.manifest"))
+	v = startValkey(t, cdir, "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+	c = testutil.Dial(t, v.addr)
+	do(t, c, `"1"`, "GET", "before")
+	do(t, c, `"3"`, "GET", "during")
+	do(t, c, `"2"`, "GET", "after")
+}
