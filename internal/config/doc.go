@@ -49,6 +49,14 @@
 // ERROR naming the line, and CONFIG SET with "CONFIG SET failed (possibly
 // related to argument 'x') - <reason>". Relax them as features land.
 //
+// # How a directive applies
+//
+// Every directive CONFIG SET may change is read where it is used (a typed
+// accessor), refused while its feature is missing (DefaultUnsupported), or
+// listed in inert.go with what it waits for; TestEveryDirectiveApplies
+// keeps it so. Immutable directives are refused by CONFIG SET with
+// Valkey's "can't set immutable config".
+//
 // # Deliberate differences from Valkey 8.0.1
 //
 //   - Two directives of Corvid's own, immutable: net-engine (io_uring,

@@ -327,3 +327,33 @@ func yn(b bool) string {
 	}
 	return "no"
 }
+
+// TestEveryDirectiveApplies: every directive CONFIG SET may change takes
+// effect (a typed accessor reads it), is refused while its feature is
+// missing (DefaultUnsupported), or says why it is inert; never more than
+// one of the first and the last (inert.go).
+func TestEveryDirectiveApplies(t *testing.T) {
+	unsupported := DefaultUnsupported()
+	for _, e := range reg.entries {
+		inert := inertDirectives[e.name]
+		_, refused := unsupported[e.name]
+		switch {
+		case e.has(fImmutable):
+			if inert != "" {
+				t.Errorf("%s is immutable and listed as inert", e.name)
+			}
+		case e.accessor && inert != "":
+			t.Errorf("%s has an accessor and is listed as inert (%q): delete it from inertDirectives", e.name, inert)
+		case !e.accessor && inert == "" && !refused:
+			t.Errorf("%s can be set at run time but nothing reads it: give it an accessor or list it in inertDirectives", e.name)
+		}
+	}
+	for name := range inertDirectives {
+		if r := lookup(name); r == nil || r.e.name != name {
+			t.Errorf("inertDirectives names %q, not a canonical directive", name)
+		}
+	}
+	if Inert("jemalloc-bg-thread") == "" || Inert("maxmemory") != "" || Inert("no-such") != "" {
+		t.Error("Inert answers wrongly")
+	}
+}

@@ -372,5 +372,6 @@ func mustIdx(name string) int {
 	if r == nil {
 		panic("config: unknown directive " + name)
 	}
+	r.e.accessor = true
 	return r.e.idx
 }

@@ -107,6 +107,10 @@ type entry struct {
 	validInt func(int64) string
 	validStr func(string) string
 
+	// accessor: a typed getter reads the row (mustIdx sets it at init):
+	// the server applies it (inert.go).
+	accessor bool
+
 	// normalize adjusts a numeric value after it was accepted (hz clamping).
 	normalize func(int64) int64
 

@@ -41,7 +41,11 @@ func configSetCommand(c *Client) {
 		return
 	}
 	s.applyConfig()
-	s.applyRuntimeConfig()
+	for _, p := range pairs {
+		if why := config.Inert(p[0]); why != "" {
+			s.log.verbose("CONFIG SET %s is stored and has no effect yet (%s)", p[0], why)
+		}
+	}
 	c.w.OK()
 }
 

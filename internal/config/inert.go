@@ -1,0 +1,95 @@
+package config
+
+// How a directive takes effect at run time. Valkey's config table gives
+// each row an apply function or reads the value where it is used; in
+// Corvid every row that CONFIG SET may change is one of:
+//
+//   - read where it is used: it has a typed accessor (getters.go: mustIdx
+//     marks the row), which the server calls on every use or copies into
+//     its hot state after every CONFIG SET (server.applyConfig); a few
+//     also have an OnChange hook that acts at once (port, bind, dir);
+//   - refused while its feature is missing: DefaultUnsupported accepts
+//     only the off values (appendonly, save, replicaof, ...);
+//   - inert: stored, shown by CONFIG GET and written by CONFIG REWRITE,
+//     so a valkey.conf loads unchanged, but nothing reads it yet. Each
+//     such row is listed below with what it waits for or why it has no
+//     effect in Corvid.
+//
+// TestEveryDirectiveApplies holds the table to this: a modifiable row
+// with neither an accessor nor an entry here fails it, and so does a row
+// listed here that gained an accessor (delete it from this list when its
+// feature lands).
+
+const (
+	waitRDB     = "waits for RDB persistence"
+	waitAOF     = "waits for the AOF"
+	waitRepl    = "waits for replication"
+	waitCluster = "waits for cluster mode"
+	waitTLS     = "waits for TLS"
+	waitACL     = "waits for ACL users"
+	noJemalloc  = "no effect: Corvid's memory is Go's allocator (no jemalloc, no active defragmentation)"
+	noCrashLog  = "no effect: a Go panic prints its own stack trace, and the server contains panics per client"
+)
+
+var inertDirectives = map[string]string{
+	// RDB.
+	"rdbcompression": waitRDB, "rdb-del-sync-files": waitRDB, "stop-writes-on-bgsave-error": waitRDB,
+	"rdb-save-incremental-fsync": waitRDB, "sanitize-dump-payload": waitRDB, "rdb-key-save-delay": waitRDB,
+	"key-load-delay": waitRDB, "loading-process-events-interval-bytes": waitRDB,
+	"shutdown-on-sigint": waitRDB, "shutdown-on-sigterm": waitRDB,
+	// AOF.
+	"aof-rewrite-incremental-fsync": waitAOF, "no-appendfsync-on-rewrite": waitAOF, "aof-load-truncated": waitAOF,
+	"aof-use-rdb-preamble": waitAOF, "aof-timestamp-enabled": waitAOF, "aof-disable-auto-gc": waitAOF,
+	"auto-aof-rewrite-percentage": waitAOF, "auto-aof-rewrite-min-size": waitAOF,
+	// Replication.
+	"repl-disable-tcp-nodelay": waitRepl, "repl-diskless-sync": waitRepl, "dual-channel-replication-enabled": waitRepl,
+	"replica-lazy-flush": waitRepl, "replica-serve-stale-data": waitRepl, "replica-read-only": waitRepl,
+	"replica-ignore-maxmemory": waitRepl, "replica-announced": waitRepl, "replica-ignore-disk-write-errors": waitRepl,
+	"replica-announce-ip": waitRepl, "primaryuser": waitRepl, "primaryauth": waitRepl, "repl-diskless-load": waitRepl,
+	"replica-priority": waitRepl, "repl-diskless-sync-delay": waitRepl, "replica-announce-port": waitRepl,
+	"repl-timeout": waitRepl, "repl-ping-replica-period": waitRepl, "min-replicas-to-write": waitRepl,
+	"min-replicas-max-lag": waitRepl, "repl-diskless-sync-max-replicas": waitRepl, "repl-backlog-ttl": waitRepl,
+	"propagation-error-behavior": waitRepl, "bind-source-addr": waitRepl,
+	// Cluster.
+	"cluster-require-full-coverage": waitCluster, "cluster-replica-no-failover": waitCluster,
+	"cluster-allow-reads-when-down": waitCluster, "cluster-allow-pubsubshard-when-down": waitCluster,
+	"cluster-allow-replica-migration": waitCluster, "cluster-slot-stats-enabled": waitCluster,
+	"cluster-announce-ip": waitCluster, "cluster-announce-client-ipv4": waitCluster,
+	"cluster-announce-client-ipv6": waitCluster, "cluster-announce-hostname": waitCluster,
+	"cluster-announce-human-nodename": waitCluster, "cluster-preferred-endpoint-type": waitCluster,
+	"cluster-replica-validity-factor": waitCluster, "cluster-migration-barrier": waitCluster,
+	"cluster-announce-bus-port": waitCluster, "cluster-announce-port": waitCluster,
+	"cluster-announce-tls-port": waitCluster, "cluster-blacklist-ttl": waitCluster, "cluster-node-timeout": waitCluster,
+	"cluster-ping-interval": waitCluster, "cluster-link-sendbuf-limit": waitCluster,
+	// TLS.
+	"tls-session-cache-size": waitTLS, "tls-session-cache-timeout": waitTLS, "tls-cluster": waitTLS,
+	"tls-replication": waitTLS, "tls-auth-clients": waitTLS, "tls-prefer-server-ciphers": waitTLS,
+	"tls-session-caching": waitTLS, "tls-cert-file": waitTLS, "tls-key-file": waitTLS, "tls-key-file-pass": waitTLS,
+	"tls-client-cert-file": waitTLS, "tls-client-key-file": waitTLS, "tls-client-key-file-pass": waitTLS,
+	"tls-dh-params-file": waitTLS, "tls-ca-cert-file": waitTLS, "tls-ca-cert-dir": waitTLS, "tls-protocols": waitTLS,
+	"tls-ciphers": waitTLS, "tls-ciphersuites": waitTLS, "max-new-tls-connections-per-cycle": waitTLS,
+	// ACL.
+	"acl-pubsub-default": waitACL,
+	// Not applicable to a Go server, or not built.
+	"jemalloc-bg-thread": noJemalloc, "activedefrag": noJemalloc, "active-defrag-cycle-min": noJemalloc,
+	"active-defrag-cycle-max": noJemalloc, "active-defrag-threshold-lower": noJemalloc,
+	"active-defrag-threshold-upper": noJemalloc, "active-defrag-max-scan-fields": noJemalloc,
+	"active-defrag-ignore-bytes": noJemalloc,
+	"crash-log-enabled":          noCrashLog, "crash-memcheck-enabled": noCrashLog, "use-exit-on-panic": noCrashLog,
+	"watchdog-period":      "no effect: there is no SIGALRM watchdog; slow commands show in the slowlog and the latency monitor",
+	"proc-title-template":  "no effect: the process title is not rewritten",
+	"locale-collate":       "no effect: accepted without setlocale; string comparisons are bytewise",
+	"oom-score-adj":        "not built yet: the OOM score is not adjusted",
+	"oom-score-adj-values": "not built yet: the OOM score is not adjusted",
+	"ignore-warnings":      "no effect: Corvid has no start-up warnings to silence",
+	"debug-context":        "no effect: there is no crash report to annotate",
+}
+
+// Inert reports why directive name has no effect yet, or "" when it does
+// (or is not a directive).
+func Inert(name string) string {
+	if r := lookup(name); r != nil {
+		return inertDirectives[r.e.name]
+	}
+	return ""
+}
