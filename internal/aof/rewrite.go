@@ -147,8 +147,12 @@ func (r *Rewrite) Commit() error {
 	basePath := filepath.Join(w.dir, base)
 	if err := os.Rename(r.tmpPath, basePath); err != nil {
 		os.Remove(r.tmpPath)
-		return fmt.Errorf("aof: rename the temporary AOF base file %s into %s: %w",
-			filepath.Base(r.tmpPath), base, err)
+		err = fmt.Errorf("aof: rename the temporary AOF base file %s into %s: %w", filepath.Base(r.tmpPath), base, err)
+		if r.enabling {
+			os.Remove(filepath.Join(w.dir, w.incrName))
+			return w.enableFailedLocked(err)
+		}
+		return err
 	}
 	w.logf("Successfully renamed the temporary AOF base file %s into %s", filepath.Base(r.tmpPath), base)
 	newIncr := ""

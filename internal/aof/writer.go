@@ -602,8 +602,12 @@ func (w *Writer) switchIfDueLocked(now time.Time) (bool, error) {
 		if err := w.fsyncLocked(now, false); err != nil {
 			return false, err
 		}
+	}
+	if w.incrFsynced == w.incrSize {
 		w.f.Close()
 	} else {
+		// everysec, no, or always skipping fsyncs during a rewrite
+		// (no-appendfsync-on-rewrite): the fsync comes in the background.
 		w.jobs <- bioJob{f: w.f, close: true}
 	}
 	w.lastFsync = now

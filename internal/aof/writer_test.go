@@ -524,3 +524,54 @@ func TestWaitDurableBeyondAppended(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestNoFsyncOnRewrite(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var synced []string
+	w := openTest(t, dir, Options{Fsync: FsyncAlways, NoFsyncOnRewrite: true, SyncFile: func(f *os.File) error {
+		mu.Lock()
+		synced = append(synced, filepath.Base(f.Name()))
+		mu.Unlock()
+		return nil
+	}})
+	count := func(name string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, s := range synced {
+			if s == name {
+				n++
+			}
+		}
+		return n
+	}
+	rw, err := w.PrepareRewrite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitDurable(ctx, w.Append(cmd("SET a 1"))); err != nil {
+		t.Fatal(err)
+	}
+	rw.Switch()
+	if err := w.WaitDurable(ctx, w.Append(cmd("SET b 2"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("appendonly.aof.2.incr.aof"); n != 0 {
+		t.Fatalf("fsynced during the rewrite: %v", synced)
+	}
+	if err := rw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitDurable(ctx, w.Append(cmd("SET c 3"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("appendonly.aof.2.incr.aof"); n != 1 {
+		t.Fatalf("no fsync after the rewrite: %v", synced)
+	}
+	w.Close() // waits for the background fsync-and-close of the old incr
+	if n := count("appendonly.aof.1.incr.aof"); n != 1 {
+		t.Fatalf("the old incr was closed without its fsync: %v", synced)
+	}
+}
