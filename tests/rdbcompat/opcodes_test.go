@@ -136,3 +136,42 @@ func TestValkeyChecksOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestValkeyIdleFreq: Valkey's IDLE opcodes (LRU policies) and FREQ
+// opcodes (LFU policies) are read into Entry.Idle and Entry.Freq.
+func TestValkeyIdleFreq(t *testing.T) {
+	bin := valkeyPath(t)
+	s := startServer(t, bin, t.TempDir(), "--maxmemory-policy", "allkeys-lru")
+	c := s.client(0)
+	defer c.Close()
+	ctx := context.Background()
+	for _, k := range []string{"a", "b", "c"} {
+		c.Set(ctx, k, k, 0)
+	}
+	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
+		if err := c.ConfigSet(ctx, "maxmemory-policy", policy).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		l := rdb.Loader{OnEntry: func(e *rdb.Entry) error {
+			n++
+			lru := policy == "allkeys-lru"
+			if (e.Idle >= 0) != lru || (e.Freq >= 0) == lru {
+				t.Errorf("%s: %q idle %d freq %d", policy, e.Key, e.Idle, e.Freq)
+			}
+			return nil
+		}}
+		f, err := os.Open(filepath.Join(s.dir, "x.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = l.Load(f)
+		f.Close()
+		if err != nil || n != 3 {
+			t.Fatalf("%s: %v, %d keys", policy, err, n)
+		}
+	}
+}
