@@ -45,16 +45,20 @@
 //
 // WaitDurable, Sync, Flush, PrepareRewrite, StartRewrite,
 // Rewrite.Commit/Abort, Stats, Manifest and Close may be called from any
-// goroutine. File I/O happens
-// under Writer.wmu, which serializes writes, the fsync of the always
-// policy, incr switching and manifest updates. One rewrite at a time:
-// PrepareRewrite (new incr file listed in a persisted manifest), Switch,
-// the caller's snapshot into Rewrite.File, then Commit (new base, old
-// files to history, history deleted) or Abort. Lock order: wmu, then mu;
-// mu is never held across I/O. Background fsyncs (everysec) and the
-// fsync-and-close of a replaced incr file run on one worker goroutine, in
-// order, like Valkey's bio AOF thread; a background goroutine flushes
-// every FlushInterval what no caller waited for.
+// goroutine. File I/O happens under Writer.wmu, which serializes writes,
+// the fsync of the always policy, incr switching and manifest updates.
+// Lock order: wmu, then mu; mu is never held across I/O. Background
+// fsyncs (everysec) and the fsync-and-close of a replaced incr file run
+// on one worker goroutine, in order, like Valkey's bio AOF thread; a
+// background goroutine flushes every FlushInterval what no caller waited
+// for. Close stops both.
+//
+// One rewrite at a time: PrepareRewrite (the next incr file, listed in a
+// persisted manifest), Switch, the caller's snapshot into Rewrite.File,
+// then Commit (new base, old files to history, history deleted) or Abort
+// (the new incr file stays, as after a failed rewrite in Valkey). A
+// Rewrite belongs to the goroutine that writes its snapshot; Close may
+// abort it concurrently.
 //
 // # When a write is durable
 //
@@ -90,5 +94,7 @@
 // before its first MULTI (Valkey cuts after the last complete command and
 // reverts the transaction on the next load; it also moves the revert
 // point on a nested MULTI); a cut never removes an RDB preamble (Valkey's
-// valid_up_to starts at 0 after it). Load never panics on any input (FuzzLoader).
+// valid_up_to starts at 0 after it). Load never panics on any input
+// (FuzzLoader). Load and ParseManifest are safe for concurrent use on
+// different directories.
 package aof
