@@ -194,6 +194,11 @@ func TestLoadValkeyAOF(t *testing.T) {
 			do(t, c, ":0", "DEL", "nothing-here", "x") // deletes nothing: not propagated
 			do(t, c, "+OK", "SET", "x", "1")
 			do(t, c, ":1", "DEL", "x")
+			do(t, c, "+OK", "SELECT", "5")
+			do(t, c, "+OK", "MULTI")
+			do(t, c, "+QUEUED", "SET", "y", "1")
+			do(t, c, "+QUEUED", "SET", "z", "2")
+			do(t, c, "*[+OK, +OK]", "EXEC")
 			v.stop(t)
 
 			adir := filepath.Join(dir, "appendonlydir")
@@ -233,17 +238,35 @@ func TestLoadValkeyAOF(t *testing.T) {
 			if !keys["SET bin"] {
 				t.Errorf("binary value lost: %q", base)
 			}
-			if len(incr) != 10 {
+			if len(incr) != 15 {
 				t.Fatalf("incr %q", incr)
 			}
+			// A transaction in another database: SELECT inside MULTI.
 			wantIncr := []string{"SELECT 0", "SET after 1", "PEXPIREAT after", "MULTI", "INCR n", "LPUSH l z", "EXEC",
-				"SELECT 3", "SET x 1", "DEL x"}
+				"SELECT 3", "SET x 1", "DEL x", "MULTI", "SELECT 5", "SET y 1", "SET z 2", "EXEC"}
 			got := append([]string{}, incr[:2]...)
 			got = append(got, strings.Join(strings.Fields(incr[2])[:2], " "))
-			got = append(got, incr[3:7]...)
-			got = append(got, incr[7], incr[8], incr[9])
+			got = append(got, incr[3:]...)
 			if strings.Join(got, "|") != strings.Join(wantIncr, "|") {
 				t.Errorf("incr\n%q\nwant\n%q", incr, wantIncr)
+			}
+			// The same changes as effects units, rendered by our Encoder
+			// (a fresh one, as at a new incr file), are Valkey's bytes.
+			pexpire := strings.Fields(incr[2])
+			units := []func(u *effects.Unit){
+				func(u *effects.Unit) { u.AddStrings(0, "SET", "after", "1") },
+				func(u *effects.Unit) { u.AddStrings(0, pexpire...) },
+				func(u *effects.Unit) { u.AddStrings(0, "INCR", "n"); u.AddStrings(0, "LPUSH", "l", "z") },
+				func(u *effects.Unit) { u.AddStrings(3, "SET", "x", "1") },
+				func(u *effects.Unit) { u.AddStrings(3, "DEL", "x") },
+				func(u *effects.Unit) { u.AddStrings(5, "SET", "y", "1"); u.AddStrings(5, "SET", "z", "2") },
+			}
+			var enc aof.Encoder
+			var rendered []byte
+			for _, fill := range units {
+				var u effects.Unit
+				fill(&u)
+				rendered = enc.AppendUnit(rendered, &u)
 			}
 			// Valkey's incr bytes are what AppendCommand renders for the
 			// commands loaded, once the "#TS:" annotations are set apart
@@ -258,8 +281,8 @@ func TestLoadValkeyAOF(t *testing.T) {
 				}
 				b = aof.AppendCommand(b, argv...)
 			}
-			if got := stripTS(data); !bytes.Equal(b, got) {
-				t.Errorf("incr bytes\n%q\nwant\n%q", got, b)
+			if got := stripTS(data); !bytes.Equal(b, got) || !bytes.Equal(rendered, got) {
+				t.Errorf("incr bytes\n%q\nwant\n%q\nencoder\n%q", got, b, rendered)
 			}
 			baseData, _ := os.ReadFile(filepath.Join(adir, "appendonly.aof.2.base.aof"))
 			if hasTS := bytes.HasPrefix(baseData, []byte("#TS:")); hasTS != (ts == "yes") {
