@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // maxPrealloc bounds how many elements a count read from the input may
@@ -332,15 +333,21 @@ func (d *dec) oldScore() (float64, error) {
 	return f, nil
 }
 
-// uniq detects duplicate members or fields.
+// uniq detects duplicate members or fields. Its keys are the members'
+// own bytes, not copies: they are not modified while a value is decoded,
+// and the map is dropped before the Entry is delivered.
 type uniq map[string]struct{}
 
 func newUniq() uniq { return uniq{} }
 
 func (u uniq) add(b []byte) bool {
-	if _, ok := u[string(b)]; ok {
+	k := ""
+	if len(b) > 0 {
+		k = unsafe.String(&b[0], len(b))
+	}
+	if _, ok := u[k]; ok {
 		return false
 	}
-	u[string(b)] = struct{}{}
+	u[k] = struct{}{}
 	return true
 }

@@ -66,7 +66,10 @@
 //
 // Buffer ownership: an Entry delivered by Load or returned by
 // ParseDumpPayload never aliases the input or the Loader's buffers; the
-// Entry and all its slices belong to the receiver. Writer and DumpPayload
+// Entry and all its slices belong to the receiver. Elements decoded from
+// one listpack, ziplist, intset or zipmap share that blob's memory, each
+// with its capacity cut to its length, so appending to one element never
+// changes another (and keeping one element keeps its blob alive). Writer and DumpPayload
 // do not retain the Entry given to them.
 //
 // Concurrency: a Writer or Loader is used by one goroutine at a time;

@@ -3,7 +3,6 @@ package rdb
 import (
 	"encoding/binary"
 	"slices"
-	"strconv"
 )
 
 // Intsets in Valkey's serialized layout (intset.c):
@@ -70,6 +69,7 @@ func intsetDecode(b []byte) ([][]byte, string) {
 	}
 	out := make([][]byte, 0, n)
 	var prev int64
+	var ints intText
 	for i := range n {
 		p := b[8+i*w:]
 		var v int64
@@ -85,7 +85,7 @@ func intsetDecode(b []byte) ([][]byte, string) {
 			return nil, "intset not sorted or with duplicates"
 		}
 		prev = v
-		out = append(out, strconv.AppendInt(nil, v, 10))
+		out = append(out, ints.format(v))
 	}
 	return out, ""
 }

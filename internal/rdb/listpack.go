@@ -148,7 +148,8 @@ func (lp *listpack) append(v []byte) {
 
 // lpDecode validates a serialized listpack completely and calls fn with
 // each element in order (integers as their decimal strings). The slices
-// passed to fn are fresh copies. It returns a description of the first
+// passed to fn alias b (strings) or a buffer shared by the blob's
+// integers, with capacities cut so none can grow into another. It returns a description of the first
 // problem, or "".
 func lpDecode(b []byte, fn func(v []byte) string) string {
 	if len(b) < lpHeaderSize+1 {
@@ -159,6 +160,7 @@ func lpDecode(b []byte, fn func(v []byte) string) string {
 	}
 	count := int(binary.LittleEndian.Uint16(b[4:]))
 	p, n := lpHeaderSize, 0
+	var ints intText
 	// Each step decodes the encoding byte into hdr (bytes before the
 	// data) and dlen (data bytes; 0 for integers, whose value is in the
 	// header), then checks the backlen against the entry's size.
@@ -231,9 +233,9 @@ func lpDecode(b []byte, fn func(v []byte) string) string {
 		}
 		var v []byte
 		if isInt {
-			v = strconv.AppendInt(nil, iv, 10)
+			v = ints.format(iv)
 		} else {
-			v = append([]byte{}, b[p+hdr:p+elen]...)
+			v = b[p+hdr : p+elen : p+elen]
 		}
 		if msg := fn(v); msg != "" {
 			return msg
@@ -248,6 +250,20 @@ func lpDecode(b []byte, fn func(v []byte) string) string {
 		return "listpack num-elements does not match its entries"
 	}
 	return ""
+}
+
+// intText formats the integers of one blob into a shared buffer, so that
+// decoding a blob of integers costs a few allocations, not one each.
+type intText struct{ buf []byte }
+
+// format returns v in decimal, capacity cut to its length.
+func (t *intText) format(v int64) []byte {
+	if cap(t.buf)-len(t.buf) < 20 {
+		t.buf = make([]byte, 0, 1024)
+	}
+	s := len(t.buf)
+	t.buf = strconv.AppendInt(t.buf, v, 10)
+	return t.buf[s:len(t.buf):len(t.buf)]
 }
 
 // parseInt reports whether v is the canonical decimal form of an int64

@@ -2,7 +2,6 @@ package rdb
 
 import (
 	"encoding/binary"
-	"strconv"
 )
 
 // Ziplists (RDB 9 and older, ziplist.c), read only:
@@ -13,7 +12,7 @@ import (
 // and the data.
 
 // zlDecode validates a ziplist and calls fn with each element (integers
-// as decimal strings, all slices fresh copies). It returns a description
+// as decimal strings; slices alias b or a shared buffer, as lpDecode's). It returns a description
 // of the first problem, or "".
 func zlDecode(b []byte, fn func(v []byte) string) string {
 	const hdr = 10
@@ -26,6 +25,7 @@ func zlDecode(b []byte, fn func(v []byte) string) string {
 	tail := int(binary.LittleEndian.Uint32(b[4:]))
 	count := int(binary.LittleEndian.Uint16(b[8:]))
 	p, n, prevLen, last := hdr, 0, 0, hdr
+	var ints intText
 	for {
 		if p >= len(b) {
 			return "ziplist without terminator"
@@ -88,7 +88,7 @@ func zlDecode(b []byte, fn func(v []byte) string) string {
 				w = 1
 			default:
 				if c >= 0xF1 && c <= 0xFD {
-					v = strconv.AppendInt(nil, int64(c&0x0F)-1, 10)
+					v = ints.format(int64(c&0x0F) - 1)
 					p++
 				} else {
 					return "ziplist entry with an invalid encoding"
@@ -102,7 +102,7 @@ func zlDecode(b []byte, fn func(v []byte) string) string {
 				for k := w - 1; k >= 0; k-- {
 					u = u<<8 | uint64(b[p+1+k])
 				}
-				v = strconv.AppendInt(nil, int64(u<<(64-8*w))>>(64-8*w), 10)
+				v = ints.format(int64(u<<(64-8*w)) >> (64 - 8*w))
 				p += 1 + w
 			}
 		}
@@ -110,7 +110,7 @@ func zlDecode(b []byte, fn func(v []byte) string) string {
 			if str > len(b)-p {
 				return "ziplist entry past its end"
 			}
-			v = append([]byte{}, b[p:p+str]...)
+			v = b[p : p+str : p+str]
 			p += str
 		}
 		if msg := fn(v); msg != "" {
@@ -133,7 +133,7 @@ func zlDecode(b []byte, fn func(v []byte) string) string {
 }
 
 // zipmapDecode validates a zipmap (RDB_TYPE_HASH_ZIPMAP, Redis before 2.6)
-// and calls fn with each field and value (fresh copies).
+// and calls fn with each field and value (slices of b, capacity cut).
 //
 //	zmlen byte | (len field len free value free-bytes)... | 0xFF
 //
@@ -170,7 +170,7 @@ func zipmapDecode(b []byte, fn func(f, v []byte) string) string {
 		if !ok || fl > len(b)-p {
 			return "zipmap entry past its end"
 		}
-		f := append([]byte{}, b[p:p+fl]...)
+		f := b[p : p+fl : p+fl]
 		p += fl
 		vl, ok := readLen()
 		if !ok || p >= len(b) {
@@ -181,7 +181,7 @@ func zipmapDecode(b []byte, fn func(f, v []byte) string) string {
 		if vl > len(b)-p || free > len(b)-p-vl {
 			return "zipmap entry past its end"
 		}
-		v := append([]byte{}, b[p:p+vl]...)
+		v := b[p : p+vl : p+vl]
 		p += vl + free
 		if msg := fn(f, v); msg != "" {
 			return msg
