@@ -2,12 +2,14 @@ package integration
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -137,9 +139,12 @@ func TestSignalsIgnoredAndUnderLoad(t *testing.T) {
 		t.Fatalf("after SIGCONT: %s", got)
 	}
 
-	// TERM while clients pipeline writes as fast as they can.
+	// TERM while clients pipeline writes as fast as they can. The load is
+	// on once they have had 10000 replies (counted by the writers: a
+	// client of its own asking for the counter may wait behind them).
 	stop := make(chan struct{})
 	done := make(chan int, 4)
+	var replies atomic.Int64
 	for range 4 {
 		go func() {
 			conn, err := net.Dial("tcp", p.Addr)
@@ -151,7 +156,9 @@ func TestSignalsIgnoredAndUnderLoad(t *testing.T) {
 			go func() { // drain replies so the server never blocks on us
 				buf := make([]byte, 64<<10)
 				for {
-					if _, err := conn.Read(buf); err != nil {
+					n, err := conn.Read(buf)
+					replies.Add(int64(bytes.Count(buf[:n], []byte("\n")))) // a line each
+					if err != nil {
 						return
 					}
 				}
@@ -173,7 +180,9 @@ func TestSignalsIgnoredAndUnderLoad(t *testing.T) {
 			}
 		}()
 	}
-	waitCounter(t, p.Addr, "counter", 10000)
+	if !waitFor(hangTimeout, func() bool { return replies.Load() >= 10000 }) {
+		t.Fatalf("%d replies to the writers after %v", replies.Load(), hangTimeout)
+	}
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -221,13 +230,9 @@ func TestShutdownDuringDebugSleep(t *testing.T) {
 func waitBlockedInDebug(t *testing.T, addr string) {
 	t.Helper()
 	c := testutil.Dial(t, addr)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if strings.Contains(c.Do("CLIENT", "LIST"), "cmd=debug") {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !waitFor(hangTimeout, func() bool { return strings.Contains(c.Do("CLIENT", "LIST"), "cmd=debug") }) {
+		t.Fatalf("no client in DEBUG after %v", hangTimeout)
 	}
-	t.Fatal("no client in DEBUG after 10 s")
 }
 
 // TestDebugSleepBounds: DEBUG SLEEP with a duration Valkey's conversion to
@@ -240,7 +245,7 @@ func TestDebugSleepBounds(t *testing.T) {
 	expect(t, c, "+OK", "SET", "canary", "alive")
 	for _, d := range []string{"1e308", "inf", "1e13", "nan", "-1", "abc", "0"} {
 		c.Send("DEBUG", "SLEEP", d)
-		if got := c.ReadWithin(5 * time.Second); got != "+OK" {
+		if got := c.ReadWithin(hangTimeout); got != "+OK" {
 			t.Fatalf("DEBUG SLEEP %s: %s (Valkey returns at once)", d, got)
 		}
 	}
@@ -249,7 +254,7 @@ func TestDebugSleepBounds(t *testing.T) {
 	sleeper.Send("DEBUG", "SLEEP", "1000000000")
 	waitBlockedInDebug(t, p.Addr)
 	expect(t, c, ":1", "CLIENT", "KILL", "ID", id)
-	if got := sleeper.ReadWithin(10 * time.Second); got != "<EOF>" {
+	if got := sleeper.ReadWithin(hangTimeout); got != "<EOF>" {
 		t.Fatalf("killed sleeper: %s", got)
 	}
 	alive(t, p) // GET needs canary's stripe: the sleeper released it
@@ -306,26 +311,9 @@ func TestDeadLogPipe(t *testing.T) {
 
 func waitLog(t *testing.T, p *testutil.Proc, s string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if strings.Contains(p.Output(), s) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !waitFor(hangTimeout, func() bool { return strings.Contains(p.Output(), s) }) {
+		t.Fatalf("log lacks %q after %v:\n%s", s, hangTimeout, tail(p.Output(), 2000))
 	}
-	t.Fatalf("log lacks %q after 10 s:\n%s", s, tail(p.Output(), 2000))
-}
-
-func waitCounter(t *testing.T, addr, key string, n int64) {
-	t.Helper()
-	c := testutil.Dial(t, addr)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
-		v, _ := strconv.ParseInt(strings.Trim(c.Do("GET", key), `"`), 10, 64)
-		if v >= n {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("%s did not reach %d", key, n)
 }
 
 // waitProcState waits until every thread of pid is in state want ('T':
@@ -350,12 +338,9 @@ func waitProcState(t *testing.T, pid int, want byte) {
 		}
 		return true
 	}
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if all() {
-			return
-		}
+	if !waitFor(hangTimeout, all) {
+		t.Fatalf("process %d never had every thread in state %c", pid, want)
 	}
-	t.Fatalf("process %d never had every thread in state %c", pid, want)
 }
 
 // rss is the resident set size of pid in bytes.

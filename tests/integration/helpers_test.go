@@ -76,7 +76,7 @@ func expectExact(t *testing.T, c *testutil.Raw, want string, args ...string) {
 // more than what was already read).
 func expectClosed(t *testing.T, c *testutil.Raw) {
 	t.Helper()
-	if got := c.ReadWithin(5 * time.Second); got != "<EOF>" {
+	if got := c.ReadWithin(hangTimeout); got != "<EOF>" {
 		t.Errorf("connection still open; next reply: %s", got)
 	}
 }
@@ -110,6 +110,12 @@ func redisAvailable() bool {
 	_, err := exec.LookPath("redis-server")
 	return err == nil
 }
+
+// hangTimeout is the d of waitFor for what the server does on its own time
+// (a client to block or to be noticed gone, a log line, a thread to
+// stop): only a hang reaches it. The machines that run these tests are
+// small and noisy, and no test may depend on how fast they are.
+const hangTimeout = 30 * time.Second
 
 // waitFor polls cond every 10ms until it is true or d passes.
 func waitFor(d time.Duration, cond func() bool) bool {

@@ -17,7 +17,7 @@ func TestMaxClients(t *testing.T) {
 	// The start-up readiness probe's connection may not be reaped yet (on
 	// the goroutine-per-connection path under load it can still count
 	// against maxclients): wait until a is the only client.
-	if !waitFor(5*time.Second, func() bool { return strings.Count(a.Do("CLIENT", "LIST"), "id=") == 1 }) {
+	if !waitFor(hangTimeout, func() bool { return strings.Count(a.Do("CLIENT", "LIST"), "id=") == 1 }) {
 		t.Fatal("the readiness probe's connection never went away")
 	}
 	b := testutil.Dial(t, srv.Addr)
@@ -35,7 +35,7 @@ func TestMaxClients(t *testing.T) {
 
 	// Free a slot; a new connection is admitted once the server noticed.
 	b.Close()
-	ok := waitFor(5*time.Second, func() bool {
+	ok := waitFor(hangTimeout, func() bool {
 		d := testutil.Dial(t, srv.Addr)
 		defer d.Close()
 		return d.Do("PING") == "+PONG"
@@ -129,7 +129,7 @@ func TestSecurityAttackCommands(t *testing.T) {
 			c.WriteRaw(req)
 			var replies []string
 			for i := 0; i < 5; i++ {
-				r := c.ReadWithin(2 * time.Second)
+				r := c.ReadWithin(hangTimeout)
 				if r == "<EOF>" {
 					break
 				}

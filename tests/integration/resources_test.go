@@ -158,10 +158,8 @@ func TestSlowReaderBackPressure(t *testing.T) {
 			conn.Write([]byte(req))
 			// Wait until the server holds output for the client, then
 			// a while longer: nothing may pile up meanwhile.
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-				if omemOf(c, "get") > 0 {
-					break
-				}
+			if !waitFor(hangTimeout, func() bool { return omemOf(c, "get") > 0 }) {
+				t.Errorf("no output held for the slow reader after %v", hangTimeout)
 			}
 			for range 50 {
 				newProber(t, srv.Addr).median(10)
@@ -289,12 +287,7 @@ func TestOutputCountedInMemory(t *testing.T) {
 		conn.Write([]byte(strings.Repeat(testutil.Command("GET", "big"), 16)))
 		c := testutil.Dial(t, srv.Addr)
 		var omem int64
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if omem = omemOf(c, "get"); omem >= 1<<20 {
-				break
-			}
-		}
-		if omem < 1<<20 {
+		if !waitFor(hangTimeout, func() bool { omem = omemOf(c, "get"); return omem >= 1<<20 }) {
 			t.Fatalf("omem %d with 64 MB of replies asked for and none read", omem)
 		}
 		used := infoInt(t, c, "memory", "mem_clients_normal")
@@ -307,13 +300,10 @@ func TestOutputCountedInMemory(t *testing.T) {
 		if n, _ := io.CopyN(io.Discard, conn, want); n != want {
 			t.Fatalf("read %d bytes of replies, want %d", n, want)
 		}
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			if omemOf(c, "get") == 0 && infoInt(t, c, "memory", "mem_clients_normal") < used/2 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("omem %d, mem_clients_normal %d (%d before) after the replies were read", omemOf(c, "get"), infoInt(t, c, "memory", "mem_clients_normal"), used)
-			}
+		if !waitFor(hangTimeout, func() bool {
+			return omemOf(c, "get") == 0 && infoInt(t, c, "memory", "mem_clients_normal") < used/2
+		}) {
+			t.Fatalf("omem %d, mem_clients_normal %d (%d before) after the replies were read", omemOf(c, "get"), infoInt(t, c, "memory", "mem_clients_normal"), used)
 		}
 
 		// With maxmemory-clients, the same client is evicted (and only
@@ -327,10 +317,8 @@ func TestOutputCountedInMemory(t *testing.T) {
 		}
 		defer ev.Close()
 		ev.Write([]byte(strings.Repeat(testutil.Command("GET", "big"), 16)))
-		for deadline := time.Now().Add(20 * time.Second); infoFields(t, c, "stats")["evicted_clients"] != "1"; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("evicted_clients %s", infoFields(t, c, "stats")["evicted_clients"])
-			}
+		if !waitFor(hangTimeout, func() bool { return infoFields(t, c, "stats")["evicted_clients"] == "1" }) {
+			t.Fatalf("evicted_clients %s", infoFields(t, c, "stats")["evicted_clients"])
 		}
 	})
 }
@@ -450,13 +438,8 @@ func TestManyIdleConnections(t *testing.T) {
 		conns = append(conns, c)
 	}
 	c := testutil.Dial(t, srv.Addr)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if infoFields(t, c, "clients")["connected_clients"] == strconv.Itoa(n+2) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("connected_clients %s, want %d", infoFields(t, c, "clients")["connected_clients"], n+2)
-		}
+	if !waitFor(hangTimeout, func() bool { return infoFields(t, c, "clients")["connected_clients"] == strconv.Itoa(n+2) }) {
+		t.Fatalf("connected_clients %s, want %d", infoFields(t, c, "clients")["connected_clients"], n+2)
 	}
 	// Each says one thing, so that it has buffers, then idles.
 	for _, cn := range conns {
