@@ -19,6 +19,8 @@ var KeyCommands = []Handler{
 	{Spec: command.Renamenx, Proc: renamenxCommand},
 	{Spec: command.Move, Proc: moveCommand},
 	{Spec: command.Copy, Proc: copyCommand},
+	{Spec: command.Dump, Proc: dumpCommand},
+	{Spec: command.Restore, Proc: restoreCommand},
 	{Spec: command.Randomkey, Proc: randomkeyCommand, Lock: LockNone},
 	{Spec: command.Dbsize, Proc: dbsizeCommand, Lock: LockNone},
 	{Spec: command.Swapdb, Proc: swapdbCommand, Lock: LockAll},

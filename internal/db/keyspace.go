@@ -51,6 +51,8 @@ type Keyspace struct {
 	cfg settings
 	// blocks holds the clients blocked on keys (blocking.go).
 	blocks blockRegistry
+	// dump holds rdbcompression for DUMP and snapshots (rdbvalue.go).
+	dump dumpSettings
 }
 
 // Stats are keyspace counters reported by INFO.
