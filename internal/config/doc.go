@@ -62,8 +62,6 @@
 //   - Two directives of Corvid's own, immutable: net-engine (io_uring,
 //     epoll or goroutine; default io_uring) and event-loops (default 0:
 //     derived from io-threads). CONFIG GET * lists them after Valkey's.
-//   - save defaults to "" (Valkey: "3600 1 300 100 60 10000") because Corvid
-//     has no RDB yet; CONFIG GET save therefore returns "".
 //   - dir does not chdir the process: the absolute directory is stored and
 //     the server applies it (os.Chdir at start-up or an OnChange hook).
 //   - OnChange hooks run once per changed directive; Valkey deduplicates

@@ -40,8 +40,6 @@ func TestDefaultsAgainstRedis7(t *testing.T) {
 		// Valkey 8.0 async I/O threads: reads are always threaded.
 		"io-threads-do-reads": "yes",
 		"syslog-ident":        "valkey",
-		// CORVID: no RDB yet, so no snapshot rules by default.
-		"save": "",
 	}
 	// Present in Redis 7.0 but hidden in Valkey 8.0.
 	hiddenInValkey := map[string]bool{"aof-disable-auto-gc": true}

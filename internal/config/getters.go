@@ -35,6 +35,8 @@ var (
 	idxLoglevel             = mustIdx("loglevel")
 	idxDir                  = mustIdx("dir")
 	idxDbfilename           = mustIdx("dbfilename")
+	idxRDBCompression       = mustIdx("rdbcompression")
+	idxRDBChecksum          = mustIdx("rdbchecksum")
 	idxAppendOnly           = mustIdx("appendonly")
 	idxAppendFsync          = mustIdx("appendfsync")
 	idxSave                 = mustIdx("save")
@@ -180,6 +182,12 @@ func (c *Config) Loglevel() string { return c.enum(idxLoglevel) }
 // Dir is the absolute working directory for persistence files.
 func (c *Config) Dir() string        { return c.s(idxDir) }
 func (c *Config) Dbfilename() string { return c.s(idxDbfilename) }
+
+// RDBCompression is rdbcompression: LZF-compress strings in RDB files.
+func (c *Config) RDBCompression() bool { return c.n(idxRDBCompression) != 0 }
+
+// RDBChecksum is rdbchecksum: end RDB files with their CRC64.
+func (c *Config) RDBChecksum() bool { return c.n(idxRDBChecksum) != 0 }
 func (c *Config) AppendOnly() bool   { return c.b(idxAppendOnly) }
 
 // AppendFsync is everysec, always or no.

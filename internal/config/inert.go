@@ -33,10 +33,11 @@ const (
 
 var inertDirectives = map[string]string{
 	// RDB.
-	"rdbcompression": waitRDB, "rdb-del-sync-files": waitRDB, "stop-writes-on-bgsave-error": waitRDB,
+	"rdb-del-sync-files": waitRDB, "stop-writes-on-bgsave-error": waitRDB,
 	"rdb-save-incremental-fsync": waitRDB, "sanitize-dump-payload": waitRDB, "rdb-key-save-delay": waitRDB,
 	"key-load-delay": waitRDB, "loading-process-events-interval-bytes": waitRDB,
-	"shutdown-on-sigint": waitRDB, "shutdown-on-sigterm": waitRDB,
+	"shutdown-on-sigint":  "only its default is built: save when save points are set",
+	"shutdown-on-sigterm": "only its default is built: save when save points are set",
 	// AOF.
 	"aof-rewrite-incremental-fsync": waitAOF, "no-appendfsync-on-rewrite": waitAOF, "aof-load-truncated": waitAOF,
 	"aof-use-rdb-preamble": waitAOF, "aof-timestamp-enabled": waitAOF, "aof-disable-auto-gc": waitAOF,

@@ -51,8 +51,8 @@ func TestLoadSeedConfig(t *testing.T) {
 	if c.ConfigFile() != abs {
 		t.Errorf("ConfigFile = %q, want %q", c.ConfigFile(), abs)
 	}
-	// Everything else keeps its default; persistence stays off.
-	if c.Save() != "" || c.AppendOnly() || c.Databases() != 16 {
+	// Everything else keeps its default (Valkey's save points, no AOF).
+	if c.Save() != "3600 1 300 100 60 10000" || c.AppendOnly() || c.Databases() != 16 {
 		t.Errorf("defaults changed: save=%q aof=%v dbs=%d", c.Save(), c.AppendOnly(), c.Databases())
 	}
 
@@ -149,7 +149,6 @@ func TestLoadErrors(t *testing.T) {
 
 		// Corvid's Unsupported hooks: the "on" values are refused at the line.
 		{conf: "appendonly yes", line: 1, msg: "appendonly yes is not supported by Corvid yet: there is no AOF, writes would not be persisted"},
-		{conf: "save 3600 1 300 100", line: 1, msg: "save '3600 1 300 100' is not supported by Corvid yet: there are no RDB snapshots, use save \"\""},
 		{conf: "cluster-enabled yes", line: 1, msg: "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"},
 		{conf: "replicaof 10.0.0.1 6379", line: 1, msg: "replicaof is not supported by Corvid yet: replication is not implemented"},
 		{conf: "slaveof 10.0.0.1 6379", line: 1, msg: "replicaof is not supported by Corvid yet: replication is not implemented"},

@@ -55,7 +55,6 @@ func TestSetErrors(t *testing.T) {
 		{[]string{"slave-priority", "1", "replica-priority", "x"}, "ERR CONFIG SET failed (possibly related to argument 'replica-priority') - argument couldn't be parsed into an integer"},
 		// Corvid refusals.
 		{[]string{"appendonly", "yes"}, "ERR CONFIG SET failed (possibly related to argument 'appendonly') - appendonly yes is not supported by Corvid yet: there is no AOF, writes would not be persisted"},
-		{[]string{"save", "900 1"}, "ERR CONFIG SET failed (possibly related to argument 'save') - save '900 1' is not supported by Corvid yet: there are no RDB snapshots, use save \"\""},
 		{[]string{"tls-port", "6380"}, "ERR CONFIG SET failed (possibly related to argument 'tls-port') - tls-port is not supported by Corvid yet: TLS is not implemented"},
 		{[]string{"cluster-enabled", "yes"}, "ERR CONFIG SET failed (possibly related to argument 'cluster-enabled') - can't set immutable config"},
 	}

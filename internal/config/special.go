@@ -44,10 +44,9 @@ func saveString(v val) string {
 }
 
 var specialSave = &special{
-	// Deliberate difference: Valkey's default is "3600 1 300 100 60 10000".
-	// Corvid has no RDB yet, so the default is "" (no snapshots) and any
-	// non-empty value is refused by the Unsupported hook (unsupported.go).
-	def: func(string) val { return val{x: []SavePoint(nil)} },
+	// Valkey's default: after 3600 s with a change, 300 s with 100, 60 s
+	// with 10000.
+	def: func(string) val { return val{x: []SavePoint{{3600, 1}, {300, 100}, {60, 10000}}} },
 	set: func(cur val, args []string, ld *loader) (val, string) {
 		points := savePoints(cur)
 		if len(args) == 1 && args[0] == "" { // save "" clears the rules
@@ -81,11 +80,14 @@ var specialSave = &special{
 	},
 	get: saveString,
 	rewrite: func(e *entry, v val, rs *rewriteState) {
-		// An explicit save "" keeps the defaults from coming back on restart.
-		if len(savePoints(v)) == 0 {
+		// An explicit save "" keeps the defaults from coming back on
+		// restart; otherwise one line per rule (rewriteConfigSaveOption).
+		points := savePoints(v)
+		if len(points) == 0 {
 			rs.rewriteLine(e.name, e.name+` ""`, true)
-		} else {
-			rs.rewriteLine(e.name, e.name+" "+saveString(v), true)
+		}
+		for _, p := range points {
+			rs.rewriteLine(e.name, e.name+" "+strconv.FormatInt(p.Seconds, 10)+" "+strconv.Itoa(p.Changes), true)
 		}
 		rs.markProcessed(e.name)
 	},

@@ -295,7 +295,7 @@ func staticConfigs() []*entry {
 
 		// Special configs.
 		specialCfg("dir", "", mod|fProtected|fDenyLoading, specialDir),
-		specialCfg("save", "", mod|fMultiArg, specialSave), // CORVID: default ""
+		specialCfg("save", "", mod|fMultiArg, specialSave),
 		specialCfg("client-output-buffer-limit", "", mod|fMultiArg, specialObuf),
 		specialCfg("oom-score-adj-values", "", mod|fMultiArg, specialOOM),
 		specialCfg("notify-keyspace-events", "", mod, specialNotify),

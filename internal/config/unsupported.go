@@ -19,12 +19,6 @@ func DefaultUnsupported() map[string]func(value string) string {
 			}
 			return ""
 		},
-		"save": func(v string) string {
-			if v != "" {
-				return "save '" + v + "' is not supported by Corvid yet: there are no RDB snapshots, use save \"\""
-			}
-			return ""
-		},
 		"cluster-enabled": func(v string) string {
 			if v == "yes" {
 				return "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"

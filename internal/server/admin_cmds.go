@@ -22,9 +22,9 @@ func lastsaveCommand(c *Client) { c.w.Int(c.srv.ext().lastSave.Load()) }
 // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]
 //
 // On success the process exits without replying, as Valkey does: the client
-// just sees the connection close. Corvid has no persistence, so SAVE cannot
-// be honoured: it fails the way a failed save fails in Valkey, unless FORCE
-// is given, so nobody is led to believe the data was written.
+// just sees the connection close. With save points set, or SAVE, the
+// dataset is saved first (NOSAVE skips it); a failed save keeps the server
+// running with Valkey's error, unless FORCE is given.
 func shutdownCommand(c *Client) {
 	var nosave, save, force, abort, withFlags bool
 	for _, a := range c.ctx.Argv[1:] {
@@ -53,14 +53,13 @@ func shutdownCommand(c *Client) {
 		c.w.Error("ERR No shutdown in progress.")
 		return
 	}
-	if save && !force {
-		s.log.warn("Error trying to save the DB, can't exit: Corvid has no persistence yet (use SHUTDOWN NOSAVE, or SHUTDOWN SAVE FORCE to exit anyway).")
-		c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
-		return
+	if !nosave && (save || len(s.cfg.SavePoints()) > 0) {
+		if err := s.finalSave(); err != nil && !force {
+			c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")
+			return
+		}
 	}
-	if save {
-		s.log.warn("Corvid has no persistence: exiting without saving because of SHUTDOWN FORCE.")
-	}
+	s.rdb.finalSaved.Store(true)
 	c.closeAfter = true
 	if s.shutdownFn != nil {
 		s.shutdownFn() // Run logs the shutdown and closes the server

@@ -103,7 +103,7 @@ func debugCommand(c *Client) {
 	case sub == "error" && argc == 3:
 		w.Error(string(argv[2])) // the text is the whole error, code included
 	case sub == "reload":
-		w.Error("ERR DEBUG RELOAD needs RDB persistence, which Corvid does not have yet")
+		debugReload(c)
 	case sub == "loadaof":
 		w.Error("ERR DEBUG LOADAOF needs AOF persistence, which Corvid does not have yet")
 	case sub == "jmap":
@@ -162,6 +162,7 @@ func debugSleep(c *Client, secs float64) {
 			select {
 			case <-t.C:
 			case <-c.srv.stop:
+			case <-c.srv.leaving:
 			case <-c.unblock:
 			}
 		})

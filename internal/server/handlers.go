@@ -46,6 +46,8 @@ func serverHandlers() []srvHandler {
 		{spec: command.Info, proc: infoCommand},
 		{spec: command.Time, proc: timeCommand},
 		{spec: command.Lastsave, proc: lastsaveCommand},
+		{spec: command.Save, proc: saveCommand},
+		{spec: command.Bgsave, proc: bgsaveCommand},
 		{spec: command.Shutdown, proc: shutdownCommand},
 		{spec: command.ConfigGet, proc: configGetCommand},
 		{spec: command.ConfigSet, proc: configSetCommand},

@@ -260,27 +260,10 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 	}
 
 	if req.want("persistence") {
-		// Corvid has no RDB or AOF yet (and refuses to start when asked
-		// for them), so everything reads idle.
+		// The RDB fields (persist.go); there is no AOF yet (appendonly
+		// yes is refused), so its fields read idle.
 		w.section("Persistence")
-		w.int("loading", 0)
-		w.int("async_loading", 0)
-		w.int("current_cow_peak", 0)
-		w.int("current_cow_size", 0)
-		w.int("current_cow_size_age", 0)
-		w.float("current_fork_perc", 0)
-		w.int("current_save_keys_processed", 0)
-		w.int("current_save_keys_total", 0)
-		w.int("rdb_changes_since_last_save", s.ks.Dirty())
-		w.int("rdb_bgsave_in_progress", 0)
-		w.int("rdb_last_save_time", e.lastSave.Load())
-		w.str("rdb_last_bgsave_status", "ok")
-		w.int("rdb_last_bgsave_time_sec", -1)
-		w.int("rdb_current_bgsave_time_sec", -1)
-		w.int("rdb_saves", 0)
-		w.int("rdb_last_cow_size", 0)
-		w.int("rdb_last_load_keys_expired", 0)
-		w.int("rdb_last_load_keys_loaded", 0)
+		s.persistenceInfo(&w)
 		w.int("aof_enabled", 0)
 		w.int("aof_rewrite_in_progress", 0)
 		w.int("aof_rewrite_scheduled", 0)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +26,11 @@ func startIntroServer(t *testing.T, args ...string) (*Server, string) {
 // be "") and overrides, listening but not serving yet.
 func listenServer(t *testing.T, path string, args ...string) *Server {
 	t.Helper()
+	if !slices.Contains(args, "--dir") {
+		// Saves (SHUTDOWN, DEBUG RELOAD, save points) go to a directory
+		// of the test's, never into the package.
+		args = append(slices.Clip(args), "--dir", t.TempDir())
+	}
 	cfg, err := config.Load(path, testutil.WithNetEngine(args))
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +308,8 @@ func TestDebugSubcommands(t *testing.T) {
 		{[]string{"DEBUG", "SET-ACTIVE-EXPIRE", "0"}, `^\+OK$`},
 		{[]string{"DEBUG", "SLEEP", "0.01"}, `^\+OK$`},
 		{[]string{"DEBUG", "SLEEP", "junk"}, `^\+OK$`},
-		{[]string{"DEBUG", "RELOAD"}, `^-ERR DEBUG RELOAD needs RDB persistence`},
+		{[]string{"DEBUG", "RELOAD"}, `^\+OK$`},
+		{[]string{"DEBUG", "RELOAD", "MERGE"}, `^-ERR DEBUG RELOAD MERGE is not supported`},
 		{[]string{"DEBUG", "HELP"}, `^\*\[\+DEBUG <subcommand> \[<arg> \[value\] \[opt\] \.\.\.\]\. Subcommands are:, .*\+HELP, \+    Print this help\.\]$`},
 		{[]string{"SET", "s", "v"}, `^\+OK$`},
 		{[]string{"DEBUG", "LISTPACK", "s"}, `^-ERR Not a listpack encoded object\.$`},

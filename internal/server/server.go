@@ -31,6 +31,7 @@ const (
 
 // Server is one corvid-server instance.
 type Server struct {
+	rdb   rdbState // RDB persistence (persist.go)
 	cfg   *config.Config
 	ks    *db.Keyspace
 	table *table
@@ -50,11 +51,15 @@ type Server struct {
 		clients map[int64]*Client
 		closed  bool
 	}
-	nextID     atomic.Int64
-	nclients   atomic.Int64
-	stop       chan struct{}
-	wg         sync.WaitGroup
-	shutdownFn func() // set by Run: SHUTDOWN asks the process to exit
+	nextID   atomic.Int64
+	nclients atomic.Int64
+	stop     chan struct{}
+	// leaving is closed when a shutdown starts, before its final save,
+	// so that a DEBUG SLEEP holding every stripe lets the save run.
+	leaving     chan struct{}
+	leavingOnce sync.Once
+	wg          sync.WaitGroup
+	shutdownFn  func() // set by Run: SHUTDOWN asks the process to exit
 
 	stats  serverStats
 	slow   slowlog
@@ -91,11 +96,12 @@ type serverStats struct {
 // New builds a server from a loaded configuration. It does not listen yet.
 func New(cfg *config.Config) (*Server, error) {
 	s := &Server{
-		cfg:   cfg,
-		ks:    db.New(cfg.Databases()),
-		stop:  make(chan struct{}),
-		start: time.Now(),
-		log:   newLogger(cfg),
+		cfg:     cfg,
+		ks:      db.New(cfg.Databases()),
+		stop:    make(chan struct{}),
+		leaving: make(chan struct{}),
+		start:   time.Now(),
+		log:     newLogger(cfg),
 	}
 	var id [20]byte
 	rand.Read(id[:])
@@ -104,6 +110,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.expire.Store(true)
 	s.table = buildTable(dataHandlers(), serverHandlers())
 	s.extras = newServerExtras(s)
+	s.initRDB()
 	s.ks.Hooks.Flushed = s.releaseAfterFlush
 	s.ks.Effects = new(effects.Stream)
 	s.initMemory()
@@ -140,7 +147,7 @@ func (s *Server) Serve() error {
 		return nil
 	}
 	s.startIntrospection()
-	s.wg.Add(2) // the keyspace cron and eviction, below
+	s.wg.Add(3) // the keyspace cron, eviction and the save points, below
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
@@ -153,6 +160,10 @@ func (s *Server) Serve() error {
 	go func() {
 		defer s.wg.Done()
 		s.ks.RunEviction(s.stop)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.runSaveCron()
 	}()
 	s.startAccepting()
 	<-s.stop
@@ -243,6 +254,11 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 		}
 	}
 	s.logStartup()
+	if err := s.loadRDB(); err != nil {
+		s.log.warn("%v", err)
+		return err
+	}
+	s.log.notice("Ready to accept connections tcp on %s", s.Addr())
 	if pf := cfg.PidFile(); pf != "" {
 		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			s.log.warn("Failed to write PID file: %v", err)
@@ -260,6 +276,14 @@ wait:
 		case sig := <-signals:
 			if s.onSignal(sig, false) == sigShutdown {
 				s.log.notice("User requested shutdown...")
+				// With save points, save first (shutdown-on-sigterm
+				// default); a failed save keeps the server running, as
+				// Valkey's does.
+				if !s.rdb.finalSaved.Load() && len(cfg.SavePoints()) > 0 {
+					if s.finalSave() != nil {
+						continue
+					}
+				}
 				break wait
 			}
 		case <-ctx.Done():
@@ -293,7 +317,7 @@ wait:
 // StartEmbedded starts a server with default settings on a free loopback
 // port (corvid-bench with no target, tests). stop shuts it down.
 func StartEmbedded() (addr string, stop func(), err error) {
-	cfg, err := config.Load("", []string{"--port", "0", "--bind", "127.0.0.1"})
+	cfg, err := config.Load("", []string{"--port", "0", "--bind", "127.0.0.1", "--save", ""})
 	if err != nil {
 		return "", nil, err
 	}
@@ -311,5 +335,4 @@ func StartEmbedded() (addr string, stop func(), err error) {
 func (s *Server) logStartup() {
 	s.log.notice("Corvid %s (Valkey %s compatible) starting, pid=%d, GOMAXPROCS=%d", CorvidVersion, Version, os.Getpid(), runtime.GOMAXPROCS(0))
 	s.log.notice("Server initialized")
-	s.log.notice("Ready to accept connections tcp on %s", s.Addr())
 }

@@ -470,7 +470,7 @@ func TestShutdown(t *testing.T) {
 		args  []string
 		reply string // "" means the connection closes without a reply
 	}{
-		{[]string{"SHUTDOWN", "SAVE"}, "-ERR Errors trying to SHUTDOWN. Check logs."},
+		{[]string{"SHUTDOWN", "SAVE"}, ""},
 		{[]string{"SHUTDOWN", "NOSAVE"}, ""},
 		{[]string{"SHUTDOWN"}, ""},
 		{[]string{"SHUTDOWN", "SAVE", "FORCE"}, ""},
@@ -493,6 +493,26 @@ func TestShutdown(t *testing.T) {
 		case <-s.stop:
 		case <-time.After(hangTimeout):
 			t.Errorf("%q: server still running", tc.args)
+		}
+	}
+	// A save that fails (nothing can be created in /proc) keeps the
+	// server running, as Valkey's; FORCE exits anyway.
+	for _, force := range []bool{false, true} {
+		s, addr := startIntroServer(t, "--dir", "/proc")
+		args, want := []string{"SHUTDOWN", "SAVE"}, "-ERR Errors trying to SHUTDOWN. Check logs."
+		if force {
+			args, want = append(args, "FORCE"), "<EOF>"
+		}
+		c := testutil.Dial(t, addr)
+		if got := c.Do(args...); got != want {
+			t.Errorf("%q in /proc: %s, want %s", args, got, want)
+		}
+		if !force {
+			if got := c.Do("PING"); got != "+PONG" {
+				t.Errorf("after a failed SHUTDOWN SAVE: %s", got)
+			}
+		} else {
+			<-s.stop
 		}
 	}
 	// Run's shutdownFn is used when set.

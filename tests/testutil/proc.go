@@ -226,10 +226,30 @@ func launch(t testing.TB, bin string, args []string, dir string) *Proc {
 
 func start(t testing.TB, bin string, args []string, corvid bool) *Proc {
 	t.Helper()
+	return startIn(t, t.TempDir(), bin, args, corvid)
+}
+
+// StartCorvidIn is StartCorvid with dir as the server's working directory
+// and dir (where it saves and loads dump.rdb): a test that restarts a
+// server on its files starts the second one in the first one's Dir.
+func StartCorvidIn(t testing.TB, dir string, args ...string) *Proc {
+	t.Helper()
+	return startIn(t, dir, ServerBinary(t), args, true)
+}
+
+// StartValkeyIn is StartValkey in dir, with save points off unless args
+// set them.
+func StartValkeyIn(t testing.TB, dir string, args ...string) *Proc {
+	t.Helper()
+	base := []string{"--save", "", "--appendonly", "no", "--daemonize", "no"}
+	return startIn(t, dir, ValkeyServerPath(t), append(base, args...), false)
+}
+
+func startIn(t testing.TB, dir, bin string, args []string, corvid bool) *Proc {
+	t.Helper()
 	if corvid {
 		args = WithNetEngine(args)
 	}
-	dir := t.TempDir()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		p := launch(t, bin, args, dir)
