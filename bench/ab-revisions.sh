@@ -48,7 +48,7 @@ for round in $(seq "$R"); do
 		if [ "$who" = redis ]; then
 			setsid redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 &
 		else
-			setsid "$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 >/dev/null 2>&1 &
+			setsid "$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 --save '' >/dev/null 2>&1 &
 		fi
 		pid=$!
 		for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done

@@ -62,7 +62,7 @@ for P in $PIPES; do
 				if [ "$who" = valkey ]; then
 					"$VALKEY" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 &
 				else
-					"$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 &
+					"$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" >/dev/null 2>&1 &
 				fi
 				pid=$!
 				for _ in $(seq 100); do

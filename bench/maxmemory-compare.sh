@@ -45,7 +45,7 @@ run() {
 	local name=$1 kind=$2 cmd=$3 prefix=$4 port
 	port=$(freeport)
 	if [ "$kind" = corvid ]; then
-		setsid "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --maxmemory "$MAXMEM" \
+		setsid "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --maxmemory "$MAXMEM" \
 			--maxmemory-policy allkeys-lru >"$tmp/$kind.log" 2>&1 &
 	else
 		setsid redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \

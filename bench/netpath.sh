@@ -51,11 +51,11 @@ gnet=yes
 # name | environment | command (PORT is replaced)
 all_variants=(
 	"redis||redis-server --port PORT --bind 127.0.0.1 --save '' --appendonly no"
-	"corvid||$tmp/corvid-server --port PORT --bind 127.0.0.1"
-	"corvid-epoll||$tmp/corvid-server --port PORT --bind 127.0.0.1 --net-engine epoll"
-	"corvid-goroutine||$tmp/corvid-server --port PORT --bind 127.0.0.1 --net-engine goroutine"
-	"corvid-netloop1||$tmp/corvid-server --port PORT --bind 127.0.0.1 --event-loops 1"
-	"corvid-netloop2||$tmp/corvid-server --port PORT --bind 127.0.0.1 --event-loops 2"
+	"corvid||$tmp/corvid-server --port PORT --bind 127.0.0.1 --save ''"
+	"corvid-epoll||$tmp/corvid-server --port PORT --bind 127.0.0.1 --save '' --net-engine epoll"
+	"corvid-goroutine||$tmp/corvid-server --port PORT --bind 127.0.0.1 --save '' --net-engine goroutine"
+	"corvid-netloop1||$tmp/corvid-server --port PORT --bind 127.0.0.1 --save '' --event-loops 1"
+	"corvid-netloop2||$tmp/corvid-server --port PORT --bind 127.0.0.1 --save '' --event-loops 2"
 	"null-goroutine||$tmp/nullserver -port PORT -mode goroutine"
 	"null-goroutine-mp1|GOMAXPROCS=1|$tmp/nullserver -port PORT -mode goroutine"
 	"null-epoll1||$tmp/nullserver -port PORT -mode epoll -loops 1"

@@ -33,7 +33,7 @@ trap 'kill $cpid $rpid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 
 cport=$(freeport); rport=$(freeport)
-"$tmp/corvid-server" --port "$cport" --bind 127.0.0.1 >"$tmp/corvid.log" 2>&1 & cpid=$!
+"$tmp/corvid-server" --port "$cport" --bind 127.0.0.1 --save '' >"$tmp/corvid.log" 2>&1 & cpid=$!
 redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 & rpid=$!
 for p in $cport $rport; do
   for _ in $(seq 100); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.05; done

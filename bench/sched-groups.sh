@@ -40,7 +40,7 @@ for round in $(seq "$R"); do
 			pre=(); [ "$group" = own ] && pre=(setsid)
 			case $who in
 			redis) "${pre[@]}" redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 & ;;
-			corvid) "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --dir "$tmp" >/dev/null 2>&1 & ;;
+			corvid) "${pre[@]}" "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" >/dev/null 2>&1 & ;;
 			esac
 			pid=$!
 			for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done

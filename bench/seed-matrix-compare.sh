@@ -18,7 +18,7 @@ trap 'kill $cpid $rpid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 go build -o "$tmp/corvid-bench" ./cmd/corvid-bench
 cport=$(freeport); rport=$(freeport)
-"$tmp/corvid-server" --port "$cport" --bind 127.0.0.1 --maxmemory 4gb --maxmemory-policy allkeys-lru >"$tmp/corvid.log" 2>&1 & cpid=$!
+"$tmp/corvid-server" --port "$cport" --bind 127.0.0.1 --save '' --maxmemory 4gb --maxmemory-policy allkeys-lru >"$tmp/corvid.log" 2>&1 & cpid=$!
 redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no --maxmemory 4gb --maxmemory-policy allkeys-lru >"$tmp/redis.log" 2>&1 & rpid=$!
 sleep 0.5
 "$tmp/corvid-bench" matrix --target "redis=127.0.0.1:$rport" --target "corvid=127.0.0.1:$cport" \

@@ -20,7 +20,7 @@ type serverKind struct {
 
 func corvidKind(bin string) serverKind {
 	return serverKind{Name: "corvid", Bin: bin, Args: func(port int, _ string) []string {
-		return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--maxmemory", "0",
+		return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--maxmemory", "0",
 			"--enable-debug-command", "yes"}
 	}}
 }

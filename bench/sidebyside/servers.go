@@ -34,7 +34,7 @@ func serverSpecs(c *config, tmp string) []spec {
 	}
 	specs := []spec{
 		{name: "corvid", bin: filepath.Join(tmp, "corvid-server"), data: true, args: func(port int) []string {
-			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--maxmemory", "4gb", "--maxmemory-policy", "allkeys-lru"}
+			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--maxmemory", "4gb", "--maxmemory-policy", "allkeys-lru"}
 		}},
 		{name: "redis", bin: "redis-server", data: true, args: redisArgs},
 	}
@@ -45,7 +45,7 @@ func serverSpecs(c *config, tmp string) []spec {
 	}
 	if c.corvidIO2 {
 		specs = append(specs, spec{name: "corvid-io2", bin: filepath.Join(tmp, "corvid-server"), data: true, args: func(port int) []string {
-			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--maxmemory", "4gb", "--maxmemory-policy", "allkeys-lru", "--io-threads", "2"}
+			return []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--maxmemory", "4gb", "--maxmemory-policy", "allkeys-lru", "--io-threads", "2"}
 		}})
 	}
 	withEngine := func(engine string) func(int) []string {
