@@ -47,6 +47,18 @@
 // a command, commit each deletion themselves, with the key's stripe held.
 // Lock order: stripes, then the stream's mutex (a leaf).
 //
+// # Snapshots and loading
+//
+// Persistence reaches the keyspace through rdbvalue.go, in package rdb's
+// terms (rdb.Entry): a snapshot walks one stripe at a time (LockStripe,
+// ShardLen for the RESIZEDB hints, ForEachInShard, ExportEntry) and
+// serializes each key before it unlocks, because the exported Entry
+// aliases the key's memory; keys it has not reached yet are saved from
+// the PreWriter, which sees the same Objects under the same stripe. A
+// load inserts keys with LoadEntry (one stripe lock per key, accounted,
+// announced to nobody) after Expand sized the databases under LockAll.
+// DUMP and RESTORE (dump.go) use the same conversions.
+//
 // # State per keyspace
 //
 // Everything two servers in one process could disagree on belongs to their

@@ -30,8 +30,8 @@ import (
 // sides and values built by the usual commands, the encodings agree.
 
 // ErrDuplicateKey is returned by LoadEntry for a key that is already in
-// its database: Valkey refuses such a file ("Duplicated key found in RDB
-// file").
+// its database: Valkey refuses such a file (it logs "RDB has duplicated
+// key '%s' in DB %d" and stops with "Duplicated key found in RDB file").
 var ErrDuplicateKey = fmt.Errorf("db: duplicated key found in RDB file")
 
 // dumpSettings are the keyspace's persistence settings that DUMP and the
@@ -244,7 +244,10 @@ func (ks *Keyspace) ShardLen(db, stripe int) (keys, expires int) {
 // it tells no PreWriter, propagates nothing, and invalidates no WATCH: it
 // is for loading before the keyspace serves. It may keep e's byte slices
 // (an Entry from rdb.Loader or rdb.ParseDumpPayload belongs to the
-// receiver); e must not be changed afterwards.
+// receiver); e must not be changed afterwards. A load into a live
+// keyspace (DEBUG RELOAD, a replica's full sync while serving) needs more:
+// PreWriter announcements, WATCH invalidation and effects, none of which
+// happen here.
 func (ks *Keyspace) LoadEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error) {
 	if e.DB < 0 || e.DB >= ks.ndb {
 		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
@@ -263,7 +266,8 @@ func (ks *Keyspace) LoadEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error
 	defer st.mu.Unlock()
 	sh := ks.shardAt(e.DB, si, true)
 	if sh.keys.FindHashed(h, e.Key) != nil {
-		return false, fmt.Errorf("%w: %q in database %d", ErrDuplicateKey, e.Key, e.DB)
+		// Valkey logs this line, then panics with ErrDuplicateKey's text.
+		return false, fmt.Errorf("%w: RDB has duplicated key '%s' in DB %d", ErrDuplicateKey, e.Key, e.DB)
 	}
 	var v Object
 	if err := ks.buildValue(e, &v); err != nil {

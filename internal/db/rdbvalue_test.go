@@ -350,3 +350,57 @@ func TestLoadClock(t *testing.T) {
 		t.Errorf("no freq: counter %d", got)
 	}
 }
+
+// TestForEachInShard: every key of the stripe once, an error from fn
+// stops the walk, and (with -tags invariants) an unlocked stripe panics.
+func TestForEachInShard(t *testing.T) {
+	ks := New(2)
+	for i := range 2000 {
+		e := rdb.NewEntry(1, []byte("k"+strconv.Itoa(i)), rdb.KindString)
+		e.String = []byte("v")
+		if _, err := ks.LoadEntry(e, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := 0
+	for s := range StripeCount {
+		ks.LockStripe(s)
+		n, _ := ks.ShardLen(1, s)
+		got := 0
+		if err := ks.ForEachInShard(1, s, func(key []byte, o *Object) error {
+			if ks.StripeOf(key) != s || string(o.Str) != "v" {
+				t.Fatalf("key %q in stripe %d", key, s)
+			}
+			got++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got != n {
+			t.Fatalf("stripe %d: walked %d of %d keys", s, got, n)
+		}
+		seen += got
+		ks.UnlockStripe(s)
+	}
+	if seen != 2000 {
+		t.Fatalf("walked %d keys", seen)
+	}
+	stop := errors.New("stop")
+	s := ks.StripeOf([]byte("k1"))
+	ks.LockStripe(s)
+	calls := 0
+	err := ks.ForEachInShard(1, s, func([]byte, *Object) error { calls++; return stop })
+	ks.UnlockStripe(s)
+	if err != stop || calls != 1 {
+		t.Fatalf("error %v after %d calls", err, calls)
+	}
+	if !Invariants {
+		return
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("ForEachInShard without the stripe's lock did not panic")
+		}
+	}()
+	ks.ForEachInShard(1, s, func([]byte, *Object) error { return nil })
+}
