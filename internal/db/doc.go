@@ -51,7 +51,8 @@
 //
 // Persistence reaches the keyspace through rdbvalue.go, in package rdb's
 // terms (rdb.Entry): a snapshot walks one stripe at a time (LockStripe,
-// ShardLen for the RESIZEDB hints, ForEachInShard, ExportEntry) and
+// ShardLen for the RESIZEDB hints, ForEachInShard or ScanShard's chunks,
+// ExportEntry) and
 // serializes each key before it unlocks, because the exported Entry
 // aliases the key's memory; keys it has not reached yet are saved from
 // the PreWriter, which sees the same Objects under the same stripe. A
