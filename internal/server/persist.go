@@ -47,6 +47,7 @@ type rdbState struct {
 	loaded     atomic.Int64 // rdb_last_load_keys_loaded
 	expired    atomic.Int64 // rdb_last_load_keys_expired
 	finalSaved atomic.Bool  // SHUTDOWN saved already: Run must not again
+	scheduled  atomic.Bool  // BGSAVE inside EXEC: the cron starts it
 }
 
 var errSaveInProgress = errors.New("ERR Background save already in progress")
@@ -61,22 +62,10 @@ func (s *Server) rdbPath() string { return filepath.Join(s.cfg.Dir(), s.cfg.Dbfi
 
 // rdbOptions are the writer's options from the configuration.
 func (s *Server) rdbOptions() snapshot.Options {
-	st := s.ks.Settings()
-	return snapshot.Options{RDB: rdb.Options{
-		Limits: rdb.Limits{
-			ListMaxListpackSize:    int(st.ListMaxListpackSize),
-			HashMaxListpackEntries: int(st.HashMaxListpackEntries),
-			HashMaxListpackValue:   int(st.HashMaxListpackValue),
-			SetMaxIntsetEntries:    int(st.SetMaxIntsetEntries),
-			SetMaxListpackEntries:  int(st.SetMaxListpackEntries),
-			SetMaxListpackValue:    int(st.SetMaxListpackValue),
-			ZSetMaxListpackEntries: int(st.ZSetMaxListpackEntries),
-			ZSetMaxListpackValue:   int(st.ZSetMaxListpackValue),
-		},
-		Compression: s.cfg.RDBCompression(),
-		Checksum:    s.cfg.RDBChecksum(),
-		UsedMem:     s.ks.UsedMemory(),
-	}}
+	o := s.ks.RDBOptions() // the encoding limits and rdbcompression
+	o.Checksum = s.cfg.RDBChecksum()
+	o.UsedMem = s.ks.UsedMemory()
+	return snapshot.Options{RDB: o}
 }
 
 // beginSave starts a snapshot unless one is running.
@@ -212,11 +201,17 @@ func (s *Server) abortSave() {
 // rule: enough changes, enough time since the last save, and the last
 // attempt succeeded or is at least 5 seconds old).
 func (s *Server) saveCron(now time.Time) {
+	r := &s.rdb
+	if r.scheduled.Load() {
+		if s.bgsave() == nil {
+			r.scheduled.Store(false)
+		}
+		return
+	}
 	points := s.cfg.SavePoints()
 	if len(points) == 0 {
 		return
 	}
-	r := &s.rdb
 	r.mu.Lock()
 	running, dirty := r.cur != nil, s.ks.Dirty()-r.dirtyAtLast
 	r.mu.Unlock()
@@ -350,7 +345,22 @@ func bgsaveCommand(c *Client) {
 		c.w.Error(db.ErrSyntax)
 		return
 	}
-	if err := c.srv.bgsave(); err != nil {
+	s := c.srv
+	if c.ctx.Locked {
+		// Inside EXEC (whose stripes the snapshot's start needs): Valkey
+		// schedules it for its cron, and so does Corvid.
+		s.rdb.mu.Lock()
+		running := s.rdb.cur != nil && s.rdb.curBg
+		s.rdb.mu.Unlock()
+		if running {
+			c.w.Error(errSaveInProgress.Error())
+			return
+		}
+		s.rdb.scheduled.Store(true)
+		c.w.Simple("Background saving scheduled")
+		return
+	}
+	if err := s.bgsave(); err != nil {
 		c.w.Error(err.Error())
 		return
 	}
@@ -402,6 +412,10 @@ func b2i(b bool) int64 {
 // encoding survives a round trip). MERGE replaces keys that exist.
 func debugReload(c *Client) {
 	s := c.srv
+	if c.ctx.Locked {
+		c.w.Error("ERR DEBUG RELOAD is not allowed inside a transaction in Corvid")
+		return
+	}
 	save, flush := true, true
 	for _, a := range c.ctx.Argv[2:] {
 		switch {

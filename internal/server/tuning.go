@@ -13,6 +13,7 @@ import (
 // and the LFU tuning) into ks. It is idempotent: applyConfig runs it at
 // start-up and after every CONFIG SET.
 func applyTuning(ks *db.Keyspace, cfg *config.Config) {
+	ks.SetRDBCompression(cfg.RDBCompression())
 	ks.Configure(db.Settings{
 		ListMaxListpackSize:    int64(cfg.ListMaxListpackSize()),
 		ListCompressDepth:      int64(cfg.ListCompressDepth()),

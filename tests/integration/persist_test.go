@@ -180,8 +180,18 @@ func TestRDBSavePoints(t *testing.T) {
 	if !strings.Contains(p.Output(), "2 changes in 1 seconds. Saving...") {
 		t.Errorf("log lacks the save point line:\n%s", p.Output())
 	}
-	if err := c.BgSave(ctx).Err(); err != nil {
-		t.Fatal(err)
+	// BGSAVE inside EXEC is scheduled for the cron, as Valkey does.
+	cmds, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.BgSave(ctx)
+		return nil
+	})
+	if err != nil || cmds[0].(*redis.StatusCmd).Val() != "Background saving scheduled" {
+		t.Fatalf("MULTI BGSAVE EXEC: %v %v", cmds, err)
+	}
+	if !waitFor(hangTimeout, func() bool {
+		return strings.Contains(c.Info(ctx, "persistence").Val(), "rdb_saves:2")
+	}) {
+		t.Fatal("the scheduled BGSAVE did not run")
 	}
 }
 
