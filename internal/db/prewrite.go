@@ -38,22 +38,35 @@ type preWriteSlot = atomic.Pointer[preWriterBox]
 
 // beforeWrite reports a change of key in db whose current value is old
 // (nil: absent). The key's stripe is held.
+// It inlines to one atomic load when nothing is installed.
 func (ks *Keyspace) beforeWrite(db int, key []byte, old *Object) {
 	if b := ks.preWrite.Load(); b != nil {
-		b.p.PreWrite(db, key, old)
+		b.preWrite(db, key, old)
 	}
 }
+
+//go:noinline
+func (b *preWriterBox) preWrite(db int, key []byte, old *Object) { b.p.PreWrite(db, key, old) }
 
 // beforeWriteFind is beforeWrite for a caller that has not looked the key
 // up: it finds the current value only when a PreWriter is installed.
 func (ks *Keyspace) beforeWriteFind(db int, sh *shard, h uint64, key []byte) {
-	if b := ks.preWrite.Load(); b != nil {
-		var old *Object
-		if sh != nil {
-			old = sh.keys.FindHashed(h, key)
-		}
-		b.p.PreWrite(db, key, old)
+	if ks.preWrite.Load() != nil {
+		ks.preWriteFind(db, sh, h, key)
 	}
+}
+
+//go:noinline
+func (ks *Keyspace) preWriteFind(db int, sh *shard, h uint64, key []byte) {
+	b := ks.preWrite.Load()
+	if b == nil {
+		return
+	}
+	var old *Object
+	if sh != nil {
+		old = sh.keys.FindHashed(h, key)
+	}
+	b.p.PreWrite(db, key, old)
 }
 
 // beforeWriteDB reports a change of every key of db (-1: all). Every

@@ -128,7 +128,14 @@ func (c *Ctx) BeginOwn() { c.ownDone, c.force = false, false }
 // procedure gave one or changed nothing (the dispatcher, after the
 // procedure, with its stripes still held).
 func (c *Ctx) FinishOwn() {
-	if c.Prop != nil && !c.ownDone && (c.Dirty > 0 || c.force) {
+	if c.Prop != nil {
+		c.finishOwn()
+	}
+}
+
+//go:noinline
+func (c *Ctx) finishOwn() {
+	if !c.ownDone && (c.Dirty > 0 || c.force) {
 		c.Prop.Add(c.DB, c.Argv...)
 	}
 }
@@ -139,11 +146,15 @@ func (c *Ctx) FinishOwn() {
 // (Block) does it before it releases them. Inside EXEC the unit is
 // EXEC's, which commits it whole: nothing calls CommitUnit there.
 func (c *Ctx) CommitUnit() {
-	if c.Prop != nil {
-		c.FinishOwn()
-		c.ownDone = true // the default op, if any, is in
-		c.KS.Effects.Commit(c.Prop)
+	if c.Prop != nil { // inlines to this test when nothing consumes effects
+		c.commitUnit()
 	}
+}
+
+func (c *Ctx) commitUnit() {
+	c.finishOwn()
+	c.ownDone = true // the default op, if any, is in
+	c.KS.Effects.Commit(c.Prop)
 }
 
 // propagateDeletion records that key (in db) was deleted because its TTL
