@@ -325,7 +325,11 @@ func (r *Ring) Accept(fd int, userData uint64) {
 
 // Enter submits the queued operations and, when want > 0, waits until at
 // least want completions are ready or timeout passes (timeout <= 0: no
-// limit). It is one io_uring_enter system call; it may return early (a
+// limit). It always asks for events (IORING_ENTER_GETEVENTS), with want 0
+// too: under DEFER_TASKRUN the kernel posts completions only then, so a
+// loop that keeps polling with want 0 (it has buffered input to run)
+// would otherwise see no new completion, and the connections behind them
+// would wait until it ran out of work. It is one io_uring_enter system call; it may return early (a
 // signal, a full completion queue), so callers loop. An error is returned
 // only for a failure other than EINTR, EAGAIN, EBUSY and ETIME.
 //
@@ -336,10 +340,9 @@ func (r *Ring) Accept(fd int, userData uint64) {
 // through the scheduler so that the request is honoured.
 func (r *Ring) Enter(want uint32, timeout time.Duration) error {
 	atomic.StoreUint32(r.sqTail, r.tail)
-	flags := uintptr(0)
+	flags := uintptr(enterGetEvents)
 	argp, argsz := uintptr(0), uintptr(0)
 	if want > 0 {
-		flags |= enterGetEvents
 		if timeout > 0 {
 			r.ts = syscall.NsecToTimespec(int64(timeout))
 			r.arg.ts = uint64(uintptr(unsafe.Pointer(&r.ts)))
