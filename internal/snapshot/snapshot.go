@@ -137,23 +137,29 @@ func (s *Snapshot) PreWrite(dbi int, key []byte, old *db.Object) {
 	if st.done || st.frozen {
 		return
 	}
-	k := string(key) // no allocation for the lookups below
-	if st.written != nil {
-		if _, ok := st.written[k]; ok {
-			return
-		}
-	}
-	if _, ok := st.pre[k]; ok {
+	if !st.needsCopy(key) {
 		return
+	}
+	if old == nil {
+		st.pre[string(key)] = nil
+		return
+	}
+	st.pre[string(key)] = s.copyOf(dbi, key, old)
+}
+
+// needsCopy reports whether key must be copied aside before it changes:
+// it is neither in the file nor copied already. It makes pre when true.
+func (st *shardState) needsCopy(key []byte) bool {
+	if _, ok := st.written[string(key)]; ok {
+		return false
+	}
+	if _, ok := st.pre[string(key)]; ok {
+		return false
 	}
 	if st.pre == nil {
 		st.pre = make(map[string]*rdb.Entry)
 	}
-	if old == nil {
-		st.pre[k] = nil
-		return
-	}
-	st.pre[k] = s.copyOf(dbi, key, old)
+	return true
 }
 
 // PreWriteDB implements db.PreWriter: every stripe is held.
@@ -168,18 +174,9 @@ func (s *Snapshot) PreWriteDB(dbi int) {
 			continue
 		}
 		s.ks.ScanShard(dbi, stripe, 0, 1<<62, func(k string, o *db.Object) {
-			if st.written != nil {
-				if _, ok := st.written[k]; ok {
-					return
-				}
+			if st.needsCopy([]byte(k)) {
+				st.pre[k] = s.copyOf(dbi, []byte(k), o)
 			}
-			if _, ok := st.pre[k]; ok {
-				return
-			}
-			if st.pre == nil {
-				st.pre = make(map[string]*rdb.Entry)
-			}
-			st.pre[k] = s.copyOf(dbi, []byte(k), o)
 		})
 		// Everything not in the file is now in pre: the walk of this
 		// shard will not look at the dict again.
