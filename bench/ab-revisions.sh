@@ -28,15 +28,11 @@ tmp=$(mktemp -d)
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-	for rev in a b; do git worktree remove --force "$tmp/src-$rev" 2>/dev/null || true; done
+	remove_revisions "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-for pair in "a:$A" "b:$B"; do
-	name=${pair%%:*}; rev=${pair#*:}
-	git worktree add -q --detach "$tmp/src-$name" "$rev"
-	(cd "$tmp/src-$name" && go build -o "$tmp/corvid-$name" ./cmd/corvid-server)
-done
+build_revisions "$tmp" "$A" "$B"
 LOAD=${LOAD:-redis-benchmark}
 CMD=${CMD:-set}
 seed_command "$CMD"

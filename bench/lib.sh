@@ -19,3 +19,19 @@ seed_command() {
 	*) echo "CMD must be one of set get incr lpush sadd zadd hset"; exit 2 ;;
 	esac
 }
+
+# build_revisions TMP A B builds corvid-server at git revisions A and B
+# into TMP/corvid-a and TMP/corvid-b, from worktrees under TMP;
+# remove_revisions TMP removes the worktrees (call it from the EXIT trap).
+build_revisions() {
+	local tmp=$1 pair name rev
+	for pair in "a:$2" "b:$3"; do
+		name=${pair%%:*}; rev=${pair#*:}
+		git worktree add -q --detach "$tmp/src-$name" "$rev"
+		(cd "$tmp/src-$name" && go build -o "$tmp/corvid-$name" ./cmd/corvid-server)
+	done
+}
+remove_revisions() {
+	local rev
+	for rev in a b; do git worktree remove --force "$1/src-$rev" 2>/dev/null || true; done
+}
