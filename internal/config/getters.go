@@ -188,7 +188,7 @@ func (c *Config) RDBCompression() bool { return c.n(idxRDBCompression) != 0 }
 
 // RDBChecksum is rdbchecksum: end RDB files with their CRC64.
 func (c *Config) RDBChecksum() bool { return c.n(idxRDBChecksum) != 0 }
-func (c *Config) AppendOnly() bool   { return c.b(idxAppendOnly) }
+func (c *Config) AppendOnly() bool  { return c.b(idxAppendOnly) }
 
 // AppendFsync is everysec, always or no.
 func (c *Config) AppendFsync() string { return c.enum(idxAppendFsync) }
