@@ -39,6 +39,13 @@ var (
 	idxRDBChecksum          = mustIdx("rdbchecksum")
 	idxAppendOnly           = mustIdx("appendonly")
 	idxAppendFsync          = mustIdx("appendfsync")
+	idxAppendFilename       = mustIdx("appendfilename")
+	idxAppendDirname        = mustIdx("appenddirname")
+	idxAOFLoadTruncated     = mustIdx("aof-load-truncated")
+	idxAOFUseRDBPreamble    = mustIdx("aof-use-rdb-preamble")
+	idxAOFTimestamp         = mustIdx("aof-timestamp-enabled")
+	idxAOFDisableAutoGC     = mustIdx("aof-disable-auto-gc")
+	idxNoFsyncOnRewrite     = mustIdx("no-appendfsync-on-rewrite")
 	idxSave                 = mustIdx("save")
 	idxTimeout              = mustIdx("timeout")
 	idxTCPKeepalive         = mustIdx("tcp-keepalive")
@@ -188,10 +195,31 @@ func (c *Config) RDBCompression() bool { return c.n(idxRDBCompression) != 0 }
 
 // RDBChecksum is rdbchecksum: end RDB files with their CRC64.
 func (c *Config) RDBChecksum() bool { return c.n(idxRDBChecksum) != 0 }
-func (c *Config) AppendOnly() bool  { return c.b(idxAppendOnly) }
+func (c *Config) AppendOnly() bool   { return c.b(idxAppendOnly) }
 
 // AppendFsync is everysec, always or no.
 func (c *Config) AppendFsync() string { return c.enum(idxAppendFsync) }
+
+// AppendFilename and AppendDirname name the multi-part AOF's files and
+// their directory (inside dir).
+func (c *Config) AppendFilename() string { return c.s(idxAppendFilename) }
+func (c *Config) AppendDirname() string  { return c.s(idxAppendDirname) }
+
+// AOFLoadTruncated is aof-load-truncated: load an AOF whose last file ends
+// inside a command, up to the last complete one.
+func (c *Config) AOFLoadTruncated() bool { return c.b(idxAOFLoadTruncated) }
+
+// AOFUseRDBPreamble is aof-use-rdb-preamble: a rewrite's base is an RDB.
+func (c *Config) AOFUseRDBPreamble() bool { return c.b(idxAOFUseRDBPreamble) }
+
+// AOFTimestampEnabled is aof-timestamp-enabled: "#TS:" annotations.
+func (c *Config) AOFTimestampEnabled() bool { return c.b(idxAOFTimestamp) }
+
+// AOFDisableAutoGC is aof-disable-auto-gc: keep history files.
+func (c *Config) AOFDisableAutoGC() bool { return c.b(idxAOFDisableAutoGC) }
+
+// NoAppendfsyncOnRewrite is no-appendfsync-on-rewrite.
+func (c *Config) NoAppendfsyncOnRewrite() bool { return c.b(idxNoFsyncOnRewrite) }
 
 // Save is the CONFIG GET form of the snapshot rules ("" for none).
 func (c *Config) Save() string { return saveString(c.snap().v[idxSave]) }

@@ -39,8 +39,7 @@ var inertDirectives = map[string]string{
 	"shutdown-on-sigint":  "only its default is built: save when save points are set",
 	"shutdown-on-sigterm": "only its default is built: save when save points are set",
 	// AOF.
-	"aof-rewrite-incremental-fsync": waitAOF, "no-appendfsync-on-rewrite": waitAOF, "aof-load-truncated": waitAOF,
-	"aof-use-rdb-preamble": waitAOF, "aof-timestamp-enabled": waitAOF, "aof-disable-auto-gc": waitAOF,
+	"aof-rewrite-incremental-fsync": "no effect: the rewrite's base is written through a buffer and fsynced once, at its end",
 	"auto-aof-rewrite-percentage": waitAOF, "auto-aof-rewrite-min-size": waitAOF,
 	// Replication.
 	"repl-disable-tcp-nodelay": waitRepl, "repl-diskless-sync": waitRepl, "dual-channel-replication-enabled": waitRepl,

@@ -148,7 +148,6 @@ func TestLoadErrors(t *testing.T) {
 		{conf: "logfile /nonexistent-corvid-dir/valkey.log", msg: "Can't open the log file: No such file or directory"},
 
 		// Corvid's Unsupported hooks: the "on" values are refused at the line.
-		{conf: "appendonly yes", line: 1, msg: "appendonly yes is not supported by Corvid yet: there is no AOF, writes would not be persisted"},
 		{conf: "cluster-enabled yes", line: 1, msg: "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"},
 		{conf: "replicaof 10.0.0.1 6379", line: 1, msg: "replicaof is not supported by Corvid yet: replication is not implemented"},
 		{conf: "slaveof 10.0.0.1 6379", line: 1, msg: "replicaof is not supported by Corvid yet: replication is not implemented"},

@@ -13,12 +13,6 @@ package config
 // by canonical directive name ("loadmodule" covers that directive).
 func DefaultUnsupported() map[string]func(value string) string {
 	return map[string]func(string) string{
-		"appendonly": func(v string) string {
-			if v == "yes" {
-				return "appendonly yes is not supported by Corvid yet: there is no AOF, writes would not be persisted"
-			}
-			return ""
-		},
 		"cluster-enabled": func(v string) string {
 			if v == "yes" {
 				return "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"

@@ -72,6 +72,10 @@ type Client struct {
 	// unit collects what the client's commands propagate (package
 	// effects) while the stream is active; reused.
 	unit effects.Unit
+	// aofSeen is the AOF ticket this client last waited for (aof.go):
+	// replies wait until the AOF is written (and with appendfsync always
+	// fsynced) up to the last ticket appended before them.
+	aofSeen int64
 
 	// Scratch space reused by dispatch to stay allocation-free.
 	nameBuf []byte
@@ -420,6 +424,9 @@ func (c *Client) flush() bool {
 	c.flushCalls()
 	if c.w.Len() == 0 {
 		return true
+	}
+	if c.srv.aof.on.Load() {
+		c.waitAOF()
 	}
 	n, err := c.conn.Write(c.w.Bytes())
 	c.srv.stats.netOutput.Add(c.shard, int64(n))

@@ -260,22 +260,10 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 	}
 
 	if req.want("persistence") {
-		// The RDB fields (persist.go); there is no AOF yet (appendonly
-		// yes is refused), so its fields read idle.
+		// The RDB fields (persist.go), then the AOF's (aof.go).
 		w.section("Persistence")
 		s.persistenceInfo(&w)
-		w.int("aof_enabled", 0)
-		w.int("aof_rewrite_in_progress", 0)
-		w.int("aof_rewrite_scheduled", 0)
-		w.int("aof_last_rewrite_time_sec", -1)
-		w.int("aof_current_rewrite_time_sec", -1)
-		w.str("aof_last_bgrewrite_status", "ok")
-		w.int("aof_rewrites", 0)
-		w.int("aof_rewrites_consecutive_failures", 0)
-		w.str("aof_last_write_status", "ok")
-		w.int("aof_last_cow_size", 0)
-		w.int("module_fork_in_progress", 0)
-		w.int("module_fork_last_cow_size", 0)
+		s.aofInfo(&w)
 	}
 
 	if req.want("stats") {

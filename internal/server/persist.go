@@ -76,6 +76,18 @@ func (s *Server) beginSave(bg bool) (*snapshot.Snapshot, chan struct{}, error) {
 	if r.cur != nil {
 		return nil, nil, errSaveInProgress
 	}
+	if running, done := s.rewriteRunning(); running {
+		if bg {
+			return nil, nil, errChildActive
+		}
+		// SAVE waits for the rewrite: both are snapshots, one at a time.
+		r.mu.Unlock()
+		<-done
+		r.mu.Lock()
+		if r.cur != nil {
+			return nil, nil, errSaveInProgress
+		}
+	}
 	r.dirtyAtStart = s.ks.Dirty()
 	snap := snapshot.Begin(s.ks, s.rdbOptions())
 	r.cur, r.curBg, r.curDone, r.bgStart = snap, bg, make(chan struct{}), time.Now()
@@ -212,6 +224,9 @@ func (s *Server) saveCron(now time.Time) {
 	if len(points) == 0 {
 		return
 	}
+	if running, _ := s.rewriteRunning(); running {
+		return
+	}
 	r.mu.Lock()
 	running, dirty := r.cur != nil, s.ks.Dirty()-r.dirtyAtLast
 	r.mu.Unlock()
@@ -239,6 +254,7 @@ func (s *Server) runSaveCron() {
 			return
 		case now := <-t.C:
 			s.saveCron(now)
+			s.rewriteCron()
 		}
 	}
 }
@@ -281,7 +297,12 @@ func (s *Server) loadRDB() error {
 // loadRDBFrom loads an RDB stream into the keyspace (which should be
 // empty), logging the AUX fields Valkey logs when logAux.
 func (s *Server) loadRDBFrom(r interface{ Read([]byte) (int, error) }, logAux bool) (loaded, expired int64, err error) {
-	now := time.Now().UnixMilli()
+	return s.loadRDBAt(r, logAux, time.Now().UnixMilli())
+}
+
+// loadRDBAt is loadRDBFrom with keys expired as of now (ms; 0 expires
+// none, for an AOF's RDB base).
+func (s *Server) loadRDBAt(r interface{ Read([]byte) (int, error) }, logAux bool, now int64) (loaded, expired int64, err error) {
 	l := rdb.Loader{
 		OnEntry: func(e *rdb.Entry) error {
 			if e.DB >= s.ks.Databases() {
@@ -361,6 +382,11 @@ func bgsaveCommand(c *Client) {
 		return
 	}
 	if err := s.bgsave(); err != nil {
+		if err == errChildActive && len(argv) == 2 {
+			s.rdb.scheduled.Store(true) // BGSAVE SCHEDULE during a rewrite
+			c.w.Simple("Background saving scheduled")
+			return
+		}
 		c.w.Error(err.Error())
 		return
 	}

@@ -32,6 +32,7 @@ const (
 // Server is one corvid-server instance.
 type Server struct {
 	rdb   rdbState // RDB persistence (persist.go)
+	aof   aofState // AOF persistence (aof.go)
 	cfg   *config.Config
 	ks    *db.Keyspace
 	table *table
@@ -222,6 +223,7 @@ func (s *Server) Close() {
 	if s.loops != nil {
 		s.loops.Close()
 	}
+	s.stopAOF()
 	// The runtime's memory limit is process-wide: do not leave this
 	// server's behind (tests and embedders run several servers).
 	setGoMemoryLimit(0)
@@ -254,7 +256,14 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 		}
 	}
 	s.logStartup()
-	if err := s.loadRDB(); err != nil {
+	s.guardAOFConfig()
+	if cfg.AppendOnly() {
+		// With appendonly yes Valkey loads the AOF and not the RDB.
+		if err := s.startAOF(); err != nil {
+			s.log.warn("%v", err)
+			return err
+		}
+	} else if err := s.loadRDB(); err != nil {
 		s.log.warn("%v", err)
 		return err
 	}

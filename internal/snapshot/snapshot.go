@@ -60,6 +60,10 @@ type Options struct {
 	// ChunkKeys is how many keys the walker serializes per stripe hold
 	// (default 256).
 	ChunkKeys int
+	// AtStart, if set, is called by Begin while every stripe is held, at
+	// the snapshot's point in time: no unit commits to the effects stream
+	// meanwhile (an AOF rewrite switches its incr file there).
+	AtStart func()
 }
 
 // Stats describe a finished (or failed) snapshot.
@@ -126,6 +130,9 @@ func Begin(ks *db.Keyspace, opts Options) *Snapshot {
 		s.keysTotal += int64(n)
 	}
 	ks.SetPreWriter(s)
+	if opts.AtStart != nil {
+		opts.AtStart()
+	}
 	ks.UnlockAll()
 	return s
 }

@@ -132,10 +132,10 @@ func TestStartupRefusals(t *testing.T) {
 		args []string
 		want []string // substrings of the output
 	}{
-		{"appendonly in file", []string{write("aof.conf", "# persistence\nappendonly yes\n")},
-			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "at line 2", ">>> 'appendonly yes'", "appendonly yes is not supported"}},
-		{"appendonly flag", []string{"--appendonly", "yes"},
-			[]string{"FATAL CONFIG FILE ERROR", "appendonly", "not supported"}},
+		{"cluster-enabled in file", []string{write("cluster.conf", "# cluster\ncluster-enabled yes\n")},
+			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "at line 2", ">>> 'cluster-enabled yes'", "cluster-enabled yes is not supported"}},
+		{"replicaof flag", []string{"--replicaof", "127.0.0.1 6379"},
+			[]string{"FATAL CONFIG FILE ERROR", "replicaof", "not supported"}},
 		{"unknown directive", []string{write("bad.conf", "port 6379\nnot-a-directive yes\n")},
 			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "Reading the configuration file, at line 2", ">>> 'not-a-directive yes'", "Bad directive or wrong number of arguments"}},
 		{"bad value", []string{"--maxmemory-policy", "sometimes"},
@@ -168,7 +168,7 @@ func TestStartupRefusals(t *testing.T) {
 	if got["save"] != "" || got["appendonly"] != "no" {
 		t.Errorf("CONFIG GET save/appendonly = %q/%q", got["save"], got["appendonly"])
 	}
-	// And CONFIG SET refuses to turn persistence on at run time.
+	// And CONFIG SET refuses to turn the AOF on at run time (start-up only).
 	if err := c.ConfigSet(ctx, "appendonly", "yes").Err(); err == nil || !strings.Contains(err.Error(), "not supported") {
 		t.Errorf("CONFIG SET appendonly yes: %v", err)
 	}
