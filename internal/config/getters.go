@@ -46,6 +46,8 @@ var (
 	idxAOFTimestamp         = mustIdx("aof-timestamp-enabled")
 	idxAOFDisableAutoGC     = mustIdx("aof-disable-auto-gc")
 	idxNoFsyncOnRewrite     = mustIdx("no-appendfsync-on-rewrite")
+	idxAutoAOFRewritePerc   = mustIdx("auto-aof-rewrite-percentage")
+	idxAutoAOFRewriteMin    = mustIdx("auto-aof-rewrite-min-size")
 	idxSave                 = mustIdx("save")
 	idxTimeout              = mustIdx("timeout")
 	idxTCPKeepalive         = mustIdx("tcp-keepalive")
@@ -195,7 +197,7 @@ func (c *Config) RDBCompression() bool { return c.n(idxRDBCompression) != 0 }
 
 // RDBChecksum is rdbchecksum: end RDB files with their CRC64.
 func (c *Config) RDBChecksum() bool { return c.n(idxRDBChecksum) != 0 }
-func (c *Config) AppendOnly() bool   { return c.b(idxAppendOnly) }
+func (c *Config) AppendOnly() bool  { return c.b(idxAppendOnly) }
 
 // AppendFsync is everysec, always or no.
 func (c *Config) AppendFsync() string { return c.enum(idxAppendFsync) }
@@ -220,6 +222,12 @@ func (c *Config) AOFDisableAutoGC() bool { return c.b(idxAOFDisableAutoGC) }
 
 // NoAppendfsyncOnRewrite is no-appendfsync-on-rewrite.
 func (c *Config) NoAppendfsyncOnRewrite() bool { return c.b(idxNoFsyncOnRewrite) }
+
+// AutoAOFRewritePercentage and AutoAOFRewriteMinSize start a rewrite when
+// the AOF grew by that percentage since the last one and is at least that
+// big (0 percent: never).
+func (c *Config) AutoAOFRewritePercentage() int64 { return c.n(idxAutoAOFRewritePerc) }
+func (c *Config) AutoAOFRewriteMinSize() int64    { return c.n(idxAutoAOFRewriteMin) }
 
 // Save is the CONFIG GET form of the snapshot rules ("" for none).
 func (c *Config) Save() string { return saveString(c.snap().v[idxSave]) }

@@ -22,7 +22,6 @@ package config
 
 const (
 	waitRDB     = "waits for RDB persistence"
-	waitAOF     = "waits for the AOF"
 	waitRepl    = "waits for replication"
 	waitCluster = "waits for cluster mode"
 	waitTLS     = "waits for TLS"
@@ -40,7 +39,6 @@ var inertDirectives = map[string]string{
 	"shutdown-on-sigterm": "only its default is built: save when save points are set",
 	// AOF.
 	"aof-rewrite-incremental-fsync": "no effect: the rewrite's base is written through a buffer and fsynced once, at its end",
-	"auto-aof-rewrite-percentage": waitAOF, "auto-aof-rewrite-min-size": waitAOF,
 	// Replication.
 	"repl-disable-tcp-nodelay": waitRepl, "repl-diskless-sync": waitRepl, "dual-channel-replication-enabled": waitRepl,
 	"replica-lazy-flush": waitRepl, "replica-serve-stale-data": waitRepl, "replica-read-only": waitRepl,

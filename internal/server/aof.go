@@ -64,6 +64,7 @@ type aofState struct {
 	consecFails atomic.Int64
 	lastCow     atomic.Int64
 	baseSize    atomic.Int64 // aof_base_size: the AOF's size after the last rewrite or load
+	lastTry     atomic.Int64 // unix seconds of the last automatic rewrite
 }
 
 // aofSink appends each committed unit to the writer and remembers its
@@ -173,7 +174,7 @@ func (s *Server) startAOF() error {
 		NoFsyncOnRewrite: s.cfg.NoAppendfsyncOnRewrite(),
 		// Snapshot nil: Open writes an empty base only when nothing was
 		// loaded, and the dataset is empty then.
-		Logf:             logf,
+		Logf: logf,
 	})
 	if err != nil {
 		return fmt.Errorf("Can't open the append-only file: %v", err)
@@ -326,13 +327,40 @@ func (s *Server) writeRewrite(rw *aof.Rewrite, snap *snapshot.Snapshot) error {
 	return rw.Commit()
 }
 
-// rewriteCron starts a rewrite scheduled while a save ran.
-func (s *Server) rewriteCron() {
-	if s.aof.w == nil || !s.aof.scheduled.Load() || s.saveRunning() {
+// rewriteCron starts a rewrite scheduled while a save ran, or one that
+// auto-aof-rewrite-percentage/min-size call for (serverCron's rule; after
+// failures it waits a minute per consecutive failure, up to an hour, as
+// Valkey's rewrite limiter delays retries).
+func (s *Server) rewriteCron(now time.Time) {
+	a := &s.aof
+	if a.w == nil || s.saveRunning() {
 		return
 	}
-	if err := s.bgrewrite(); err == nil || err == errRewriteInProgress {
-		s.aof.scheduled.Store(false)
+	if running, _ := s.rewriteRunning(); running {
+		return
+	}
+	if a.scheduled.Load() {
+		if err := s.bgrewrite(); err == nil || err == errRewriteInProgress {
+			a.scheduled.Store(false)
+		}
+		return
+	}
+	perc := s.cfg.AutoAOFRewritePercentage()
+	if perc <= 0 {
+		return
+	}
+	size := s.aofSize()
+	if size <= s.cfg.AutoAOFRewriteMinSize() {
+		return
+	}
+	if f := a.consecFails.Load(); f > 0 && now.Unix()-a.lastTry.Load() < 60*min(f, 60) {
+		return
+	}
+	base := max(a.baseSize.Load(), 1)
+	if growth := (size*100)/base - 100; growth >= perc {
+		s.log.notice("Starting automatic rewriting of AOF on %d%% growth", growth)
+		a.lastTry.Store(now.Unix())
+		s.bgrewrite()
 	}
 }
 

@@ -254,7 +254,7 @@ func (s *Server) runSaveCron() {
 			return
 		case now := <-t.C:
 			s.saveCron(now)
-			s.rewriteCron()
+			s.rewriteCron(now)
 		}
 	}
 }

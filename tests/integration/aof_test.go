@@ -83,7 +83,7 @@ func TestAOFEveryTypeSurvivesKill(t *testing.T) {
 // TestAOFCrashLoop: a writer issues numbered INCRs, RPUSHes and MULTI/EXEC
 // pairs with appendfsync always; the server is SIGKILLed at a random
 // moment and restarted; every acknowledged write is there and no EXEC is
-// half-applied.
+// half-applied. Every other round runs a BGREWRITEAOF under the writes.
 func TestAOFCrashLoop(t *testing.T) {
 	for _, policy := range []string{"always", "everysec"} {
 		t.Run(policy, func(t *testing.T) { aofCrashLoop(t, policy) })
@@ -155,6 +155,12 @@ func aofCrashLoop(t *testing.T, policy string) {
 				mu.Unlock()
 			}
 		}()
+		// Half the rounds rewrite the AOF meanwhile: the kill may land
+		// before, during or after the rewrite's switch and commit.
+		if rounds%2 == 1 {
+			time.Sleep(time.Duration(rng.Intn(100)) * time.Millisecond)
+			c.Do(ctx, "BGREWRITEAOF")
+		}
 		time.Sleep(time.Duration(100+rng.Intn(400)) * time.Millisecond)
 		p.Stop() // SIGKILL at a random moment
 		wg.Wait()
@@ -249,4 +255,34 @@ func TestAOFTruncatedTail(t *testing.T) {
 	if n := newClient(t, r.Addr, 2).DBSize(ctx).Val(); n != 11 {
 		t.Errorf("after truncation and a new write: dbsize %d, want 11", n)
 	}
+}
+
+// TestAOFAutoRewrite: auto-aof-rewrite-percentage/min-size start a rewrite
+// from the cron once the AOF grew enough.
+func TestAOFAutoRewrite(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	p := testutil.StartCorvid(t, "--save", "", "--appendonly", "yes", "--appendfsync", "no",
+		"--auto-aof-rewrite-percentage", "100", "--auto-aof-rewrite-min-size", "64kb")
+	c := newClient(t, p.Addr, 2)
+	val := strings.Repeat("x", 1000)
+	pl := c.Pipeline()
+	for i := 0; i < 300; i++ {
+		pl.Set(ctx, "k"+strconv.Itoa(i%50), val, 0)
+	}
+	if _, err := pl.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(10*time.Second, func() bool {
+		return strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrites:1")
+	}) {
+		t.Fatalf("no automatic rewrite:\n%s\n%s", c.Info(ctx, "persistence").Val(), p.Output())
+	}
+	waitRewrite(t, ctx, c)
+	if !strings.Contains(p.Output(), "Starting automatic rewriting of AOF on") {
+		t.Errorf("log lacks the automatic rewrite:\n%s", p.Output())
+	}
+	want := dumpAll(t, ctx, p.Addr, false)
+	p.Stop()
+	q := testutil.StartCorvidIn(t, p.Dir, "--save", "", "--appendonly", "yes")
+	sameLines(t, "after an automatic rewrite", want, dumpAll(t, ctx, q.Addr, false))
 }
