@@ -43,8 +43,9 @@
 //
 // Unsupported hooks (unsupported.go) refuse values Corvid cannot honour yet
 // so that nobody believes data is persisted or replicated when it is not:
-// appendonly yes, a non-empty save, cluster-enabled yes, replicaof, a
-// non-zero tls-port, unixsocket and loadmodule. The "off" values are
+// cluster-enabled yes, replicaof, a non-zero tls-port, unixsocket and
+// loadmodule (the server adds its own at run time: appendonly and the AOF
+// writer's settings cannot change once it runs). The "off" values are
 // accepted. A refused value fails start-up with the usual FATAL CONFIG FILE
 // ERROR naming the line, and CONFIG SET with "CONFIG SET failed (possibly
 // related to argument 'x') - <reason>". Relax them as features land.

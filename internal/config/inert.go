@@ -9,7 +9,7 @@ package config
 //     its hot state after every CONFIG SET (server.applyConfig); a few
 //     also have an OnChange hook that acts at once (port, bind, dir);
 //   - refused while its feature is missing: DefaultUnsupported accepts
-//     only the off values (appendonly, save, replicaof, ...);
+//     only the off values (cluster-enabled, replicaof, ...);
 //   - inert: stored, shown by CONFIG GET and written by CONFIG REWRITE,
 //     so a valkey.conf loads unchanged, but nothing reads it yet. Each
 //     such row is listed below with what it waits for or why it has no
