@@ -56,6 +56,7 @@ type aofState struct {
 	rewriting *snapshot.Snapshot // the rewrite in progress, or nil
 	rwDone    chan struct{}      // closed when it ends
 	rwStart   time.Time
+	running   atomic.Bool // rewriting != nil, read without the locks
 	scheduled atomic.Bool // BGREWRITEAOF while a BGSAVE ran: the cron starts it
 
 	lastRwOK    atomic.Bool
@@ -288,12 +289,14 @@ func (s *Server) bgrewrite() error {
 	opts.AtStart = rw.Switch
 	snap := snapshot.Begin(s.ks, opts)
 	a.rewriting, a.rwDone, a.rwStart = snap, make(chan struct{}), time.Now()
+	a.running.Store(true)
 	done, start := a.rwDone, a.rwStart
 	s.log.notice("Background append only file rewriting started")
 	go func() {
 		err := s.writeRewrite(rw, snap)
 		a.mu.Lock()
 		a.rewriting = nil
+		a.running.Store(false)
 		a.mu.Unlock()
 		close(done)
 		a.lastRwSecs.Store(int64(time.Since(start).Seconds()))
@@ -371,14 +374,15 @@ func bgrewriteaofCommand(c *Client) {
 		c.w.Error("ERR BGREWRITEAOF with appendonly no is not supported by Corvid yet")
 		return
 	}
-	if running, _ := s.rewriteRunning(); running {
+	if s.aof.running.Load() {
 		c.w.Error(errRewriteInProgress.Error())
 		return
 	}
+	// Inside EXEC (the snapshot's start needs every stripe; no lock that
+	// a snapshot's start holds may be taken with stripes held), or while a
+	// save occupies the snapshot: the cron starts it, as Valkey's rewrite
+	// scheduled behind an active child.
 	if c.ctx.Locked || s.saveRunning() {
-		// Inside EXEC (the snapshot's start needs every stripe), or a
-		// save occupies the snapshot: the cron starts it, as Valkey's
-		// rewrite scheduled behind an active child.
 		s.aof.scheduled.Store(true)
 		c.w.Simple("Background append only file rewriting scheduled")
 		return

@@ -286,3 +286,34 @@ func TestAOFAutoRewrite(t *testing.T) {
 	q := testutil.StartCorvidIn(t, p.Dir, "--save", "", "--appendonly", "yes")
 	sameLines(t, "after an automatic rewrite", want, dumpAll(t, ctx, q.Addr, false))
 }
+
+// TestAOFRewriteInExec: BGREWRITEAOF inside EXEC is scheduled and the
+// cron runs it; with appendonly no it is refused.
+func TestAOFRewriteInExec(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	p := testutil.StartCorvid(t, aofArgs...)
+	c := testutil.Dial(t, p.Addr)
+	defer c.Close()
+	expect(t, c, "+OK", "SET", "k", "v")
+	expect(t, c, "+OK", "MULTI")
+	expect(t, c, "+QUEUED", "SET", "k2", "v2")
+	expect(t, c, "+QUEUED", "BGREWRITEAOF")
+	expect(t, c, "*[+OK, +Background append only file rewriting scheduled]", "EXEC")
+	rc := newClient(t, p.Addr, 2)
+	if !waitFor(10*time.Second, func() bool {
+		return strings.Contains(rc.Info(ctx, "persistence").Val(), "aof_rewrites:1")
+	}) {
+		t.Fatalf("the scheduled rewrite did not run:\n%s", rc.Info(ctx, "persistence").Val())
+	}
+	waitRewrite(t, ctx, rc)
+	p.Stop()
+	q := testutil.StartCorvidIn(t, p.Dir, aofArgs...)
+	if n := newClient(t, q.Addr, 2).DBSize(ctx).Val(); n != 2 {
+		t.Errorf("after the scheduled rewrite and a restart: dbsize %d, want 2", n)
+	}
+
+	off := testutil.StartCorvid(t, "--save", "")
+	if err := newClient(t, off.Addr, 2).Do(ctx, "BGREWRITEAOF").Err(); err == nil {
+		t.Errorf("BGREWRITEAOF with appendonly no: accepted")
+	}
+}
