@@ -197,9 +197,11 @@ func (s *Server) stopAOF() {
 	if a.w == nil {
 		return
 	}
+	s.rdb.begin.Lock() // a rewrite being started is seen
 	a.mu.Lock()
 	cur, done := a.rewriting, a.rwDone
 	a.mu.Unlock()
+	s.rdb.begin.Unlock()
 	if cur != nil {
 		s.log.warn("There is a child rewriting the AOF. Killing it!")
 		cur.Abort()
@@ -266,15 +268,13 @@ func (s *Server) rewriteRunning() (bool, chan struct{}) {
 // bgrewrite starts an AOF rewrite. Called with s.rdb.mu not held.
 func (s *Server) bgrewrite() error {
 	a := &s.aof
-	// s.rdb.mu first, then a.mu: a save and a rewrite never both begin.
-	s.rdb.mu.Lock()
-	defer s.rdb.mu.Unlock()
-	if s.rdb.cur != nil {
+	// A save and a rewrite never both begin (rdbState.begin).
+	s.rdb.begin.Lock()
+	defer s.rdb.begin.Unlock()
+	if s.saveRunning() {
 		return errSaveInProgress
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.rewriting != nil {
+	if running, _ := s.rewriteRunning(); running {
 		return errRewriteInProgress
 	}
 	rw, err := a.w.PrepareRewrite()
@@ -288,9 +288,11 @@ func (s *Server) bgrewrite() error {
 	opts.RDB.AOFBase = true
 	opts.AtStart = rw.Switch
 	snap := snapshot.Begin(s.ks, opts)
+	a.mu.Lock()
 	a.rewriting, a.rwDone, a.rwStart = snap, make(chan struct{}), time.Now()
 	a.running.Store(true)
 	done, start := a.rwDone, a.rwStart
+	a.mu.Unlock()
 	s.log.notice("Background append only file rewriting started")
 	go func() {
 		err := s.writeRewrite(rw, snap)

@@ -28,6 +28,12 @@ import (
 
 // rdbState is the server's RDB bookkeeping.
 type rdbState struct {
+	// begin serializes the starts of snapshots (saves and AOF rewrites:
+	// one at a time, they share the keyspace's PreWriter). It is held
+	// across snapshot.Begin, which waits for every stripe, so it is never
+	// taken with stripes held nor by readers (INFO); mu and aofState.mu
+	// are only held briefly.
+	begin   sync.Mutex
 	mu      sync.Mutex
 	cur     *snapshot.Snapshot // the save in progress, or nil
 	curBg   bool               // it is a BGSAVE
@@ -48,6 +54,7 @@ type rdbState struct {
 	expired    atomic.Int64 // rdb_last_load_keys_expired
 	finalSaved atomic.Bool  // SHUTDOWN saved already: Run must not again
 	scheduled  atomic.Bool  // BGSAVE inside EXEC: the cron starts it
+	bgRunning  atomic.Bool  // cur != nil && curBg, read without mu (inside EXEC)
 }
 
 var errSaveInProgress = errors.New("ERR Background save already in progress")
@@ -71,27 +78,33 @@ func (s *Server) rdbOptions() snapshot.Options {
 // beginSave starts a snapshot unless one is running.
 func (s *Server) beginSave(bg bool) (*snapshot.Snapshot, chan struct{}, error) {
 	r := &s.rdb
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cur != nil {
-		return nil, nil, errSaveInProgress
-	}
-	if running, done := s.rewriteRunning(); running {
+	r.begin.Lock()
+	defer r.begin.Unlock()
+	for {
+		if s.saveRunning() {
+			return nil, nil, errSaveInProgress
+		}
+		running, done := s.rewriteRunning()
+		if !running {
+			break
+		}
 		if bg {
 			return nil, nil, errChildActive
 		}
 		// SAVE waits for the rewrite: both are snapshots, one at a time.
-		r.mu.Unlock()
+		r.begin.Unlock()
 		<-done
-		r.mu.Lock()
-		if r.cur != nil {
-			return nil, nil, errSaveInProgress
-		}
+		r.begin.Lock()
 	}
-	r.dirtyAtStart = s.ks.Dirty()
+	dirty := s.ks.Dirty()
 	snap := snapshot.Begin(s.ks, s.rdbOptions())
+	r.mu.Lock()
+	r.dirtyAtStart = dirty
 	r.cur, r.curBg, r.curDone, r.bgStart = snap, bg, make(chan struct{}), time.Now()
-	return snap, r.curDone, nil
+	r.bgRunning.Store(bg)
+	done := r.curDone
+	r.mu.Unlock()
+	return snap, done, nil
 }
 
 // finishSave writes snap to the RDB file and records the outcome.
@@ -104,6 +117,7 @@ func (s *Server) finishSave(snap *snapshot.Snapshot, done chan struct{}) error {
 		r.dirtyAtLast = r.dirtyAtStart
 	}
 	r.cur = nil
+	r.bgRunning.Store(false)
 	r.mu.Unlock()
 	close(done)
 	if bg {
@@ -198,6 +212,8 @@ func (s *Server) bgsave() error {
 
 // abortSave stops a save in progress and waits for it to end.
 func (s *Server) abortSave() {
+	s.rdb.begin.Lock() // a save being started is seen
+	defer s.rdb.begin.Unlock()
 	s.rdb.mu.Lock()
 	cur, done := s.rdb.cur, s.rdb.curDone
 	s.rdb.mu.Unlock()
@@ -369,11 +385,10 @@ func bgsaveCommand(c *Client) {
 	s := c.srv
 	if c.ctx.Locked {
 		// Inside EXEC (whose stripes the snapshot's start needs): Valkey
-		// schedules it for its cron, and so does Corvid.
-		s.rdb.mu.Lock()
-		running := s.rdb.cur != nil && s.rdb.curBg
-		s.rdb.mu.Unlock()
-		if running {
+		// schedules it for its cron, and so does Corvid. rdb.mu is not
+		// taken with stripes held: a snapshot's start holds it while it
+		// waits for every stripe.
+		if s.rdb.bgRunning.Load() {
 			c.w.Error(errSaveInProgress.Error())
 			return
 		}
