@@ -53,6 +53,10 @@ type Options struct {
 	// woken client preempts the loop once per connection rather than once
 	// per round (docs/benchmarks-archive.md, "Deferred writes").
 	DeferWrite bool
+	// BeforeFlush, if set, runs on each loop at the end of every round,
+	// before the round's deferred writes (Valkey's beforeSleep, where the
+	// AOF is written and fsynced before any reply of the round is sent).
+	BeforeFlush func()
 	// LockThread locks each loop goroutine to its own OS thread
 	// (runtime.LockOSThread). Unlocked, a loop that sleeps in raw epoll
 	// waits still leaves its thread whenever the runtime preempts it (every
@@ -72,14 +76,15 @@ type Options struct {
 
 // Engine is a set of event loops.
 type Engine struct {
-	loops      []*loop
-	next       atomic.Uint32
-	wg         sync.WaitGroup
-	tick       time.Duration
-	rawWait    bool
-	deferWrite bool // Options.DeferWrite
-	lockThread bool
-	uring      bool // Options.URing, and the kernel has it
+	loops       []*loop
+	next        atomic.Uint32
+	wg          sync.WaitGroup
+	tick        time.Duration
+	rawWait     bool
+	deferWrite  bool // Options.DeferWrite
+	beforeFlush func()
+	lockThread  bool
+	uring       bool // Options.URing, and the kernel has it
 }
 
 // loop owns an epoll instance and the connections attached to it.
@@ -119,7 +124,7 @@ var ErrWouldBlock = errors.New("netloop: read would block")
 
 // New starts an engine with opts.Loops loops.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), deferWrite: opts.DeferWrite, lockThread: opts.LockThread}
+	e := &Engine{tick: opts.Tick, rawWait: opts.RawWait && runtime.GOMAXPROCS(0) > max(1, opts.Loops), deferWrite: opts.DeferWrite, lockThread: opts.LockThread, beforeFlush: opts.BeforeFlush}
 	if opts.URing && URingAvailable() {
 		e.uring, e.lockThread, e.deferWrite = true, true, true
 	}
@@ -302,6 +307,9 @@ func (l *loop) endRound(tick int64, now, nextTick *int64) {
 			l.tickAll(time.Now())
 			*nextTick = *now + tick
 		}
+	}
+	if l.e.beforeFlush != nil {
+		l.e.beforeFlush()
 	}
 	if len(l.pending) > 0 {
 		l.flushPending()

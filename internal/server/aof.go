@@ -51,6 +51,9 @@ type aofState struct {
 	on     atomic.Bool  // replies wait for the writer (Client.flush)
 	always atomic.Bool  // appendfsync always: a failed wait is fatal
 	last   atomic.Int64 // the last ticket appended (under Stream.mu)
+	// durable is a ticket known to be covered (by an event loop's wait);
+	// loops skip their wait when nothing was appended since.
+	durable atomic.Int64
 
 	mu        sync.Mutex
 	rewriting *snapshot.Snapshot // the rewrite in progress, or nil
@@ -234,6 +237,43 @@ func (c *Client) waitAOF() {
 		os.Exit(1)
 	}
 	c.aofSeen = t
+}
+
+// aofBarrier is waitAOF for a loop client whose collected replies are
+// about to be written before the round ends (close, detach).
+func (c *Client) aofBarrier() {
+	if c.srv.aof.on.Load() {
+		c.waitAOF()
+	}
+}
+
+// aofBeforeFlush runs on every event loop at the end of each round,
+// before the round's replies are written: one wait (one group fsync with
+// always) covers every write the round's clients made, as Valkey's
+// beforeSleep flushes the AOF before handleClientsWithPendingWrites.
+func (s *Server) aofBeforeFlush() {
+	a := &s.aof
+	if !a.on.Load() {
+		return
+	}
+	t := a.last.Load()
+	if t <= a.durable.Load() {
+		return
+	}
+	w := a.w
+	if err := w.WaitDurable(context.Background(), aof.Ticket(t)); err != nil {
+		if errors.Is(err, aof.ErrClosed) || !a.always.Load() {
+			return
+		}
+		s.log.warn("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %v. Exiting...", err)
+		os.Exit(1)
+	}
+	for {
+		d := a.durable.Load()
+		if t <= d || a.durable.CompareAndSwap(d, t) {
+			return
+		}
+	}
 }
 
 // aofSize is the size of every file the manifest lists (aof_current_size).

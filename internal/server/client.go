@@ -425,7 +425,9 @@ func (c *Client) flush() bool {
 	if c.w.Len() == 0 {
 		return true
 	}
-	if c.srv.aof.on.Load() {
+	if c.srv.aof.on.Load() && (c.nc == nil || c.offLoop) {
+		// On a loop, replies are collected and the loop waits once for
+		// the round's writes before sending them (aofBeforeFlush).
 		c.waitAOF()
 	}
 	n, err := c.conn.Write(c.w.Bytes())

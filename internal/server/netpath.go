@@ -86,7 +86,7 @@ func (s *Server) startNetloop() error {
 	}
 	ring := s.cfg.NetEngine() == config.NetEngineIOURing
 	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: true, DeferWrite: true,
-		LockThread: true, URing: ring})
+		LockThread: true, URing: ring, BeforeFlush: s.aofBeforeFlush})
 	if err != nil {
 		return err
 	}
@@ -208,6 +208,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 		c.armOutput()
 		ok := c.runBuffered()
 		if c.detachArgv != nil {
+			c.aofBarrier() // Detach writes what the round collected
 			c.offLoop = true
 			nc.Detach(c.serveDetached)
 			return
@@ -218,6 +219,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 				return
 			}
 			c.flush()
+			c.aofBarrier() // CloseWhenFlushed writes at once
 			nc.CloseWhenFlushed()
 			return
 		}
@@ -226,6 +228,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 			return
 		}
 		if c.closeAfter {
+			c.aofBarrier()
 			nc.CloseWhenFlushed()
 			return
 		}
