@@ -26,11 +26,12 @@ import (
 //
 // Durability: a client's replies are not written before the AOF is
 // durable, as the policy promises, up to the last ticket appended before
-// them (Client.flush calls waitAOF): with appendfsync always written and
-// fsynced: as Valkey fsyncs in beforeSleep before it writes replies, a
-// reply may also wait for other clients' writes, and one group fsync
-// covers every writer waiting (on an event loop, the loop waits for one
-// group fsync per round). everysec and no only write(2) the buffer first,
+// them: with appendfsync always written and fsynced. On an event loop the
+// loop waits once per round, before the round's replies are written
+// (aofBeforeFlush, netloop Options.BeforeFlush), as Valkey fsyncs in
+// beforeSleep; a detached or goroutine-engine client waits in Client.flush
+// (waitAOF). A reply may thus also wait for other clients' writes, and one
+// group fsync covers every writer waiting. everysec and no only write(2) the buffer first,
 // as Valkey's beforeSleep does; their fsync is the writer's background job.
 //
 // BGREWRITEAOF takes a snapshot (package snapshot) whose AtStart hook
