@@ -6,22 +6,6 @@ import (
 	"github.com/corvid-kv/corvid/internal/effects"
 )
 
-// AppendCommand appends argv as a RESP array of bulk strings, the form
-// Valkey's catAppendOnlyGenericCommand writes to the AOF.
-func AppendCommand(dst []byte, argv ...[]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(argv)), 10)
-	dst = append(dst, '\r', '\n')
-	for _, a := range argv {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, '\r', '\n')
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
-}
-
 // AppendSelect appends "SELECT db" as feedAppendOnlyFile writes it.
 func AppendSelect(dst []byte, db int) []byte {
 	var tmp [20]byte
@@ -80,5 +64,5 @@ func (e *Encoder) AppendOp(dst []byte, db int, argv ...[]byte) []byte {
 		dst = AppendSelect(dst, db)
 		e.selected = db + 1
 	}
-	return AppendCommand(dst, argv...)
+	return effects.AppendCommand(dst, argv...)
 }

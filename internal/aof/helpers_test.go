@@ -3,6 +3,8 @@ package aof
 import (
 	"strings"
 	"testing"
+
+	"github.com/corvid-kv/corvid/internal/effects"
 )
 
 // collector gathers loaded commands as space-joined strings.
@@ -25,7 +27,7 @@ func cmd(s string) []byte {
 	for _, w := range strings.Fields(s) {
 		argv = append(argv, []byte(w))
 	}
-	return AppendCommand(nil, argv...)
+	return effects.AppendCommand(nil, argv...)
 }
 
 func equalStrings(t *testing.T, got, want []string) {

@@ -100,7 +100,7 @@ func (w *Writer) StartRewrite() (*Rewrite, error) {
 	return r, nil
 }
 
-// File is where the snapshot goes: RESP commands (AppendCommand,
+// File is where the snapshot goes: RESP commands (effects.AppendCommand,
 // AppendSelect, AppendTimestamp) or an RDB, as RDBPreamble names it.
 func (r *Rewrite) File() io.Writer { return r.tmp }
 

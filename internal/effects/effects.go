@@ -110,10 +110,26 @@ func (u *Unit) end() {
 
 // Add appends one op: argv in database db.
 func (u *Unit) Add(db int, argv ...[]byte) {
-	u.Begin(db, len(argv))
+	u.ops = append(u.ops, span{db: db, start: len(u.buf)})
+	u.buf = AppendCommand(u.buf, argv...)
+	u.ops[len(u.ops)-1].end = len(u.buf)
+}
+
+// AppendCommand appends argv as a RESP array of bulk strings: the form
+// of every op in a unit, and of every command in an AOF or a replication
+// stream (Valkey's catAppendOnlyGenericCommand).
+func AppendCommand(dst []byte, argv ...[]byte) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(argv)), 10)
+	dst = append(dst, '\r', '\n')
 	for _, a := range argv {
-		u.Arg(a)
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, a...)
+		dst = append(dst, '\r', '\n')
 	}
+	return dst
 }
 
 // AddStrings appends one op made of strings.

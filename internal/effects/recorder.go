@@ -1,6 +1,9 @@
 package effects
 
-import "sync"
+import (
+	"strconv"
+	"sync"
+)
 
 // Op is one committed command: its database and RESP encoding.
 type Op struct {
@@ -40,11 +43,7 @@ func (r *Recorder) Stream() []byte {
 	sel := -1
 	for _, op := range r.Ops() {
 		if op.DB != sel {
-			var u Unit
-			u.Begin(op.DB, 2)
-			u.ArgString("SELECT")
-			u.ArgInt(int64(op.DB))
-			out = append(out, u.buf...)
+			out = AppendCommand(out, []byte("SELECT"), strconv.AppendInt(nil, int64(op.DB), 10))
 			sel = op.DB
 		}
 		out = append(out, op.Cmd...)

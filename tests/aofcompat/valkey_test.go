@@ -279,7 +279,7 @@ func TestLoadValkeyAOF(t *testing.T) {
 				for _, f := range strings.Split(s, " ") {
 					argv = append(argv, []byte(f))
 				}
-				b = aof.AppendCommand(b, argv...)
+				b = effects.AppendCommand(b, argv...)
 			}
 			if got := stripTS(data); !bytes.Equal(b, got) || !bytes.Equal(rendered, got) {
 				t.Errorf("incr bytes\n%q\nwant\n%q\nencoder\n%q", got, b, rendered)
@@ -322,8 +322,8 @@ func TestValkeyLoadsOurAOF(t *testing.T) {
 		Snapshot: func(f io.Writer) error {
 			b := aof.AppendTimestamp(nil, time.Now().Unix())
 			b = aof.AppendSelect(b, 0)
-			b = aof.AppendCommand(b, []byte("SET"), []byte("base"), []byte("1"))
-			b = aof.AppendCommand(b, []byte("RPUSH"), []byte("list"), []byte("a"), []byte("b"))
+			b = effects.AppendCommand(b, []byte("SET"), []byte("base"), []byte("1"))
+			b = effects.AppendCommand(b, []byte("RPUSH"), []byte("list"), []byte("a"), []byte("b"))
 			_, err := f.Write(b)
 			return err
 		}})
@@ -357,11 +357,11 @@ func TestValkeyLoadsOurAOF(t *testing.T) {
 		for _, a := range c {
 			argv = append(argv, []byte(a))
 		}
-		snap = aof.AppendCommand(snap, argv...)
+		snap = effects.AppendCommand(snap, argv...)
 	}
 	snap = aof.AppendSelect(snap, 1)
-	snap = aof.AppendCommand(snap, []byte("HSET"), []byte("h"), []byte("f"), []byte("v"))
-	snap = aof.AppendCommand(snap, []byte("ZADD"), []byte("z"), []byte("1"), []byte("m"))
+	snap = effects.AppendCommand(snap, []byte("HSET"), []byte("h"), []byte("f"), []byte("v"))
+	snap = effects.AppendCommand(snap, []byte("ZADD"), []byte("z"), []byte("1"), []byte("m"))
 	rw.File().Write(snap)
 	if err := rw.Commit(); err != nil {
 		t.Fatal(err)
@@ -412,7 +412,7 @@ func TestLoadLikeValkey(t *testing.T) {
 		for _, a := range args {
 			argv = append(argv, []byte(a))
 		}
-		return aof.AppendCommand(nil, argv...)
+		return effects.AppendCommand(nil, argv...)
 	}
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	setA, setB := c("SET", "a", "1"), c("SET", "b", "2")
@@ -511,8 +511,8 @@ func writeAOF(t *testing.T, dir string, base, incr []byte) {
 func TestUpgradeLikeValkey(t *testing.T) {
 	testutil.ValkeyServerPath(t)
 	old := bytes.Join([][]byte{aof.AppendSelect(nil, 0),
-		aof.AppendCommand(nil, []byte("SET"), []byte("a"), []byte("1")),
-		aof.AppendCommand(nil, []byte("RPUSH"), []byte("l"), []byte("x"))}, nil)
+		effects.AppendCommand(nil, []byte("SET"), []byte("a"), []byte("1")),
+		effects.AppendCommand(nil, []byte("RPUSH"), []byte("l"), []byte("x"))}, nil)
 	vdir, cdir := t.TempDir(), t.TempDir()
 	for _, d := range []string{vdir, cdir} {
 		os.WriteFile(filepath.Join(d, "appendonly.aof"), old, 0o644)
@@ -575,7 +575,7 @@ func TestEnableLikeValkey(t *testing.T) {
 	var u effects.Unit
 	u.AddStrings(0, "SET", "during", "3")
 	w.AppendUnit(&u)
-	rw.File().Write(append(aof.AppendSelect(nil, 0), aof.AppendCommand(nil, []byte("SET"), []byte("before"), []byte("1"))...))
+	rw.File().Write(append(aof.AppendSelect(nil, 0), effects.AppendCommand(nil, []byte("SET"), []byte("before"), []byte("1"))...))
 	if err := rw.Commit(); err != nil {
 		t.Fatal(err)
 	}
