@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -89,6 +90,9 @@ func TestEffectsForms(t *testing.T) {
 			{[]string{"SET", "x2", "1"}, nil},
 			{[]string{"GET", "x2"}, nil},
 			{[]string{"EXEC"}, []string{"SET x2 1"}}, // one op: not wrapped
+			// Active expiry off, so that k is met by the APPEND below
+			// and not deleted by the cycle first.
+			{[]string{"DEBUG", "SET-ACTIVE-EXPIRE", "0"}, nil},
 			{[]string{"SET", "k", "v", "PX", "1"}, []string{"SET k v PXAT <ms>"}},
 		}
 		n := 0
@@ -108,7 +112,7 @@ func TestEffectsForms(t *testing.T) {
 		}
 		// A write that meets an expired key: the deletion, then the
 		// write, as one unit (wrapped).
-		time.Sleep(5 * time.Millisecond) // k's 1 ms TTL passes
+		waitServerTime(t, c, time.Now().Add(2*time.Millisecond)) // k's 1 ms TTL passes
 		c.Do("APPEND", "k", "x")
 		got := streamText(&rec)[n:]
 		if want := "MULTI | UNLINK k | APPEND k x | EXEC"; strings.Join(got, " | ") != want {
@@ -132,4 +136,20 @@ func TestEffectsForms(t *testing.T) {
 			t.Fatalf("served clients: %q, want %q", got, want)
 		}
 	})
+}
+
+// waitServerTime returns once the server's clock (TIME) has passed
+// when; it reads no key, so it expires nothing on the way.
+func waitServerTime(t *testing.T, c *testutil.Raw, when time.Time) {
+	t.Helper()
+	for {
+		r := c.Do("TIME") // *["<sec>", "<usec>"]
+		var sec, usec int64
+		if _, err := fmt.Sscanf(strings.ReplaceAll(r, `"`, ""), "*[%d, %d]", &sec, &usec); err != nil {
+			t.Fatalf("TIME: %s: %v", r, err)
+		}
+		if time.Unix(sec, usec*1000).After(when) {
+			return
+		}
+	}
 }
