@@ -2,14 +2,17 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,7 +24,8 @@ import (
 // AOF persistence on the real binary: with appendonly yes every
 // acknowledged write survives a SIGKILL (appendfsync always), through
 // crash loops and rewrites, and Valkey 8.0.1 and Corvid load each other's
-// appendonlydir.
+// appendonlydir. The crash loops also kill during BGSAVE, RDB-only
+// included.
 
 var aofArgs = []string{"--save", "", "--appendonly", "yes", "--appendfsync", "always"}
 
@@ -80,92 +84,488 @@ func TestAOFEveryTypeSurvivesKill(t *testing.T) {
 	}
 }
 
-// TestAOFCrashLoop: a writer issues numbered INCRs, RPUSHes and MULTI/EXEC
-// pairs with appendfsync always; the server is SIGKILLed at a random
-// moment and restarted; every acknowledged write is there and no EXEC is
-// half-applied. Every other round runs a BGREWRITEAOF under the writes.
+// The crash loops. A writer issues one sequence of ops, each after the
+// previous one's reply: op 4i is INCR counter, 4i+1 SET w:i i, 4i+2 RPUSH
+// list i, 4i+3 MULTI INCR pair-a INCR pair-b EXEC. The server is SIGKILLed
+// and restarted on its files, and what it loads must be a prefix of that
+// sequence (a point in time of a sequential writer: no op kept after a
+// lost one, no EXEC half-applied), of a length set by what was
+// acknowledged:
+//
+//   - with the AOF on (either fsync policy: a reply follows the write(2)
+//     of its command, and a SIGKILL is not a power loss), every
+//     acknowledged op and at most the one in flight;
+//   - with RDB only, the ops of the last save whose file was renamed into
+//     place (the file is never torn: temp file, fsync, rename). A BGSAVE's
+//     point in time lies between its request and its reply, so that is at
+//     least the ops acknowledged before BGSAVE was sent and at most those
+//     sent before its reply came.
+//
+// The kill comes at a random moment (TestAOFCrashLoop), or in the middle
+// of a BGREWRITEAOF or BGSAVE of a dataset that DEBUG POPULATE makes big
+// enough for the snapshot to take a while (TestCrashDuringSnapshot).
+// CORVID_CRASH_ROUNDS sets the rounds of every loop (bench/crash-long.sh
+// runs 100); on a failure the files as the kill left them are kept and
+// their directory named.
+
+// crashMode is one crash loop's configuration.
+type crashMode struct {
+	args    []string // the server's
+	kill    string   // "random", "rewrite" (during BGREWRITEAOF) or "bgsave"
+	rdbOnly bool     // appendonly no: the dump file is what survives
+	preload int64    // keys made by DEBUG POPULATE before the first round
+	rounds  int      // without CORVID_CRASH_ROUNDS
+}
+
+// TestAOFCrashLoop: the kill at a random moment, with appendfsync always
+// and everysec; every other round runs a BGREWRITEAOF under the writes
+// (of a small dataset: the kill may land before, during or after the
+// rewrite's switch and commit).
 func TestAOFCrashLoop(t *testing.T) {
 	for _, policy := range []string{"always", "everysec"} {
-		t.Run(policy, func(t *testing.T) { aofCrashLoop(t, policy) })
+		t.Run(policy, func(t *testing.T) {
+			crashLoop(t, crashMode{kill: "random", rounds: 20, // the issue's minimum; ~8 s per policy here
+				args: []string{"--save", "", "--appendonly", "yes", "--appendfsync", policy}})
+		})
 	}
 }
 
-// aofCrashLoop: with everysec a reply still follows the write(2) of its
-// command, so a SIGKILL (not a power loss) loses no acknowledged write.
-func aofCrashLoop(t *testing.T, policy string) {
-	args := []string{"--save", "", "--appendonly", "yes", "--appendfsync", policy}
-	ctx := testCtx(t, 90*time.Second)
+// TestCrashDuringSnapshot: the kill while a BGREWRITEAOF (AOF on) or a
+// BGSAVE (AOF on, and RDB only) of 200k keys runs under the writes. CI
+// runs 3 rounds of each (~1 s a round, plus the preload);
+// bench/crash-long.sh 100.
+func TestCrashDuringSnapshot(t *testing.T) {
+	aof := func(policy string) []string {
+		return []string{"--save", "", "--appendonly", "yes", "--appendfsync", policy}
+	}
+	for _, tc := range []struct {
+		name string
+		mode crashMode
+	}{
+		{"rewrite-always", crashMode{kill: "rewrite", args: aof("always")}},
+		{"rewrite-everysec", crashMode{kill: "rewrite", args: aof("everysec")}},
+		{"bgsave-aof", crashMode{kill: "bgsave", args: aof("always")}},
+		{"bgsave-rdb", crashMode{kill: "bgsave", rdbOnly: true, args: []string{"--save", "", "--appendonly", "no"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.mode.preload, tc.mode.rounds = 200_000, 3
+			if raceBuild {
+				tc.mode.preload = 20_000 // ten times slower: as long a snapshot
+			}
+			crashLoop(t, tc.mode)
+		})
+	}
+}
+
+// crashRounds is CORVID_CRASH_ROUNDS if set, else def.
+func crashRounds(t *testing.T, def int) int {
+	s := os.Getenv("CORVID_CRASH_ROUNDS")
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("CORVID_CRASH_ROUNDS=%q: want a positive number", s)
+	}
+	return n
+}
+
+// crashTally counts what the kills met, for the summary line
+// bench/crash-long.sh prints.
+type crashTally struct {
+	ops   int64 // acknowledged in all rounds
+	early int   // killed within 3 ms of the BGREWRITEAOF/BGSAVE request
+	mid   int   // killed after its reply, before its file was in place
+	after int   // killed after its file was in place
+}
+
+func crashLoop(t *testing.T, m crashMode) {
+	rounds := crashRounds(t, m.rounds)
+	ctx := testCtx(t, 60*time.Second+time.Duration(rounds)*10*time.Second)
 	dir := t.TempDir()
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	// What was acknowledged: INCRs of counter, RPUSHes to list, EXECs
-	// of INCR pair-a + INCR pair-b.
-	var ackIncr, ackPush, ackPair int64
-	const rounds = 20 // the issue's minimum; ~10 s per policy here
+	args := append([]string{"--enable-debug-command", "yes"}, m.args...)
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewSource(seed))
+	ev := crashEvidence(t)
+	var tally crashTally
+	var est time.Duration // how long a snapshot of the preloaded dataset takes
+	// The ops that must be loaded: lo..hi.
+	var lo, hi int64
+	var dump os.FileInfo // RDB only: the dump file whose ops are lo..hi
+	if m.preload > 0 {
+		p := testutil.StartCorvidIn(t, dir, args...)
+		est = crashPreload(t, ctx, p, m)
+		dump, _ = os.Stat(filepath.Join(dir, "dump.rdb"))
+		p.Stop()
+		crashKeep(t, dir, ev, p)
+	}
 	for round := 0; round < rounds; round++ {
 		p := testutil.StartCorvidIn(t, dir, args...)
-		c := redis.NewClient(&redis.Options{Addr: p.Addr, Protocol: 2, MaxRetries: -1, PoolSize: 4})
-		n, err := c.Get(ctx, "counter").Int64()
-		if err != nil && err != redis.Nil {
-			t.Fatalf("round %d: GET counter: %v", round, err)
+		c := redis.NewClient(&redis.Options{Addr: p.Addr, Protocol: 2, MaxRetries: -1, PoolSize: 4, DisableIdentity: true})
+		s, bad := readSeq(ctx, c, m.preload)
+		n := s.ops()
+		if bad == "" && (n < lo || n > hi) {
+			bad = fmt.Sprintf("%d ops loaded, want %d..%d", n, lo, hi)
 		}
-		ln, err := c.LLen(ctx, "list").Result()
-		if err != nil {
-			t.Fatalf("round %d: LLEN: %v", round, err)
+		if bad != "" {
+			t.Fatalf("round %d (seed %d): %s (counter %d, w:* %d, list %d, pair %d/%d)\n"+
+				"the files as the kill left them: %s\nthe restarted server's log:\n%s",
+				round, seed, bad, s.counter, s.sets, s.list, s.pairA, s.pairB, ev, p.Output())
 		}
-		a, _ := c.Get(ctx, "pair-a").Int64()
-		b, _ := c.Get(ctx, "pair-b").Int64()
-		if n < ackIncr || ln < ackPush || a < ackPair {
-			t.Fatalf("round %d: counter %d list %d pair %d < acknowledged %d/%d/%d", round, n, ln, a, ackIncr, ackPush, ackPair)
-		}
-		if a != b {
-			t.Fatalf("round %d: pair-a %d != pair-b %d: an EXEC half-applied", round, a, b)
-		}
-		// Done but unacknowledged writes may be there too: the loaded
-		// state is the new floor.
-		ackIncr, ackPush, ackPair = n, ln, a
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				if _, err := c.Incr(ctx, "counter").Result(); err != nil {
-					return
-				}
-				mu.Lock()
-				ackIncr++
-				mu.Unlock()
-				if _, err := c.RPush(ctx, "list", strconv.Itoa(i)).Result(); err != nil {
-					return
-				}
-				mu.Lock()
-				ackPush++
-				mu.Unlock()
-				_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-					p.Incr(ctx, "pair-a")
-					p.Incr(ctx, "pair-b")
-					return nil
-				})
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				ackPair++
-				mu.Unlock()
+		var acked atomic.Int64
+		acked.Store(n)
+		werr := make(chan error, 1)
+		go func() { werr <- seqWrite(ctx, c, n, &acked) }()
+		switch m.kill {
+		case "random":
+			if round%2 == 1 {
+				time.Sleep(time.Duration(rng.Intn(100)) * time.Millisecond)
+				c.Do(ctx, "BGREWRITEAOF")
 			}
-		}()
-		// Half the rounds rewrite the AOF meanwhile: the kill may land
-		// before, during or after the rewrite's switch and commit.
-		if round%2 == 1 {
-			time.Sleep(time.Duration(rng.Intn(100)) * time.Millisecond)
-			c.Do(ctx, "BGREWRITEAOF")
+			time.Sleep(time.Duration(100+rng.Intn(400)) * time.Millisecond)
+			p.Stop()
+		case "rewrite", "bgsave":
+			time.Sleep(time.Duration(20+rng.Intn(80)) * time.Millisecond) // some writes first
+			if m.rdbOnly {
+				// A save that completes: the next round loads it unless
+				// the killed one's file replaced it.
+				from := acked.Load()
+				if v := c.Do(ctx, "BGSAVE").Val(); v != "Background saving started" {
+					t.Fatalf("round %d: BGSAVE = %v", round, v)
+				}
+				to := acked.Load() + 1
+				waitSnapshot(t, ctx, c, "rdb_bgsave_in_progress")
+				f, err := os.Stat(filepath.Join(dir, "dump.rdb"))
+				if err != nil || os.SameFile(f, dump) {
+					t.Fatalf("round %d: a completed BGSAVE left no new dump.rdb (%v)", round, err)
+				}
+				dump, lo, hi = f, from, to
+			}
+			before := crashFileID(dir, m)
+			from := acked.Load()
+			to, early, err := killDuring(ctx, c, p, m.kill, rng, est, &acked)
+			if werr := <-werr; err == nil {
+				err = werr
+			}
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			switch {
+			case early:
+				to = acked.Load() + 1 // no reply waited for: whatever was sent before the kill
+				tally.early++
+			case crashFileID(dir, m) == before:
+				tally.mid++
+			default:
+				tally.after++
+			}
+			if m.rdbOnly {
+				f, err := os.Stat(filepath.Join(dir, "dump.rdb"))
+				if err != nil {
+					t.Fatalf("round %d: dump.rdb: %v", round, err)
+				}
+				if !os.SameFile(f, dump) {
+					dump, lo, hi = f, from, to // the killed save's file is in place
+				}
+			}
 		}
-		time.Sleep(time.Duration(100+rng.Intn(400)) * time.Millisecond)
-		p.Stop() // SIGKILL at a random moment
-		wg.Wait()
+		if m.kill == "random" {
+			if err := <-werr; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 		c.Close()
+		tally.ops += acked.Load() - n
+		if !m.rdbOnly {
+			lo, hi = acked.Load(), acked.Load()+1
+		}
+		crashKeep(t, dir, ev, p)
 	}
-	t.Logf("%d rounds: %d INCRs, %d RPUSHes, %d EXECs acknowledged", rounds, ackIncr, ackPush, ackPair)
+	temps, _ := filepath.Glob(filepath.Join(dir, "temp-*"))
+	atemps, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "temp-*"))
+	incrs, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.aof"))
+	what := fmt.Sprintf("kills: %d within 3 ms of the request, %d during the snapshot, %d after it",
+		tally.early, tally.mid, tally.after)
+	if m.kill == "random" {
+		what = fmt.Sprintf("%d with a BGREWRITEAOF under the writes", rounds/2)
+	}
+	t.Logf("crash-summary: %s: %d rounds, %d ops acknowledged; %s; left behind: %d temp files, %d incr files; seed %d",
+		t.Name(), rounds, tally.ops, what, len(temps)+len(atemps), len(incrs), seed)
+}
+
+// crashPreload fills p with m.preload keys (DEBUG POPULATE) and makes
+// them durable, by a rewrite with the AOF on and a BGSAVE without. It
+// returns how long that snapshot took: about as long as a round's.
+func crashPreload(t *testing.T, ctx context.Context, p *testutil.Proc, m crashMode) time.Duration {
+	t.Helper()
+	c := newClient(t, p.Addr, 2)
+	if err := c.Do(ctx, "DEBUG", "POPULATE", m.preload, "key", 100).Err(); err != nil {
+		t.Fatalf("DEBUG POPULATE: %v", err)
+	}
+	cmd, field := "BGREWRITEAOF", "aof_rewrite_in_progress"
+	if m.rdbOnly {
+		cmd, field = "BGSAVE", "rdb_bgsave_in_progress"
+	}
+	start := time.Now()
+	if err := c.Do(ctx, cmd).Err(); err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	waitSnapshot(t, ctx, c, field)
+	return time.Since(start)
+}
+
+// waitSnapshot waits until INFO persistence's field (rdb_bgsave_in_progress
+// or aof_rewrite_in_progress) is 0 and checks that the save or rewrite
+// succeeded.
+func waitSnapshot(t *testing.T, ctx context.Context, c *redis.Client, field string) {
+	t.Helper()
+	var info string
+	if !waitFor(hangTimeout, func() bool {
+		info = c.Info(ctx, "persistence").Val()
+		return strings.Contains(info, field+":0") && strings.Contains(info, "aof_rewrite_scheduled:0")
+	}) {
+		t.Fatalf("the snapshot did not end:\n%s", info)
+	}
+	if !strings.Contains(info, "rdb_last_bgsave_status:ok") || !strings.Contains(info, "aof_last_bgrewrite_status:ok") {
+		t.Fatalf("the snapshot failed:\n%s", info)
+	}
+}
+
+// killDuring sends BGREWRITEAOF or BGSAVE and SIGKILLs p during the
+// snapshot it starts: in a quarter of the rounds within 3 ms of sending
+// it (the rewrite's files may still be being prepared, and the reply may
+// not have come), otherwise after the reply at a uniform moment within
+// twice est (under the writes a snapshot takes longer than est, so most
+// kills land during it and some after its file is in place). to is the
+// ops acknowledged after the reply, plus one (in flight); early says no
+// reply was waited for.
+func killDuring(ctx context.Context, c *redis.Client, p *testutil.Proc, kill string, rng *rand.Rand,
+	est time.Duration, acked *atomic.Int64) (to int64, early bool, err error) {
+	cmd, ok := "BGREWRITEAOF", "Background append only file rewriting started"
+	if kill == "bgsave" {
+		cmd, ok = "BGSAVE", "Background saving started"
+	}
+	if rng.Intn(4) == 0 {
+		done := make(chan struct{})
+		go func() { c.Do(ctx, cmd); close(done) }()
+		time.Sleep(time.Duration(rng.Intn(3000)) * time.Microsecond)
+		p.Stop()
+		<-done
+		return 0, true, nil
+	}
+	if v, err := c.Do(ctx, cmd).Result(); v != ok {
+		p.Stop()
+		return 0, false, fmt.Errorf("%s = %v, %v", cmd, v, err)
+	}
+	to = acked.Load() + 1
+	time.Sleep(time.Duration(rng.Int63n(2 * int64(est))))
+	p.Stop()
+	return to, false, nil
+}
+
+// crashFileID names the file a finished snapshot puts in place: the AOF
+// manifest's text (its base changes) or dump.rdb's inode and time.
+func crashFileID(dir string, m crashMode) string {
+	if m.kill == "rewrite" {
+		b, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasSuffix(line, " type b") {
+				return line
+			}
+		}
+		return ""
+	}
+	f, err := os.Stat(filepath.Join(dir, "dump.rdb"))
+	if err != nil {
+		return ""
+	}
+	ino := uint64(0)
+	if st, ok := f.Sys().(*syscall.Stat_t); ok {
+		ino = uint64(st.Ino)
+	}
+	return fmt.Sprint(ino, f.ModTime().UnixNano(), f.Size())
+}
+
+// crashEvidence is a directory that survives the test if it fails, for
+// the files a kill left.
+func crashEvidence(t *testing.T) string {
+	t.Helper()
+	ev, err := os.MkdirTemp("", "corvid-crash-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the files as the last kill left them, and its server's log: %s", ev)
+		} else {
+			os.RemoveAll(ev)
+		}
+	})
+	return ev
+}
+
+// crashKeep replaces ev's contents with dir's files as the kill left
+// them and p's log. Files a server never changes once written (RDB files,
+// temp files) are hard-linked; AOF files and the manifest are copied (the
+// next server appends to the last incr file, or truncates it).
+func crashKeep(t *testing.T, dir, ev string, p *testutil.Proc) {
+	t.Helper()
+	if err := os.RemoveAll(ev); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		dst := filepath.Join(ev, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		name := d.Name()
+		if strings.HasSuffix(name, ".rdb") || strings.HasPrefix(name, "temp-") {
+			if os.Link(path, dst) == nil {
+				return nil
+			}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err == nil {
+		err = os.WriteFile(filepath.Join(ev, "killed-server.log"), []byte(p.Output()), 0o644)
+	}
+	if err != nil {
+		t.Fatalf("keeping the files: %v", err)
+	}
+}
+
+// seqState is what the crash loops' writer left in the keyspace.
+type seqState struct{ counter, sets, list, pairA, pairB int64 }
+
+// ops is how many of the writer's ops the state holds: in a prefix of the
+// sequence counter >= sets >= list >= pair-a >= counter-1, and each op
+// adds one to one of them.
+func (s seqState) ops() int64 { return s.counter + s.sets + s.list + s.pairA }
+
+// readSeq reads the writer's state and says what is wrong with it ("" if
+// it is a prefix of the sequence beside the preload keys and nothing
+// else).
+func readSeq(ctx context.Context, c *redis.Client, preload int64) (seqState, string) {
+	var s seqState
+	pl := c.Pipeline()
+	counter, list := pl.Get(ctx, "counter"), pl.LLen(ctx, "list")
+	a, b, size := pl.Get(ctx, "pair-a"), pl.Get(ctx, "pair-b"), pl.DBSize(ctx)
+	if _, err := pl.Exec(ctx); err != nil && err != redis.Nil {
+		return s, "reading: " + err.Error()
+	}
+	num := func(c *redis.StringCmd) int64 { v, _ := c.Int64(); return v }
+	s.counter, s.list, s.pairA, s.pairB = num(counter), list.Val(), num(a), num(b)
+	if s.pairA != s.pairB {
+		return s, "an EXEC half-applied"
+	}
+	if s.counter > 0 {
+		s.sets = s.counter - 1 + c.Exists(ctx, "w:"+strconv.FormatInt(s.counter-1, 10)).Val()
+	}
+	if !(s.counter >= s.sets && s.sets >= s.list && s.list >= s.pairA && s.pairA >= s.counter-1) {
+		return s, "not a prefix of the sequence"
+	}
+	var found int64
+	for from := int64(0); from < s.sets; from += 1000 {
+		var keys []string
+		for i := from; i < min(from+1000, s.sets); i++ {
+			keys = append(keys, "w:"+strconv.FormatInt(i, 10))
+		}
+		found += c.Exists(ctx, keys...).Val()
+	}
+	if found != s.sets {
+		return s, fmt.Sprintf("%d of the keys w:0..w:%d", found, s.sets-1)
+	}
+	if s.sets > 0 {
+		if v := c.Get(ctx, "w:"+strconv.FormatInt(s.sets-1, 10)).Val(); v != strconv.FormatInt(s.sets-1, 10) {
+			return s, fmt.Sprintf("w:%d = %q", s.sets-1, v)
+		}
+	}
+	elems := c.LRange(ctx, "list", 0, -1).Val()
+	for i, e := range elems {
+		if e != strconv.Itoa(i) {
+			return s, fmt.Sprintf("list[%d] = %q", i, e)
+		}
+	}
+	if int64(len(elems)) != s.list {
+		return s, fmt.Sprintf("LRANGE: %d elements, LLEN %d", len(elems), s.list)
+	}
+	want := preload + s.sets
+	for _, v := range []int64{s.counter, s.list, s.pairA, s.pairB} {
+		if v > 0 {
+			want++
+		}
+	}
+	if size.Val() != want {
+		return s, fmt.Sprintf("dbsize %d, want %d", size.Val(), want)
+	}
+	for _, i := range []int64{0, preload - 1} {
+		if preload == 0 {
+			break
+		}
+		if v := c.Get(ctx, "key:"+strconv.FormatInt(i, 10)).Val(); !strings.HasPrefix(v, "value:") {
+			return s, fmt.Sprintf("key:%d = %q", i, v)
+		}
+	}
+	return s, ""
+}
+
+// seqWrite issues the sequence from op n on, counting acknowledged ops in
+// acked, until a request fails (the kill: nil). A reply that contradicts
+// the sequence (the data the round started from was not the prefix it
+// looked like) or an error reply is returned as an error.
+func seqWrite(ctx context.Context, c *redis.Client, n int64, acked *atomic.Int64) error {
+	for ; ; n++ {
+		i := n / 4
+		want := strconv.FormatInt(i+1, 10)
+		var got string
+		var err error
+		switch n % 4 {
+		case 0:
+			var v int64
+			v, err = c.Incr(ctx, "counter").Result()
+			got = strconv.FormatInt(v, 10)
+		case 1:
+			got, err = c.Set(ctx, "w:"+strconv.FormatInt(i, 10), i, 0).Result()
+			want = "OK"
+		case 2:
+			var v int64
+			v, err = c.RPush(ctx, "list", i).Result()
+			got = strconv.FormatInt(v, 10)
+		case 3:
+			var cmds []redis.Cmder
+			cmds, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Incr(ctx, "pair-a")
+				p.Incr(ctx, "pair-b")
+				return nil
+			})
+			var vals []string
+			for _, cmd := range cmds {
+				if ic, ok := cmd.(*redis.IntCmd); ok {
+					vals = append(vals, strconv.FormatInt(ic.Val(), 10))
+				}
+			}
+			got, want = strings.Join(vals, " "), want+" "+want
+		}
+		if err != nil {
+			var rerr redis.Error
+			if errors.As(err, &rerr) {
+				return fmt.Errorf("op %d: error reply: %v", n, err)
+			}
+			return nil
+		}
+		if got != want {
+			return fmt.Errorf("op %d: reply %s, want %s", n, got, want)
+		}
+		acked.Store(n + 1)
+	}
 }
 
 // TestAOFValkeyInterop: Valkey 8.0.1 loads Corvid's appendonlydir (after
