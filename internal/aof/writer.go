@@ -91,6 +91,10 @@ type Options struct {
 	Now func() time.Time
 	// Logf receives Valkey's log lines (nil: discarded).
 	Logf func(format string, args ...any)
+	// OnFailing, if set, is called when the writer starts or stops
+	// failing (Failing), outside its locks: a server refuses writes
+	// meanwhile (Valkey's MISCONF). Calls may race; read Failing.
+	OnFailing func(failing bool)
 	// FlushInterval is how often a background goroutine flushes what no
 	// caller waited for and runs everysec's fsync (Valkey's serverCron
 	// and beforeSleep). 0 means 100ms; negative, no background goroutine
@@ -136,6 +140,7 @@ type Writer struct {
 	spare          []byte    // the buffer not in use, swapped with mu.buf
 	rw             *Rewrite
 	rewriting      atomic.Bool
+	failing        atomic.Bool // Err() != nil, other than ErrClosed (noteStatus)
 
 	mu struct {
 		sync.Mutex
@@ -561,6 +566,7 @@ func (w *Writer) writeBufLocked() error {
 			w.mu.writeErr = werr
 		}
 		w.mu.Unlock()
+		w.noteStatus()
 		w.logf("Error writing to the AOF file: %v", werr)
 		if w.opts.Fsync == FsyncAlways {
 			w.logf("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
@@ -580,6 +586,7 @@ func (w *Writer) writeBufLocked() error {
 	}
 	w.mu.Unlock()
 	if solved {
+		w.noteStatus()
 		w.logf("AOF write error looks solved. The server can write again.")
 	}
 	return nil
@@ -643,6 +650,7 @@ func (w *Writer) fsyncLocked(now time.Time, syncing bool) error {
 			w.mu.Lock()
 			w.mu.fatal = err
 			w.mu.Unlock()
+			w.noteStatus()
 			return err
 		}
 		w.incrFsynced = w.incrSize
@@ -683,6 +691,7 @@ func (w *Writer) bio() {
 			w.mu.Lock()
 			w.mu.writeErr = fmt.Errorf("aof: background fsync: %w", err)
 			w.mu.Unlock()
+			w.noteStatus()
 		}
 	}
 }
@@ -714,6 +723,27 @@ func (w *Writer) Flush(force bool) error {
 	return err
 }
 
+// Fsync makes everything appended before the call durable on disk
+// whatever the policy (WAITAOF's numlocal): the buffer is written and the
+// current incr file fsynced now, rather than at everysec's next second.
+// An incr file a rewrite switched away from is fsynced by the background
+// worker, in order, as Close would.
+func (w *Writer) Fsync() error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if w.f == nil {
+		return ErrClosed
+	}
+	if _, err := w.flushLocked(true); err != nil {
+		return err
+	}
+	w.fsyncs.Add(1)
+	if err := w.syncFile(w.f); err != nil {
+		return fmt.Errorf("aof: fsync: %w", err)
+	}
+	return nil
+}
+
 // Err is the error that makes a server refuse writes (Valkey's
 // aof_last_write_status and aof_bio_fsync_status), nil when healthy.
 func (w *Writer) Err() error {
@@ -723,6 +753,20 @@ func (w *Writer) Err() error {
 		return w.mu.fatal
 	}
 	return w.mu.writeErr
+}
+
+// Failing reports whether writes are failing (Err is not nil and the
+// writer was not closed): one atomic load, for a check per command.
+func (w *Writer) Failing() bool { return w.failing.Load() }
+
+// noteStatus updates Failing after the error state changed and tells
+// OnFailing. Called without mu held.
+func (w *Writer) noteStatus() {
+	err := w.Err()
+	f := err != nil && !errors.Is(err, ErrClosed)
+	if w.failing.Swap(f) != f && w.opts.OnFailing != nil {
+		w.opts.OnFailing(f)
+	}
 }
 
 // Stats are counters for INFO persistence.

@@ -37,6 +37,7 @@ var (
 	idxDbfilename           = mustIdx("dbfilename")
 	idxRDBCompression       = mustIdx("rdbcompression")
 	idxRDBChecksum          = mustIdx("rdbchecksum")
+	idxStopWritesOnBgsave   = mustIdx("stop-writes-on-bgsave-error")
 	idxAppendOnly           = mustIdx("appendonly")
 	idxAppendFsync          = mustIdx("appendfsync")
 	idxAppendFilename       = mustIdx("appendfilename")
@@ -197,7 +198,13 @@ func (c *Config) RDBCompression() bool { return c.n(idxRDBCompression) != 0 }
 
 // RDBChecksum is rdbchecksum: end RDB files with their CRC64.
 func (c *Config) RDBChecksum() bool { return c.n(idxRDBChecksum) != 0 }
-func (c *Config) AppendOnly() bool  { return c.b(idxAppendOnly) }
+
+// StopWritesOnBgsaveError is stop-writes-on-bgsave-error: refuse writes
+// (MISCONF) while the last BGSAVE failed and save points are set.
+func (c *Config) StopWritesOnBgsaveError() bool { return c.n(idxStopWritesOnBgsave) != 0 }
+
+// AppendOnly is appendonly.
+func (c *Config) AppendOnly() bool { return c.b(idxAppendOnly) }
 
 // AppendFsync is everysec, always or no.
 func (c *Config) AppendFsync() string { return c.enum(idxAppendFsync) }

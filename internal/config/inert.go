@@ -32,7 +32,9 @@ const (
 
 var inertDirectives = map[string]string{
 	// RDB.
-	"rdb-del-sync-files": waitRDB, "stop-writes-on-bgsave-error": waitRDB,
+	// rdb-del-sync-files deletes the RDB a full sync wrote, in a server
+	// that persists nothing: only replication writes such a file.
+	"rdb-del-sync-files":         waitRepl,
 	"rdb-save-incremental-fsync": waitRDB, "sanitize-dump-payload": waitRDB, "rdb-key-save-delay": waitRDB,
 	"key-load-delay": waitRDB, "loading-process-events-interval-bytes": waitRDB,
 	"shutdown-on-sigint":  "only its default is built: save when save points are set",

@@ -370,6 +370,7 @@ func (c *Ctx) BlockWith(keys, also [][]byte, timeout time.Duration, serve func(c
 	for {
 		ks.Lock(&ls)
 		c.HoldSet(&ls)
+		c.StartProp()
 		for _, k := range keys {
 			if serve(c, k) {
 				// Others may wait on what is left of k (after a retry),

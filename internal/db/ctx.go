@@ -40,9 +40,11 @@ type Ctx struct {
 	// counter).
 	Shard int
 	// Prop collects what the command propagates (propagate.go, package
-	// effects): set by the dispatcher while the effects stream is
-	// active, nil otherwise.
+	// effects): PropUnit while the effects stream is active, nil
+	// otherwise; StartProp decides, with the command's stripes held.
 	Prop *effects.Unit
+	// PropUnit is the connection's scratch unit (the dispatcher's).
+	PropUnit *effects.Unit
 	// ownDone: the procedure gave its own op or said it has none
 	// (OwnAs, NoOwnOp); FinishOwn then adds nothing.
 	ownDone bool

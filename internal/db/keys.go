@@ -26,7 +26,6 @@ var KeyCommands = []Handler{
 	{Spec: command.Swapdb, Proc: swapdbCommand, Lock: LockAll},
 	{Spec: command.Flushdb, Proc: flushdbCommand, Lock: LockAll},
 	{Spec: command.Flushall, Proc: flushallCommand, Lock: LockAll},
-	{Spec: command.Wait, Proc: waitCommand, Lock: LockNone},
 
 	{Spec: command.Expire, Proc: expireCommand},
 	{Spec: command.Pexpire, Proc: pexpireCommand},
@@ -409,25 +408,10 @@ func (c *Ctx) flushMode() bool {
 	return false
 }
 
-// WAIT numreplicas timeout
-//
-// There is no replication yet, so no replica ever acknowledges: the reply
-// is 0 at once. Valkey would block until the timeout when numreplicas > 0;
-// that needs the blocking machinery and replica offsets.
-func waitCommand(c *Ctx) {
-	if _, ok := c.IntArg(1); !ok {
-		return
-	}
-	if _, ok := c.timeoutArg(2); !ok {
-		return
-	}
-	c.W.Int(0)
-}
-
-// timeoutArg parses a millisecond timeout as Valkey's
+// TimeoutArg parses a millisecond timeout as Valkey's
 // getTimeoutFromObjectOrReply with UNIT_MILLISECONDS and returns the
-// absolute deadline (0: none).
-func (c *Ctx) timeoutArg(i int) (int64, bool) {
+// absolute deadline in unix ms (0: none), or writes the error.
+func (c *Ctx) TimeoutArg(i int) (int64, bool) {
 	t, ok := ParseInt(c.Argv[i])
 	if !ok {
 		c.W.Error("ERR timeout is not an integer or out of range")

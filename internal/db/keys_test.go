@@ -656,19 +656,6 @@ func TestGenericTouch(t *testing.T) {
 	}
 }
 
-func TestGenericWait(t *testing.T) {
-	h := newKeyHarness(t)
-	h.run([]step{
-		st(rInt(0), "WAIT", "0", "0"),
-		st(rInt(0), "WAIT", "1", "10"),
-		st(rErr(ErrNotInt), "WAIT", "abc", "0"),
-		st(rErr("ERR timeout is not an integer or out of range"), "WAIT", "0", "abc"),
-		st(rErr("ERR timeout is negative"), "WAIT", "0", "-1"),
-		// Valkey 8 rejects a deadline that overflows; Redis 7.0 returned 0.
-		st(rErr("ERR timeout is out of range"), "WAIT", "0", "9223372036854775807"),
-	})
-}
-
 func TestGenericRandomKey(t *testing.T) {
 	h := newKeyHarness(t)
 	if got := h.do("RANDOMKEY"); got != rNull {

@@ -120,6 +120,19 @@ func (c *Ctx) Also(db int, argv ...[]byte) {
 // database, SWAPDB.
 func (c *Ctx) MustPropagate() { c.force = true }
 
+// StartProp points Prop at PropUnit if the effects stream is active. The
+// dispatcher (and a LockNone procedure that locks stripes itself) calls
+// it once the command's stripes are held, never before: a sink attached
+// while every stripe is held (where a snapshot starts: CONFIG SET
+// appendonly yes, a replica's sync) then misses no unit committed after
+// that point, since a command that looked before the attach would
+// commit nothing for a write made after it.
+func (c *Ctx) StartProp() {
+	if c.Prop == nil && c.KS.Effects.Active() {
+		c.Prop = c.PropUnit
+	}
+}
+
 // BeginOwn resets the propagation state for a new command (the
 // dispatcher, before the procedure).
 func (c *Ctx) BeginOwn() { c.ownDone, c.force = false, false }

@@ -252,6 +252,26 @@ func (ks *Keyspace) LoadEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error
 	if e.DB < 0 || e.DB >= ks.ndb {
 		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
 	}
+	h := ds.Hash(e.Key)
+	si := stripeOfHash(h)
+	st := &ks.stripes[si]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return ks.loadEntryIn(si, h, e, nowMs)
+}
+
+// LoadEntryHeld is LoadEntry for a caller that holds every stripe
+// (DEBUG LOADAOF, which replaces the dataset while no client runs).
+func (ks *Keyspace) LoadEntryHeld(e *rdb.Entry, nowMs int64) (loaded bool, err error) {
+	if e.DB < 0 || e.DB >= ks.ndb {
+		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
+	}
+	h := ds.Hash(e.Key)
+	return ks.loadEntryIn(stripeOfHash(h), h, e, nowMs)
+}
+
+// loadEntryIn inserts e into stripe si (held) under hash h.
+func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64) (loaded bool, err error) {
 	if nowMs > 0 && e.ExpireMs != -1 && e.ExpireMs < nowMs {
 		return false, nil
 	}
@@ -259,11 +279,6 @@ func (ks *Keyspace) LoadEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error
 	if clockMs <= 0 {
 		clockMs = time.Now().UnixMilli()
 	}
-	h := ds.Hash(e.Key)
-	si := stripeOfHash(h)
-	st := &ks.stripes[si]
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	sh := ks.shardAt(e.DB, si, true)
 	if sh.keys.FindHashed(h, e.Key) != nil {
 		// Valkey logs this line, then panics with ErrDuplicateKey's text.

@@ -157,7 +157,7 @@ func (s *Server) accept(conn net.Conn) {
 		unblock: make(chan int, 1),
 	}
 	c.shard = int(c.id % statShards)
-	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard}
+	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard, PropUnit: &c.unit}
 	c.proto.Store(2)
 	c.authed = s.cfg.RequirePass() == ""
 	c.mu.user = "default"

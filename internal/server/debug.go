@@ -105,7 +105,7 @@ func debugCommand(c *Client) {
 	case sub == "reload":
 		debugReload(c)
 	case sub == "loadaof":
-		w.Error("ERR DEBUG LOADAOF is not supported by Corvid yet (restart the server to reload its AOF)")
+		debugLoadAOF(c)
 	case sub == "jmap":
 		w.Error("ERR DEBUG JMAP is not supported")
 	default:

@@ -51,6 +51,9 @@ func (c *Client) execute(argv [][]byte) {
 	if s.ks.MaxMemory() > 0 && c.oomRefused(cm) {
 		return
 	}
+	if s.diskDeny.Load() != diskOK && c.diskRefused(cm) {
+		return
+	}
 	if c.multi != nil && !multiControl(cm.meta) {
 		c.queue(cm, argv)
 		return
@@ -181,9 +184,9 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 		// A command of its own (inside EXEC, EXEC's unit collects it):
 		// data commands record what they propagate while the effects
 		// stream is active (package effects).
+		// callData decides with the stripes held (db.Ctx.StartProp).
 		ctx.Prop = nil
-		if cm.dbProc != nil && s.ks.Effects.Active() {
-			ctx.Prop = &c.unit
+		if cm.dbProc != nil {
 			// Valkey does not wrap what SCAN and RANDOMKEY delete (the
 			// expired keys they meet) in a transaction.
 			c.unit.Alone = cm.meta.Flags&command.FlagTouchesArbitraryKeys != 0
@@ -293,11 +296,15 @@ func (c *Client) callData(cm *cmd) {
 	// the clients a push serves: theirs are units of their own, after).
 	switch cm.lock {
 	case db.LockNone:
+		// The procedure locks what it needs; SCAN and RANDOMKEY record
+		// the expired keys they delete if the stream is active now.
+		ctx.StartProp()
 		cm.dbProc(ctx)
 		ctx.CommitUnit()
 	case db.LockAll:
 		ks.LockAll()
 		defer ks.UnlockAll()
+		ctx.StartProp()
 		ctx.Locked = true
 		defer func() { ctx.Locked = false }()
 		if db.Invariants {
@@ -318,6 +325,7 @@ func (c *Client) callData(cm *cmd) {
 	default:
 		c.keyPos = cm.meta.KeyPositions(ctx.Argv, c.keyPos[:0])
 		if len(c.keyPos) == 0 {
+			ctx.StartProp()
 			cm.dbProc(ctx)
 			ctx.CommitUnit()
 			return
@@ -327,6 +335,7 @@ func (c *Client) callData(cm *cmd) {
 			st := ctx.PinKey(ctx.Argv[c.keyPos[0]])
 			ks.LockStripe(st)
 			defer ks.UnlockStripe(st)
+			ctx.StartProp()
 			if db.Invariants {
 				ctx.HoldStripe(st)
 				defer ctx.ReleaseHeld()
@@ -348,6 +357,7 @@ func (c *Client) callData(cm *cmd) {
 		}
 		ks.Lock(&c.locks)
 		defer ks.Unlock(&c.locks)
+		ctx.StartProp()
 		if db.Invariants {
 			ctx.HoldSet(&c.locks)
 			defer ctx.ReleaseHeld()

@@ -48,6 +48,8 @@ func serverHandlers() []srvHandler {
 		{spec: command.Lastsave, proc: lastsaveCommand},
 		{spec: command.Save, proc: saveCommand},
 		{spec: command.Bgsave, proc: bgsaveCommand},
+		{spec: command.Wait, proc: waitCommand},
+		{spec: command.Waitaof, proc: waitaofCommand},
 		{spec: command.Bgrewriteaof, proc: bgrewriteaofCommand},
 		{spec: command.Shutdown, proc: shutdownCommand},
 		{spec: command.ConfigGet, proc: configGetCommand},

@@ -102,11 +102,19 @@ func execCommand(c *Client) {
 	// The unlock is deferred: a queued command that panics (a bug) must
 	// not leave the stripes locked for every other client (see
 	// Client.containPanic).
-	ks.Lock(&locks)
-	defer ks.Unlock(&locks)
-	if db.Invariants {
-		c.ctx.HoldSet(&locks)
-		defer c.ctx.ReleaseHeld()
+	// A client that holds every stripe already (DEBUG LOADAOF's replay)
+	// runs the transaction under them.
+	held := c.ctx.Locked
+	if held {
+		locks.Reset()
+		locks.All()
+	} else {
+		ks.Lock(&locks)
+		defer ks.Unlock(&locks)
+		if db.Invariants {
+			c.ctx.HoldSet(&locks)
+			defer c.ctx.ReleaseHeld()
+		}
 	}
 	if c.watch.Dirty.Load() {
 		ks.Unwatch(&c.watch)
@@ -117,7 +125,7 @@ func execCommand(c *Client) {
 	ctx := &c.ctx
 	ctx.SetNow()
 	ctx.Locked = true
-	defer func() { ctx.Locked = false }()
+	defer func() { ctx.Locked = held }()
 	// The transaction is one unit of the effects stream, committed with
 	// its stripes held (wrapped in MULTI/EXEC when it has several ops).
 	ctx.Prop = nil

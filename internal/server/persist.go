@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,6 +63,8 @@ var errSaveInProgress = errors.New("ERR Background save already in progress")
 func (s *Server) initRDB() {
 	s.rdb.lastOK.Store(true)
 	s.rdb.lastBgSecs.Store(-1)
+	s.aof.lastRwOK.Store(true)
+	s.aof.lastRwSecs.Store(-1)
 }
 
 // rdbPath is where the RDB file lives: dir/dbfilename.
@@ -120,9 +123,14 @@ func (s *Server) finishSave(snap *snapshot.Snapshot, done chan struct{}) error {
 	r.bgRunning.Store(false)
 	r.mu.Unlock()
 	close(done)
+	// A successful SAVE clears a BGSAVE's failure too (rdbSave sets
+	// lastbgsave_status); only a BGSAVE records one.
 	if bg {
 		r.lastBgSecs.Store(int64(time.Since(start).Seconds()))
+	}
+	if bg || err == nil {
 		r.lastOK.Store(err == nil)
+		s.updateDiskDeny()
 	}
 	if err != nil {
 		if bg {
@@ -319,12 +327,18 @@ func (s *Server) loadRDBFrom(r interface{ Read([]byte) (int, error) }, logAux bo
 // loadRDBAt is loadRDBFrom with keys expired as of now (ms; 0 expires
 // none, for an AOF's RDB base).
 func (s *Server) loadRDBAt(r interface{ Read([]byte) (int, error) }, logAux bool, now int64) (loaded, expired int64, err error) {
+	return s.loadRDBWith(r, logAux, now, s.ks.LoadEntry)
+}
+
+// loadRDBWith is loadRDBAt inserting each key with load
+// (Keyspace.LoadEntry, or LoadEntryHeld under every stripe).
+func (s *Server) loadRDBWith(r io.Reader, logAux bool, now int64, load func(e *rdb.Entry, nowMs int64) (bool, error)) (loaded, expired int64, err error) {
 	l := rdb.Loader{
 		OnEntry: func(e *rdb.Entry) error {
 			if e.DB >= s.ks.Databases() {
 				return fmt.Errorf("FATAL: Data file was created with a Valkey server configured to handle more than %d databases. Exiting", s.ks.Databases())
 			}
-			ok, err := s.ks.LoadEntry(e, now)
+			ok, err := load(e, now)
 			if err != nil {
 				return err
 			}

@@ -67,8 +67,10 @@ type Server struct {
 	errs   errorStats
 	pause  pauseState
 	expire atomic.Bool // DEBUG SET-ACTIVE-EXPIRE
-	hot    hotConfig
-	extras *serverExtras // INFO rates, latency monitor, histograms, repl ids
+	// diskDeny is diskOK, or why writes get MISCONF (misconf.go).
+	diskDeny atomic.Int32
+	hot      hotConfig
+	extras   *serverExtras // INFO rates, latency monitor, histograms, repl ids
 
 	// evictMu serializes client eviction (maxmemory-clients) with clients
 	// releasing their memory; evictPending (under it) is the memory of
@@ -256,7 +258,7 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 		}
 	}
 	s.logStartup()
-	s.guardAOFConfig()
+	s.aofConfigHooks()
 	if cfg.AppendOnly() {
 		// With appendonly yes Valkey loads the AOF and not the RDB.
 		if err := s.startAOF(); err != nil {

@@ -28,7 +28,6 @@ func TestLockModes(t *testing.T) {
 		"dbsize":      "sums the stripes one at a time",
 		"randomkey":   "samples stripes one at a time",
 		"scan":        "walks the stripes one at a time",
-		"wait":        "touches no key",
 		"object|help": "touches no key",
 	}
 	tb := buildTable(dataHandlers(), serverHandlers())

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/resp"
+)
+
+// WAIT and WAITAOF. Corvid has no replicas yet, so WAIT's count is always
+// 0 and WAITAOF's second element too; as in Valkey, asking for more than
+// that blocks the client until its timeout (0: forever), CLIENT UNBLOCK
+// or a disconnect, and inside MULTI (where nothing may block) the counts
+// are replied at once. WAITAOF's local count is 1 once everything the
+// server appended before the call is fsynced: Corvid fsyncs at once
+// rather than waiting for everysec's next second (the writes WAITAOF
+// covers are a superset of the client's own). Both are BLOCKING
+// commands, so a client runs them off its event loop.
+
+// WAIT numreplicas timeout
+func waitCommand(c *Client) {
+	n, ok := c.ctx.IntArg(1)
+	if !ok {
+		return
+	}
+	deadline, ok := c.ctx.TimeoutArg(2)
+	if !ok {
+		return
+	}
+	const acked = 0 // no replicas
+	if acked < n && !c.ctx.Locked && c.blockUntil(deadline) == blockReplied {
+		return
+	}
+	c.w.Int(acked)
+}
+
+// WAITAOF numlocal numreplicas timeout
+func waitaofCommand(c *Client) {
+	s := c.srv
+	argv := c.ctx.Argv
+	numlocal, ok := resp.ParseInt(argv[1])
+	if !ok {
+		c.w.Error(db.ErrNotInt)
+		return
+	}
+	if numlocal < 0 || numlocal > 1 {
+		c.w.Error("ERR value is out of range, value must between 0 and 1")
+		return
+	}
+	numreplicas, ok := resp.ParseInt(argv[2])
+	if !ok || numreplicas < 0 {
+		c.w.Error("ERR value is out of range, must be positive")
+		return
+	}
+	deadline, ok := c.ctx.TimeoutArg(3)
+	if !ok {
+		return
+	}
+	if numlocal > 0 && !s.aof.enabled.Load() {
+		c.w.Error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+		return
+	}
+	local := s.aofFsyncedNow()
+	const replicas = 0
+	for (local < numlocal || replicas < numreplicas) && !c.ctx.Locked {
+		// Replicas never come; the local fsync can only be missing while
+		// appendonly yes waits for its rewrite to start: look again soon.
+		until := deadline
+		if local < numlocal {
+			if soon := time.Now().Add(10 * time.Millisecond).UnixMilli(); until == 0 || soon < until {
+				until = soon
+			}
+		}
+		why := c.blockUntil(until)
+		if why == blockReplied {
+			return
+		}
+		local = s.aofFsyncedNow()
+		if why == blockWoken || deadline > 0 && time.Now().UnixMilli() >= deadline {
+			break
+		}
+	}
+	c.w.ArrayLen(2)
+	c.w.Int(local)
+	c.w.Int(replicas)
+}
+
+// aofFsyncedNow fsyncs the AOF and reports 1 if everything appended so
+// far is on disk, 0 when the AOF is off (or waits for its rewrite) or the
+// fsync failed.
+func (s *Server) aofFsyncedNow() int64 {
+	g := s.aof.gen.Load()
+	if g == nil || g.w.Fsync() != nil {
+		return 0
+	}
+	return 1
+}
+
+// How blockUntil ended.
+const (
+	blockTimeout = iota // the deadline passed
+	blockWoken          // CLIENT UNBLOCK (TIMEOUT), a disconnect, shutdown
+	blockReplied        // CLIENT UNBLOCK ... ERROR: the error is written
+)
+
+// blockUntil parks c until deadline (unix ms; 0: none), CLIENT UNBLOCK, a
+// disconnect or shutdown, the replies before it flushed and the client
+// shown blocked meanwhile.
+func (c *Client) blockUntil(deadline int64) int {
+	select {
+	case <-c.unblock: // a CLIENT UNBLOCK that raced with an earlier wake-up
+	default:
+	}
+	c.Flush()
+	c.SetBlocked(true)
+	defer c.SetBlocked(false)
+	var timer <-chan time.Time
+	if deadline > 0 {
+		t := time.NewTimer(time.Until(time.UnixMilli(deadline)))
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-timer:
+		return blockTimeout
+	case u := <-c.unblock:
+		if u == db.UnblockError {
+			c.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+			return blockReplied
+		}
+	case <-c.gone:
+	case <-c.srv.stop:
+	case <-c.srv.leaving:
+	}
+	return blockWoken
+}

@@ -1,0 +1,310 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// TestAOFEnableAtRunTime: CONFIG SET appendonly yes on a server that
+// holds data and keeps taking writes while the AOF's first rewrite runs.
+// Every write acknowledged with appendfsync always, before, during and
+// after the switch, is in the AOF: the server killed with SIGKILL comes
+// back (with appendonly yes) with exactly the acknowledged counters, and
+// DEBUG LOADAOF on the live server rebuilds the same dataset (DEBUG
+// DIGEST). Then CONFIG SET appendonly no: later writes stay out of the
+// files, which Valkey 8.0.1 loads too.
+func TestAOFEnableAtRunTime(t *testing.T) {
+	ctx := testCtx(t, 120*time.Second)
+	p := testutil.StartCorvid(t, "--enable-debug-command", "yes", "--save", "", "--appendfsync", "always")
+	c := newClient(t, p.Addr, 2)
+	// Enough data that the rewrite's snapshot takes a while.
+	if err := c.Do(ctx, "DEBUG", "POPULATE", "200000", "fill", "50").Err(); err != nil {
+		t.Fatal(err)
+	}
+	const writers = 4
+	acked := make([]atomic.Int64, writers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wc := newClient(t, p.Addr, 2)
+			key := "ctr:" + strconv.Itoa(i)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n, err := wc.Incr(ctx, key).Result()
+				if err != nil {
+					t.Errorf("INCR %s: %v", key, err)
+					return
+				}
+				acked[i].Store(n)
+			}
+		}()
+	}
+	// Let the writers run, then enable, then wait for the rewrite.
+	waitFor(10*time.Second, func() bool { return acked[0].Load() > 100 })
+	if err := c.ConfigSet(ctx, "appendonly", "yes").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(60*time.Second, func() bool {
+		info := c.Info(ctx, "persistence").Val()
+		return strings.Contains(info, "aof_enabled:1") && strings.Contains(info, "aof_rewrite_in_progress:0") &&
+			strings.Contains(info, "aof_rewrites:1")
+	}) {
+		t.Fatalf("the rewrite of appendonly yes did not end: %s", c.Info(ctx, "persistence").Val())
+	}
+	before := acked[0].Load()
+	waitFor(10*time.Second, func() bool { return acked[0].Load() > before+100 })
+	close(stop)
+	wg.Wait()
+
+	// DEBUG LOADAOF on the live server: the same dataset.
+	digest := c.Do(ctx, "DEBUG", "DIGEST").Val()
+	if err := c.Do(ctx, "DEBUG", "LOADAOF").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Do(ctx, "DEBUG", "DIGEST").Val(); got != digest {
+		t.Fatalf("DEBUG LOADAOF changed the dataset: digest %v, was %v", got, digest)
+	}
+
+	// SIGKILL, restart on the files: every acknowledged INCR is there.
+	p.Signal(os.Kill)
+	p.WaitExit(10 * time.Second)
+	q := testutil.StartCorvidIn(t, p.Dir, "--save", "", "--appendonly", "yes")
+	qc := newClient(t, q.Addr, 2)
+	for i := range writers {
+		got, _ := qc.Get(ctx, "ctr:"+strconv.Itoa(i)).Int64()
+		if want := acked[i].Load(); got != want {
+			t.Errorf("ctr:%d = %d after the restart, acknowledged %d", i, got, want)
+		}
+	}
+	if n := qc.DBSize(ctx).Val(); n != 200000+writers {
+		t.Errorf("DBSIZE %d after the restart, want %d", n, 200000+writers)
+	}
+
+	// appendonly no: the writer closes; writes after it are not in the
+	// files, which Valkey loads.
+	if err := qc.ConfigSet(ctx, "appendonly", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v := infoField(t, ctx, qc, "persistence", "aof_enabled"); v != "0" {
+		t.Fatalf("aof_enabled %s after appendonly no", v)
+	}
+	qc.Set(ctx, "after-off", "1", 0)
+	q.Stop()
+	if testutil.ValkeyServerLookup() == "" {
+		return
+	}
+	v := testutil.StartValkeyIn(t, q.Dir, "--appendonly", "yes")
+	vc := newClient(t, v.Addr, 2)
+	if n := vc.DBSize(ctx).Val(); n != 200000+writers {
+		t.Errorf("Valkey loaded %d keys from Corvid's AOF, want %d", n, 200000+writers)
+	}
+	if n := vc.Exists(ctx, "after-off").Val(); n != 0 {
+		t.Errorf("a write after appendonly no reached the AOF")
+	}
+}
+
+// infoField reads one field of an INFO section.
+func infoField(t *testing.T, ctx context.Context, c *redis.Client, section, field string) string {
+	t.Helper()
+	for _, line := range strings.Split(c.Info(ctx, section).Val(), "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	t.Fatalf("INFO %s has no %s", section, field)
+	return ""
+}
+
+// TestBGREWRITEAOFOff: BGREWRITEAOF with appendonly no writes a base and a
+// manifest listing only it, as Valkey 7+ does; starting with appendonly
+// yes on that directory (Corvid, and Valkey 8.0.1) loads the dataset.
+func TestBGREWRITEAOFOff(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	p := testutil.StartCorvid(t, "--save", "")
+	c := newClient(t, p.Addr, 2)
+	fillEveryType(t, ctx, c)
+	want := dumpAll(t, ctx, p.Addr, true)
+	if got := c.BgRewriteAOF(ctx).Val(); got != "Background append only file rewriting started" {
+		t.Fatalf("BGREWRITEAOF: %q", got)
+	}
+	if !waitFor(30*time.Second, func() bool {
+		return infoField(t, ctx, c, "persistence", "aof_rewrites") == "1" &&
+			infoField(t, ctx, c, "persistence", "aof_rewrite_in_progress") == "0"
+	}) {
+		t.Fatal("the rewrite did not end")
+	}
+	if v := infoField(t, ctx, c, "persistence", "aof_enabled"); v != "0" {
+		t.Fatalf("aof_enabled %s", v)
+	}
+	man, err := os.ReadFile(filepath.Join(p.Dir, "appendonlydir", "appendonly.aof.manifest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(man); got != "file appendonly.aof.1.base.rdb seq 1 type b\n" {
+		t.Fatalf("manifest %q", got)
+	}
+	p.Stop()
+	q := testutil.StartCorvidIn(t, p.Dir, "--appendonly", "yes", "--save", "")
+	sameLines(t, "Corvid on its own rewrite", want, dumpAll(t, ctx, q.Addr, true))
+	q.Stop()
+	if testutil.ValkeyServerLookup() == "" {
+		return
+	}
+	v := testutil.StartValkeyIn(t, p.Dir, "--appendonly", "yes")
+	sameLines(t, "Valkey on Corvid's rewrite", want, dumpAll(t, ctx, v.Addr, true))
+}
+
+// TestMISCONF: a failed BGSAVE with save points set makes writes (and
+// PING, and an EXEC with a write queued) fail with Valkey's MISCONF error
+// while reads go on, until stop-writes-on-bgsave-error no or a save
+// succeeds. The same steps run against Valkey 8.0.1 and must reply the
+// same.
+func TestMISCONF(t *testing.T) {
+	run := func(t *testing.T, start func(dir string) *testutil.Proc) []string {
+		ctx := testCtx(t, 60*time.Second)
+		dir := t.TempDir()
+		p := start(dir)
+		c := testutil.Dial(t, p.Addr)
+		var out []string
+		do := func(args ...string) {
+			line := strings.Join(args, " ") + " -> " + c.Do(args...)
+			out = append(out, strings.ReplaceAll(line, dir, "<dir>"))
+		}
+		do("SET", "k", "v")
+		// A directory that disappears: the next save cannot create its
+		// temp file (even as root).
+		gone := filepath.Join(dir, "gone")
+		if err := os.Mkdir(gone, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		do("CONFIG", "SET", "dir", gone)
+		os.Remove(gone)
+		do("CONFIG", "SET", "save", "3600 1")
+		do("BGSAVE")
+		rc := newClient(t, p.Addr, 2)
+		if !waitFor(30*time.Second, func() bool {
+			return infoField(t, ctx, rc, "persistence", "rdb_last_bgsave_status") == "err" &&
+				infoField(t, ctx, rc, "persistence", "rdb_bgsave_in_progress") == "0"
+		}) {
+			t.Fatal("the BGSAVE did not fail")
+		}
+		do("SET", "k", "w")
+		do("GET", "k")
+		do("PING")
+		do("ECHO", "x")
+		do("MULTI")
+		do("GET", "k")
+		do("EXEC")
+		do("MULTI")
+		do("INCR", "n")
+		do("EXEC")
+		do("CONFIG", "SET", "stop-writes-on-bgsave-error", "no")
+		do("SET", "k", "x")
+		do("CONFIG", "SET", "stop-writes-on-bgsave-error", "yes")
+		do("SET", "k", "y")
+		do("CONFIG", "SET", "save", "")
+		do("SET", "k", "z")
+		do("GET", "k")
+		return out
+	}
+	corvid := run(t, func(dir string) *testutil.Proc {
+		return testutil.StartCorvidIn(t, dir, "--save", "", "--enable-protected-configs", "yes")
+	})
+	for _, line := range corvid {
+		if strings.HasPrefix(line, "SET k w -> ") && !strings.HasPrefix(line, "SET k w -> -MISCONF ") {
+			t.Fatalf("no MISCONF: %s", line)
+		}
+	}
+	if testutil.ValkeyServerLookup() == "" {
+		t.Log(strings.Join(corvid, "\n"))
+		return
+	}
+	valkey := run(t, func(dir string) *testutil.Proc {
+		return testutil.StartValkeyIn(t, dir, "--enable-protected-configs", "yes")
+	})
+	for i := range corvid {
+		if corvid[i] != valkey[i] {
+			t.Errorf("step %d:\ncorvid %s\nvalkey %s", i, corvid[i], valkey[i])
+		}
+	}
+}
+
+// TestWAITAOF: the replies and errors of WAIT and WAITAOF, with the AOF
+// off and on, against Valkey 8.0.1; a count that cannot be reached blocks
+// until the timeout.
+func TestWAITAOF(t *testing.T) {
+	steps := [][]string{
+		{"WAITAOF", "1", "0", "0"},
+		{"WAITAOF", "0", "0", "0"},
+		{"WAITAOF", "x", "0", "0"},
+		{"WAITAOF", "2", "0", "0"},
+		{"WAITAOF", "-1", "0", "0"},
+		{"WAITAOF", "0", "-1", "0"},
+		{"WAITAOF", "0", "x", "0"},
+		{"WAITAOF", "0", "0", "-1"},
+		{"WAITAOF", "0", "0", "1.5"},
+		{"WAITAOF", "0", "1", "50"},
+		{"WAIT", "0", "0"},
+		{"WAIT", "1", "50"},
+		{"WAIT", "x", "0"},
+		{"WAIT", "0", "-5"},
+		{"WAIT", "0", "9223372036854775807"},
+		{"MULTI"}, {"WAITAOF", "0", "1", "0"}, {"WAIT", "1", "0"}, {"EXEC"},
+		{"CONFIG", "SET", "appendonly", "yes"},
+		{"SET", "k", "v"},
+		{"WAITAOF", "1", "0", "0"},
+		{"WAITAOF", "1", "1", "50"},
+		{"MULTI"}, {"SET", "k", "w"}, {"WAITAOF", "1", "0", "0"}, {"EXEC"},
+		{"CONFIG", "SET", "appendonly", "no"},
+		{"WAITAOF", "1", "0", "0"},
+	}
+	run := func(t *testing.T, p *testutil.Proc) []string {
+		c := testutil.Dial(t, p.Addr)
+		var out []string
+		for _, st := range steps {
+			start := time.Now()
+			r := c.Do(st...)
+			if strings.Contains(strings.Join(st, " "), " 50") && time.Since(start) < 40*time.Millisecond {
+				t.Errorf("%q returned before its timeout", st)
+			}
+			if st[0] == "CONFIG" && st[2] == "appendonly" && st[3] == "yes" {
+				// Wait for the AOF's first rewrite, as a client would.
+				rc := newClient(t, p.Addr, 2)
+				waitFor(10*time.Second, func() bool {
+					return infoField(t, context.Background(), rc, "persistence", "aof_rewrite_in_progress") == "0"
+				})
+			}
+			out = append(out, strings.Join(st, " ")+" -> "+r)
+		}
+		return out
+	}
+	corvid := run(t, testutil.StartCorvid(t, "--save", ""))
+	if testutil.ValkeyServerLookup() == "" {
+		t.Log(strings.Join(corvid, "\n"))
+		return
+	}
+	valkey := run(t, testutil.StartValkeyIn(t, t.TempDir()))
+	for i := range corvid {
+		if corvid[i] != valkey[i] {
+			t.Errorf("step %d:\ncorvid %s\nvalkey %s", i, corvid[i], valkey[i])
+		}
+	}
+}
