@@ -42,7 +42,9 @@ import (
 //
 // BGREWRITEAOF takes a snapshot (package snapshot) whose AtStart hook
 // switches the writer to its new incr file while every stripe is held,
-// writes it as the new base's RDB preamble and commits the rewrite. With
+// writes it as the new base (an RDB preamble, or with
+// aof-use-rdb-preamble no the commands of aof.CommandWriter) and commits
+// the rewrite. With
 // appendonly no it writes a base alone (aof.RewriteOff), as Valkey 7+.
 // One snapshot runs at a time (RDB saves and rewrites share the
 // keyspace's PreWriter): a BGSAVE during a rewrite gets Valkey's "Another
@@ -489,6 +491,12 @@ func (s *Server) runRewrite(rw *aof.Rewrite, atStart func(), done func(error)) {
 	opts := s.rdbOptions()
 	opts.RDB.AOFBase = true
 	opts.AtStart = atStart
+	if !s.cfg.AOFUseRDBPreamble() {
+		// A base of commands (the writers' options name it .base.aof);
+		// aof-use-rdb-preamble cannot change while a writer runs.
+		ts := s.cfg.AOFTimestampEnabled()
+		opts.Writer = func(w io.Writer) snapshot.EntryWriter { return aof.NewCommandWriter(w, ts) }
+	}
 	snap := snapshot.Begin(s.ks, opts)
 	a.mu.Lock()
 	a.rewriting, a.rwDone, a.rwStart = snap, make(chan struct{}), time.Now()

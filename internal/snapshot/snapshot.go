@@ -60,10 +60,23 @@ type Options struct {
 	// ChunkKeys is how many keys the walker serializes per stripe hold
 	// (default 256).
 	ChunkKeys int
+	// Writer, if set, makes the writer Save writes entries through (an
+	// AOF base without an RDB preamble: aof.CommandWriter); nil is an
+	// rdb.Writer with RDB's options.
+	Writer func(w io.Writer) EntryWriter
 	// AtStart, if set, is called by Begin while every stripe is held, at
 	// the snapshot's point in time: no unit commits to the effects stream
 	// meanwhile (an AOF rewrite switches its incr file there).
 	AtStart func()
+}
+
+// EntryWriter is what Save writes the dataset through: rdb.Writer, or a
+// writer of another format with its shape.
+type EntryWriter interface {
+	WriteHeader() error
+	BeginDB(db int, keys, expires uint64) error
+	WriteEntry(e *rdb.Entry) error
+	Close() error
 }
 
 // Stats describe a finished (or failed) snapshot.
@@ -210,7 +223,12 @@ func (s *Snapshot) Save(w io.Writer) (Stats, error) {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var chunk bytes.Buffer
 	out := &chunkWriter{buf: &chunk}
-	rw := rdb.NewWriter(out, s.opts.RDB)
+	var rw EntryWriter
+	if s.opts.Writer != nil {
+		rw = s.opts.Writer(out)
+	} else {
+		rw = rdb.NewWriter(out, s.opts.RDB)
+	}
 	var stats Stats
 	fail := func(err error) (Stats, error) {
 		s.markAllDone()
@@ -263,7 +281,7 @@ func (s *Snapshot) Save(w io.Writer) (Stats, error) {
 }
 
 // walkShard writes one shard, a chunk per stripe hold.
-func (s *Snapshot) walkShard(rw *rdb.Writer, dbi, stripe int, flush func() error, stats *Stats) error {
+func (s *Snapshot) walkShard(rw EntryWriter, dbi, stripe int, flush func() error, stats *Stats) error {
 	st := &s.shards[dbi][stripe]
 	var cursor uint64
 	var werr error
@@ -328,7 +346,7 @@ func (s *Snapshot) walkShard(rw *rdb.Writer, dbi, stripe int, flush func() error
 
 // finishShard writes the copies of keys deleted since the start (those
 // still in pre) and marks the shard done. Its stripe is held.
-func (s *Snapshot) finishShard(rw *rdb.Writer, st *shardState) error {
+func (s *Snapshot) finishShard(rw EntryWriter, st *shardState) error {
 	for k, p := range st.pre {
 		if p != nil {
 			if err := s.writeCopy(rw, p); err != nil {
@@ -341,7 +359,7 @@ func (s *Snapshot) finishShard(rw *rdb.Writer, st *shardState) error {
 	return nil
 }
 
-func (s *Snapshot) writeCopy(rw *rdb.Writer, p *rdb.Entry) error {
+func (s *Snapshot) writeCopy(rw EntryWriter, p *rdb.Entry) error {
 	s.copyBytes.Add(-entryBytes(p))
 	s.copied.Add(1)
 	s.keysDone.Add(1)

@@ -308,3 +308,55 @@ func TestWAITAOF(t *testing.T) {
 		}
 	}
 }
+
+// TestAOFRESPBase: with aof-use-rdb-preamble no a rewrite writes a base
+// of commands (appendonly.aof.N.base.aof: SELECT, SET, RPUSH, SADD, ZADD,
+// HMSET, PEXPIREAT, collections in commands of at most 64 elements), and
+// Corvid and Valkey 8.0.1 both load it to the same dataset.
+func TestAOFRESPBase(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	p := testutil.StartCorvid(t, "--save", "", "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+	c := newClient(t, p.Addr, 2)
+	fillEveryType(t, ctx, c)
+	big := make([]any, 0, 300)
+	for i := range 150 {
+		big = append(big, float64(i)/3, "m"+strconv.Itoa(i))
+	}
+	c.ZAdd(ctx, "z150", func() []redis.Z {
+		var zs []redis.Z
+		for i := 0; i < len(big); i += 2 {
+			zs = append(zs, redis.Z{Score: big[i].(float64), Member: big[i+1]})
+		}
+		return zs
+	}()...)
+	c.Do(ctx, "SELECT", "3")
+	want := dumpAll(t, ctx, p.Addr, true)
+	if err := c.BgRewriteAOF(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(30*time.Second, func() bool {
+		return infoField(t, ctx, c, "persistence", "aof_rewrites") == "1" &&
+			infoField(t, ctx, c, "persistence", "aof_rewrite_in_progress") == "0"
+	}) {
+		t.Fatal("the rewrite did not end")
+	}
+	base, err := os.ReadFile(filepath.Join(p.Dir, "appendonlydir", "appendonly.aof.2.base.aof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(base), "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n") || !strings.Contains(string(base), "$4\r\nZADD\r\n$4\r\nz150\r\n") {
+		t.Fatalf("base starts %q", base[:min(len(base), 200)])
+	}
+	if n := strings.Count(string(base), "$4\r\nZADD\r\n$4\r\nz150\r\n"); n != 3 {
+		t.Errorf("z150's 150 members in %d ZADDs, want 3 (64 a command)", n)
+	}
+	p.Stop()
+	q := testutil.StartCorvidIn(t, p.Dir, "--save", "", "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
+	sameLines(t, "Corvid on its RESP base", want, dumpAll(t, ctx, q.Addr, true))
+	q.Stop()
+	if testutil.ValkeyServerLookup() == "" {
+		return
+	}
+	v := testutil.StartValkeyIn(t, p.Dir, "--appendonly", "yes")
+	sameLines(t, "Valkey on Corvid's RESP base", want, dumpAll(t, ctx, v.Addr, true))
+}
