@@ -257,7 +257,21 @@ func (ks *Keyspace) LoadEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error
 	st := &ks.stripes[si]
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return ks.loadEntryIn(si, h, e, nowMs)
+	return ks.loadEntryIn(si, h, e, nowMs, false)
+}
+
+// MergeEntry is LoadEntry replacing a key already present rather than
+// failing (DEBUG RELOAD MERGE, Valkey's RDBFLAGS_ALLOW_DUP).
+func (ks *Keyspace) MergeEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error) {
+	if e.DB < 0 || e.DB >= ks.ndb {
+		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
+	}
+	h := ds.Hash(e.Key)
+	si := stripeOfHash(h)
+	st := &ks.stripes[si]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return ks.loadEntryIn(si, h, e, nowMs, true)
 }
 
 // LoadEntryHeld is LoadEntry for a caller that holds every stripe
@@ -267,11 +281,12 @@ func (ks *Keyspace) LoadEntryHeld(e *rdb.Entry, nowMs int64) (loaded bool, err e
 		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
 	}
 	h := ds.Hash(e.Key)
-	return ks.loadEntryIn(stripeOfHash(h), h, e, nowMs)
+	return ks.loadEntryIn(stripeOfHash(h), h, e, nowMs, false)
 }
 
-// loadEntryIn inserts e into stripe si (held) under hash h.
-func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64) (loaded bool, err error) {
+// loadEntryIn inserts e into stripe si (held) under hash h, replacing a
+// key already there if replace.
+func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64, replace bool) (loaded bool, err error) {
 	if nowMs > 0 && e.ExpireMs != -1 && e.ExpireMs < nowMs {
 		return false, nil
 	}
@@ -280,9 +295,17 @@ func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64) (lo
 		clockMs = time.Now().UnixMilli()
 	}
 	sh := ks.shardAt(e.DB, si, true)
-	if sh.keys.FindHashed(h, e.Key) != nil {
-		// Valkey logs this line, then panics with ErrDuplicateKey's text.
-		return false, fmt.Errorf("%w: RDB has duplicated key '%s' in DB %d", ErrDuplicateKey, e.Key, e.DB)
+	if old := sh.keys.FindHashed(h, e.Key); old != nil {
+		if !replace {
+			// Valkey logs this line, then panics with ErrDuplicateKey's text.
+			return false, fmt.Errorf("%w: RDB has duplicated key '%s' in DB %d", ErrDuplicateKey, e.Key, e.DB)
+		}
+		if old.Expire != 0 {
+			sh.expires.DeleteHashed(h, e.Key)
+		}
+		if v, ok := sh.keys.DeleteHashed(h, e.Key); ok {
+			sh.unaccount(v.mem)
+		}
 	}
 	var v Object
 	if err := ks.buildValue(e, &v); err != nil {

@@ -464,7 +464,9 @@ func b2i(b bool) int64 {
 
 // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: save, empty the keyspace and
 // load the file again (Valkey's own tests use it to check that every
-// encoding survives a round trip). MERGE replaces keys that exist.
+// encoding survives a round trip). MERGE replaces keys that exist (with
+// NOFLUSH, the file's keys merge into the dataset); without it a key
+// present twice fails the load (Valkey panics).
 func debugReload(c *Client) {
 	s := c.srv
 	if c.ctx.Locked {
@@ -472,11 +474,11 @@ func debugReload(c *Client) {
 		return
 	}
 	save, flush := true, true
+	load := s.ks.LoadEntry
 	for _, a := range c.ctx.Argv[2:] {
 		switch {
 		case db.EqualFold(a, "merge"):
-			c.w.Error("ERR DEBUG RELOAD MERGE is not supported by Corvid")
-			return
+			load = s.ks.MergeEntry
 		case db.EqualFold(a, "noflush"):
 			flush = false
 		case db.EqualFold(a, "nosave"):
@@ -500,7 +502,7 @@ func debugReload(c *Client) {
 	f, err := os.Open(s.rdbPath())
 	if err == nil {
 		defer f.Close()
-		_, _, err = s.loadRDBFrom(bufio.NewReaderSize(f, 1<<16), false)
+		_, _, err = s.loadRDBWith(bufio.NewReaderSize(f, 1<<16), false, time.Now().UnixMilli(), load)
 	}
 	if err != nil {
 		s.log.warn("DEBUG RELOAD: %v", err)

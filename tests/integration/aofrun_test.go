@@ -360,3 +360,37 @@ func TestAOFRESPBase(t *testing.T) {
 	v := testutil.StartValkeyIn(t, p.Dir, "--appendonly", "yes")
 	sameLines(t, "Valkey on Corvid's RESP base", want, dumpAll(t, ctx, v.Addr, true))
 }
+
+// TestDebugReloadMerge: DEBUG RELOAD MERGE NOFLUSH NOSAVE merges the
+// saved file into the dataset, the file's keys replacing those present,
+// step for step as Valkey 8.0.1.
+func TestDebugReloadMerge(t *testing.T) {
+	steps := [][]string{
+		{"SET", "a", "1"}, {"RPUSH", "l", "x"}, {"SAVE"},
+		{"SET", "a", "2"}, {"SET", "b", "3"}, {"DEL", "l"},
+		{"DEBUG", "RELOAD", "MERGE", "NOFLUSH", "NOSAVE"},
+		{"GET", "a"}, {"GET", "b"}, {"LRANGE", "l", "0", "-1"}, {"DBSIZE"},
+		{"DEBUG", "RELOAD", "NOSAVE"},
+		{"GET", "b"}, {"DBSIZE"},
+		{"DEBUG", "RELOAD", "BOGUS"},
+	}
+	run := func(t *testing.T, p *testutil.Proc) []string {
+		c := testutil.Dial(t, p.Addr)
+		var out []string
+		for _, st := range steps {
+			out = append(out, strings.Join(st, " ")+" -> "+c.Do(st...))
+		}
+		return out
+	}
+	corvid := run(t, testutil.StartCorvid(t, "--save", "", "--enable-debug-command", "yes"))
+	if testutil.ValkeyServerLookup() == "" {
+		t.Log(strings.Join(corvid, "\n"))
+		return
+	}
+	valkey := run(t, testutil.StartValkeyIn(t, t.TempDir(), "--enable-debug-command", "yes"))
+	for i := range corvid {
+		if corvid[i] != valkey[i] {
+			t.Errorf("step %d:\ncorvid %s\nvalkey %s", i, corvid[i], valkey[i])
+		}
+	}
+}
