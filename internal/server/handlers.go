@@ -77,6 +77,7 @@ func serverHandlers() []srvHandler {
 		{spec: command.CommandGetkeysandflags, proc: commandGetkeysandflagsCommand},
 		{spec: command.CommandHelp, proc: commandHelpCommand},
 		{spec: command.Debug, proc: debugCommand},
+		{spec: command.Migrate, proc: migrateCommand},
 
 		// MEMORY (memory_cmds.go)
 		{spec: command.MemoryUsage, proc: memoryUsageCommand},

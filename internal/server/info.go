@@ -301,7 +301,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("pubsubshard_channels", 0)
 		w.int("latest_fork_usec", 0)
 		w.int("total_forks", 0)
-		w.int("migrate_cached_sockets", 0)
+		w.int("migrate_cached_sockets", s.migrateCachedSockets())
 		w.int("slave_expires_tracked_keys", 0)
 		w.int("active_defrag_hits", 0)
 		w.int("active_defrag_misses", 0)

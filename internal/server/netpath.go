@@ -117,7 +117,7 @@ type offLoopSet struct {
 func offLoopCommands(t *table) *offLoopSet {
 	o := &offLoopSet{cmds: map[*cmd]bool{}}
 	for _, c := range t.all() {
-		off := c.meta.Flags&command.FlagBlocking != 0 || c.meta == command.Debug || c.meta == command.Save
+		off := c.meta.Flags&command.FlagBlocking != 0 || c.meta == command.Debug || c.meta == command.Save || c.meta == command.Migrate
 		for _, sub := range c.subs {
 			if sub.meta.Flags&command.FlagBlocking != 0 {
 				off = true
