@@ -309,9 +309,11 @@ func TestDebugSubcommands(t *testing.T) {
 		{[]string{"DEBUG", "SLEEP", "0.01"}, `^\+OK$`},
 		{[]string{"DEBUG", "SLEEP", "junk"}, `^\+OK$`},
 		{[]string{"DEBUG", "RELOAD"}, `^\+OK$`},
-		{[]string{"DEBUG", "RELOAD", "MERGE"}, `^-ERR DEBUG RELOAD MERGE is not supported`},
+		{[]string{"DEBUG", "RELOAD", "MERGE"}, `^\+OK$`},
+		{[]string{"DEBUG", "RELOAD", "SOON"}, `^-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options\.$`},
 		{[]string{"DEBUG", "HELP"}, `^\*\[\+DEBUG <subcommand> \[<arg> \[value\] \[opt\] \.\.\.\]\. Subcommands are:, .*\+HELP, \+    Print this help\.\]$`},
 		{[]string{"SET", "s", "v"}, `^\+OK$`},
+		{[]string{"DEBUG", "RELOAD", "NOFLUSH"}, `^-ERR Error trying to load the RDB dump, check server logs\.$`}, // every key twice
 		{[]string{"DEBUG", "LISTPACK", "s"}, `^-ERR Not a listpack encoded object\.$`},
 		{[]string{"DEBUG", "QUICKLIST", "s"}, `^-ERR Not a quicklist encoded object\.$`},
 	}
