@@ -22,7 +22,10 @@
 // Order: keyspace stripes (ascending) → watch registry (leaf). The client
 // registry mutex (Server.mu) and a client's own mutex are never held while
 // a stripe is being taken. Procedures never block while holding stripes;
-// blocking commands release them before they wait. Maxmemory eviction runs
+// blocking commands release them before they wait. Three exceptions,
+// all run off the event loops: MIGRATE holds its keys' stripes across the
+// exchange with the target (bounded by its timeout: migrate.go), DEBUG
+// SLEEP and DEBUG LOADAOF hold every stripe, as Valkey blocks the server. Maxmemory eviction runs
 // in dispatch before a command takes its stripes (memory_cmds.go), so a
 // command never evicts while it holds a stripe.
 //
