@@ -4,6 +4,12 @@
 //
 //	corvid-server [/path/to/corvid.conf] [--option value ...]
 //	corvid-server -v | --version
+//	corvid-server --check-rdb <file.rdb>
+//	corvid-server --check-aof [--fix] [--truncate-to-timestamp <unix-time>] <file>
+//
+// Started under a name containing corvid-check-rdb or corvid-check-aof
+// (a link, as valkey-check-rdb is to valkey-server) it is that checker;
+// internal/filecheck holds both.
 package main
 
 import (
@@ -16,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/filecheck"
 	"github.com/corvid-kv/corvid/internal/server"
 )
 
@@ -25,6 +32,11 @@ func main() {
 	// runtime's memory limit, see internal/server's goMemLimitFor) and
 	// cost a stack walk per sample.
 	runtime.MemProfileRate = 0
+	// The file checkers are plain tools: they run before the server's
+	// signal handling and configuration, and exit.
+	if tool, targs, ok := filecheck.ToolFor(os.Args[0], os.Args[1:]); ok {
+		os.Exit(filecheck.Main(tool, targs, server.CorvidVersion, os.Stdout, os.Stderr))
+	}
 	// Signals first: a SIGHUP or SIGPIPE during start-up must not kill
 	// the process (internal/server/signals.go).
 	signals := server.NotifySignals()
@@ -37,6 +49,8 @@ func main() {
 		fmt.Println("Usage: ./corvid-server [/path/to/corvid.conf] [options] [-]")
 		fmt.Println("       ./corvid-server - (read config from stdin)")
 		fmt.Println("       ./corvid-server -v or --version")
+		fmt.Println("       ./corvid-server --check-rdb <file.rdb>")
+		fmt.Println("       ./corvid-server --check-aof [--fix] [--truncate-to-timestamp <unix-time>] <file.manifest|dir|file.aof>")
 		fmt.Println("Examples:\n       ./corvid-server --port 7777\n       ./corvid-server /etc/valkey/valkey.conf --loglevel verbose")
 		return
 	}
