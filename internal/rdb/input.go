@@ -14,6 +14,7 @@ import (
 // end of the input, not an allocation.
 type input struct {
 	r      io.Reader // nil: buf is the whole input
+	exact  bool      // r is an io.ByteReader: read no byte past those asked for
 	buf    []byte
 	pos    int   // next unread byte of buf
 	base   int64 // input offset of buf[0]
@@ -24,7 +25,10 @@ type input struct {
 
 const chunk = 32 << 10
 
-func newInput(r io.Reader) *input { return &input{r: r, buf: make([]byte, 0, chunk)} }
+func newInput(r io.Reader) *input {
+	_, exact := r.(io.ByteReader)
+	return &input{r: r, exact: exact, buf: make([]byte, 0, chunk)}
+}
 
 func bytesInput(b []byte) *input { return &input{buf: b} }
 
@@ -51,7 +55,13 @@ func (in *input) fill(n int) bool {
 	in.base += int64(in.pos)
 	in.buf, in.pos, in.crcPos = in.buf[:rest], 0, 0
 	for empty := 0; len(in.buf) < n; {
-		m, err := in.r.Read(in.buf[len(in.buf):cap(in.buf)])
+		end := cap(in.buf)
+		if in.exact {
+			// A buffered reader: small reads are cheap, and the bytes
+			// after the RDB (an AOF's commands) stay in it.
+			end = n
+		}
+		m, err := in.r.Read(in.buf[len(in.buf):end])
 		in.buf = in.buf[:len(in.buf)+m]
 		if m == 0 && err == nil {
 			if empty++; empty >= 100 { // as bufio: a reader that never makes progress
@@ -114,7 +124,7 @@ func (in *input) readN(n uint64, what string) ([]byte, error) {
 	}
 	out := make([]byte, 0, min(n, chunk))
 	for uint64(len(out)) < n {
-		if !in.fill(1) {
+		if !in.fill(int(min(n-uint64(len(out)), chunk))) && !in.fill(1) {
 			return nil, in.short(what)
 		}
 		take := min(uint64(len(in.buf)-in.pos), n-uint64(len(out)))

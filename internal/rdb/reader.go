@@ -35,8 +35,11 @@ type Info struct {
 	Keys     int    // entries delivered (empty collections are skipped)
 }
 
-// Load reads one RDB file from r up to and including its checksum; it
-// does not read past the trailer.
+// Load reads one RDB file from r up to and including its checksum. When r
+// is an io.ByteReader (a bufio.Reader: small reads are cheap) it reads no
+// byte past the trailer, so what follows (an old-style AOF's commands
+// after its RDB preamble) stays in r; otherwise it reads r in 32 KiB
+// chunks and may read past the end.
 func (l *Loader) Load(r io.Reader) (Info, error) {
 	return l.load(newInput(r))
 }

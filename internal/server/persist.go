@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -309,7 +308,7 @@ func (s *Server) loadRDB() error {
 	}
 	defer f.Close()
 	start := time.Now()
-	n, expired, err := s.loadRDBFrom(bufio.NewReaderSize(f, 1<<16), true)
+	n, expired, err := s.loadRDBFrom(f, true) // an *os.File: read in chunks (package rdb)
 	if err != nil {
 		return fmt.Errorf("Fatal error loading the DB (%s): %v. Exiting.", path, err)
 	}
@@ -502,7 +501,7 @@ func debugReload(c *Client) {
 	f, err := os.Open(s.rdbPath())
 	if err == nil {
 		defer f.Close()
-		_, _, err = s.loadRDBWith(bufio.NewReaderSize(f, 1<<16), false, time.Now().UnixMilli(), load)
+		_, _, err = s.loadRDBWith(f, false, time.Now().UnixMilli(), load)
 	}
 	if err != nil {
 		s.log.warn("DEBUG RELOAD: %v", err)

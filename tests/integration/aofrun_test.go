@@ -394,3 +394,55 @@ func TestDebugReloadMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestOldStyleAOFWithPreamble: a single-file AOF of the old layout (Redis
+// 4-6 with aof-use-rdb-preamble yes: an RDB, then commands) is moved into
+// the AOF directory and loaded whole: the RDB's keys and every command
+// after it (the RDB loader reads no byte past its checksum). Valkey 8.0.1
+// loads the same file to the same dataset.
+func TestOldStyleAOFWithPreamble(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	p := testutil.StartCorvid(t, "--save", "")
+	c := newClient(t, p.Addr, 2)
+	fillEveryType(t, ctx, c)
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdbFile, err := os.ReadFile(filepath.Join(p.Dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tail []byte
+	for i := range 2000 {
+		tail = append(tail, testutil.Command("SET", "tail:"+strconv.Itoa(i), strings.Repeat("v", i%50))...)
+	}
+	tail = append(tail, testutil.Command("RPUSH", "list", "appended")...)
+	c.Set(ctx, "tail:dummy", "x", 0)
+	for i := range 2000 {
+		c.Set(ctx, "tail:"+strconv.Itoa(i), strings.Repeat("v", i%50), 0)
+	}
+	c.RPush(ctx, "list", "appended")
+	c.Del(ctx, "tail:dummy")
+	want := dumpAll(t, ctx, p.Addr, true)
+	p.Stop()
+	for _, srv := range []string{"corvid", "valkey"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "appendonly.aof"), append(append([]byte(nil), rdbFile...), tail...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var q *testutil.Proc
+		switch srv {
+		case "corvid":
+			q = testutil.StartCorvidIn(t, dir, "--save", "", "--appendonly", "yes")
+		default:
+			if testutil.ValkeyServerLookup() == "" {
+				continue
+			}
+			q = testutil.StartValkeyIn(t, dir, "--appendonly", "yes")
+		}
+		sameLines(t, srv+" on an old-style AOF with an RDB preamble", want, dumpAll(t, ctx, q.Addr, true))
+		if n := newClient(t, q.Addr, 2).Exists(ctx, "tail:1999").Val(); n != 1 {
+			t.Fatalf("%s: the commands after the preamble were not loaded", srv)
+		}
+	}
+}
