@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,34 @@ func waitServerTime(t *testing.T, c *testutil.Raw, when time.Time) {
 			return
 		}
 	}
+}
+
+// TestEffectsAttachWhileWaiting: a sink attached while a command waits for
+// its stripe (as a snapshot's start attaches one with every stripe held)
+// receives that command's unit: the command decides whether to record
+// once it holds the stripe (db.Ctx.StartProp), not before.
+func TestEffectsAttachWhileWaiting(t *testing.T) {
+	bothPaths(t, func(t *testing.T, s *Server, addr string) {
+		c := testutil.Dial(t, addr)
+		st := s.ks.StripeOf([]byte("k"))
+		s.ks.LockStripe(st)
+		c.Send("SET", "k", "v")
+		// Observable state: a goroutine waits in the stripe's lock on
+		// behalf of callData.
+		waitFor(t, "SET waiting for its stripe", func() bool {
+			buf := make([]byte, 1<<20)
+			stacks := string(buf[:runtime.Stack(buf, true)])
+			return strings.Contains(stacks, "(*Keyspace).LockStripe") && strings.Contains(stacks, "(*Client).callData")
+		})
+		var rec effects.Recorder
+		detach := s.Effects().Attach(&rec)
+		defer detach()
+		s.ks.UnlockStripe(st)
+		if r := c.Read(); r != "+OK" {
+			t.Fatalf("SET: %s", r)
+		}
+		if got := strings.Join(streamText(&rec), " | "); got != "SET k v" {
+			t.Fatalf("the stream holds %q, want the SET that waited", got)
+		}
+	})
 }
