@@ -40,8 +40,7 @@ var skipped = map[string]string{
 	"save": "whether a background save is still running is timing: Valkey's forked child " +
 		"and Corvid's snapshot end at different moments (tests/integration/persist_test.go tests them)",
 	"bgsave": "as save",
-	"bgrewriteaof": "as save; and with appendonly no Corvid refuses it (not built yet, " +
-		"docs/compatibility.md) where Valkey rewrites",
+	"bgrewriteaof": "as save (tests/integration/aofrun_test.go tests it, with appendonly yes and no)",
 }
 
 // skippedName reports whether argv would run a skipped command, as the

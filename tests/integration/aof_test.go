@@ -740,7 +740,7 @@ func TestAOFAutoRewrite(t *testing.T) {
 }
 
 // TestAOFRewriteInExec: BGREWRITEAOF inside EXEC is scheduled and the
-// cron runs it; with appendonly no it is refused.
+// cron runs it; with appendonly no it writes a base.
 func TestAOFRewriteInExec(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	p := testutil.StartCorvid(t, aofArgs...)
