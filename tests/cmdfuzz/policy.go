@@ -39,7 +39,7 @@ var skipped = map[string]string{
 	"acl|load":    "reloads users from a file",
 	"save": "whether a background save is still running is timing: Valkey's forked child " +
 		"and Corvid's snapshot end at different moments (tests/integration/persist_test.go tests them)",
-	"bgsave": "as save",
+	"bgsave":       "as save",
 	"bgrewriteaof": "as save (tests/integration/aofrun_test.go tests it, with appendonly yes and no)",
 }
 
