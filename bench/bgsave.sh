@@ -41,9 +41,11 @@ printf "| server | dataset RSS MB | peak RSS during save / before | save s | ops
 printf "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 # rss PID: the RSS in KiB of PID and its children (Valkey's saving child).
 rss() {
-	local t=0 p
+	local t=0 p v
 	for p in "$1" $(pgrep -P "$1" 2>/dev/null); do
-		t=$((t + $(awk '/VmRSS/{print $2}' "/proc/$p/status" 2>/dev/null || echo 0)))
+		# A child that just exited (a zombie) has no VmRSS line.
+		v=$(awk '/VmRSS/{print $2}' "/proc/$p/status" 2>/dev/null || true)
+		t=$((t + ${v:-0}))
 	done
 	echo "$t"
 }

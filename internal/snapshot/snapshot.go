@@ -303,7 +303,10 @@ func (s *Snapshot) walkShard(rw EntryWriter, dbi, stripe int, flush func() error
 		}
 		if !st.walking {
 			st.walking = true
-			st.written = make(map[string]struct{})
+			// Sized for the shard: growing it key by key cost a third
+			// of the walk (pprof, SAVE of 1M keys).
+			keys, _ := s.ks.ShardCounts(dbi, stripe)
+			st.written = make(map[string]struct{}, keys)
 		}
 		cursor = s.ks.ScanShard(dbi, stripe, cursor, s.opts.ChunkKeys, func(k string, o *db.Object) {
 			if werr != nil {
