@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/aof"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/rdb"
 	"github.com/corvid-kv/corvid/internal/snapshot"
@@ -183,6 +184,22 @@ func (s *Server) writeRDB(snap *snapshot.Snapshot) error {
 	s.log.verbose("RDB: %d keys (%d from copies), peak copies %d bytes, longest stripe hold %v, %v",
 		stats.Keys, stats.Copied, stats.PeakCopyBytes, stats.MaxHold, stats.Duration)
 	return nil
+}
+
+// removeStaleTemps deletes the temporary files of saves and rewrites a
+// killed run left behind (temp-*.rdb in dir; package aof's in the AOF
+// directory), before anything is loaded or saved: their names carry the
+// old pid, so nothing else would ever remove them.
+func (s *Server) removeStaleTemps() {
+	logf := func(format string, args ...any) { s.log.notice(format, args...) }
+	if tmps, err := filepath.Glob(filepath.Join(s.cfg.Dir(), "temp-*.rdb")); err == nil {
+		for _, f := range tmps {
+			if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && os.Remove(f) == nil {
+				logf("Removing the temporary file %s left by an earlier run", filepath.Base(f))
+			}
+		}
+	}
+	aof.RemoveTemps(s.aofDir(), s.cfg.AppendFilename(), logf)
 }
 
 // startLeaving marks the start of a shutdown (Server.leaving).

@@ -258,6 +258,7 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 		}
 	}
 	s.logStartup()
+	s.removeStaleTemps()
 	s.aofConfigHooks()
 	if cfg.AppendOnly() {
 		// With appendonly yes Valkey loads the AOF and not the RDB.

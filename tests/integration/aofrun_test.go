@@ -446,3 +446,35 @@ func TestOldStyleAOFWithPreamble(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleTempsRemoved: the temporary files a killed save or rewrite
+// leaves (their names carry the dead pid) are removed at start-up, and
+// nothing else is.
+func TestStaleTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	aofDir := filepath.Join(dir, "appendonlydir")
+	os.MkdirAll(aofDir, 0o755)
+	stale := []string{
+		filepath.Join(dir, "temp-4242-abc.rdb"),
+		filepath.Join(dir, "temp-4242.rdb"),
+		filepath.Join(aofDir, "temp-rewriteaof-bg-4242.aof"),
+		filepath.Join(aofDir, "temp-appendonly.aof.incr"),
+	}
+	keep := []string{filepath.Join(dir, "notes.rdb.txt"), filepath.Join(aofDir, "other.aof")}
+	for _, f := range append(append([]string(nil), stale...), keep...) {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.StartCorvidIn(t, dir, "--save", "")
+	for _, f := range stale {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s still there (%v)", f, err)
+		}
+	}
+	for _, f := range keep {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed: %v", f, err)
+		}
+	}
+}
