@@ -53,6 +53,10 @@ func shutdownCommand(c *Client) {
 		c.w.Error("ERR No shutdown in progress.")
 		return
 	}
+	if s.rdb.loading.Load() {
+		// Valkey never saves a dataset that is still loading.
+		nosave, save = true, false
+	}
 	if !nosave && (save || len(s.cfg.SavePoints()) > 0) {
 		if err := s.finalSave(); err != nil && !force {
 			c.w.Error("ERR Errors trying to SHUTDOWN. Check logs.")

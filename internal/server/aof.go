@@ -223,20 +223,42 @@ func (s *Server) startAOF() error {
 // (RevertedMulti) leaves its commands queued on c, unapplied: dropping c
 // discards them.
 func (s *Server) loadAOF(c *Client, load func(e *rdb.Entry, nowMs int64) (bool, error)) (loaded, expired int64, err error) {
-	_, err = aof.Load(s.aofDir(), s.cfg.AppendFilename(), aof.LoadOptions{
+	dir := s.aofDir()
+	if m, err := aof.ReadManifest(dir, s.cfg.AppendFilename()); err == nil {
+		var total int64
+		for _, f := range m.Files() {
+			if st, err := os.Stat(filepath.Join(dir, f.Name)); err == nil {
+				total += st.Size()
+			}
+		}
+		s.rdb.loadTotal.Store(total) // INFO loading_total_bytes
+	}
+	_, err = aof.Load(dir, s.cfg.AppendFilename(), aof.LoadOptions{
 		Truncated: s.cfg.AOFLoadTruncated(),
 		RDB: func(file string, r io.Reader) error {
 			// nowMs 0: nothing expires while loading; the AOF holds the
 			// deletions of keys that expired after the base was written.
+			// (r must stay an io.ByteReader: package rdb then reads no
+			// byte past the RDB, so it is not wrapped to count.)
 			n, e, err := s.loadRDBWith(r, true, 0, load)
+			if st, serr := os.Stat(filepath.Join(dir, file)); serr == nil {
+				s.rdb.loadRead.Add(st.Size())
+			}
 			loaded, expired = loaded+n, expired+e
 			if err == nil {
 				s.log.notice("Done loading RDB, keys loaded: %d, keys expired: %d.", n, e)
 			}
 			return err
 		},
-		Command: func(argv [][]byte) error { return c.replayOne(argv) },
-		Logf:    func(format string, args ...any) { s.log.notice(format, args...) },
+		Command: func(argv [][]byte) error {
+			n := 16 // about the header and framing of the command
+			for _, a := range argv {
+				n += len(a) + 8
+			}
+			s.rdb.loadRead.Add(int64(n))
+			return c.replayOne(argv)
+		},
+		Logf: func(format string, args ...any) { s.log.notice(format, args...) },
 	})
 	return loaded, expired, err
 }

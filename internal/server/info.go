@@ -264,6 +264,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.section("Persistence")
 		s.persistenceInfo(&w)
 		s.aofInfo(&w)
+		s.loadingInfo(&w)
 	}
 
 	if req.want("stats") {

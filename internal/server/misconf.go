@@ -4,61 +4,97 @@ import (
 	"errors"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/corvid-kv/corvid/internal/command"
 )
 
-// Writes refused after a persistence failure, as Valkey's
+// Commands refused for the state of the dataset's files. As Valkey's
 // writeCommandsDeniedByDiskError: while the last BGSAVE failed, save
 // points are set and stop-writes-on-bgsave-error is yes, or while the AOF
 // cannot be written or fsynced, write commands (and PING, and an EXEC
-// with a write queued) get a MISCONF error; reads go on. Server.diskDeny
-// caches the verdict so that the check costs one atomic load per command;
-// updateDiskDeny recomputes it whenever an input changes (a BGSAVE ends,
-// the AOF writer starts or stops failing, CONFIG SET of either directive
-// or of save, the AOF turned on or off).
+// with a write queued) get a MISCONF error; reads go on. And while the
+// dataset loads at start-up (Run serves meanwhile), every command without
+// the loading flag gets LOADING, as processCommand's server.loading check
+// (after the MISCONF one). Server.diskDeny caches the verdict so that the
+// check costs one atomic load per command; updateDiskDeny recomputes it
+// whenever an input changes (a BGSAVE ends, the AOF writer starts or
+// stops failing, CONFIG SET of either directive or of save, the AOF
+// turned on or off, loading starts or ends).
 
 const (
-	diskOK = iota
-	diskRDB
-	diskAOF
+	diskOK      = 0
+	diskRDB     = 1 << iota // MISCONF: the last BGSAVE failed
+	diskAOF                 // MISCONF: the AOF cannot be written
+	diskLoading             // LOADING
 )
 
-const misconfRDB = "MISCONF Valkey is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Valkey logs for details about the RDB error."
+const (
+	misconfRDB = "MISCONF Valkey is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Valkey logs for details about the RDB error."
+	loadingErr = "LOADING Valkey is loading the dataset in memory"
+)
 
 // updateDiskDeny recomputes Server.diskDeny.
 func (s *Server) updateDiskDeny() {
-	v := int32(diskOK)
+	var v int32
 	if s.cfg.StopWritesOnBgsaveError() && len(s.cfg.SavePoints()) > 0 && !s.rdb.lastOK.Load() {
 		v = diskRDB
 	} else if g := s.aof.gen.Load(); g != nil && g.w.Failing() {
 		v = diskAOF
 	}
+	if s.rdb.loading.Load() {
+		v |= diskLoading
+	}
 	s.diskDeny.Store(v)
 }
 
-// diskRefused rejects cm with MISCONF if it may write (called while
-// Server.diskDeny is set).
+// setLoading marks the start-up load as running or over (INFO loading,
+// LOADING replies).
+func (s *Server) setLoading(on bool) {
+	if on {
+		s.rdb.loadStart.Store(time.Now().Unix())
+		s.rdb.loadTotal.Store(0)
+		s.rdb.loadRead.Store(0)
+	}
+	s.rdb.loading.Store(on)
+	s.updateDiskDeny()
+}
+
+// diskRefused rejects cm with MISCONF if it may write, or with LOADING if
+// it may not run while the dataset loads (called while Server.diskDeny is
+// set).
 func (c *Client) diskRefused(cm *cmd) bool {
-	write := cm.meta.Flags&command.FlagWrite != 0 || cm.meta == command.Ping
-	if cm.meta == command.Exec && c.multi != nil {
-		for _, q := range c.multi.cmds {
-			write = write || q.cm.meta.Flags&command.FlagWrite != 0
+	s := c.srv
+	deny := s.diskDeny.Load()
+	if deny&(diskRDB|diskAOF) != 0 {
+		write := cm.meta.Flags&command.FlagWrite != 0 || cm.meta == command.Ping
+		if cm.meta == command.Exec && c.multi != nil {
+			for _, q := range c.multi.cmds {
+				write = write || q.cm.meta.Flags&command.FlagWrite != 0
+			}
+		}
+		if write {
+			if deny&diskRDB != 0 {
+				c.reject(cm, misconfRDB)
+			} else {
+				c.reject(cm, "MISCONF Errors writing to the AOF file: "+s.aofErrText())
+			}
+			return true
 		}
 	}
-	if !write {
-		return false
+	if deny&diskLoading != 0 {
+		refuse := cm.meta.Flags&command.FlagLoading == 0
+		if cm.meta == command.Exec && c.multi != nil {
+			for _, q := range c.multi.cmds {
+				refuse = refuse || q.cm.meta.Flags&command.FlagLoading == 0
+			}
+		}
+		if refuse {
+			c.reject(cm, loadingErr)
+			return true
+		}
 	}
-	s := c.srv
-	switch s.diskDeny.Load() {
-	case diskRDB:
-		c.reject(cm, misconfRDB)
-	case diskAOF:
-		c.reject(cm, "MISCONF Errors writing to the AOF file: "+s.aofErrText())
-	default:
-		return false
-	}
-	return true
+	return false
 }
 
 // aofErrText is strerror of the AOF's last error, as Valkey words it

@@ -56,6 +56,14 @@ type rdbState struct {
 	finalSaved atomic.Bool  // SHUTDOWN saved already: Run must not again
 	scheduled  atomic.Bool  // BGSAVE inside EXEC: the cron starts it
 	bgRunning  atomic.Bool  // cur != nil && curBg, read without mu (inside EXEC)
+
+	// The start-up load (INFO loading_*): running, its start (unix s),
+	// the bytes of its files and those read so far, the RDB's used-mem.
+	loading   atomic.Bool
+	loadStart atomic.Int64
+	loadTotal atomic.Int64
+	loadRead  atomic.Int64
+	loadMem   atomic.Int64
 }
 
 var errSaveInProgress = errors.New("ERR Background save already in progress")
@@ -202,6 +210,40 @@ func (s *Server) removeStaleTemps() {
 	aof.RemoveTemps(s.aofDir(), s.cfg.AppendFilename(), logf)
 }
 
+// loadCounter counts the bytes read from r into n.
+type loadCounter struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (l loadCounter) Read(p []byte) (int, error) {
+	k, err := l.r.Read(p)
+	l.n.Add(int64(k))
+	return k, err
+}
+
+// loadingInfo fills the loading_* fields of INFO persistence while the
+// start-up load runs, in Valkey's order and arithmetic.
+func (s *Server) loadingInfo(w *infoWriter) {
+	r := &s.rdb
+	if !r.loading.Load() {
+		return
+	}
+	start, total, read := r.loadStart.Load(), r.loadTotal.Load(), r.loadRead.Load()
+	perc := float64(read) / float64(total+1) * 100
+	elapsed := time.Now().Unix() - start
+	eta := int64(1) // Valkey's figure before a second has passed
+	if elapsed > 0 {
+		eta = elapsed * (total - read) / (read + 1)
+	}
+	w.int("loading_start_time", start)
+	w.int("loading_total_bytes", total)
+	w.int("loading_rdb_used_mem", r.loadMem.Load())
+	w.int("loading_loaded_bytes", read)
+	w.float("loading_loaded_perc", perc)
+	w.int("loading_eta_seconds", eta)
+}
+
 // startLeaving marks the start of a shutdown (Server.leaving).
 func (s *Server) startLeaving() { s.leavingOnce.Do(func() { close(s.leaving) }) }
 
@@ -325,7 +367,12 @@ func (s *Server) loadRDB() error {
 	}
 	defer f.Close()
 	start := time.Now()
-	n, expired, err := s.loadRDBFrom(f, true) // an *os.File: read in chunks (package rdb)
+	if st, err := f.Stat(); err == nil {
+		s.rdb.loadTotal.Store(st.Size())
+	}
+	// Counted for INFO loading_loaded_bytes; not an io.ByteReader, so
+	// package rdb reads it in chunks.
+	n, expired, err := s.loadRDBFrom(loadCounter{f, &s.rdb.loadRead}, true)
 	if err != nil {
 		return fmt.Errorf("Fatal error loading the DB (%s): %v. Exiting.", path, err)
 	}
@@ -378,6 +425,7 @@ func (s *Server) loadRDBWith(r io.Reader, logAux bool, now int64, load func(e *r
 				}
 			case "used-mem":
 				if m, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+					s.rdb.loadMem.Store(m)
 					s.log.notice("RDB memory usage when created %.2f Mb", float64(m)/(1024*1024))
 				}
 			}
@@ -451,7 +499,7 @@ func (s *Server) persistenceInfo(w *infoWriter) {
 		cow = cur.CopyBytes()
 		curSecs = int64(time.Since(bgStart).Seconds())
 	}
-	w.int("loading", 0)
+	w.int("loading", b2i(r.loading.Load()))
 	w.int("async_loading", 0)
 	w.int("current_cow_peak", cow)
 	w.int("current_cow_size", cow)

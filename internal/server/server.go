@@ -67,10 +67,15 @@ type Server struct {
 	errs   errorStats
 	pause  pauseState
 	expire atomic.Bool // DEBUG SET-ACTIVE-EXPIRE
-	// diskDeny is diskOK, or why writes get MISCONF (misconf.go).
+	// diskDeny is diskOK, or why commands are refused: MISCONF, or
+	// LOADING while the dataset loads (misconf.go).
 	diskDeny atomic.Int32
-	hot      hotConfig
-	extras   *serverExtras // INFO rates, latency monitor, histograms, repl ids
+	// loaded is closed once the dataset is loaded: the crons (expiry,
+	// eviction, save points) wait for it. New closes it; Run makes a new
+	// one to serve (with LOADING replies) while it loads.
+	loaded chan struct{}
+	hot    hotConfig
+	extras *serverExtras // INFO rates, latency monitor, histograms, repl ids
 
 	// evictMu serializes client eviction (maxmemory-clients) with clients
 	// releasing their memory; evictPending (under it) is the memory of
@@ -105,7 +110,9 @@ func New(cfg *config.Config) (*Server, error) {
 		leaving: make(chan struct{}),
 		start:   time.Now(),
 		log:     newLogger(cfg),
+		loaded:  make(chan struct{}),
 	}
+	close(s.loaded)
 	var id [20]byte
 	rand.Read(id[:])
 	s.runID = hex.EncodeToString(id[:])
@@ -121,6 +128,17 @@ func New(cfg *config.Config) (*Server, error) {
 	s.errs.init()
 	s.applyConfig()
 	return s, nil
+}
+
+// awaitLoaded waits until the dataset is loaded; false if the server
+// stops first.
+func (s *Server) awaitLoaded() bool {
+	select {
+	case <-s.loaded:
+		return true
+	case <-s.stop:
+		return false
+	}
 }
 
 // dataHandlers lists every data command group (package db).
@@ -154,6 +172,9 @@ func (s *Server) Serve() error {
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
+		if !s.awaitLoaded() {
+			return
+		}
 		s.ks.RunExpiry(s.stop,
 			func() time.Duration { return time.Second / time.Duration(max(1, s.cfg.Hz())) },
 			func() int { return s.cfg.ActiveExpireEffort() },
@@ -162,11 +183,15 @@ func (s *Server) Serve() error {
 	}()
 	go func() {
 		defer s.wg.Done()
-		s.ks.RunEviction(s.stop)
+		if s.awaitLoaded() {
+			s.ks.RunEviction(s.stop)
+		}
 	}()
 	go func() {
 		defer s.wg.Done()
-		s.runSaveCron()
+		if s.awaitLoaded() {
+			s.runSaveCron()
+		}
 	}()
 	s.startAccepting()
 	<-s.stop
@@ -260,17 +285,6 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 	s.logStartup()
 	s.removeStaleTemps()
 	s.aofConfigHooks()
-	if cfg.AppendOnly() {
-		// With appendonly yes Valkey loads the AOF and not the RDB.
-		if err := s.startAOF(); err != nil {
-			s.log.warn("%v", err)
-			return err
-		}
-	} else if err := s.loadRDB(); err != nil {
-		s.log.warn("%v", err)
-		return err
-	}
-	s.log.notice("Ready to accept connections tcp on %s", s.Addr())
 	if pf := cfg.PidFile(); pf != "" {
 		if err := os.WriteFile(pf, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			s.log.warn("Failed to write PID file: %v", err)
@@ -280,8 +294,29 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.shutdownFn = cancel
+	// Serve while loading, as Valkey does: commands without the loading
+	// flag get LOADING; the crons start once the dataset is in. (A
+	// SHUTDOWN meanwhile does not save, and takes effect once the load
+	// ends, as do signals.)
+	s.loaded = make(chan struct{})
+	s.setLoading(true)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve() }()
+	var lerr error
+	if cfg.AppendOnly() {
+		// With appendonly yes Valkey loads the AOF and not the RDB.
+		lerr = s.startAOF()
+	} else {
+		lerr = s.loadRDB()
+	}
+	s.setLoading(false)
+	close(s.loaded)
+	if lerr != nil {
+		s.log.warn("%v", lerr)
+		s.Close()
+		return lerr
+	}
+	s.log.notice("Ready to accept connections tcp on %s", s.Addr())
 wait:
 	for {
 		select {

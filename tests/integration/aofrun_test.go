@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -476,5 +477,67 @@ func TestStaleTempsRemoved(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("%s removed: %v", f, err)
 		}
+	}
+}
+
+// TestLoadingReplies: while the dataset loads at start-up the server
+// already answers, as Valkey does: commands without the loading flag
+// (PING, GET) get LOADING, INFO says loading:1 with the loading_* fields;
+// once loaded, everything is there.
+func TestLoadingReplies(t *testing.T) {
+	ctx := testCtx(t, 120*time.Second)
+	keys := 1000000
+	if raceBuild {
+		keys = 200000
+	}
+	p := testutil.StartCorvid(t, "--save", "", "--enable-debug-command", "yes")
+	c := newClient(t, p.Addr, 2, func(o *redis.Options) { o.ReadTimeout = time.Minute })
+	for i := 0; i < keys; i += 500000 {
+		// In parts, each well inside the client's timeout.
+		if err := c.Do(ctx, "DEBUG", "POPULATE", min(500000, keys-i), "k"+strconv.Itoa(i), 100).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	q := testutil.LaunchCorvidIn(t, p.Dir, "--save", "")
+	var conn *testutil.Raw
+	if !waitFor(10*time.Second, func() bool {
+		nc, err := net.DialTimeout("tcp", q.Addr, time.Second)
+		if err != nil {
+			return false
+		}
+		nc.Close()
+		conn = testutil.Dial(t, q.Addr)
+		return true
+	}) {
+		t.Fatalf("no listener: %s", q.Output())
+	}
+	first := conn.Do("PING")
+	if first == "+PONG" {
+		t.Skip("the load ended before the first PING (a fast machine): nothing to observe")
+	}
+	if first != "-LOADING Valkey is loading the dataset in memory" {
+		t.Fatalf("PING while loading: %s", first)
+	}
+	if got := conn.Do("GET", "k0:1"); got != first {
+		t.Errorf("GET while loading: %s", got)
+	}
+	info := conn.Do("INFO", "persistence")
+	for _, f := range []string{`loading:1\r\n`, `loading_total_bytes:`, `loading_loaded_perc:`, `loading_eta_seconds:`} {
+		if !strings.Contains(info, f) && !strings.Contains(info, strings.ReplaceAll(f, `\r\n`, "\r\n")) {
+			t.Errorf("INFO while loading lacks %q: %s", f, info)
+		}
+	}
+	if !waitFor(60*time.Second, func() bool { return conn.Do("PING") == "+PONG" }) {
+		t.Fatal("still loading after 60 s")
+	}
+	if got := conn.Do("DBSIZE"); got != ":"+strconv.Itoa(keys) {
+		t.Errorf("DBSIZE after loading: %s", got)
+	}
+	if info := conn.Do("INFO", "persistence"); !strings.Contains(info, "loading:0") || strings.Contains(info, "loading_total_bytes") {
+		t.Errorf("INFO after loading: %s", info)
 	}
 }

@@ -325,6 +325,15 @@ func LaunchCorvid(t testing.TB, args ...string) *Proc {
 	return p
 }
 
+// LaunchCorvidIn is LaunchCorvid in dir (its working directory and
+// dir), for a test that watches a server start on files already there.
+func LaunchCorvidIn(t testing.TB, dir string, args ...string) *Proc {
+	t.Helper()
+	p := launch(t, ServerBinary(t), WithNetEngine(args), dir)
+	t.Cleanup(p.Stop)
+	return p
+}
+
 // RunCorvid runs corvid-server with args (plus loopback --port/--bind/--dir
 // overrides, as StartCorvid) and waits up to timeout for it to exit, for
 // tests of start-up failures. It returns everything the process printed
