@@ -249,20 +249,16 @@ func (ks *Keyspace) ShardLen(db, stripe int) (keys, expires int) {
 // PreWriter announcements, WATCH invalidation and effects, none of which
 // happen here.
 func (ks *Keyspace) LoadEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error) {
-	if e.DB < 0 || e.DB >= ks.ndb {
-		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
-	}
-	h := ds.Hash(e.Key)
-	si := stripeOfHash(h)
-	st := &ks.stripes[si]
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return ks.loadEntryIn(si, h, e, nowMs, false)
+	return ks.loadEntryLocking(e, nowMs, false)
 }
 
 // MergeEntry is LoadEntry replacing a key already present rather than
 // failing (DEBUG RELOAD MERGE, Valkey's RDBFLAGS_ALLOW_DUP).
 func (ks *Keyspace) MergeEntry(e *rdb.Entry, nowMs int64) (loaded bool, err error) {
+	return ks.loadEntryLocking(e, nowMs, true)
+}
+
+func (ks *Keyspace) loadEntryLocking(e *rdb.Entry, nowMs int64, replace bool) (loaded bool, err error) {
 	if e.DB < 0 || e.DB >= ks.ndb {
 		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
 	}
@@ -271,7 +267,7 @@ func (ks *Keyspace) MergeEntry(e *rdb.Entry, nowMs int64) (loaded bool, err erro
 	st := &ks.stripes[si]
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return ks.loadEntryIn(si, h, e, nowMs, true)
+	return ks.loadEntryIn(si, h, e, nowMs, replace)
 }
 
 // LoadEntryHeld is LoadEntry for a caller that holds every stripe

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/resp"
 )
 
 // Reply texts of MIGRATE's own errors, as Valkey 8.0.1 words them.
@@ -119,32 +120,6 @@ func (a *Args) dialHost() string { return string(db.CString(a.Host)) }
 
 // strtol is C's strtol(s, NULL, 10), saturating at the int64 bounds.
 func strtol(b []byte) int64 {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var v uint64
-	over := false
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		d := uint64(b[i] - '0')
-		if v > (math.MaxUint64-d)/10 {
-			over = true
-			continue
-		}
-		v = v*10 + d
-	}
-	switch {
-	case neg && (over || v > 1<<63):
-		return math.MinInt64
-	case neg:
-		return -int64(v)
-	case over || v > math.MaxInt64:
-		return math.MaxInt64
-	}
-	return int64(v)
+	v, _, _ := resp.Strtol(b)
+	return v
 }
