@@ -256,6 +256,9 @@ func (s *Server) loadAOF(c *Client, load func(e *rdb.Entry, nowMs int64) (bool, 
 				n += len(a) + 8
 			}
 			s.rdb.loadRead.Add(int64(n))
+			if s.rdb.abortLoad.Load() {
+				return errLoadAborted
+			}
 			return c.replayOne(argv)
 		},
 		Logf: func(format string, args ...any) { s.log.notice(format, args...) },

@@ -60,13 +60,18 @@ type rdbState struct {
 	// The start-up load (INFO loading_*): running, its start (unix s),
 	// the bytes of its files and those read so far, the RDB's used-mem.
 	loading   atomic.Bool
+	abortLoad atomic.Bool // a shutdown during the load: stop it (errLoadAborted)
 	loadStart atomic.Int64
 	loadTotal atomic.Int64
 	loadRead  atomic.Int64
 	loadMem   atomic.Int64
 }
 
-var errSaveInProgress = errors.New("ERR Background save already in progress")
+var (
+	errSaveInProgress = errors.New("ERR Background save already in progress")
+	// errLoadAborted: a shutdown stopped the start-up load.
+	errLoadAborted = errors.New("loading aborted by a shutdown")
+)
 
 func (s *Server) initRDB() {
 	s.rdb.lastOK.Store(true)
@@ -398,6 +403,9 @@ func (s *Server) loadRDBAt(r interface{ Read([]byte) (int, error) }, logAux bool
 func (s *Server) loadRDBWith(r io.Reader, logAux bool, now int64, load func(e *rdb.Entry, nowMs int64) (bool, error)) (loaded, expired int64, err error) {
 	l := rdb.Loader{
 		OnEntry: func(e *rdb.Entry) error {
+			if s.rdb.abortLoad.Load() {
+				return errLoadAborted
+			}
 			if e.DB >= s.ks.Databases() {
 				return fmt.Errorf("FATAL: Data file was created with a Valkey server configured to handle more than %d databases. Exiting", s.ks.Databases())
 			}

@@ -295,22 +295,45 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 	defer cancel()
 	s.shutdownFn = cancel
 	// Serve while loading, as Valkey does: commands without the loading
-	// flag get LOADING; the crons start once the dataset is in. (A
-	// SHUTDOWN meanwhile does not save, and takes effect once the load
-	// ends, as do signals.)
+	// flag get LOADING; the crons start once the dataset is in. A
+	// SHUTDOWN or a shutdown signal meanwhile stops the load and exits
+	// without saving (a partial dataset is never saved).
 	s.loaded = make(chan struct{})
 	s.setLoading(true)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve() }()
+	loadDone := make(chan error, 1)
+	go func() {
+		if cfg.AppendOnly() {
+			// With appendonly yes Valkey loads the AOF and not the RDB.
+			loadDone <- s.startAOF()
+		} else {
+			loadDone <- s.loadRDB()
+		}
+	}()
 	var lerr error
-	if cfg.AppendOnly() {
-		// With appendonly yes Valkey loads the AOF and not the RDB.
-		lerr = s.startAOF()
-	} else {
-		lerr = s.loadRDB()
+loading:
+	for {
+		select {
+		case lerr = <-loadDone:
+			break loading
+		case sig := <-signals:
+			if s.onSignal(sig, false) == sigShutdown {
+				s.log.notice("User requested shutdown...")
+				s.rdb.abortLoad.Store(true)
+			}
+		case <-ctx.Done():
+			s.rdb.abortLoad.Store(true)
+		}
 	}
 	s.setLoading(false)
 	close(s.loaded)
+	if lerr != nil && s.rdb.abortLoad.Load() { // the load stopped with errLoadAborted
+		s.rdb.finalSaved.Store(true) // nothing to save: never the part loaded
+		s.Close()
+		s.log.notice("%s is now ready to exit, bye bye...", "Corvid")
+		return nil
+	}
 	if lerr != nil {
 		s.log.warn("%v", lerr)
 		s.Close()

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -539,5 +541,39 @@ func TestLoadingReplies(t *testing.T) {
 	}
 	if info := conn.Do("INFO", "persistence"); !strings.Contains(info, "loading:0") || strings.Contains(info, "loading_total_bytes") {
 		t.Errorf("INFO after loading: %s", info)
+	}
+	q.Stop()
+
+	// SIGTERM while loading, with save points set: the load stops, the
+	// process exits 0 at once, and the file is not overwritten with the
+	// part that was loaded.
+	before, err := os.ReadFile(filepath.Join(p.Dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.LaunchCorvidIn(t, p.Dir, "--save", "3600 1")
+	if !waitFor(10*time.Second, func() bool {
+		nc, err := net.DialTimeout("tcp", r.Addr, time.Second)
+		if err != nil {
+			return false
+		}
+		defer nc.Close()
+		nc.SetDeadline(time.Now().Add(5 * time.Second))
+		nc.Write([]byte("PING\r\n"))
+		buf := make([]byte, 64)
+		n, _ := nc.Read(buf)
+		return strings.HasPrefix(string(buf[:n]), "-LOADING")
+	}) {
+		t.Skip("the load ended before SIGTERM could be sent during it")
+	}
+	r.Signal(syscall.SIGTERM)
+	if code, ok := r.WaitExit(10 * time.Second); !ok || code != 0 {
+		t.Fatalf("SIGTERM while loading: exit %d (exited %v)\n%s", code, ok, r.Output())
+	}
+	if strings.Contains(r.Output(), "Saving the final RDB snapshot") {
+		t.Errorf("saved while loading:\n%s", r.Output())
+	}
+	if after, _ := os.ReadFile(filepath.Join(p.Dir, "dump.rdb")); !bytes.Equal(after, before) {
+		t.Errorf("dump.rdb changed by a shutdown during the load")
 	}
 }
