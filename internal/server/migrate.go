@@ -132,42 +132,34 @@ func (c *Client) migrateKeys(cache *migrate.Cache, a *migrate.Args) {
 	c.w.OK()
 }
 
-// migrateCaches holds each server's MIGRATE connection cache: made by the
-// first MIGRATE, closed and dropped when the server stops. It lives
-// beside the Server rather than in it so that MIGRATE stays in this file
-// and package migrate.
-var migrateCaches struct {
-	sync.Mutex
-	m map[*Server]*migrate.Cache
+// migrateState is the server's MIGRATE connection cache: made by the
+// first MIGRATE, closed when the server stops.
+type migrateState struct {
+	mu    sync.Mutex
+	cache *migrate.Cache
 }
 
 // migrateCache returns s's connection cache, making it on first use.
 func (s *Server) migrateCache() *migrate.Cache {
-	migrateCaches.Lock()
-	defer migrateCaches.Unlock()
-	mc := migrateCaches.m[s]
-	if mc == nil {
-		mc = migrate.NewCache(migrate.Options{})
-		if migrateCaches.m == nil {
-			migrateCaches.m = make(map[*Server]*migrate.Cache)
-		}
-		migrateCaches.m[s] = mc
+	m := &s.migrate
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cache == nil {
+		mc := migrate.NewCache(migrate.Options{})
+		m.cache = mc
 		go func() {
 			<-s.stop
-			migrateCaches.Lock()
-			delete(migrateCaches.m, s)
-			migrateCaches.Unlock()
 			mc.Close()
 		}()
 	}
-	return mc
+	return m.cache
 }
 
 // migrateCachedSockets is INFO's migrate_cached_sockets.
 func (s *Server) migrateCachedSockets() int64 {
-	migrateCaches.Lock()
-	mc := migrateCaches.m[s]
-	migrateCaches.Unlock()
+	s.migrate.mu.Lock()
+	mc := s.migrate.cache
+	s.migrate.mu.Unlock()
 	if mc == nil {
 		return 0
 	}

@@ -74,8 +74,10 @@ type Server struct {
 	// eviction, save points) wait for it. New closes it; Run makes a new
 	// one to serve (with LOADING replies) while it loads.
 	loaded chan struct{}
-	hot    hotConfig
-	extras *serverExtras // INFO rates, latency monitor, histograms, repl ids
+	// migrate holds MIGRATE's connection cache (migrate.go).
+	migrate migrateState
+	hot     hotConfig
+	extras  *serverExtras // INFO rates, latency monitor, histograms, repl ids
 
 	// evictMu serializes client eviction (maxmemory-clients) with clients
 	// releasing their memory; evictPending (under it) is the memory of
