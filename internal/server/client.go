@@ -233,9 +233,11 @@ func (c *Client) serve() {
 	defer c.cleanup()
 	defer c.recoverPanic()
 	idleDeadline := false // a read deadline for the timeout setting is set
+	var idleAt time.Time  // ... and when it falls
 	for {
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
-			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
+			idleAt = time.Now().Add(time.Duration(t) * time.Second)
+			c.conn.SetReadDeadline(idleAt)
 			idleDeadline = true
 		} else if idleDeadline || c.wakeRead.Load() {
 			// Inside MULTI (or with timeout 0 now) the client is exempt:
@@ -275,8 +277,11 @@ func (c *Client) serve() {
 			}
 		}
 		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) && c.wakeRead.Load() {
-				continue // a push interrupted the Read: send it
+			if errors.Is(err, os.ErrDeadlineExceeded) && (!idleDeadline || time.Now().Before(idleAt)) {
+				// A push interrupted the Read: send it. (Not the flag:
+				// a push racing the flag's reset above leaves its
+				// deadline set with the flag clear.)
+				continue
 			}
 			if errors.Is(err, resp.ErrQueryBufferLimit) {
 				c.queryBufferLimitReached()
@@ -514,8 +519,16 @@ func (c *Client) startWatcher() {
 				}
 				if errors.Is(err, os.ErrDeadlineExceeded) {
 					// A push's deadline (push.go): its output waits for
-					// the command to end; keep watching.
+					// the command to end; keep watching. Look at
+					// stopWatch again after clearing the deadline:
+					// stopWatcher may have set its own deadline just
+					// before the clear, and this Read would then wait
+					// forever (stopWatcher sets the flag first, so if
+					// it is not set yet, its deadline comes after).
 					c.conn.SetReadDeadline(time.Time{})
+					if c.stopWatch.Load() {
+						return
+					}
 					continue
 				}
 				close(gone)
