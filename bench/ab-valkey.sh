@@ -22,13 +22,6 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 A=${1:?revision A}; B=${2:?revision B}; T=${3:-10}; R=${4:-3}
 PIPES=${5:-"1 16"}; CMDS=${6:-"set get incr lpush sadd zadd hset"}
-find_bin() {
-	local name=$1
-	for p in "../shared/bin/$name" "/work/shared/bin/$name"; do
-		[ -x "$p" ] && { echo "$(cd "$(dirname "$p")" && pwd)/$name"; return; }
-	done
-	command -v "$name" || { echo "$name not found" >&2; exit 1; }
-}
 MEMTIER=${MEMTIER:-$(find_bin memtier_benchmark)}
 VALKEY=${VALKEY:-$(find_bin valkey-server)}
 "$MEMTIER" --version >/dev/null 2>&1 || {

@@ -14,12 +14,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 T=${1:-8}; R=${2:-3}
-find_bin() {
-	for p in "../shared/bin/$1" "/work/shared/bin/$1"; do
-		[ -x "$p" ] && { echo "$(cd "$(dirname "$p")" && pwd)/$1"; return; }
-	done
-	command -v "$1" || { echo "$1 not found" >&2; exit 1; }
-}
 MEMTIER=${MEMTIER:-$(find_bin memtier_benchmark)}
 VALKEY=${VALKEY:-$(find_bin valkey-server)}
 tmp=$(mktemp -d)

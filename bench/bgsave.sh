@@ -18,12 +18,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 KEYS=${1:-4000000}; SIZE=${2:-1000}; T=${3:-20}
-find_bin() {
-	for p in "../shared/bin/$1" "/work/shared/bin/$1"; do
-		[ -x "$p" ] && { echo "$(cd "$(dirname "$p")" && pwd)/$1"; return; }
-	done
-	command -v "$1" || { echo "$1 not found" >&2; exit 1; }
-}
 MEMTIER=${MEMTIER:-$(find_bin memtier_benchmark)}
 VALKEY=${VALKEY:-$(find_bin valkey-server)}
 CLI=${CLI:-$(find_bin valkey-cli)}

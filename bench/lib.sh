@@ -4,6 +4,18 @@
 # freeport prints a free TCP port on 127.0.0.1.
 freeport() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1]);s.close()'; }
 
+# find_bin NAME prints the absolute path of a peer binary: from
+# ../shared/bin beside the repository (the project's machines keep
+# valkey-server 8.0.1 and memtier_benchmark there), else from PATH; it
+# exits with status 1 when there is none.
+find_bin() {
+	local name=$1 p
+	for p in "../shared/bin/$name" "/work/shared/bin/$name"; do
+		[ -x "$p" ] && { echo "$(cd "$(dirname "$p")" && pwd)/$name"; return; }
+	done
+	command -v "$name" || { echo "$name not found" >&2; exit 1; }
+}
+
 # seed_command NAME sets cmdline and prefix to the seed study's command
 # line and key prefix for NAME (set get incr lpush sadd zadd hset), as
 # corvid-bench matrix runs them; it exits with status 2 on another name.
