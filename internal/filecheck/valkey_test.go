@@ -2,15 +2,11 @@ package filecheck
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/corvid-kv/corvid/internal/rdb"
 	"github.com/corvid-kv/corvid/tests/testutil"
@@ -20,28 +16,6 @@ import (
 // run as valkey-check-aof or valkey-check-rdb (it picks its mode from
 // argv[0]). They skip when valkey-server is absent, unless
 // CORVID_REQUIRE_VALKEY is set (testutil.ValkeyServerPath).
-
-// runValkeyTool runs valkey-server as tool with args; stdin answers
-// valkey-check-aof --fix's question. It returns the exit status and the
-// output.
-func runValkeyTool(t testing.TB, bin, tool, stdin string, args ...string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Args[0] = tool
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, string(out)
-	case errors.As(err, &ee) && ee.ExitCode() > 0:
-		return ee.ExitCode(), string(out)
-	}
-	t.Fatalf("%s %q: %v\n%s", tool, args, err, out)
-	return 0, ""
-}
 
 // outcome is a checker's verdict on a damaged AOF: "ok", "fixable" with
 // the bytes the last file keeps after --fix, "truncated" (by timestamp)
@@ -60,7 +34,7 @@ func valkeyAOF(t testing.TB, bin, dir, name, last string, ts int64) outcome {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if ts != 0 {
-		code, out := runValkeyTool(t, bin, "valkey-check-aof", "", "--truncate-to-timestamp", fmt.Sprint(ts), path)
+		code, out := testutil.RunAs(t, bin, "valkey-check-aof", "", "--truncate-to-timestamp", fmt.Sprint(ts), path)
 		switch {
 		case code != 0:
 			return outcome{"bad", -1}
@@ -69,10 +43,10 @@ func valkeyAOF(t testing.TB, bin, dir, name, last string, ts int64) outcome {
 		}
 		return outcome{"ok", -1}
 	}
-	if code, _ := runValkeyTool(t, bin, "valkey-check-aof", "", path); code == 0 {
+	if code, _ := testutil.RunAs(t, bin, "valkey-check-aof", "", path); code == 0 {
 		return outcome{"ok", -1}
 	}
-	code, out := runValkeyTool(t, bin, "valkey-check-aof", "y\n", "--fix", path)
+	code, out := testutil.RunAs(t, bin, "valkey-check-aof", "y\n", "--fix", path)
 	if code != 0 || !strings.Contains(out, "Successfully truncated AOF") {
 		return outcome{"bad", -1}
 	}
@@ -264,7 +238,7 @@ func TestValkeyCheckRDB(t *testing.T) {
 		}
 		for i, c := range cases {
 			path := writeFile(t, dir, "dump.rdb", c)
-			code, out := runValkeyTool(t, bin, "valkey-check-rdb", "", path)
+			code, out := testutil.RunAs(t, bin, "valkey-check-rdb", "", path)
 			r := checkRDBBytes(c)
 			switch {
 			case (code == 0) == (r.Verdict == Valid):

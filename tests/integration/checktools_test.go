@@ -1,11 +1,8 @@
 package integration
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,26 +17,10 @@ import (
 // The file checkers of the real binary: corvid-server --check-aof and
 // --check-rdb, and the binary run as corvid-check-aof / corvid-check-rdb.
 
-// runTool runs the corvid-server binary with args, as argv0 if not empty,
-// and returns its exit status and output.
+// runTool runs corvid-server under argv0 ("": its own name).
 func runTool(t *testing.T, argv0 string, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, testutil.ServerBinary(t), args...)
-	if argv0 != "" {
-		cmd.Args[0] = argv0
-	}
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, string(out)
-	case errors.As(err, &ee) && ee.ExitCode() > 0:
-		return ee.ExitCode(), string(out)
-	}
-	t.Fatalf("%s %q: %v\n%s", argv0, args, err, out)
-	return 0, ""
+	return testutil.RunAs(t, testutil.ServerBinary(t), argv0, "", args...)
 }
 
 // lastIncr returns the path of the last incr file of dir/appendonlydir.

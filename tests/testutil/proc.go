@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -372,4 +373,30 @@ func waitReady(p *Proc, timeout time.Duration) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("no PONG from %s within %v", p.Addr, timeout)
+}
+
+// RunAs runs bin with argv[0] set to argv0 ("" keeps bin's path; tools
+// that pick their mode from their name, as valkey-server run as
+// valkey-check-aof does), stdin fed from stdin, and waits up to a minute.
+// It returns the exit status and everything printed; a binary that does
+// not run or exit fails the test.
+func RunAs(t testing.TB, bin, argv0, stdin string, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	if argv0 != "" {
+		cmd.Args[0] = argv0
+	}
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, string(out)
+	case errors.As(err, &ee) && ee.ExitCode() > 0:
+		return ee.ExitCode(), string(out)
+	}
+	t.Fatalf("%s %q: %v\n%s", argv0, args, err, out)
+	return 0, ""
 }
