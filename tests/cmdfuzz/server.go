@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/bench/wire"
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
@@ -125,18 +126,7 @@ func encode(argv []string) []byte {
 	for _, a := range argv {
 		n += len(a) + 16
 	}
-	b := make([]byte, 0, n)
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(argv)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range argv {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
+	return wire.AppendCommand(make([]byte, 0, n), argv...)
 }
 
 // exchange sends one command to every server in srvs that should get it
