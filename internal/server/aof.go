@@ -173,7 +173,7 @@ func (s *Server) aofOptions() (aof.Options, error) {
 		RDBPreamble:      s.cfg.AOFUseRDBPreamble(),
 		DisableAutoGC:    s.cfg.AOFDisableAutoGC(),
 		NoFsyncOnRewrite: s.cfg.NoAppendfsyncOnRewrite(),
-		Logf:             func(format string, args ...any) { s.log.notice(format, args...) },
+		Logf:             s.log.notice,
 		OnFailing:        func(bool) { s.updateDiskDeny() },
 	}, nil
 }
@@ -182,8 +182,7 @@ func (s *Server) aofOptions() (aof.Options, error) {
 // opens the writer and attaches it. Errors are fatal, as in Valkey.
 func (s *Server) startAOF() error {
 	dir, name := s.aofDir(), s.cfg.AppendFilename()
-	logf := func(format string, args ...any) { s.log.notice(format, args...) }
-	if _, err := aof.UpgradeOldStyle(s.cfg.Dir(), s.cfg.AppendDirname(), name, logf); err != nil {
+	if _, err := aof.UpgradeOldStyle(s.cfg.Dir(), s.cfg.AppendDirname(), name, s.log.notice); err != nil {
 		return fmt.Errorf("Fatal error upgrading the append only file: %v", err)
 	}
 	start := time.Now()
@@ -209,13 +208,25 @@ func (s *Server) startAOF() error {
 	if err != nil {
 		return fmt.Errorf("Can't open the append-only file: %v", err)
 	}
-	g := &aofGen{w: w, base: s.aof.last.Load(), always: opts.Fsync == aof.FsyncAlways}
-	g.detach = s.ks.Effects.Attach(aofSink{s: s, g: g})
-	s.aof.gen.Store(g)
+	s.attachGen(s.newGen(w, opts))
 	s.aof.enabled.Store(true)
-	s.aof.on.Store(true)
 	s.aof.baseSize.Store(s.aofSize())
 	return nil
+}
+
+// newGen makes the generation of writer w, opened with opts; its tickets
+// start above every ticket so far.
+func (s *Server) newGen(w *aof.Writer, opts aof.Options) *aofGen {
+	return &aofGen{w: w, base: s.aof.last.Load(), always: opts.Fsync == aof.FsyncAlways}
+}
+
+// attachGen makes g the writer in use: units committed from now on are
+// appended to it and replies wait for it. Run where no unit can commit
+// meanwhile (before serving, or at a snapshot's start).
+func (s *Server) attachGen(g *aofGen) {
+	g.detach = s.ks.Effects.Attach(aofSink{s: s, g: g})
+	s.aof.gen.Store(g)
+	s.aof.on.Store(true)
 }
 
 // loadAOF loads dir/appenddirname into the keyspace through c (a fake
@@ -261,7 +272,7 @@ func (s *Server) loadAOF(c *Client, load func(e *rdb.Entry, nowMs int64) (bool, 
 			}
 			return c.replayOne(argv)
 		},
-		Logf: func(format string, args ...any) { s.log.notice(format, args...) },
+		Logf: s.log.notice,
 	})
 	return loaded, expired, err
 }
@@ -311,18 +322,13 @@ func (s *Server) startEnableLocked() error {
 		s.log.warn("The server needs to enable the AOF but can't trigger a background AOF rewrite operation. Check the above logs for more info about the error.")
 		return err
 	}
-	g := &aofGen{w: w, base: a.last.Load(), always: opts.Fsync == aof.FsyncAlways}
-	atStart := func() {
-		// Every stripe is held: units after this point reach the new
-		// writer, the snapshot holds everything before.
-		g.detach = s.ks.Effects.Attach(aofSink{s: s, g: g})
-		a.gen.Store(g)
-		a.on.Store(true)
-	}
+	g := s.newGen(w, opts)
+	// At the snapshot's start every stripe is held: units after it reach
+	// the new writer, the snapshot holds everything before.
+	atStart := func() { s.attachGen(g) }
 	s.runRewrite(rw, atStart, func(err error) {
 		if err == nil {
-			a.baseSize.Store(s.aofSize())
-			return
+			return // runRewrite recorded the new base's size
 		}
 		s.dropGen(g)
 		if a.enabled.Load() {

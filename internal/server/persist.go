@@ -204,15 +204,14 @@ func (s *Server) writeRDB(snap *snapshot.Snapshot) error {
 // directory), before anything is loaded or saved: their names carry the
 // old pid, so nothing else would ever remove them.
 func (s *Server) removeStaleTemps() {
-	logf := func(format string, args ...any) { s.log.notice(format, args...) }
 	if tmps, err := filepath.Glob(filepath.Join(s.cfg.Dir(), "temp-*.rdb")); err == nil {
 		for _, f := range tmps {
 			if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && os.Remove(f) == nil {
-				logf("Removing the temporary file %s left by an earlier run", filepath.Base(f))
+				s.log.notice("Removing the temporary file %s left by an earlier run", filepath.Base(f))
 			}
 		}
 	}
-	aof.RemoveTemps(s.aofDir(), s.cfg.AppendFilename(), logf)
+	aof.RemoveTemps(s.aofDir(), s.cfg.AppendFilename(), s.log.notice)
 }
 
 // loadCounter counts the bytes read from r into n.
@@ -377,7 +376,7 @@ func (s *Server) loadRDB() error {
 	}
 	// Counted for INFO loading_loaded_bytes; not an io.ByteReader, so
 	// package rdb reads it in chunks.
-	n, expired, err := s.loadRDBFrom(loadCounter{f, &s.rdb.loadRead}, true)
+	n, expired, err := s.loadRDBWith(loadCounter{f, &s.rdb.loadRead}, true, time.Now().UnixMilli(), s.ks.LoadEntry)
 	if err != nil {
 		return fmt.Errorf("Fatal error loading the DB (%s): %v. Exiting.", path, err)
 	}
@@ -386,20 +385,11 @@ func (s *Server) loadRDB() error {
 	return nil
 }
 
-// loadRDBFrom loads an RDB stream into the keyspace (which should be
-// empty), logging the AUX fields Valkey logs when logAux.
-func (s *Server) loadRDBFrom(r interface{ Read([]byte) (int, error) }, logAux bool) (loaded, expired int64, err error) {
-	return s.loadRDBAt(r, logAux, time.Now().UnixMilli())
-}
-
-// loadRDBAt is loadRDBFrom with keys expired as of now (ms; 0 expires
-// none, for an AOF's RDB base).
-func (s *Server) loadRDBAt(r interface{ Read([]byte) (int, error) }, logAux bool, now int64) (loaded, expired int64, err error) {
-	return s.loadRDBWith(r, logAux, now, s.ks.LoadEntry)
-}
-
-// loadRDBWith is loadRDBAt inserting each key with load
-// (Keyspace.LoadEntry, or LoadEntryHeld under every stripe).
+// loadRDBWith loads an RDB stream into the keyspace, inserting each key
+// with load (Keyspace.LoadEntry; MergeEntry for DEBUG RELOAD MERGE;
+// LoadEntryHeld under every stripe) and expiring keys as of now (unix
+// ms; 0 expires none, for an AOF's RDB base); it logs the AUX fields
+// Valkey logs when logAux.
 func (s *Server) loadRDBWith(r io.Reader, logAux bool, now int64, load func(e *rdb.Entry, nowMs int64) (bool, error)) (loaded, expired int64, err error) {
 	l := rdb.Loader{
 		OnEntry: func(e *rdb.Entry) error {

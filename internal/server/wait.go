@@ -38,9 +38,8 @@ func waitCommand(c *Client) {
 func waitaofCommand(c *Client) {
 	s := c.srv
 	argv := c.ctx.Argv
-	numlocal, ok := resp.ParseInt(argv[1])
+	numlocal, ok := c.ctx.IntArg(1)
 	if !ok {
-		c.w.Error(db.ErrNotInt)
 		return
 	}
 	if numlocal < 0 || numlocal > 1 {
