@@ -627,9 +627,7 @@ func seqWrite(ctx context.Context, c *redis.Client, n int64, acked *atomic.Int64
 // TestAOFValkeyInterop: Valkey 8.0.1 loads Corvid's appendonlydir (after
 // a rewrite and with incr commands), and Corvid loads Valkey's.
 func TestAOFValkeyInterop(t *testing.T) {
-	if testutil.ValkeyServerLookup() == "" {
-		t.Skip("no valkey-server")
-	}
+	testutil.ValkeyServerPath(t) // skips, or fails with CORVID_REQUIRE_VALKEY, when absent
 	ctx := testCtx(t, 60*time.Second)
 	p := testutil.StartCorvid(t, aofArgs...)
 	c := newClient(t, p.Addr, 2)

@@ -111,7 +111,7 @@ func TestAOFEnableAtRunTime(t *testing.T) {
 	}
 	qc.Set(ctx, "after-off", "1", 0)
 	q.Stop()
-	if testutil.ValkeyServerLookup() == "" {
+	if !testutil.HaveValkey(t) {
 		return
 	}
 	v := testutil.StartValkeyIn(t, q.Dir, "--appendonly", "yes")
@@ -148,11 +148,9 @@ func TestBGREWRITEAOFOff(t *testing.T) {
 	if got := c.BgRewriteAOF(ctx).Val(); got != "Background append only file rewriting started" {
 		t.Fatalf("BGREWRITEAOF: %q", got)
 	}
-	if !waitFor(30*time.Second, func() bool {
-		return infoField(t, ctx, c, "persistence", "aof_rewrites") == "1" &&
-			infoField(t, ctx, c, "persistence", "aof_rewrite_in_progress") == "0"
-	}) {
-		t.Fatal("the rewrite did not end")
+	waitRewrite(t, ctx, c)
+	if v := infoField(t, ctx, c, "persistence", "aof_rewrites"); v != "1" {
+		t.Fatalf("aof_rewrites %s", v)
 	}
 	if v := infoField(t, ctx, c, "persistence", "aof_enabled"); v != "0" {
 		t.Fatalf("aof_enabled %s", v)
@@ -168,7 +166,7 @@ func TestBGREWRITEAOFOff(t *testing.T) {
 	q := testutil.StartCorvidIn(t, p.Dir, "--appendonly", "yes", "--save", "")
 	sameLines(t, "Corvid on its own rewrite", want, dumpAll(t, ctx, q.Addr, true))
 	q.Stop()
-	if testutil.ValkeyServerLookup() == "" {
+	if !testutil.HaveValkey(t) {
 		return
 	}
 	v := testutil.StartValkeyIn(t, p.Dir, "--appendonly", "yes")
@@ -236,18 +234,14 @@ func TestMISCONF(t *testing.T) {
 			t.Fatalf("no MISCONF: %s", line)
 		}
 	}
-	if testutil.ValkeyServerLookup() == "" {
+	if !testutil.HaveValkey(t) {
 		t.Log(strings.Join(corvid, "\n"))
 		return
 	}
 	valkey := run(t, func(dir string) *testutil.Proc {
 		return testutil.StartValkeyIn(t, dir, "--enable-protected-configs", "yes")
 	})
-	for i := range corvid {
-		if corvid[i] != valkey[i] {
-			t.Errorf("step %d:\ncorvid %s\nvalkey %s", i, corvid[i], valkey[i])
-		}
-	}
+	sameLines(t, "replies, step by step (corvid, then valkey)", corvid, valkey)
 }
 
 // TestWAITAOF: the replies and errors of WAIT and WAITAOF, with the AOF
@@ -290,26 +284,19 @@ func TestWAITAOF(t *testing.T) {
 			}
 			if st[0] == "CONFIG" && st[2] == "appendonly" && st[3] == "yes" {
 				// Wait for the AOF's first rewrite, as a client would.
-				rc := newClient(t, p.Addr, 2)
-				waitFor(10*time.Second, func() bool {
-					return infoField(t, context.Background(), rc, "persistence", "aof_rewrite_in_progress") == "0"
-				})
+				waitRewrite(t, context.Background(), newClient(t, p.Addr, 2))
 			}
 			out = append(out, strings.Join(st, " ")+" -> "+r)
 		}
 		return out
 	}
 	corvid := run(t, testutil.StartCorvid(t, "--save", ""))
-	if testutil.ValkeyServerLookup() == "" {
+	if !testutil.HaveValkey(t) {
 		t.Log(strings.Join(corvid, "\n"))
 		return
 	}
 	valkey := run(t, testutil.StartValkeyIn(t, t.TempDir()))
-	for i := range corvid {
-		if corvid[i] != valkey[i] {
-			t.Errorf("step %d:\ncorvid %s\nvalkey %s", i, corvid[i], valkey[i])
-		}
-	}
+	sameLines(t, "replies, step by step (corvid, then valkey)", corvid, valkey)
 }
 
 // TestAOFRESPBase: with aof-use-rdb-preamble no a rewrite writes a base
@@ -337,11 +324,9 @@ func TestAOFRESPBase(t *testing.T) {
 	if err := c.BgRewriteAOF(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if !waitFor(30*time.Second, func() bool {
-		return infoField(t, ctx, c, "persistence", "aof_rewrites") == "1" &&
-			infoField(t, ctx, c, "persistence", "aof_rewrite_in_progress") == "0"
-	}) {
-		t.Fatal("the rewrite did not end")
+	waitRewrite(t, ctx, c)
+	if v := infoField(t, ctx, c, "persistence", "aof_rewrites"); v != "1" {
+		t.Fatalf("aof_rewrites %s", v)
 	}
 	base, err := os.ReadFile(filepath.Join(p.Dir, "appendonlydir", "appendonly.aof.2.base.aof"))
 	if err != nil {
@@ -357,7 +342,7 @@ func TestAOFRESPBase(t *testing.T) {
 	q := testutil.StartCorvidIn(t, p.Dir, "--save", "", "--appendonly", "yes", "--aof-use-rdb-preamble", "no")
 	sameLines(t, "Corvid on its RESP base", want, dumpAll(t, ctx, q.Addr, true))
 	q.Stop()
-	if testutil.ValkeyServerLookup() == "" {
+	if !testutil.HaveValkey(t) {
 		return
 	}
 	v := testutil.StartValkeyIn(t, p.Dir, "--appendonly", "yes")
@@ -386,16 +371,12 @@ func TestDebugReloadMerge(t *testing.T) {
 		return out
 	}
 	corvid := run(t, testutil.StartCorvid(t, "--save", "", "--enable-debug-command", "yes"))
-	if testutil.ValkeyServerLookup() == "" {
+	if !testutil.HaveValkey(t) {
 		t.Log(strings.Join(corvid, "\n"))
 		return
 	}
 	valkey := run(t, testutil.StartValkeyIn(t, t.TempDir(), "--enable-debug-command", "yes"))
-	for i := range corvid {
-		if corvid[i] != valkey[i] {
-			t.Errorf("step %d:\ncorvid %s\nvalkey %s", i, corvid[i], valkey[i])
-		}
-	}
+	sameLines(t, "replies, step by step (corvid, then valkey)", corvid, valkey)
 }
 
 // TestOldStyleAOFWithPreamble: a single-file AOF of the old layout (Redis
@@ -438,7 +419,7 @@ func TestOldStyleAOFWithPreamble(t *testing.T) {
 		case "corvid":
 			q = testutil.StartCorvidIn(t, dir, "--save", "", "--appendonly", "yes")
 		default:
-			if testutil.ValkeyServerLookup() == "" {
+			if !testutil.HaveValkey(t) {
 				continue
 			}
 			q = testutil.StartValkeyIn(t, dir, "--appendonly", "yes")

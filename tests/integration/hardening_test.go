@@ -81,7 +81,7 @@ func TestNumkeysOverflow(t *testing.T) {
 		{"LMPOP", "1", "l", "LEFT", "COUNT", "9223372036854775807"},
 	}
 	var want []string
-	if testutil.ValkeyServerLookup() != "" {
+	if testutil.HaveValkey(t) {
 		v := testutil.StartValkey(t)
 		c := testutil.Dial(t, v.Addr)
 		for _, cmd := range cmds {

@@ -198,9 +198,7 @@ func TestRDBSavePoints(t *testing.T) {
 // TestRDBInteropValkey: Valkey 8.0.1 loads Corvid's file, and Corvid
 // loads Valkey's, key for key, encodings included.
 func TestRDBInteropValkey(t *testing.T) {
-	if testutil.ValkeyServerLookup() == "" {
-		t.Skip("valkey-server not found")
-	}
+	testutil.ValkeyServerPath(t) // skips, or fails with CORVID_REQUIRE_VALKEY, when absent
 	ctx := testCtx(t, 60*time.Second)
 	p := testutil.StartCorvid(t)
 	c := newClient(t, p.Addr, 2)

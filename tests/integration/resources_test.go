@@ -217,8 +217,8 @@ func TestOutputLimitDisconnects(t *testing.T) {
 	}
 	for _, sv := range servers {
 		t.Run(sv.name, func(t *testing.T) {
-			if sv.name == "valkey" && testutil.ValkeyServerLookup() == "" {
-				t.Skip("valkey-server not found")
+			if sv.name == "valkey" {
+				testutil.ValkeyServerPath(t) // skips, or fails with CORVID_REQUIRE_VALKEY, when absent
 			}
 			srv := sv.start(t)
 			c := testutil.Dial(t, srv.Addr)

@@ -172,6 +172,22 @@ func ValkeyServerPath(t testing.TB) string {
 	return ""
 }
 
+// HaveValkey reports whether valkey-server is found, for a test whose
+// Valkey part is optional (Corvid's part runs either way). A missing peer
+// fails the test when CORVID_REQUIRE_VALKEY is set, and is logged
+// otherwise.
+func HaveValkey(t testing.TB) bool {
+	t.Helper()
+	if ValkeyServerLookup() != "" {
+		return true
+	}
+	if os.Getenv("CORVID_REQUIRE_VALKEY") != "" {
+		t.Fatal("valkey-server not found but CORVID_REQUIRE_VALKEY is set")
+	}
+	t.Log("valkey-server not found (CORVID_VALKEY_SERVER, ../shared/bin, PATH): the comparison with Valkey is skipped")
+	return false
+}
+
 // ValkeyServerLookup is ValkeyServerPath without a test: "" when absent.
 func ValkeyServerLookup() string {
 	cands := []string{os.Getenv("CORVID_VALKEY_SERVER"),
