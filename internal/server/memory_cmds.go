@@ -170,9 +170,8 @@ func (c *Client) oomRefused(cm *cmd) bool {
 	if c.multi != nil {
 		switch cm.name {
 		case "exec":
-			for _, q := range c.multi.cmds {
-				refuse = refuse || q.cm.meta.Flags&command.FlagDenyOOM != 0
-			}
+			queued, _ := c.execFlags(cm)
+			refuse = refuse || queued&command.FlagDenyOOM != 0
 		case "discard", "quit", "reset":
 		default:
 			refuse = true

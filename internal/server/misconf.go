@@ -66,14 +66,9 @@ func (s *Server) setLoading(on bool) {
 func (c *Client) diskRefused(cm *cmd) bool {
 	s := c.srv
 	deny := s.diskDeny.Load()
+	queued, lacking := c.execFlags(cm)
 	if deny&(diskRDB|diskAOF) != 0 {
-		write := cm.meta.Flags&command.FlagWrite != 0 || cm.meta == command.Ping
-		if cm.meta == command.Exec && c.multi != nil {
-			for _, q := range c.multi.cmds {
-				write = write || q.cm.meta.Flags&command.FlagWrite != 0
-			}
-		}
-		if write {
+		if (cm.meta.Flags|queued)&command.FlagWrite != 0 || cm.meta == command.Ping {
 			if deny&diskRDB != 0 {
 				c.reject(cm, misconfRDB)
 			} else {
@@ -83,13 +78,7 @@ func (c *Client) diskRefused(cm *cmd) bool {
 		}
 	}
 	if deny&diskLoading != 0 {
-		refuse := cm.meta.Flags&command.FlagLoading == 0
-		if cm.meta == command.Exec && c.multi != nil {
-			for _, q := range c.multi.cmds {
-				refuse = refuse || q.cm.meta.Flags&command.FlagLoading == 0
-			}
-		}
-		if refuse {
+		if cm.meta.Flags&command.FlagLoading == 0 || lacking&command.FlagLoading != 0 {
 			c.reject(cm, loadingErr)
 			return true
 		}

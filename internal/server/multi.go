@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
 )
 
@@ -9,6 +10,21 @@ import (
 type multiState struct {
 	cmds    []queued
 	aborted bool // a queued command was rejected: EXEC fails
+	// flags and invFlags are the OR of the queued commands' flags and of
+	// their complements (Valkey's mstate.cmd_flags and cmd_inv_flags):
+	// EXEC is refused as its commands would be (maxmemory, MISCONF,
+	// LOADING).
+	flags, invFlags command.Flag
+}
+
+// execFlags returns, for an EXEC of c's transaction, what its queued
+// commands have (any: the OR of their flags) and lack (the OR of their
+// complements); zero for any other command.
+func (c *Client) execFlags(cm *cmd) (any, lacking command.Flag) {
+	if cm.meta != command.Exec || c.multi == nil {
+		return 0, 0
+	}
+	return c.multi.flags, c.multi.invFlags
 }
 
 type queued struct {
@@ -22,6 +38,8 @@ func (c *Client) queue(cm *cmd, argv [][]byte) {
 		cp[i] = append([]byte(nil), a...)
 	}
 	c.multi.cmds = append(c.multi.cmds, queued{cm, cp})
+	c.multi.flags |= cm.meta.Flags
+	c.multi.invFlags |= ^cm.meta.Flags
 	c.w.Simple("QUEUED")
 }
 
