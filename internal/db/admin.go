@@ -136,7 +136,7 @@ func (ks *Keyspace) Scan(db int, cursor uint64, count int, now int64, held bool,
 			for {
 				dc = sh.keys.Scan(dc, func(k string, o *Object) {
 					visited++
-					if o.Expire != 0 && o.Expire <= now {
+					if o.ExpiredAt(now) {
 						return
 					}
 					fn(k, o)
@@ -169,7 +169,7 @@ func (ks *Keyspace) Keys(db int, now int64, fn func(key string, o *Object)) {
 			continue
 		}
 		sh.keys.Range(func(k string, o *Object) bool {
-			if o.Expire == 0 || o.Expire > now {
+			if !o.ExpiredAt(now) {
 				fn(k, o)
 			}
 			return true
@@ -214,7 +214,7 @@ func (ks *Keyspace) RandomKey(db int, now int64, held bool) (string, bool) {
 		if sh != nil {
 			var o *Object
 			key, o, ok = sh.keys.RandomKey()
-			if ok && o.Expire != 0 && o.Expire <= now {
+			if ok && o.ExpiredAt(now) {
 				ks.expireKey(db, sh, []byte(key))
 				ok = false
 			}

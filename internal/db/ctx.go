@@ -183,7 +183,7 @@ func (c *Ctx) lookup(db int, key []byte) *Object {
 	if o == nil {
 		return nil
 	}
-	if o.Expire != 0 && o.Expire <= c.Now && !c.Replica {
+	if o.ExpiredAt(c.Now) && !c.Replica {
 		c.pinObj = nil
 		c.expire(db, sh, key)
 		return nil
@@ -226,7 +226,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	o, existed := sh.keys.UpsertHashed(h, key)
 	reshaped := !existed
 	if existed {
-		if o.Expire != 0 && (!keepTTL || o.Expire <= c.Now) {
+		if o.Expire != 0 && (!keepTTL || o.ExpiredAt(c.Now)) {
 			sh.expires.DeleteHashed(h, key)
 			o.Expire = 0
 			reshaped = true
@@ -268,11 +268,9 @@ func (c *Ctx) DeleteDB(db int, key []byte) bool {
 	if o == nil {
 		return false
 	}
-	if o.Expire != 0 {
-		if o.Expire <= c.Now && !c.Replica {
-			c.expire(db, sh, key)
-			return false
-		}
+	if o.ExpiredAt(c.Now) && !c.Replica {
+		c.expire(db, sh, key)
+		return false
 	}
 	c.KS.beforeWrite(db, key, o)
 	if o.Expire != 0 {

@@ -74,7 +74,7 @@ func (ks *Keyspace) ActiveExpire(period time.Duration, effort int, cyc *expireCy
 				})
 				n := 0
 				for _, k := range sample {
-					if o := sh.keys.Find(k); o != nil && o.Expire != 0 && o.Expire <= now {
+					if o := sh.keys.Find(k); o != nil && o.ExpiredAt(now) {
 						ks.expireKey(db, sh, k)
 						ks.emitDeletion(&unit, db, k, ks.lazy.expire.Load())
 						n++

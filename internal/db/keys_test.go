@@ -309,7 +309,12 @@ func TestGenericExpiryHidesKeys(t *testing.T) {
 		st(rOK, "SET", "stay", "v"),
 		st(rInt(1), "PEXPIRE", "gone", "100"),
 	})
-	h.c.Now += 100 // the TTL is reached exactly
+	h.c.Now += 100 // the TTL is reached exactly: the key still exists (Valkey's keyIsExpired: now > when)
+	h.run([]step{
+		st(rInt(1), "EXISTS", "gone"),
+		st(rInt(0), "PTTL", "gone"),
+	})
+	h.c.Now++ // past it
 	h.run([]step{
 		st(rArr(rBulk("stay")), "KEYS", "*"),
 		st(rArr(rBulk("0"), rArr(rBulk("stay"))), "SCAN", "0", "COUNT", "1000"),
@@ -329,7 +334,7 @@ func TestGenericExpiryHidesKeys(t *testing.T) {
 	h.do("SET", "e", "v")
 	h.do("PEXPIRE", "e", "1")
 	h.do("DEL", "stay")
-	h.c.Now += 1
+	h.c.Now += 2
 	if got := h.do("RANDOMKEY"); got != rNull {
 		t.Errorf("RANDOMKEY = %q", got)
 	}
@@ -365,7 +370,7 @@ func TestGenericRename(t *testing.T) {
 	// RENAMENX onto an expired key succeeds.
 	h.do("SET", "old", "x")
 	h.do("PEXPIRE", "old", "10")
-	h.c.Now += 10
+	h.c.Now += 11
 	if got := h.do("RENAMENX", "e", "old"); got != rInt(1) {
 		t.Errorf("RENAMENX onto expired = %q", got)
 	}
@@ -419,7 +424,7 @@ func TestGenericMove(t *testing.T) {
 	h.c.DB = 1
 	h.do("PEXPIRE", "b", "5")
 	h.c.DB = 0
-	h.c.Now += 5
+	h.c.Now += 6
 	if got := h.do("MOVE", "b", "1"); got != rInt(1) {
 		t.Errorf("MOVE onto expired = %q", got)
 	}

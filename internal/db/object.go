@@ -59,6 +59,12 @@ const (
 	StrFloat
 )
 
+// ExpiredAt reports whether o's TTL has passed at now (unix ms), as
+// Valkey's keyIsExpired: a key is expired once now is past its expiry
+// time, so at that very millisecond it still exists. (Setting a TTL that
+// is already due, checkAlreadyExpired, deletes at once: when <= now.)
+func (o *Object) ExpiredAt(now int64) bool { return o.Expire != 0 && o.Expire < now }
+
 // StrEncoding is OBJECT ENCODING for a string value.
 func (o *Object) StrEncoding() string {
 	switch o.Form {
