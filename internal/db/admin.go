@@ -54,6 +54,7 @@ func (ks *Keyspace) KeyCounts() (keys, expires []int) {
 func (ks *Keyspace) FlushDB(db int) int {
 	ks.beforeWriteDB(db)
 	ks.watch.touchDB(db, ks.holds) // before the keys are gone
+	ks.flushed(db)
 	n := 0
 	var freed int64
 	for i := range ks.stripes {

@@ -124,14 +124,14 @@ func (c *Ctx) Arg(i int) string { return string(c.Argv[i]) }
 // write must call it after changing a value in place.
 func (c *Ctx) Touch(key []byte) {
 	c.Dirty++
-	c.KS.watch.touch(c.DB, key)
+	c.KS.keyChanged(c.DB, key, c.Client)
 	c.account(c.DB, key)
 }
 
 // TouchDB marks a key in another database as modified.
 func (c *Ctx) TouchDB(db int, key []byte) {
 	c.Dirty++
-	c.KS.watch.touch(db, key)
+	c.KS.keyChanged(db, key, c.Client)
 	c.account(db, key)
 }
 

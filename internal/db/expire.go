@@ -19,7 +19,8 @@ func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 	}
 	ks.settle(db, sh)
 	ks.Stats.ExpiredKeys.Add(1)
-	ks.watch.touch(db, key)
+	ks.Event(NotifyExpired, "expired", key, db)
+	ks.keyChanged(db, key, nil)
 	ks.dirty.Add(0, 1)
 }
 

@@ -83,7 +83,7 @@ func (c *Ctx) peekRead(key []byte) *Object {
 // MOVE) Touch one key and signal the other. Like Touch it re-measures the
 // key's value (mem.go).
 func (c *Ctx) signalDB(db int, key []byte) {
-	c.KS.watch.touch(db, key)
+	c.KS.keyChanged(db, key, c.Client)
 	c.account(db, key)
 }
 

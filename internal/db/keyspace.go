@@ -53,6 +53,8 @@ type Keyspace struct {
 	blocks blockRegistry
 	// dump holds rdbcompression for DUMP and snapshots (rdbvalue.go).
 	dump dumpSettings
+	// notify holds the keyspace-event and key-change observer (notify.go).
+	notify notifyState
 }
 
 // Stats are keyspace counters reported by INFO.

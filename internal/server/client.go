@@ -12,6 +12,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/netloop"
+	"github.com/corvid-kv/corvid/internal/pubsub"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -105,6 +106,14 @@ type Client struct {
 	outbox   outbox
 	wakeRead atomic.Bool
 
+	// subs are the client's pub/sub subscriptions (pubsub.go); monitor is
+	// set in monitor mode (monitor.go), mirrored in monitoring for
+	// CLIENT LIST; unix: connected over the unix socket.
+	subs       pubsub.State
+	monitor    bool
+	monitoring atomic.Bool
+	unix       bool
+
 	// memAcct is the memory this client has declared to the keyspace's
 	// used_memory (noteMem). Only the connection goroutine writes it;
 	// client eviction reads it from others, hence the atomic.
@@ -157,6 +166,7 @@ func (s *Server) accept(conn net.Conn) {
 		unblock: make(chan int, 1),
 	}
 	c.shard = int(c.id % statShards)
+	_, c.unix = conn.(*net.UnixConn)
 	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard, PropUnit: &c.unit}
 	c.proto.Store(2)
 	c.authed = s.cfg.RequirePass() == ""
@@ -460,6 +470,8 @@ func (c *Client) cleanup() {
 	c.conn.Close()
 	c.releaseMem()
 	c.srv.ks.Unwatch(&c.watch)
+	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
+	c.stopMonitor()
 	s := c.srv
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)

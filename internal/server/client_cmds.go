@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/pubsub"
 )
 
 // The CLIENT command family. Every subcommand runs on the caller's own
@@ -40,7 +41,12 @@ func clientTypeByName(name []byte) int {
 	return -1
 }
 
-func (c *Client) clientType() int { return clientTypeNormal }
+func (c *Client) clientType() int {
+	if c.subscribed() {
+		return clientTypePubsub
+	}
+	return clientTypeNormal
+}
 
 // clientsSnapshot returns the connected clients in connection (id) order,
 // which is the order Valkey lists them in.
@@ -144,6 +150,12 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 
 	// Flag letters in catClientInfoString's order.
 	var fl []byte
+	if c.monitoring.Load() {
+		fl = append(fl, 'O')
+	}
+	if c.subscribed() {
+		fl = append(fl, 'P')
+	}
 	if strings.Contains(pubFlags, "x") {
 		fl = append(fl, 'x')
 	}
@@ -197,9 +209,9 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	ki("idle", max(0, (now.UnixMilli()-c.lastActive.Load())/1000))
 	kv("flags", string(fl))
 	ki("db", int64(c.dbIndex.Load()))
-	ki("sub", 0)
-	ki("psub", 0)
-	ki("ssub", 0)
+	ki("sub", int64(c.subs.Count(pubsub.Channel)))
+	ki("psub", int64(c.subs.Count(pubsub.Pattern)))
+	ki("ssub", int64(c.subs.Count(pubsub.Shard)))
 	ki("multi", int64(multi))
 	ki("watch", int64(watchCount))
 	ki("qbuf", int64(qbuf))

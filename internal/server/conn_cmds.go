@@ -17,6 +17,18 @@ func pingCommand(c *Client) {
 		c.w.Error("ERR wrong number of arguments for 'ping' command")
 		return
 	}
+	if c.w.Proto < 3 && c.subs.Active() {
+		// In the RESP2 subscribed context a reply must look like a
+		// message: ["pong", message or ""].
+		c.w.ArrayLen(2)
+		c.w.BulkString("pong")
+		if len(argv) == 1 {
+			c.w.BulkString("")
+		} else {
+			c.w.Bulk(argv[1])
+		}
+		return
+	}
 	if len(argv) == 1 {
 		c.w.Simple("PONG")
 		return
@@ -53,6 +65,8 @@ func quitCommand(c *Client) {
 func resetCommand(c *Client) {
 	c.multi = nil
 	c.srv.ks.Unwatch(&c.watch)
+	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
+	c.stopMonitor()
 	c.selectDB(0)
 	c.w.Proto = 2
 	c.proto.Store(2)

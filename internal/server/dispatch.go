@@ -54,6 +54,16 @@ func (c *Client) execute(argv [][]byte) {
 	if s.diskDeny.Load() != diskOK && c.diskRefused(cm) {
 		return
 	}
+	if c.monitor {
+		if msg := c.monitorRefusal(cm); msg != "" {
+			c.reject(cm, msg)
+			return
+		}
+	}
+	if msg := c.pubsubRefusal(cm); msg != "" {
+		c.reject(cm, msg)
+		return
+	}
 	if c.multi != nil && !multiControl(cm.meta) {
 		c.queue(cm, argv)
 		return
@@ -205,10 +215,27 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 		c.flushCalls()
 		c.publishState(cm)
 	}
+	blocking := cm.meta.Flags&command.FlagBlocking != 0
+	if blocking {
+		// Logged when it starts (Valkey logs a command that blocks as it
+		// blocks, and not again when it is served).
+		if s.monitors.list.Load() != nil {
+			c.feedMonitors(cm, argv)
+		}
+	}
 	if cm.dbProc != nil {
 		c.callData(cm)
 	} else {
 		cm.proc(c)
+	}
+	if !blocking && s.monitors.list.Load() != nil {
+		c.feedMonitors(cm, argv)
+	}
+	if !ctx.Locked && c.outbox.size.Load() != 0 {
+		// What the command pushed to its own client (a message it
+		// published to itself, a keyspace event of its own write) follows
+		// its reply, as Valkey's pending push messages do.
+		c.takeOutbox()
 	}
 	end := tsc.Now()
 	c.lastEnd = end

@@ -22,6 +22,23 @@ func serverHandlers() []srvHandler {
 		{spec: command.Watch, proc: watchCommand, lock: db.LockNone},
 		{spec: command.Unwatch, proc: unwatchCommand},
 
+		// Pub/sub (pubsub.go) and MONITOR (monitor.go).
+		{spec: command.Subscribe, proc: subscribeCommand},
+		{spec: command.Unsubscribe, proc: unsubscribeCommand},
+		{spec: command.Psubscribe, proc: psubscribeCommand},
+		{spec: command.Punsubscribe, proc: punsubscribeCommand},
+		{spec: command.Ssubscribe, proc: ssubscribeCommand},
+		{spec: command.Sunsubscribe, proc: sunsubscribeCommand},
+		{spec: command.Publish, proc: publishCommand},
+		{spec: command.Spublish, proc: spublishCommand},
+		{spec: command.PubsubChannels, proc: pubsubChannelsCommand},
+		{spec: command.PubsubShardchannels, proc: pubsubShardchannelsCommand},
+		{spec: command.PubsubNumsub, proc: pubsubNumsubCommand},
+		{spec: command.PubsubShardnumsub, proc: pubsubShardnumsubCommand},
+		{spec: command.PubsubNumpat, proc: pubsubNumpatCommand},
+		{spec: command.PubsubHelp, proc: pubsubHelpCommand},
+		{spec: command.Monitor, proc: monitorCommand},
+
 		// CLIENT (client_cmds.go)
 		{spec: command.ClientId, proc: clientIDCommand},
 		{spec: command.ClientInfo, proc: clientInfoCommand},

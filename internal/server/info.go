@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/pubsub"
 )
 
 // INFO [section ...]
@@ -181,7 +182,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("client_recent_max_output_buffer", 0)
 		w.int("blocked_clients", int64(blocked))
 		w.int("tracking_clients", 0)
-		w.int("pubsub_clients", 0)
+		w.int("pubsub_clients", int64(s.pubsub.Clients()))
 		w.int("watching_clients", int64(watching))
 		w.int("clients_in_timeout_table", int64(blocked))
 		w.int("total_watched_keys", int64(s.ks.WatchingKeys()))
@@ -297,9 +298,9 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("current_eviction_exceeded_time", current)
 		w.int("keyspace_hits", ks.KeyspaceHits.Load())
 		w.int("keyspace_misses", ks.KeyspaceMisses.Load())
-		w.int("pubsub_channels", 0)
-		w.int("pubsub_patterns", 0)
-		w.int("pubsubshard_channels", 0)
+		w.int("pubsub_channels", int64(s.pubsub.NumChannels(pubsub.Channel)))
+		w.int("pubsub_patterns", int64(s.pubsub.NumPat()))
+		w.int("pubsubshard_channels", int64(s.pubsub.NumChannels(pubsub.Shard)))
 		w.int("latest_fork_usec", 0)
 		w.int("total_forks", 0)
 		w.int("migrate_cached_sockets", s.migrateCachedSockets())

@@ -31,6 +31,7 @@ import (
 type outbox struct {
 	mu   sync.Mutex
 	buf  []byte
+	over bool         // a push reached the hard output limit: the client is closing
 	size atomic.Int64 // len(buf), readable without the mutex
 }
 
@@ -38,6 +39,24 @@ type outbox struct {
 // owner to send it. Any goroutine.
 func (c *Client) Push(b []byte) {
 	c.outbox.mu.Lock()
+	if c.outbox.over {
+		c.outbox.mu.Unlock()
+		return
+	}
+	if hard := c.pushLimit(); hard > 0 && int64(len(c.outbox.buf)+len(b)) >= hard {
+		// The owner has not taken its pushes while they reached the
+		// hard limit of the client's class: close the client instead of
+		// queueing more (Valkey frees a client over its limit as soon
+		// as output is added).
+		c.outbox.over = true
+		c.outbox.buf = nil
+		c.outbox.size.Store(0)
+		c.outbox.mu.Unlock()
+		c.srv.log.warn("Client %s closed for overcoming of output buffer limits.", c.infoLine(nil, "NULL"))
+		c.srv.stats.obufLimitDisc.Add(1)
+		c.kill()
+		return
+	}
 	c.outbox.buf = append(c.outbox.buf, b...)
 	c.outbox.size.Store(int64(len(c.outbox.buf)))
 	c.outbox.mu.Unlock()

@@ -19,6 +19,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/netloop"
+	"github.com/corvid-kv/corvid/internal/pubsub"
 )
 
 // Version is the Valkey version Corvid is compatible with, reported where
@@ -31,12 +32,16 @@ const (
 
 // Server is one corvid-server instance.
 type Server struct {
-	rdb   rdbState // RDB persistence (persist.go)
-	aof   aofState // AOF persistence (aof.go)
-	cfg   *config.Config
-	ks    *db.Keyspace
-	table *table
-	log   *logger
+	rdb rdbState // RDB persistence (persist.go)
+	aof aofState // AOF persistence (aof.go)
+	cfg *config.Config
+	ks  *db.Keyspace
+	// pubsub holds the pub/sub subscriptions (pubsub.go); monitors the
+	// clients in MONITOR mode (monitor.go).
+	pubsub   *pubsub.Registry
+	monitors monitors
+	table    *table
+	log      *logger
 
 	// lnMu guards listeners (CONFIG SET port and bind replace them).
 	lnMu      sync.Mutex
@@ -124,6 +129,8 @@ func New(cfg *config.Config) (*Server, error) {
 	s.extras = newServerExtras(s)
 	s.initRDB()
 	s.ks.Hooks.Flushed = s.releaseAfterFlush
+	s.pubsub = pubsub.NewRegistry()
+	s.ks.SetObserver(keyObserver{s})
 	s.ks.Effects = new(effects.Stream)
 	s.initMemory()
 	s.slow.init()
@@ -153,6 +160,7 @@ func (s *Server) applyConfig() {
 	s.hot.load(s.cfg)
 	s.ks.SetLazyFree(s.cfg.LazyfreeLazyExpire(), s.cfg.LazyfreeLazyEviction(), s.cfg.LazyfreeLazyServerDel())
 	applyTuning(s.ks, s.cfg)
+	s.ks.SetNotifyFlags(s.cfg.NotifyKeyspaceEvents())
 	s.applyRuntimeConfig()
 }
 

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/command"
+)
+
+// MONITOR: every command a client runs is sent, as Valkey's
+// replicationFeedMonitors formats it, to each client in monitor mode,
+// through Client.Push. The list of monitors is copied on change and read
+// with one atomic load, so a server without monitors pays one load per
+// command.
+type monitors struct {
+	mu   sync.Mutex // serializes changes to list
+	list atomic.Pointer[[]*Client]
+}
+
+func (m *monitors) add(c *Client) {
+	m.mu.Lock()
+	var l []*Client
+	if p := m.list.Load(); p != nil {
+		l = append(l, *p...)
+	}
+	l = append(l, c)
+	m.list.Store(&l)
+	m.mu.Unlock()
+}
+
+func (m *monitors) remove(c *Client) {
+	m.mu.Lock()
+	if p := m.list.Load(); p != nil {
+		var l []*Client
+		for _, o := range *p {
+			if o != c {
+				l = append(l, o)
+			}
+		}
+		if len(l) == 0 {
+			m.list.Store(nil)
+		} else {
+			m.list.Store(&l)
+		}
+	}
+	m.mu.Unlock()
+}
+
+// MONITOR
+func monitorCommand(c *Client) {
+	if c.ctx.Locked {
+		c.w.Error("ERR MONITOR isn't allowed for DENY BLOCKING client")
+		return
+	}
+	if c.monitor {
+		return // already monitoring: no reply, as Valkey
+	}
+	c.monitor = true
+	c.monitoring.Store(true)
+	c.srv.monitors.add(c)
+	c.w.OK()
+}
+
+// monitorRefusal is processCommand's check for a client in monitor mode
+// (a replica to Valkey): it may not touch the keyspace.
+func (c *Client) monitorRefusal(cm *cmd) string {
+	if cm.meta.Flags&(command.FlagWrite|command.FlagReadonly|command.FlagMayReplicate) != 0 {
+		return "ERR Replica can't interact with the keyspace"
+	}
+	return ""
+}
+
+// stopMonitor leaves monitor mode (RESET, disconnect).
+func (c *Client) stopMonitor() {
+	if c.monitor {
+		c.monitor = false
+		c.monitoring.Store(false)
+		c.srv.monitors.remove(c)
+	}
+}
+
+// feedMonitors sends one command to every monitor: Valkey logs a command
+// once it ran (a blocking command when it starts waiting), unless it is
+// an administrative one or marked skip_monitor. Owner of c only.
+func (c *Client) feedMonitors(cm *cmd, argv [][]byte) {
+	p := c.srv.monitors.list.Load()
+	if p == nil || c.id < 0 || cm.meta.Flags&(command.FlagSkipMonitor|command.FlagAdmin) != 0 {
+		return
+	}
+	now := time.Now()
+	b := make([]byte, 0, 64+16*len(argv))
+	b = append(b, '+')
+	b = strconv.AppendInt(b, now.Unix(), 10)
+	b = append(b, '.')
+	us := now.Nanosecond() / 1000
+	for d := 100000; d > 1 && us < d; d /= 10 {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, int64(us), 10)
+	b = append(b, " ["...)
+	b = strconv.AppendInt(b, int64(c.ctx.DB), 10)
+	b = append(b, ' ')
+	if c.unix {
+		b = append(b, "unix:"...)
+		b = append(b, c.srv.cfg.UnixSocket()...)
+	} else {
+		b = append(b, c.addr...)
+	}
+	b = append(b, ']')
+	red := redactions(cm, argv)
+	for i, a := range argv {
+		b = append(b, ' ')
+		if red != nil && red[i] {
+			b = append(b, `"(redacted)"`...)
+			continue
+		}
+		b = appendRepr(b, a)
+	}
+	b = append(b, '\r', '\n')
+	for _, m := range *p {
+		m.Push(b)
+	}
+}
+
+// redactions marks the arguments Valkey hides from MONITOR and the
+// slowlog (redactClientCommandArgument): AUTH's credentials, HELLO's
+// AUTH username and password, MIGRATE's AUTH and AUTH2 credentials. nil
+// when there are none.
+func redactions(cm *cmd, argv [][]byte) []bool {
+	switch cm.meta {
+	case command.Auth:
+		red := make([]bool, len(argv))
+		for i := 1; i < len(argv); i++ {
+			red[i] = true
+		}
+		return red
+	case command.Hello:
+		for i := 2; i+2 < len(argv); i++ {
+			if foldEq(argv[i], "auth") {
+				red := make([]bool, len(argv))
+				red[i+1], red[i+2] = true, true
+				return red
+			}
+		}
+	case command.Migrate:
+		for i := 6; i < len(argv); i++ {
+			switch {
+			case foldEq(argv[i], "auth") && i+1 < len(argv):
+				red := make([]bool, len(argv))
+				red[i+1] = true
+				return red
+			case foldEq(argv[i], "auth2") && i+2 < len(argv):
+				red := make([]bool, len(argv))
+				red[i+1], red[i+2] = true, true
+				return red
+			}
+		}
+	}
+	return nil
+}
+
+func foldEq(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i := range b {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendRepr quotes s as Valkey's sdscatrepr.
+func appendRepr(b, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, ch := range s {
+		switch ch {
+		case '\\', '"':
+			b = append(b, '\\', ch)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\a':
+			b = append(b, '\\', 'a')
+		case '\b':
+			b = append(b, '\\', 'b')
+		default:
+			if ch >= 0x20 && ch < 0x7f {
+				b = append(b, ch)
+			} else {
+				b = append(b, '\\', 'x', hex[ch>>4], hex[ch&15])
+			}
+		}
+	}
+	return append(b, '"')
+}
