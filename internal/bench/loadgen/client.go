@@ -81,10 +81,12 @@ func (c *client) complete(b *batch, nb int, kind wire.Kind, msg []byte, at int64
 
 // account completes the requests whose replies are whole in buf[r:w],
 // read at at, and returns the new read position and how many completed.
-// Bytes left over with nothing in flight are a protocol error.
+// RESP3 pushes (CLIENT TRACKING invalidations under --tracking) are not
+// replies and are passed over. A reply, or part of one, left over with
+// nothing in flight is a protocol error.
 func (c *client) account(buf []byte, r, w int, at int64) (int, uint64, error) {
 	var b batch
-	for c.n > 0 {
+	for r < w {
 		nb, kind, msg, err := wire.Scan(buf[r:w])
 		if err != nil {
 			return r, 0, err
@@ -92,12 +94,19 @@ func (c *client) account(buf []byte, r, w int, at int64) (int, uint64, error) {
 		if nb == 0 {
 			break
 		}
+		if buf[r] == '>' {
+			r += nb
+			continue
+		}
+		if c.n == 0 {
+			break
+		}
 		r += nb
 		c.complete(&b, nb, kind, msg, at)
 	}
 	done := b.ops
 	c.publish(&b)
-	if c.n == 0 && r < w {
+	if c.n == 0 && r < w && buf[r] != '>' {
 		return r, done, fmt.Errorf("%w: reply without a request", wire.ErrProtocol)
 	}
 	return r, done, nil

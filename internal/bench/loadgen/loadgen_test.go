@@ -403,3 +403,38 @@ func TestCancelStopsRun(t *testing.T) {
 		}
 	})
 }
+
+// --tracking turns CLIENT TRACKING on for every connection, over RESP3,
+// and the invalidation pushes the server sends (here one before and one
+// after every GET's reply) are not taken for replies on any engine.
+func TestTrackingSkipsPushes(t *testing.T) {
+	const push = ">2\r\n$10\r\ninvalidate\r\n*1\r\n$5\r\nkv_17\r\n"
+	for _, io := range append(loopEngines(), "goroutines") {
+		t.Run(io, func(t *testing.T) {
+			f := newFake(t, func(a []string) string {
+				switch strings.ToUpper(a[0]) {
+				case "HELLO":
+					return "%1\r\n+proto\r\n:3\r\n"
+				case "GET":
+					return push + "$3\r\nabc\r\n" + push
+				}
+				return "+OK\r\n"
+			})
+			cfg := parse(t, "-t 1 -c 3 -n 40 --ratio 0:1 --pipeline 4 --tracking -p 1 --client-io "+io)
+			res, err := Run(context.Background(), cfg, []string{f.addr()}, Progress{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gets := row(t, res[0], "Gets")
+			if gets.Ops != 120 || gets.Hits != 120 || gets.Errors != 0 {
+				t.Fatalf("gets %+v", gets.Counters)
+			}
+			// pre-flight + 3 clients
+			for _, c := range []string{"HELLO", "CLIENT"} {
+				if got := f.count(c); got != 4 {
+					t.Errorf("%s sent %d times, want 4", c, got)
+				}
+			}
+		})
+	}
+}

@@ -39,7 +39,8 @@ type runner struct {
 // now is the time since base in nanoseconds (monotonic).
 func (r *runner) now() int64 { return int64(time.Since(r.base)) }
 
-// dial connects and runs the handshake (AUTH, HELLO, SELECT).
+// dial connects and runs the handshake (AUTH, HELLO, SELECT, and CLIENT
+// TRACKING ON under --tracking).
 func (r *runner) dial(addr string) (*wire.Conn, error) {
 	conn, err := wire.Dial(r.cfg.Network(), addr, DialTimeout)
 	if err != nil {
@@ -54,6 +55,17 @@ func (r *runner) dial(addr string) (*wire.Conn, error) {
 		_ = conn.Close()
 		return nil, err
 	}
+	if r.cfg.Tracking {
+		v, err := conn.Do("CLIENT", "TRACKING", "ON")
+		if err == nil {
+			err = v.Err()
+		}
+		if err != nil {
+			_ = conn.Close()
+			return nil, fmt.Errorf("CLIENT TRACKING ON: %w", err)
+		}
+	}
+	conn.SkipPushes = true // RESP3 pushes are never replies
 	_ = conn.SetDeadline(time.Time{})
 	return conn, nil
 }

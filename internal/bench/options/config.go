@@ -75,6 +75,12 @@ type Config struct {
 	ClusterMode bool // --cluster-mode
 	SelectDB    int  // --select-db
 
+	// Tracking is corvid-bench's own --tracking: CLIENT TRACKING ON on
+	// every connection, so the server remembers every key read. It needs
+	// RESP3 (invalidations arrive as pushes on the same connection):
+	// --protocol resp3, which --tracking selects when -P is not given.
+	Tracking bool
+
 	RunCount      int       // -x/--run-count (1)
 	Percentiles   []float64 // --print-percentiles (50,99,99.9)
 	HideHistogram bool      // --hide-histogram
@@ -177,6 +183,14 @@ func (c *Config) finalize() error {
 			return usagef("cluster mode dose not support unix-socket option.")
 		}
 	}
+	if c.Tracking {
+		switch c.Protocol {
+		case "redis":
+			c.Protocol = "resp3"
+		case "resp2":
+			return usagef("--tracking needs --protocol resp3 (invalidations are RESP3 pushes on the same connection).")
+		}
+	}
 	if c.DataSizeRange[1] == 0 && c.DataSize == 0 {
 		c.DataSize = 32
 	}
@@ -268,6 +282,7 @@ func (c *Config) Describe() map[string]any {
 		"reconnect_interval":   c.ReconnectInterval,
 		"select-db":            c.SelectDB,
 		"cluster_mode":         c.ClusterMode,
+		"tracking":             c.Tracking,
 		"distinct_client_seed": c.DistinctClientSeed,
 		"commands":             cmds,
 	}

@@ -258,6 +258,7 @@ func memtierOpts() []Opt {
 			}
 			return usagef("client-io must be 'epoll', 'uring' or 'goroutines'.")
 		}},
+		flagOpt("tracking", 0, "CLIENT TRACKING ON on every connection (corvid-bench's own; implies --protocol resp3)", func(c *Config) *bool { return &c.Tracking }),
 		flagOpt("cluster-mode", 0, "Run client in cluster mode", func(c *Config) *bool { return &c.ClusterMode }),
 		flagOpt("distinct-client-seed", 0, "Use a different random seed for each client", func(c *Config) *bool { return &c.DistinctClientSeed }),
 		{Long: "randomize", Help: "Random seed based on the clock (default is constant)", Set: func(c *Config, _ string) error {

@@ -58,6 +58,8 @@ func TestEachFlag(t *testing.T) {
 		{"-S /tmp/r.sock", func(c *Config) bool { return c.Network() == "unix" && c.Addrs()[0] == "/tmp/r.sock" }},
 		{"-a user:pw", func(c *Config) bool { return c.Auth == "user:pw" }},
 		{"--protocol resp3", func(c *Config) bool { return c.Protocol == "resp3" }},
+		{"--tracking", func(c *Config) bool { return c.Tracking && c.Protocol == "resp3" }},
+		{"--tracking -P resp3", func(c *Config) bool { return c.Tracking && c.Protocol == "resp3" }},
 		{"-P resp2", func(c *Config) bool { return c.Protocol == "resp2" }},
 		{"-t 16", func(c *Config) bool { return c.Threads == 16 }},
 		{"-t16", func(c *Config) bool { return c.Threads == 16 }},
@@ -188,6 +190,7 @@ func TestBadFlags(t *testing.T) {
 		{"--threads", "option '--threads' requires an argument"},
 		{"--hide-histogram=1", "doesn't allow an argument"},
 		{"-s a,,b", "empty server address"},
+		{"--tracking -P resp2", "--tracking needs --protocol resp3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.args, func(t *testing.T) {

@@ -16,8 +16,11 @@ type Conn struct {
 	Addr     string
 	Out      []byte    // pending requests; Flush sends and truncates it
 	LastRead time.Time // when the most recent read syscall returned
-	rbuf     []byte
-	r, w     int
+	// SkipPushes makes Next pass over RESP3 push frames ('>'): they are
+	// never replies (CLIENT TRACKING invalidations, pub/sub messages).
+	SkipPushes bool
+	rbuf       []byte
+	r, w       int
 }
 
 // Dial connects with a timeout.
@@ -71,6 +74,10 @@ func (c *Conn) Next() (n int, kind Kind, msg []byte, err error) {
 		n, kind, msg, err = Scan(c.rbuf[c.r:c.w])
 		if err != nil {
 			return 0, 0, nil, err
+		}
+		if n > 0 && c.SkipPushes && c.rbuf[c.r] == '>' {
+			c.r += n
+			continue
 		}
 		if n > 0 {
 			c.r += n
