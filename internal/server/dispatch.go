@@ -13,6 +13,14 @@ import (
 // authentication, then MULTI queueing, then the call.
 func (c *Client) execute(argv [][]byte) {
 	s := c.srv
+	if c.outbox.size.Load() != 0 {
+		// Pushes queued before this command ran go before its reply, as
+		// Valkey writes a message into the subscriber's buffer when it is
+		// published; what a command pushes to its own client (a message
+		// it published to itself, an invalidation of its own write)
+		// follows its reply, as Valkey's pending push messages do.
+		c.takeOutbox()
+	}
 	c.cmdMark = c.w.Len()
 	cm := c.lookupCmd(argv[0])
 	if cm == nil {
@@ -230,12 +238,6 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	}
 	if !blocking && s.monitors.list.Load() != nil {
 		c.feedMonitors(cm, argv)
-	}
-	if !ctx.Locked && c.outbox.size.Load() != 0 {
-		// What the command pushed to its own client (a message it
-		// published to itself, a keyspace event of its own write) follows
-		// its reply, as Valkey's pending push messages do.
-		c.takeOutbox()
 	}
 	end := tsc.Now()
 	c.lastEnd = end

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/corvid-kv/corvid/internal/command"
-	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/pubsub"
 )
 
@@ -183,15 +182,3 @@ var pubsubHelp = []string{
 }
 
 func pubsubHelpCommand(c *Client) { c.writeHelp("PUBSUB", pubsubHelp) }
-
-// pushLimit is the hard output limit of c's class in bytes (0: none):
-// Push refuses to queue beyond it, so a publisher faster than a
-// subscriber cannot grow the server's memory while the subscriber's owner
-// is busy. Any goroutine.
-func (c *Client) pushLimit() int64 {
-	cls := config.ClientNormal
-	if c.subscribed() {
-		cls = config.ClientPubSub
-	}
-	return c.srv.hot.obuf[cls].hard.Load()
-}

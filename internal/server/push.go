@@ -31,8 +31,11 @@ import (
 type outbox struct {
 	mu   sync.Mutex
 	buf  []byte
-	over bool         // a push reached the hard output limit: the client is closing
-	size atomic.Int64 // len(buf), readable without the mutex
+	over bool // a push went over an output limit: the client is closing
+	// softSince is when the outbox first held the soft limit's worth
+	// (Unix seconds; 0: below it).
+	softSince int64
+	size      atomic.Int64 // len(buf), readable without the mutex
 }
 
 // Push queues b, one or more complete RESP values, for c and wakes c's
@@ -43,10 +46,10 @@ func (c *Client) Push(b []byte) {
 		c.outbox.mu.Unlock()
 		return
 	}
-	if hard := c.pushLimit(); hard > 0 && int64(len(c.outbox.buf)+len(b)) >= hard {
-		// The owner has not taken its pushes while they reached the
-		// hard limit of the client's class: close the client instead of
-		// queueing more (Valkey frees a client over its limit as soon
+	if c.pushOverLimit(int64(len(c.outbox.buf) + len(b))) {
+		// The owner has not taken its pushes while they went over the
+		// output limits of the client's class: close the client instead
+		// of queueing more (Valkey frees a client over its limit as soon
 		// as output is added).
 		c.outbox.over = true
 		c.outbox.buf = nil
@@ -116,4 +119,26 @@ func (c *Client) OnWake(nc *netloop.Conn) {
 	if !c.deliverPushes() {
 		nc.Close()
 	}
+}
+
+// pushOverLimit applies the output limits of c's class to an outbox of n
+// bytes, as outputLimitReached does to the owner's pending output: the
+// owner may be stuck writing to a slow socket and not take its pushes.
+// Called with the outbox mutex held.
+func (c *Client) pushOverLimit(n int64) bool {
+	l := &c.srv.hot.obuf[c.obufClass()]
+	if hard := l.hard.Load(); hard > 0 && n >= hard {
+		return true
+	}
+	soft := l.soft.Load()
+	if soft <= 0 || n < soft {
+		c.outbox.softSince = 0
+		return false
+	}
+	now := time.Now().Unix()
+	if c.outbox.softSince == 0 {
+		c.outbox.softSince = now
+		return false
+	}
+	return now-c.outbox.softSince > l.softSecs.Load()
 }

@@ -16,7 +16,7 @@ import (
 func (c *Raw) ReadExact() string {
 	c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var b strings.Builder
-	if err := copyReply(c.r, &b); err != nil {
+	if err := CopyReply(c.r, &b); err != nil {
 		return "<EOF>"
 	}
 	return b.String()
@@ -28,7 +28,8 @@ func (c *Raw) DoExact(args ...string) string {
 	return c.ReadExact()
 }
 
-func copyReply(r *bufio.Reader, b *strings.Builder) error {
+// CopyReply copies one reply's exact bytes from r to b.
+func CopyReply(r *bufio.Reader, b *strings.Builder) error {
 	line, err := r.ReadString('\n')
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func copyReply(r *bufio.Reader, b *strings.Builder) error {
 			n *= 2
 		}
 		for i := 0; i < n; i++ {
-			if err := copyReply(r, b); err != nil {
+			if err := CopyReply(r, b); err != nil {
 				return err
 			}
 		}
