@@ -259,7 +259,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 		s.ks.AddDirty(c.shard, int64(ctx.Dirty))
 	}
 	if cm.meta.Flags&command.FlagSkipSlowlog == 0 {
-		s.slow.maybeAdd(c, argv, usec)
+		s.slow.maybeAdd(c, cm, argv, usec)
 	}
 	if c.replyMode != replyOn || c.skipNext {
 		// CLIENT REPLY OFF/SKIP: drop this command's reply.

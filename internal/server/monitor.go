@@ -125,40 +125,63 @@ func (c *Client) feedMonitors(cm *cmd, argv [][]byte) {
 }
 
 // redactions marks the arguments Valkey hides from MONITOR and the
-// slowlog (redactClientCommandArgument): AUTH's credentials, HELLO's
-// AUTH username and password, MIGRATE's AUTH and AUTH2 credentials. nil
-// when there are none.
+// slowlog (redactClientCommandArgument), where its parsers would: AUTH's
+// credentials (unless it has too many arguments), HELLO's AUTH username
+// and password once the protocol version parsed, MIGRATE's AUTH and AUTH2
+// credentials among its options. nil when there are none.
 func redactions(cm *cmd, argv [][]byte) []bool {
+	var red []bool
+	mark := func(i int) {
+		if red == nil {
+			red = make([]bool, len(argv))
+		}
+		red[i] = true
+	}
 	switch cm.meta {
 	case command.Auth:
-		red := make([]bool, len(argv))
-		for i := 1; i < len(argv); i++ {
-			red[i] = true
+		if len(argv) <= 3 {
+			for i := 1; i < len(argv); i++ {
+				mark(i)
+			}
 		}
-		return red
 	case command.Hello:
-		for i := 2; i+2 < len(argv); i++ {
-			if foldEq(argv[i], "auth") {
-				red := make([]bool, len(argv))
-				red[i+1], red[i+2] = true, true
+		if len(argv) < 2 {
+			break
+		}
+		if v, err := strconv.ParseInt(string(argv[1]), 10, 64); err != nil || v < 2 || v > 3 {
+			break
+		}
+		for j := 2; j < len(argv); {
+			more := len(argv) - j - 1
+			switch {
+			case foldEq(argv[j], "auth") && more >= 2:
+				mark(j + 1)
+				mark(j + 2)
+				j += 3
+			case foldEq(argv[j], "setname") && more >= 1:
+				j += 2
+			default:
 				return red
 			}
 		}
 	case command.Migrate:
-		for i := 6; i < len(argv); i++ {
+		for j := 6; j < len(argv); j++ {
+			more := len(argv) - j - 1
 			switch {
-			case foldEq(argv[i], "auth") && i+1 < len(argv):
-				red := make([]bool, len(argv))
-				red[i+1] = true
-				return red
-			case foldEq(argv[i], "auth2") && i+2 < len(argv):
-				red := make([]bool, len(argv))
-				red[i+1], red[i+2] = true, true
+			case foldEq(argv[j], "copy"), foldEq(argv[j], "replace"):
+			case foldEq(argv[j], "auth") && more >= 1:
+				mark(j + 1)
+				j++
+			case foldEq(argv[j], "auth2") && more >= 2:
+				mark(j + 1)
+				mark(j + 2)
+				j += 2
+			default: // KEYS ends the options; anything else is an error
 				return red
 			}
 		}
 	}
-	return nil
+	return red
 }
 
 func foldEq(b []byte, lower string) bool {

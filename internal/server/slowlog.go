@@ -30,7 +30,7 @@ const (
 	slowlogMaxArg  = 128
 )
 
-func (l *slowlog) maybeAdd(c *Client, argv [][]byte, usec int64) {
+func (l *slowlog) maybeAdd(c *Client, cm *cmd, argv [][]byte, usec int64) {
 	hot := &c.srv.hot
 	threshold := hot.slowlogUsec.Load()
 	if threshold < 0 || usec < threshold {
@@ -44,7 +44,12 @@ func (l *slowlog) maybeAdd(c *Client, argv [][]byte, usec int64) {
 	if argc > slowlogMaxArgc {
 		argc = slowlogMaxArgc
 	}
+	red := redactions(cm, argv) // credentials, as MONITOR hides them
 	for i := 0; i < argc; i++ {
+		if red != nil && red[i] {
+			e.argv = append(e.argv, "(redacted)")
+			continue
+		}
 		if i == slowlogMaxArgc-1 && len(argv) > slowlogMaxArgc {
 			e.argv = append(e.argv, "... ("+itoa(int64(len(argv)-slowlogMaxArgc+1))+" more arguments)")
 			break
