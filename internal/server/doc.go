@@ -19,7 +19,10 @@
 //
 // # Locks
 //
-// Order: keyspace stripes (ascending) → watch registry (leaf). The client
+// Order: keyspace stripes (ascending) → watch registry (leaf); keyspace
+// stripes → pub/sub registry (pubsub.Registry, shared for a publish) →
+// a client's outbox mutex (leaf): keyspace notifications and tracking
+// invalidations are pushed by procedures holding stripes. The client
 // registry mutex (Server.mu) and a client's own mutex are never held while
 // a stripe is being taken. Procedures never block while holding stripes;
 // blocking commands release them before they wait. Three exceptions,
