@@ -22,6 +22,7 @@ const topUsage = `Usage: corvid-bench [memtier_benchmark options]
        corvid-bench matrix [options]     the seed study's 7-command table against named targets
        corvid-bench report [options] FILE...  the same table and chart from recorded results
        corvid-bench sla [options]        highest throughput with p99 under a bound
+       corvid-bench pubsub [options]     pub/sub fan-out: PUBLISH and delivered msgs/s, delivery latency
 
 Without -s/--server, -p/--port or -S, corvid-bench starts an in-process
 corvid-server on a free loopback port and runs against it.
@@ -47,6 +48,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exit(stderr, runReport(args[1:], stdout, stderr))
 		case "sla":
 			return exit(stderr, runSLA(ctx, args[1:], stdout, stderr))
+		case "pubsub":
+			return exit(stderr, runPubSub(ctx, args[1:], stdout, stderr))
 		case "help":
 			fmt.Fprint(stdout, topUsage+options.Usage())
 			return 0

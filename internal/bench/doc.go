@@ -1,12 +1,13 @@
 // Package bench is corvid-bench: a memtier_benchmark-compatible load
 // generator plus the seed study's methods as subcommands (matrix, report,
 // sla). Main is the whole command line; cmd/corvid-bench only wires the
-// embedded server and calls it.
+// embedded server and calls it. The pubsub subcommand measures pub/sub
+// fan-out, which memtier cannot.
 //
 // Subpackages: options (memtier flags), keygen (key patterns, value
 // sizes), wire (RESP client), loadgen (connections, pipelining, cluster
 // mode), stats (histograms, memtier tables, JSON), report (the seed's
-// table and its normalized rows), chart (SVG/PNG), matrix and sla.
+// table and its normalized rows), chart (SVG/PNG), matrix, sla and pubsub.
 //
 // Invariants: Main never panics on user input and never calls os.Exit; it
 // returns the exit status (0 ok, 1 run failed, 2 bad command line).
