@@ -55,6 +55,12 @@ type Config struct {
 	SlowReadRate       int
 	StalledSubscribers int
 
+	// ServerPID is --server-pid: a server on this machine whose CPU time
+	// (utime+stime from /proc/PID/stat) Run reads when the publishers
+	// start and when the last message has been read, to report the
+	// server's CPU per delivered message without the connection set-up.
+	ServerPID int
+
 	JSON    bool   // --json: print JSON instead of text
 	JSONOut string // --json-out-file
 	Help    bool
@@ -159,6 +165,7 @@ func Opts(c *Config) []options.Opt {
 		intArg("max-lag", "Publishers wait while more than this many published messages are undelivered (default 0: never)", 0, math.MaxInt64, func(c *Config, n int64) { c.MaxLag = n }),
 		intArg("slow-subscribers", "How many subscribers read at most --slow-read-rate (default 0)", 0, 1_000_000, func(c *Config, n int64) { c.SlowSubscribers = int(n) }),
 		intArg("slow-read-rate", "Bytes/s each slow subscriber reads (default 65536)", 1, math.MaxInt32, func(c *Config, n int64) { c.SlowReadRate = int(n) }),
+		intArg("server-pid", "PID of the server when it runs on this machine: report its CPU per delivered message (Linux /proc)", 1, math.MaxInt32, func(c *Config, n int64) { c.ServerPID = int(n) }),
 		intArg("stalled-subscribers", "How many subscribers never read until the end (default 0)", 0, 1_000_000, func(c *Config, n int64) { c.StalledSubscribers = int(n) }),
 	}
 	opts := []options.Opt{

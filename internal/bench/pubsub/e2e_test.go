@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -29,7 +31,7 @@ func TestRunAgainstCorvid(t *testing.T) {
 		name string
 		args string
 	}{
-		{"channel", "--subscribers 6 --channels 2 --publishers 2 --pipeline 4 --test-time 1"},
+		{"channel", "--subscribers 6 --channels 2 --publishers 2 --pipeline 4 --test-time 1 --server-pid " + strconv.Itoa(os.Getpid())},
 		{"pattern resp3", "--subscribers 3 --channels 5 --publishers 2 --pipeline 2 --test-time 500ms --mode pattern -P resp3"},
 		{"sharded", "--subscribers 4 --channels 4 --publishers 1 --test-time 500ms --mode sharded"},
 		{"max lag", "--subscribers 4 --channels 1 --publishers 2 --pipeline 8 --test-time 500ms --max-lag 64"},
@@ -59,6 +61,9 @@ func TestRunAgainstCorvid(t *testing.T) {
 			fast := cfg.Subscribers - cfg.SlowSubscribers - cfg.StalledSubscribers
 			if res.LatencySamples == 0 || res.P50 <= 0 || res.P99 < res.P50 || (fast == cfg.Subscribers && res.LatencySamples != res.Delivered) {
 				t.Fatalf("latency: %d samples, p50 %v p99 %v", res.LatencySamples, res.P50, res.P99)
+			}
+			if cfg.ServerPID > 0 && (res.ServerCPU <= 0 || res.ServerCPUPerMsg <= 0) {
+				t.Fatalf("server CPU %v s, %v us/msg", res.ServerCPU, res.ServerCPUPerMsg)
 			}
 			var js bytes.Buffer
 			if err := res.WriteJSON(&js); err != nil {

@@ -3,6 +3,7 @@ package pubsub
 import (
 	"bytes"
 	"errors"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -295,5 +296,22 @@ func TestConsumeDoesNotAllocate(t *testing.T) {
 	}
 	if s.order.violations != 0 || s.received != seq {
 		t.Fatalf("received %d of %d, %d out of order", s.received, seq, s.order.violations)
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	// The command name may hold spaces and parentheses; utime and stime
+	// are fields 14 and 15 (1234 and 66 ticks of 10 ms).
+	line := "4242 (valkey-server (x) y) S 1 4242 4242 0 -1 4194560 1203 0 0 0 1234 66 0 0 20 0 5 0 123 0 0\n"
+	got, err := parseProcStat([]byte(line))
+	if err != nil || got != 13*time.Second {
+		t.Fatalf("%v %v", got, err)
+	}
+	if _, err := parseProcStat([]byte("4242 (x) S 1 2")); err == nil {
+		t.Fatal("short line parsed")
+	}
+	self, err := procCPU(os.Getpid())
+	if err != nil || self < 0 {
+		t.Fatalf("own CPU: %v %v", self, err)
 	}
 }

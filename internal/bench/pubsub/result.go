@@ -65,6 +65,11 @@ type Result struct {
 	Check       string  `json:"check"` // ok, failed or partial
 	CheckDetail string  `json:"check_detail"`
 	ClientCPU   float64 `json:"client_cpu_s"`
+
+	// With --server-pid: the server's CPU from the publishers' start to
+	// the last message read, and that over Delivered.
+	ServerCPU       float64 `json:"server_cpu_s,omitempty"`
+	ServerCPUPerMsg float64 `json:"server_cpu_us_per_msg,omitempty"`
 }
 
 // collect sums the connections' counters after every goroutine ended.
@@ -167,6 +172,9 @@ func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-14s %s: %s\n", "Check", r.Check, r.CheckDetail)
 	fmt.Fprintf(w, "%-14s %.3f s (user+sys)\n", "Client CPU", r.ClientCPU)
+	if r.ServerCPU > 0 {
+		fmt.Fprintf(w, "%-14s %.3f s (user+sys), %.3f us per delivered message\n", "Server CPU", r.ServerCPU, r.ServerCPUPerMsg)
+	}
 }
 
 // WriteJSON prints the result as one indented JSON object.

@@ -190,6 +190,14 @@ func Run(ctx context.Context, cfg *Config, addr string, log io.Writer) (*Result,
 		cfg.Subscribers, cfg.Channels, time.Since(t0).Seconds(), cfg.TestTime)
 
 	cpu0 := stats.CPUTime()
+	var srv0 time.Duration
+	if cfg.ServerPID > 0 {
+		var err error
+		if srv0, err = procCPU(cfg.ServerPID); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("--server-pid: %w", err)
+		}
+	}
 	sh.base = time.Now()
 	var subWG, pubWG sync.WaitGroup
 	for _, s := range subs {
@@ -230,6 +238,12 @@ func Run(ctx context.Context, cfg *Config, addr string, log io.Writer) (*Result,
 	}
 	subWG.Wait()
 	cpu := stats.CPUTime() - cpu0
+	srvCPU := time.Duration(-1)
+	if cfg.ServerPID > 0 {
+		if t, err := procCPU(cfg.ServerPID); err == nil {
+			srvCPU = t - srv0
+		}
+	}
 	closeAll()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -239,7 +253,14 @@ func Run(ctx context.Context, cfg *Config, addr string, log io.Writer) (*Result,
 			return nil, p.err
 		}
 	}
-	return collect(cfg, addr, subs, pubs, groups, time.Duration(pubEnd), cpu), nil
+	res := collect(cfg, addr, subs, pubs, groups, time.Duration(pubEnd), cpu)
+	if srvCPU >= 0 {
+		res.ServerCPU = srvCPU.Seconds()
+		if res.Delivered > 0 {
+			res.ServerCPUPerMsg = srvCPU.Seconds() * 1e6 / float64(res.Delivered)
+		}
+	}
+	return res, nil
 }
 
 // waitDrain waits until every message counted by a PUBLISH reply was
