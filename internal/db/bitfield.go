@@ -193,7 +193,10 @@ func (c *Ctx) bitfield(readOnlyCmd bool) {
 		}
 	}
 	// As SETBIT, writes that change nothing are not counted as writes.
-	c.touchN(argv[1], changes)
+	if changes > 0 {
+		c.touchN(argv[1], changes)
+		c.Notify(NotifyString, "setbit", argv[1])
+	}
 }
 
 // parseBitfieldType parses "i<bits>" (1..64) or "u<bits>" (1..63). The

@@ -85,6 +85,7 @@ func setbitCommand(c *Ctx) {
 	if changed || old != on {
 		o.Str[byteIdx] = o.Str[byteIdx]&^(1<<shift) | byte(on)<<shift
 		c.Touch(c.Argv[1])
+		c.Notify(NotifyString, "setbit", c.Argv[1])
 	}
 	c.W.Int(old)
 }
@@ -391,9 +392,7 @@ func bitopCommand(c *Ctx) {
 	}
 	if maxLen == 0 {
 		// An empty result deletes the destination.
-		if c.Delete(dest) {
-			c.Touch(dest)
-		}
+		c.dropStored(dest)
 		c.W.Int(0)
 		return
 	}
@@ -422,6 +421,7 @@ func bitopCommand(c *Ctx) {
 	o.Str = res
 	o.Form = StrRaw
 	c.Touch(dest)
+	c.Notify(NotifyString, "set", dest)
 	c.W.Int(int64(maxLen))
 }
 

@@ -35,29 +35,36 @@ func (c *Ctx) touchN(key []byte, n int) {
 // removeMembers is the loop of SREM, ZREM and HDEL: it removes each of
 // members from the collection at key with remove, deletes the key as soon
 // as size reports it empty (the members left are not looked at), counts
-// the removals as changes and replies with their number. A missing key
+// the removals as changes, announces them as event of class (and "del"
+// when the key went) and replies with their number. A missing key
 // replies 0; another type, WRONGTYPE.
 //
 // Valkey's zremCommand tests for emptiness after every argument and
 // sremCommand/hdelCommand only after a removal; the replies, deletions
 // and dirty counts are the same (a collection that exists is not empty,
 // and only a removal can empty it), so all three use this loop.
-func (c *Ctx) removeMembers(key []byte, t Type, members [][]byte, remove func(o *Object, m []byte) bool, size func(o *Object) int) {
+func (c *Ctx) removeMembers(key []byte, t Type, members [][]byte, remove func(o *Object, m []byte) bool, size func(o *Object) int, class int, event string) {
 	o, ok := c.lookupWriteAs(key, t)
 	if !ok {
 		return
 	}
-	deleted := 0
+	deleted, emptied := 0, false
 	if o != nil {
 		for _, m := range members {
 			if !remove(o, m) {
 				continue
 			}
 			deleted++
-			if size(o) == 0 {
+			if emptied = size(o) == 0; emptied {
 				c.Delete(key)
 				break
 			}
+		}
+	}
+	if deleted > 0 {
+		c.Notify(class, event, key)
+		if emptied {
+			c.Notify(NotifyGeneric, "del", key)
 		}
 	}
 	c.touchN(key, deleted)
@@ -85,4 +92,26 @@ func rankRange(start, end, llen int64) (from, n int) {
 		end = llen - 1
 	}
 	return int(start), int(end - start + 1)
+}
+
+// removedFrom announces that the command took elements out of the
+// collection at key (event, of class) and, when the collection is left
+// empty, deletes the key and announces "del": the tail of Valkey's SREM,
+// ZREM, HDEL, LPOP, LREM, LTRIM, ZREMRANGEBY* and ZPOP*.
+func (c *Ctx) removedFrom(class int, event string, key []byte, empty bool) {
+	c.Notify(class, event, key)
+	if empty {
+		c.Delete(key)
+		c.Notify(NotifyGeneric, "del", key)
+	}
+}
+
+// dropStored deletes the destination of a STORE command whose result is
+// empty (Valkey's dbDelete: an expired key is deleted too) and counts and
+// announces the deletion when there was a key.
+func (c *Ctx) dropStored(dst []byte) {
+	if c.dropKey(dst) {
+		c.Touch(dst)
+		c.Notify(NotifyGeneric, "del", dst)
+	}
 }

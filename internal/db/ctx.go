@@ -148,11 +148,14 @@ func (c *Ctx) Lookup(key []byte) *Object {
 	return o
 }
 
-// LookupRead is Lookup plus keyspace hit/miss stats (GET-like reads).
+// LookupRead is Lookup plus keyspace hit/miss stats (GET-like reads),
+// and a miss announces "keymiss" (after "expired" when the key had just
+// expired), as Valkey's lookupKeyRead does.
 func (c *Ctx) LookupRead(key []byte) *Object {
 	o := c.Lookup(key)
 	if o == nil {
 		c.KS.Stats.KeyspaceMisses.Add(c.Shard, 1)
+		c.Notify(NotifyKeyMiss, "keymiss", key)
 	} else {
 		c.KS.Stats.KeyspaceHits.Add(c.Shard, 1)
 	}
@@ -194,6 +197,8 @@ func (c *Ctx) lookup(db int, key []byte) *Object {
 
 // Create inserts a new key of type t, replacing any existing value (and
 // dropping its TTL). It returns the new object for the caller to fill.
+// A key that did not exist is announced as "new" (Valkey's dbAdd; an
+// overwrite is not), after "expired" when the old key had expired.
 func (c *Ctx) Create(key []byte, t Type) *Object {
 	return c.CreateDB(c.DB, key, t)
 }
@@ -204,6 +209,9 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	sh := c.KS.shardOfHash(db, h, true)
 	c.KS.beforeWriteFind(db, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
+	if existed && o.ExpiredAt(c.Now) && !c.Replica {
+		o, existed = c.reinsertExpired(db, sh, h, key)
+	}
 	if existed {
 		sh.unaccount(o.mem)
 		if o.Expire != 0 {
@@ -213,17 +221,35 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
 	c.KS.settle(db, sh)
 	c.remember(db, key, o)
+	if !existed {
+		c.NotifyDB(NotifyNew, "new", key, db)
+	}
 	return o
+}
+
+// reinsertExpired handles a write that found key expired where it
+// inserts (Valkey's setKey and dbAdd callers look the key up for writing
+// first): the key expires as that lookup would have made it, announced
+// and propagated, and is inserted afresh. Rare: most writers looked the
+// key up already.
+func (c *Ctx) reinsertExpired(db int, sh *shard, h uint64, key []byte) (*Object, bool) {
+	c.pinObj = nil
+	c.expire(db, sh, key)
+	return sh.keys.UpsertHashed(h, key)
 }
 
 // SetString stores a string value, keeping the existing TTL when keepTTL is
 // set. The value is copied. It reuses the old buffer when it fits, so
-// overwriting a key does not allocate.
+// overwriting a key does not allocate. A new key is announced as Create
+// does.
 func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	h := c.hash(key)
 	sh := c.KS.shardOfHash(c.DB, h, true)
 	c.KS.beforeWriteFind(c.DB, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
+	if existed && o.ExpiredAt(c.Now) && !c.Replica {
+		o, existed = c.reinsertExpired(c.DB, sh, h, key)
+	}
 	reshaped := !existed
 	if existed {
 		if o.Expire != 0 && (!keepTTL || o.ExpiredAt(c.Now)) {
@@ -249,6 +275,9 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	} else {
 		c.KS.publish(sh.st, false)
 	}
+	if !existed {
+		c.Notify(NotifyNew, "new", key)
+	}
 	return o
 }
 
@@ -257,7 +286,16 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 func (c *Ctx) Delete(key []byte) bool { return c.DeleteDB(c.DB, key) }
 
 // DeleteDB removes a key from database db.
-func (c *Ctx) DeleteDB(db int, key []byte) bool {
+func (c *Ctx) DeleteDB(db int, key []byte) bool { return c.deleteDB(db, key, true) }
+
+// dropKey removes key from the selected database whether or not its time
+// has passed, as Valkey's dbDelete: where a command deletes a key it has
+// not looked up (the destination of an empty SINTERSTORE, BITOP, ...,
+// RESTORE REPLACE), an expired key counts as existing and its deletion
+// is a "del", not an expiry.
+func (c *Ctx) dropKey(key []byte) bool { return c.deleteDB(c.DB, key, false) }
+
+func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	c.pinObj = nil // whatever it deletes
 	h := c.hash(key)
 	sh := c.KS.shardOfHash(db, h, false)
@@ -268,7 +306,7 @@ func (c *Ctx) DeleteDB(db int, key []byte) bool {
 	if o == nil {
 		return false
 	}
-	if o.ExpiredAt(c.Now) && !c.Replica {
+	if expireFirst && o.ExpiredAt(c.Now) && !c.Replica {
 		c.expire(db, sh, key)
 		return false
 	}

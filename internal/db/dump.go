@@ -107,7 +107,9 @@ func restoreCommand(c *Ctx) {
 		return
 	}
 
-	deleted := replace && c.Delete(key)
+	// REPLACE deletes without a lookup (an expired key too), so the
+	// restored key is always a new one.
+	deleted := replace && c.dropKey(key)
 	if ttl != 0 && !absTTL {
 		ttl += c.Now // wraps on overflow, as Valkey's long long does
 	}
@@ -115,6 +117,7 @@ func restoreCommand(c *Ctx) {
 		// checkAlreadyExpired: nothing is created.
 		if deleted {
 			c.Touch(key)
+			c.Notify(NotifyGeneric, "del", key)
 			c.ownDeletion(key, c.KS.lazy.serverDel.Load())
 		}
 		c.W.OK()
@@ -131,6 +134,7 @@ func restoreCommand(c *Ctx) {
 	o.LRU = c.KS.loadClock(idle, freq, c.Now)
 	c.keyAdded(c.DB, key, o.Type)
 	c.Touch(key)
+	c.Notify(NotifyGeneric, "restore", key)
 	c.W.OK()
 	if ttl != 0 && !absTTL && c.Propagating() {
 		argv := make([][]byte, 0, len(c.Argv)+1)

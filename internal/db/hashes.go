@@ -69,6 +69,7 @@ func (c *Ctx) hsetGeneric(name string) {
 		}
 	}
 	c.touchN(key, len(args)/2)
+	c.Notify(NotifyHash, "hset", key)
 	if name == "hset" {
 		c.W.Int(int64(created))
 	} else {
@@ -90,6 +91,7 @@ func hsetnxCommand(c *Ctx) {
 	hashTryConversion(c.cfg(), o, c.Argv[2:4])
 	hashSet(c.cfg(), o, c.Argv[2], c.Argv[3])
 	c.Touch(key)
+	c.Notify(NotifyHash, "hset", key)
 	c.W.Int(1)
 }
 
@@ -132,7 +134,7 @@ func hmgetCommand(c *Ctx) {
 
 // HDEL key field [field ...]
 func hdelCommand(c *Ctx) {
-	c.removeMembers(c.Argv[1], TypeHash, c.Argv[2:], hashDelete, hashLen)
+	c.removeMembers(c.Argv[1], TypeHash, c.Argv[2:], hashDelete, hashLen, NotifyHash, "hdel")
 }
 
 // HLEN key
@@ -246,6 +248,7 @@ func hincrbyCommand(c *Ctx) {
 	var buf [24]byte
 	hashSet(c.cfg(), o, c.Argv[2], AppendInt(buf[:0], cur))
 	c.Touch(key)
+	c.Notify(NotifyHash, "hincrby", key)
 	c.W.Int(cur)
 }
 
@@ -272,6 +275,7 @@ func hincrbyfloatCommand(c *Ctx) {
 	}
 	hashSet(c.cfg(), o, c.Argv[2], b)
 	c.Touch(key)
+	c.Notify(NotifyHash, "hincrbyfloat", key)
 	c.W.Bulk(b)
 	c.OwnAs(argHSET, key, c.Argv[2], b) // the sum replays exactly
 }

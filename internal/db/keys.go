@@ -66,9 +66,20 @@ func copyValue(o *Object) any {
 }
 
 // peekRead is Valkey's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): a read that
-// counts keyspace hits and misses but leaves the access clock alone (EXISTS,
-// TYPE, TTL and OBJECT must not make a key look recently used).
+// counts keyspace hits and misses, and announces a miss, but leaves the
+// access clock alone (EXISTS, TYPE and TTL must not make a key look
+// recently used).
 func (c *Ctx) peekRead(key []byte) *Object {
+	o := c.peekQuiet(key)
+	if o == nil {
+		c.Notify(NotifyKeyMiss, "keymiss", key)
+	}
+	return o
+}
+
+// peekQuiet is peekRead without the miss announced (LOOKUP_NONOTIFY:
+// OBJECT's lookups).
+func (c *Ctx) peekQuiet(key []byte) *Object {
 	o := c.LookupDB(c.DB, key)
 	if o == nil {
 		c.KS.Stats.KeyspaceMisses.Add(c.Shard, 1)
@@ -157,6 +168,7 @@ func (c *Ctx) delGeneric() {
 	for _, k := range c.Argv[1:] {
 		if c.Delete(k) {
 			c.Touch(k)
+			c.Notify(NotifyGeneric, "del", k)
 			n++
 		}
 	}
@@ -224,15 +236,21 @@ func (c *Ctx) renameGeneric(nx bool) {
 	}
 	// Looked up even without NX so that an expired destination is
 	// collected first, as Valkey's lookupKeyWrite does.
-	if c.LookupWrite(dst) != nil && nx {
-		c.W.Int(0)
-		return
+	if c.LookupWrite(dst) != nil {
+		if nx {
+			c.W.Int(0)
+			return
+		}
+		// Deleted first, so the destination is a new key ("new").
+		c.Delete(dst)
 	}
 	v := *o // the value moves with its TTL and access clock
 	c.Delete(src)
 	c.storeDB(c.DB, dst, v)
 	c.Touch(src)
 	c.signalDB(c.DB, dst)
+	c.Notify(NotifyGeneric, "rename_from", src)
+	c.Notify(NotifyGeneric, "rename_to", dst)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -267,6 +285,8 @@ func moveCommand(c *Ctx) {
 	c.storeDB(dst, key, v)
 	c.Touch(key)
 	c.signalDB(dst, key)
+	c.Notify(NotifyGeneric, "move_from", key)
+	c.NotifyDB(NotifyGeneric, "move_to", key, dst)
 	c.W.Int(1)
 }
 
@@ -298,7 +318,8 @@ func copyCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if c.LookupDB(dst, dstKey) != nil && !replace {
+	exists := c.LookupDB(dst, dstKey) != nil
+	if exists && !replace {
 		c.W.Int(0)
 		return
 	}
@@ -313,6 +334,10 @@ func copyCommand(c *Ctx) {
 		}
 	}
 	exp := o.Expire
+	if exists {
+		// REPLACE deletes the old key first: the copy is a new key.
+		c.DeleteDB(dst, dstKey)
+	}
 	// CreateDB gives the copy a fresh access clock, as dupStringObject and
 	// the collection dup functions do in Valkey.
 	n := c.CreateDB(dst, dstKey, o.Type)
@@ -323,6 +348,7 @@ func copyCommand(c *Ctx) {
 	}
 	c.keyAdded(dst, dstKey, n.Type)
 	c.TouchDB(dst, dstKey)
+	c.NotifyDB(NotifyGeneric, "copy_to", dstKey, dst)
 	c.W.Int(1)
 }
 

@@ -68,9 +68,12 @@ func (c *Ctx) expireGeneric(base int64, seconds bool, cmd string) {
 
 	if when <= c.Now && !c.Replica {
 		// Already expired: delete now, propagated as the deletion of an
-		// expired key is (UNLINK, or DEL with lazyfree-lazy-expire off).
+		// expired key is (UNLINK, or DEL with lazyfree-lazy-expire off)
+		// and announced as a "del" (Valkey 8.0; later versions say
+		// "expired").
 		c.Delete(key)
 		c.Touch(key)
+		c.Notify(NotifyGeneric, "del", key)
 		c.ownDeletion(key, c.KS.lazy.expire.Load())
 		c.W.Int(1)
 		return
@@ -82,6 +85,7 @@ func (c *Ctx) expireGeneric(base int64, seconds bool, cmd string) {
 	}
 	c.SetExpire(key, o, when)
 	c.Touch(key)
+	c.Notify(NotifyGeneric, "expire", key)
 	c.W.Int(1)
 	if c.Propagating() {
 		// As PEXPIREAT with the absolute time, the options kept (they
@@ -131,6 +135,7 @@ func persistCommand(c *Ctx) {
 	}
 	c.SetExpire(key, o, 0)
 	c.Touch(key)
+	c.Notify(NotifyGeneric, "persist", key)
 	c.W.Int(1)
 }
 

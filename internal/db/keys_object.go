@@ -10,11 +10,12 @@ const sharedRefcount = 1<<31 - 1
 
 // The OBJECT subcommands look keys up without touching the access clock, so
 // inspecting a key does not change its idle time or frequency. They still
-// count keyspace hits/misses, as Valkey's objectCommandLookup does.
+// count keyspace hits/misses, as Valkey's objectCommandLookup does, but do
+// not announce a miss.
 
 // OBJECT ENCODING key
 func objectEncodingCommand(c *Ctx) {
-	o := c.peekRead(c.Argv[2])
+	o := c.peekQuiet(c.Argv[2])
 	if o == nil {
 		c.W.Null()
 		return
@@ -46,7 +47,7 @@ func ObjectEncoding(o *Object) string {
 
 // OBJECT FREQ key
 func objectFreqCommand(c *Ctx) {
-	o := c.peekRead(c.Argv[2])
+	o := c.peekQuiet(c.Argv[2])
 	if o == nil {
 		c.W.Null()
 		return
@@ -62,7 +63,7 @@ func objectFreqCommand(c *Ctx) {
 
 // OBJECT IDLETIME key
 func objectIdletimeCommand(c *Ctx) {
-	o := c.peekRead(c.Argv[2])
+	o := c.peekQuiet(c.Argv[2])
 	if o == nil {
 		c.W.Null()
 		return
@@ -82,7 +83,7 @@ func objectIdletimeCommand(c *Ctx) {
 // sharing when maxmemory is set with an LRU or LFU policy; that case reads
 // INT_MAX here and 1 there.
 func objectRefcountCommand(c *Ctx) {
-	o := c.peekRead(c.Argv[2])
+	o := c.peekQuiet(c.Argv[2])
 	if o == nil {
 		c.W.Null()
 		return

@@ -57,12 +57,13 @@ func (c *Ctx) createList(key []byte) *Object {
 }
 
 // listRemoved is listElementsRemoved: after n elements left the list at
-// key, delete the key if the list is empty or else let it shrink back to a
-// listpack, and count the change.
-func (c *Ctx) listRemoved(key []byte, ql *ds.Quicklist, n int) {
-	if ql.Len() == 0 {
-		c.Delete(key)
-	} else {
+// key, announce event (lpop, rpop, lrem), delete the key if the list is
+// empty ("del") or else let it shrink back to a listpack, and count the
+// change.
+func (c *Ctx) listRemoved(key []byte, ql *ds.Quicklist, n int, event string) {
+	empty := ql.Len() == 0
+	c.removedFrom(NotifyList, event, key, empty)
+	if !empty {
 		ql.TryShrink(c.cfg().listFill())
 	}
 	c.touchN(key, n)
@@ -120,6 +121,7 @@ func (c *Ctx) pushGeneric(head, xx bool) {
 		}
 	}
 	c.touchN(key, len(vals))
+	c.Notify(NotifyList, pushName(head), key)
 	c.SignalReady(key)
 	c.W.Int(int64(ql.Len()))
 }
@@ -171,19 +173,29 @@ func (c *Ctx) popGeneric(head bool) {
 			c.W.Bulk(ql.Tail())
 			ql.DelRange(ql.Len()-1, 1)
 		}
-		c.listRemoved(key, ql, 1)
+		c.listRemoved(key, ql, 1, popName(head))
 		return
 	}
 	n := int(min(count, int64(ql.Len())))
 	c.listPopRangeReply(ql, head, n)
-	c.listRemoved(key, ql, n)
+	c.listRemoved(key, ql, n, popName(head))
 }
 
+// popName is the name of a pop from the head (lpop) or the tail (rpop),
+// as an error text and an event.
 func popName(head bool) string {
 	if head {
 		return "lpop"
 	}
 	return "rpop"
+}
+
+// pushName is the event of a push onto the head (lpush) or the tail.
+func pushName(head bool) string {
+	if head {
+		return "lpush"
+	}
+	return "rpush"
 }
 
 // listPopRangeReply writes n elements from one end of ql (in pop order) as
@@ -285,6 +297,7 @@ func lsetCommand(c *Ctx) {
 	}
 	ql.TryShrink(c.cfg().listFill())
 	c.Touch(key)
+	c.Notify(NotifyList, "lset", key)
 	c.W.OK()
 }
 
@@ -316,9 +329,9 @@ func ltrimCommand(c *Ctx) {
 	}
 	ql.DelRange(0, int(ltrim))
 	ql.DelRange(ql.Len()-int(rtrim), int(rtrim))
-	if ql.Len() == 0 {
-		c.Delete(key)
-	} else {
+	empty := ql.Len() == 0
+	c.removedFrom(NotifyList, "ltrim", key, empty)
+	if !empty {
 		ql.TryShrink(c.cfg().listFill())
 	}
 	// Valkey signals the key as modified even when nothing was trimmed

@@ -42,7 +42,7 @@ func (c *Ctx) blockingPop(head bool) {
 			val = ql.PopTail(nil)
 		}
 		key = append([]byte(nil), k...)
-		sc.listRemoved(k, ql, 1)
+		sc.listRemoved(k, ql, 1, popName(head))
 		sc.OwnAs(popArg(head), k) // BLPOP k ... as LPOP k
 		return true
 	}
@@ -94,7 +94,7 @@ func blmpopCommand(c *Ctx) {
 			}
 		}
 		key = append([]byte(nil), k...)
-		sc.listRemoved(k, ql, n)
+		sc.listRemoved(k, ql, n, popName(head))
 		if sc.Propagating() {
 			sc.OwnAs(popArg(head), k, itoa(int64(n))) // what it popped
 		}

@@ -32,6 +32,7 @@ func linsertCommand(c *Ctx) {
 		return
 	}
 	c.Touch(key)
+	c.Notify(NotifyList, "linsert", key)
 	c.SignalReady(key)
 	c.W.Int(int64(ql.Len()))
 }
@@ -59,7 +60,7 @@ func lremCommand(c *Ctx) {
 	// n == 0 removes every match (Remove's convention too).
 	removed := ql.Remove(c.Argv[3], int(min(n, int64(ql.Len()))), fromTail)
 	if removed > 0 {
-		c.listRemoved(key, ql, removed)
+		c.listRemoved(key, ql, removed, "lrem")
 	}
 	c.W.Int(int64(removed))
 }
@@ -134,8 +135,9 @@ func (c *Ctx) listMove(src, dst []byte, from, to bool, buf []byte) (v []byte, er
 	// The destination changes first, then the source is cleaned up: with
 	// src == dst a one-element list is rotated, not deleted.
 	c.signalDB(c.DB, dst)
+	c.Notify(NotifyList, pushName(to), dst)
 	c.SignalReady(dst)
-	c.listRemoved(src, sl, 1)
+	c.listRemoved(src, sl, 1, popName(from))
 	return v, "", true
 }
 
@@ -159,7 +161,7 @@ func lmpopCommand(c *Ctx) {
 		c.W.ArrayLen(2)
 		c.W.Bulk(k)
 		c.listPopRangeReply(ql, head, n)
-		c.listRemoved(k, ql, n)
+		c.listRemoved(k, ql, n, popName(head))
 		if c.Propagating() {
 			c.OwnAs(popArg(head), k, itoa(int64(n))) // the key it chose
 		}

@@ -62,13 +62,16 @@ func saddCommand(c *Ctx) {
 			added++
 		}
 	}
-	c.touchN(key, added)
+	if added > 0 {
+		c.touchN(key, added)
+		c.Notify(NotifySet, "sadd", key)
+	}
 	c.W.Int(int64(added))
 }
 
 // SREM key member [member ...]
 func sremCommand(c *Ctx) {
-	c.removeMembers(c.Argv[1], TypeSet, c.Argv[2:], setRemove, setLen)
+	c.removeMembers(c.Argv[1], TypeSet, c.Argv[2:], setRemove, setLen, NotifySet, "srem")
 }
 
 // SMOVE source destination member
@@ -96,9 +99,7 @@ func smoveCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if setLen(src) == 0 {
-		c.Delete(srcKey)
-	}
+	c.removedFrom(NotifySet, "srem", srcKey, setLen(src) == 0)
 	if dst == nil {
 		dst = c.Create(dstKey, TypeSet)
 		dst.Val = newSetFor(c.cfg(), m, 1)
@@ -106,6 +107,7 @@ func smoveCommand(c *Ctx) {
 	c.Touch(srcKey)
 	if setAdd(c.cfg(), dst, m) {
 		c.Touch(dstKey)
+		c.Notify(NotifySet, "sadd", dstKey)
 	}
 	c.W.Int(1)
 }
@@ -193,9 +195,7 @@ func spopCommand(c *Ctx) {
 	m := setPopRandom(o)
 	c.W.Bulk(m)
 	c.OwnAs(argSREM, key, m) // the member it chose, not another
-	if setLen(o) == 0 {
-		c.Delete(key)
-	}
+	c.removedFrom(NotifySet, "spop", key, setLen(o) == 0)
 	c.Touch(key)
 }
 
@@ -248,7 +248,7 @@ func (c *Ctx) spopWithCount() {
 	if count >= size {
 		// The whole set, in the order SUNION of the one set would give.
 		c.writeSetReply(setUnionOf(c.cfg(), []*Object{o}))
-		c.Delete(key)
+		c.removedFrom(NotifySet, "spop", key, true)
 		c.touchN(key, int(size))
 		c.ownDeletion(key, c.KS.lazy.serverDel.Load())
 		return
@@ -314,6 +314,7 @@ func (c *Ctx) spopWithCount() {
 		o.Val = keep.Val
 	}
 	c.touchN(key, int(count))
+	c.Notify(NotifySet, "spop", key)
 }
 
 // packSample picks k distinct entries of p uniformly (selection sampling,

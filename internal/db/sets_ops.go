@@ -60,19 +60,19 @@ func (c *Ctx) lookupSets(keys [][]byte) ([]*Object, bool) {
 }
 
 // storeSetResult stores a non-empty result at dst (replacing any value and
-// its TTL) or deletes dst, and replies with the result's size.
-func (c *Ctx) storeSetResult(dst []byte, res *Object) {
+// its TTL, announced as event) or deletes dst, and replies with the
+// result's size.
+func (c *Ctx) storeSetResult(dst []byte, res *Object, event string) {
 	n := setLen(res)
 	if n == 0 {
-		if c.Delete(dst) {
-			c.Touch(dst)
-		}
+		c.dropStored(dst)
 		c.W.Int(0)
 		return
 	}
 	o := c.Create(dst, TypeSet)
 	o.Val = res.Val
 	c.Touch(dst)
+	c.Notify(NotifySet, event, dst)
 	c.W.Int(int64(n))
 }
 
@@ -85,9 +85,7 @@ func (c *Ctx) sinterGeneric(keys [][]byte, dst []byte, cardOnly bool, limit int6
 	if slices.Contains(sets, nil) {
 		switch {
 		case dst != nil:
-			if c.Delete(dst) {
-				c.Touch(dst)
-			}
+			c.dropStored(dst)
 			c.W.Int(0)
 		case cardOnly:
 			c.W.Int(0)
@@ -151,7 +149,7 @@ func (c *Ctx) sinterGeneric(keys [][]byte, dst []byte, cardOnly bool, limit int6
 				p.ShrinkToFit()
 			}
 		}
-		c.storeSetResult(dst, res)
+		c.storeSetResult(dst, res, "sinterstore")
 	default:
 		c.W.SetLen(int(card))
 		c.W.Raw(out.Bytes())
@@ -199,7 +197,11 @@ func (c *Ctx) sunionDiffGeneric(keys [][]byte, dst []byte, diff bool) {
 		res = setDiffOf(c.cfg(), sets)
 	}
 	if dst != nil {
-		c.storeSetResult(dst, res)
+		event := "sunionstore"
+		if diff {
+			event = "sdiffstore"
+		}
+		c.storeSetResult(dst, res, event)
 		return
 	}
 	c.writeSetReply(res)

@@ -274,8 +274,9 @@ func (c *Ctx) sortGeneric(readonly bool) {
 			d.Val = ql
 			c.SignalReady(storekey)
 			c.touchN(storekey, outLen)
-		} else if c.Delete(storekey) {
-			c.Touch(storekey)
+			c.Notify(NotifyList, "sortstore", storekey)
+		} else {
+			c.dropStored(storekey)
 		}
 		c.W.Int(int64(outLen))
 	}

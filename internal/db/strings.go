@@ -159,12 +159,16 @@ func (c *Ctx) setGeneric(flags int, key, val []byte, expireArg int, cmd string, 
 			return
 		}
 	}
-	o := c.LookupWrite(key)
+	var o *Object
 	if flags&setGet != 0 {
-		if o != nil && o.Type != TypeString {
+		// GET reads the key first, as Valkey's getGenericCommand: a
+		// miss counts and is announced.
+		if o = c.LookupRead(key); o != nil && o.Type != TypeString {
 			c.W.Error(ErrWrongType)
 			return
 		}
+	} else {
+		o = c.LookupWrite(key)
 	}
 	if (flags&setNX != 0 && o != nil) || (flags&setXX != 0 && o == nil) {
 		switch {
@@ -188,14 +192,35 @@ func (c *Ctx) setGeneric(flags int, key, val []byte, expireArg int, cmd string, 
 			c.W.Bulk(o.Str) // written before the value is overwritten
 		}
 	}
+	if expireArg > 0 && when <= c.Now && !c.Replica {
+		// A time already past (EXAT/PXAT) stores nothing: a key that
+		// was there is deleted, propagated and announced as the
+		// deletion of an expired key is, as Valkey 8.0 does.
+		if o != nil {
+			c.Delete(key)
+			c.Touch(key)
+			c.Notify(NotifyGeneric, "del", key)
+			c.ownDeletion(key, c.KS.lazy.expire.Load())
+		}
+		c.setReply(flags, okReply)
+		return
+	}
 	o = c.SetString(key, val, flags&setKeepTTL != 0)
+	c.Notify(NotifyString, "set", key)
 	if expireArg > 0 {
 		c.SetExpire(key, o, when)
+		c.Notify(NotifyGeneric, "expire", key)
 	}
 	c.Touch(key)
 	if c.Propagating() {
 		c.propagateSet(flags, key, val, expireArg, when, cmd)
 	}
+	c.setReply(flags, okReply)
+}
+
+// setReply writes a SET-like command's success reply: none with GET
+// (the old value was the reply), +OK or :1.
+func (c *Ctx) setReply(flags int, okReply bool) {
 	if flags&setGet == 0 {
 		if okReply {
 			c.W.OK()
@@ -248,6 +273,7 @@ func getdelCommand(c *Ctx) {
 		c.W.Bulk(o.Str)
 		c.Delete(key)
 		c.Touch(key)
+		c.Notify(NotifyGeneric, "del", key)
 		c.OwnAs(argDEL, key)
 	}
 }
@@ -282,16 +308,19 @@ func getexCommand(c *Ctx) {
 		// An absolute time in the past deletes the key, as Valkey does.
 		c.Delete(key)
 		c.Touch(key)
+		c.Notify(NotifyGeneric, "del", key)
 		c.ownDeletion(key, c.KS.lazy.expire.Load())
 	case ea > 0:
 		c.SetExpire(key, o, when)
 		c.Touch(key)
+		c.Notify(NotifyGeneric, "expire", key)
 		if c.Propagating() {
 			c.OwnAs(argPEXPIREAT, key, itoa(when))
 		}
 	case flags&setPersist != 0 && o.Expire != 0:
 		c.SetExpire(key, o, 0)
 		c.Touch(key)
+		c.Notify(NotifyGeneric, "persist", key)
 		c.OwnAs(argPERSIST, key)
 	}
 }
@@ -317,6 +346,7 @@ func msetCommand(c *Ctx) {
 	}
 	for j := 1; j < len(c.Argv); j += 2 {
 		c.SetString(c.Argv[j], c.Argv[j+1], false)
+		c.Notify(NotifyString, "set", c.Argv[j])
 		c.Touch(c.Argv[j])
 	}
 	c.W.OK()
@@ -336,6 +366,7 @@ func msetnxCommand(c *Ctx) {
 	}
 	for j := 1; j < len(c.Argv); j += 2 {
 		c.SetString(c.Argv[j], c.Argv[j+1], false)
+		c.Notify(NotifyString, "set", c.Argv[j])
 		c.Touch(c.Argv[j])
 	}
 	c.W.Int(1)
@@ -348,6 +379,7 @@ func appendCommand(c *Ctx) {
 	if o == nil {
 		c.SetString(key, val, false)
 		c.Touch(key)
+		c.Notify(NotifyString, "append", key)
 		c.W.Int(int64(len(val)))
 		return
 	}
@@ -361,6 +393,7 @@ func appendCommand(c *Ctx) {
 	o.Str = append(o.Str, val...)
 	o.Form = StrRaw
 	c.Touch(key)
+	c.Notify(NotifyString, "append", key)
 	c.W.Int(int64(len(o.Str)))
 }
 
@@ -432,6 +465,7 @@ func (c *Ctx) incrDecr(by int64) {
 	o.Str = AppendInt(o.Str[:0], cur)
 	o.Form = StrPlain
 	c.Touch(key)
+	c.Notify(NotifyString, "incrby", key)
 	c.W.Int(cur)
 }
 
@@ -485,6 +519,7 @@ func incrbyfloatCommand(c *Ctx) {
 	}
 	o.Form = StrFloat
 	c.Touch(key)
+	c.Notify(NotifyString, "incrbyfloat", key)
 	c.W.Bulk(o.Str)
 	// The sum is what replays exactly (Valkey: SET key sum KEEPTTL).
 	c.OwnAs(argSET, key, o.Str, argKEEPTTL)

@@ -114,6 +114,7 @@ func setrangeCommand(c *Ctx) {
 	}
 	copy(o.Str[offset:], val)
 	c.Touch(key)
+	c.Notify(NotifyString, "setrange", key)
 	c.W.Int(int64(len(o.Str)))
 }
 

@@ -160,7 +160,14 @@ opts:
 			}
 			score = ns
 		}
-		c.touchN(key, added+updated)
+		if added+updated > 0 {
+			c.touchN(key, added+updated)
+			if incr {
+				c.Notify(NotifyZset, "zincr", key)
+			} else {
+				c.Notify(NotifyZset, "zadd", key)
+			}
+		}
 	}
 	switch {
 	case nanErr:
@@ -180,7 +187,7 @@ opts:
 
 // ZREM key member [member ...]
 func zremCommand(c *Ctx) {
-	c.removeMembers(c.Argv[1], TypeZSet, c.Argv[2:], zsetDel, zsetLen)
+	c.removeMembers(c.Argv[1], TypeZSet, c.Argv[2:], zsetDel, zsetLen, NotifyZset, "zrem")
 }
 
 // ZCARD key

@@ -19,6 +19,13 @@ const (
 	opDiff
 )
 
+// zsetStoreEvents are the events of Z*STORE, by operation.
+var zsetStoreEvents = [...]string{
+	opUnion: "zunionstore",
+	opInter: "zinterstore",
+	opDiff:  "zdiffstore",
+}
+
 const (
 	aggrSum = iota
 	aggrMin
@@ -244,9 +251,7 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 		c.W.Int(card)
 	case dst != nil:
 		if res.Len() == 0 {
-			if c.Delete(dst) {
-				c.Touch(dst)
-			}
+			c.dropStored(dst)
 			c.W.Int(0)
 			return
 		}
@@ -259,6 +264,7 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 		zsetMaybeToPack(c.cfg(), o, maxLen)
 		c.createZSet(dst, o.Val)
 		c.Touch(dst)
+		c.Notify(NotifyZset, zsetStoreEvents[op], dst)
 		c.W.Int(int64(res.Len()))
 	default:
 		n := res.Len()

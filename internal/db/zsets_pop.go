@@ -55,9 +55,11 @@ func zpopFrom(c *Ctx, key []byte, o *Object, max bool, count int64) zpopResult {
 		r.scores = append(r.scores, s)
 		zsetDeleteRank(o, rank, rank)
 	}
-	if zsetLen(o) == 0 {
-		c.Delete(key)
+	event := "zpopmin"
+	if max {
+		event = "zpopmax"
 	}
+	c.removedFrom(NotifyZset, event, key, zsetLen(o) == 0)
 	c.touchN(key, n)
 	return r
 }

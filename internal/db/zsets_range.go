@@ -99,12 +99,11 @@ func (s *zrangeSink) finish() {
 		if s.n > 0 {
 			c.createZSet(s.dst, s.res.Val)
 			c.Touch(s.dst)
+			c.Notify(NotifyZset, "zrangestore", s.dst)
 			c.W.Int(int64(s.n))
 			return
 		}
-		if c.Delete(s.dst) {
-			c.Touch(s.dst)
-		}
+		c.dropStored(s.dst)
 		c.W.Int(0)
 		return
 	}
@@ -280,6 +279,13 @@ func zremrangebyscoreCommand(c *Ctx) { c.zremrangeGeneric(zrangeScore) }
 // ZREMRANGEBYLEX key min max
 func zremrangebylexCommand(c *Ctx) { c.zremrangeGeneric(zrangeLex) }
 
+// zremrangeEvents are the events of ZREMRANGEBY*, by range type.
+var zremrangeEvents = [...]string{
+	zrangeRank:  "zremrangebyrank",
+	zrangeScore: "zremrangebyscore",
+	zrangeLex:   "zremrangebylex",
+}
+
 func (c *Ctx) zremrangeGeneric(rtype int) {
 	key := c.Argv[1]
 	start, end, spec, ok := c.rangeArgs(rtype, 2, 3)
@@ -305,8 +311,8 @@ func (c *Ctx) zremrangeGeneric(rtype int) {
 	} else {
 		deleted = zsetDeleteIn(o, spec)
 	}
-	if zsetLen(o) == 0 {
-		c.Delete(key)
+	if deleted > 0 {
+		c.removedFrom(NotifyZset, zremrangeEvents[rtype], key, zsetLen(o) == 0)
 	}
 	c.touchN(key, deleted)
 	c.W.Int(int64(deleted))

@@ -114,11 +114,13 @@ func (c *Client) migrateKeys(cache *migrate.Cache, a *migrate.Args) {
 			if !ok {
 				continue
 			}
-			// A key named twice is deleted once and counted twice, as
-			// Valkey's dbDelete + signalModifiedKey + dirty++ does.
+			// A key named twice is deleted once and counted (and
+			// announced) twice, as Valkey's dbDelete +
+			// signalModifiedKey + "del" + dirty++ does.
 			k := items[j].Key
 			ctx.Delete(k)
 			ctx.Touch(k)
+			ctx.Notify(db.NotifyGeneric, "del", k)
 			del = append(del, k)
 		}
 		if len(del) > 0 && ctx.Propagating() {
