@@ -391,9 +391,13 @@ func (d *msgpackDecoder) value() lua.LValue {
 // array decodes n elements into a new table; nil elements leave holes.
 func (d *msgpackDecoder) array(n uint64) lua.LValue {
 	t := d.L.NewTable()
-	// The table and the index sit on the stack under each element.
+	// The table, then the index, sit on the stack under each element;
+	// the C code checks for the index's slot once the table is there.
 	d.used += 2
 	defer func() { d.used -= 2 }()
+	if d.used > maxCStack {
+		stackOverflow(d.L, "in function mp_decode_to_lua_array")
+	}
 	for i := uint64(1); i <= n; i++ {
 		v := d.value()
 		if d.err != mpOK {

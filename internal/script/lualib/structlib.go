@@ -2,7 +2,6 @@ package lualib
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"strings"
 
@@ -117,7 +116,7 @@ func (sf *structFormat) control(opt byte, h *structHeader) {
 		}
 		h.align = a
 	default:
-		argError(sf.L, 1, fmt.Sprintf("invalid format option '%c'", rune(opt)))
+		argError(sf.L, 1, "invalid format option '"+string([]byte{opt})+"'")
 	}
 }
 
@@ -139,6 +138,9 @@ func structPack(L *lua.LState) int {
 	sf := newStructFormat(L, checkString(L, 1))
 	h := defaultHeader()
 	arg := 2
+	// The C code pushes a nil to separate the arguments from its buffer:
+	// the first missing argument reads as nil, not "no value".
+	L.Push(lua.LNil)
 	var b []byte
 	total := uint64(0)
 	for sf.pos < len(sf.fmt) {
