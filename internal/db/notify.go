@@ -40,8 +40,9 @@ const (
 // goroutine, with stripes held.
 type Observer interface {
 	// KeyEvent is one notification of class (a single class bit) in
-	// database db. key aliases the caller's memory: copy to keep.
-	KeyEvent(class int, event string, key []byte, db int)
+	// database db; by is the Ctx.Client of the command, nil for expiry
+	// and eviction. key aliases the caller's memory: copy to keep.
+	KeyEvent(class int, event string, key []byte, db int, by any)
 	// KeyChanged: key in db was modified (by is the Ctx.Client of the
 	// command, nil for expiry and eviction).
 	KeyChanged(db int, key []byte, by any)
@@ -76,21 +77,26 @@ func (ks *Keyspace) Notifying(class int) bool {
 // Event sends a notification of class for key in db if the class is
 // enabled. The key's stripe is held.
 func (ks *Keyspace) Event(class int, event string, key []byte, db int) {
+	ks.EventBy(class, event, key, db, nil)
+}
+
+// EventBy is Event for a command run by client by (Ctx.Client).
+func (ks *Keyspace) EventBy(class int, event string, key []byte, db int, by any) {
 	if ks.notify.obs == nil || !ks.Notifying(class) {
 		return
 	}
-	ks.notify.obs.KeyEvent(class, event, key, db)
+	ks.notify.obs.KeyEvent(class, event, key, db, by)
 }
 
 // Notify sends a notification of class about key in the command's
 // database (Valkey's notifyKeyspaceEvent).
 func (c *Ctx) Notify(class int, event string, key []byte) {
-	c.KS.Event(class, event, key, c.DB)
+	c.KS.EventBy(class, event, key, c.DB, c.Client)
 }
 
 // NotifyDB is Notify for a key in database db.
 func (c *Ctx) NotifyDB(class int, event string, key []byte, db int) {
-	c.KS.Event(class, event, key, db)
+	c.KS.EventBy(class, event, key, db, c.Client)
 }
 
 // keyChanged is Valkey's signalModifiedKey: WATCHes and tracking.

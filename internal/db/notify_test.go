@@ -48,7 +48,7 @@ var eventClass = map[string]int{
 	"new": NotifyNew, "keymiss": NotifyKeyMiss,
 }
 
-func (r *eventRecorder) KeyEvent(class int, event string, key []byte, db int) {
+func (r *eventRecorder) KeyEvent(class int, event string, key []byte, db int, _ any) {
 	if want, ok := eventClass[event]; !ok || want != class {
 		r.t.Errorf("event %q of class %#x (want %#x)", event, class, want)
 	}

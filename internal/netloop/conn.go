@@ -70,6 +70,8 @@ type Conn struct {
 	// wakePending: Wake was called and OnWake has not run yet (any
 	// goroutine sets it; the loop clears it).
 	wakePending atomic.Bool
+	// wakeOnSent: WakeWhenSent is waiting for the output to be sent.
+	wakeOnSent bool
 }
 
 // Waker is implemented by handlers that get output from other goroutines
@@ -93,9 +95,51 @@ func (c *Conn) Wake() {
 		l.mu.Unlock()
 		return
 	}
+	first := len(l.wakes) == 0
 	l.wakes = append(l.wakes, c)
 	l.mu.Unlock()
-	l.wake()
+	if first {
+		// One poke per batch of wakes: the loop takes the whole list
+		// after reading the eventfd, so a list that was not empty has a
+		// poke on its way already.
+		l.wake()
+	}
+}
+
+// SameLoop reports whether c and o belong to the same loop.
+func (c *Conn) SameLoop(o *Conn) bool { return c.l == o.l }
+
+// WakeWhenSent asks for OnWake once the output the connection holds has
+// been handed to the kernel: at the end of this round if it holds none, else
+// when a send completes (ring) or the socket has taken it (epoll). A
+// handler that produces output a piece at a time (pushed output of a slow
+// subscriber) sends the next piece then, instead of piling it all up
+// here. Loop only.
+func (c *Conn) WakeWhenSent() {
+	c.wakeOnSent = true
+	if c.OutQueued() == 0 {
+		c.sentWake()
+	}
+}
+
+// sentWake delivers a WakeWhenSent wake at the end of the round.
+func (c *Conn) sentWake() {
+	if !c.wakeOnSent {
+		return
+	}
+	c.wakeOnSent = false
+	c.WakeOnLoop()
+}
+
+// WakeOnLoop is Wake for a caller running on c's own loop goroutine (a
+// handler of another connection of the same loop): OnWake runs at the
+// end of the current round, before its output is written, with no
+// eventfd round trip.
+func (c *Conn) WakeOnLoop() {
+	if c.wakePending.Swap(true) {
+		return
+	}
+	c.l.localWakes = append(c.l.localWakes, c)
 }
 
 // Drainer is implemented by handlers that want to know when output that
@@ -261,6 +305,8 @@ func (c *Conn) Write(p []byte) (int, error) {
 		c.out = append(c.out[:0], p[n:]...)
 		c.wantOut, c.backlogged = true, true
 		c.setInterest()
+	} else {
+		c.sentWake()
 	}
 	return len(p), nil
 }
@@ -291,6 +337,8 @@ func (c *Conn) flushDeferred() {
 		c.out = append(c.out[:0], p[n:]...)
 		c.wantOut, c.backlogged = true, true
 		c.setInterest()
+	} else {
+		c.sentWake()
 	}
 }
 

@@ -101,8 +101,12 @@ type loop struct {
 	conns   []*Conn // indexed by fd; owned by the loop goroutine
 	events  []unix.EpollEvent
 	pending []*Conn // DeferWrite: connections with collected replies
-	againq  []*Conn // Conn.Again: handlers to run next round
-	againx  []*Conn // the other half of againq's double buffer
+	// localWakes: connections woken from this loop's own goroutine
+	// (WakeOnLoop), run at the end of the round; owned by the loop.
+	localWakes []*Conn
+	wakeSpare  []*Conn
+	againq     []*Conn // Conn.Again: handlers to run next round
+	againx     []*Conn // the other half of againq's double buffer
 
 	// io_uring backend (uring.go); owned by the loop goroutine.
 	ring      *uring.Ring
@@ -308,11 +312,28 @@ func (l *loop) endRound(tick int64, now, nextTick *int64) {
 			*nextTick = *now + tick
 		}
 	}
-	if l.e.beforeFlush != nil {
-		l.e.beforeFlush()
-	}
-	if len(l.pending) > 0 {
-		l.flushPending()
+	for {
+		for len(l.localWakes) > 0 {
+			// An OnWake may wake others on this loop: until none is left.
+			ws := l.localWakes
+			l.localWakes = l.wakeSpare[:0]
+			for i, c := range ws {
+				l.deliverWake(c)
+				ws[i] = nil
+			}
+			l.wakeSpare = ws[:0]
+		}
+		if l.e.beforeFlush != nil {
+			l.e.beforeFlush()
+		}
+		if len(l.pending) > 0 {
+			l.flushPending()
+		}
+		if len(l.localWakes) == 0 {
+			return
+		}
+		// A write took everything a WakeWhenSent waited for: its next
+		// piece goes out in this round too.
 	}
 }
 
@@ -423,6 +444,7 @@ func (l *loop) handle(c *Conn) {
 		if c.backlogged {
 			c.drained()
 		}
+		c.sentWake()
 		c.setInterest()
 		if !c.again || c.sysfd < 0 {
 			return // EPOLLIN is level-triggered: the next wait reports input

@@ -209,6 +209,7 @@ func (l *loop) complete(userData uint64, res int32) bool {
 		if c.backlogged && len(c.pend) == 0 && !c.closeWhenFlushed {
 			c.drained()
 		}
+		c.sentWake()
 		switch {
 		case len(c.pend) > 0:
 			l.startSend(c)

@@ -39,8 +39,9 @@ type Subscriber interface {
 	// Proto is the subscriber's protocol (2 or 3): it picks the encoding.
 	Proto() int
 	// Deliver queues b, complete RESP, for the subscriber. b is valid
-	// only during the call.
-	Deliver(b []byte)
+	// only during the call. from is what Publish was given: the
+	// publishing client, when there is one.
+	Deliver(b []byte, from any)
 }
 
 // Kind is a subscription namespace.
@@ -228,7 +229,8 @@ func (m *message) bytes(proto int) []byte {
 		if m.kind == Shard {
 			word = "smessage"
 		}
-		b := appendHeader(nil, proto, 3)
+		b := getBuf(32 + len(word) + len(m.channel) + len(m.payload))
+		b = appendHeader(b, proto, 3)
 		b = appendBulk(b, word)
 		b = appendBulkBytes(b, m.channel)
 		m.enc[i] = appendBulkBytes(b, m.payload)
@@ -238,8 +240,8 @@ func (m *message) bytes(proto int) []byte {
 
 // Publish sends payload to the subscribers of channel (kind Channel: and
 // of every pattern matching it; kind Shard: shard subscribers only) and
-// returns how many received it.
-func (r *Registry) Publish(k Kind, channel, payload []byte) int {
+// returns how many received it. from is passed on to Deliver.
+func (r *Registry) Publish(k Kind, channel, payload []byte, from any) int {
 	if r.total.Load() == 0 {
 		return 0
 	}
@@ -248,7 +250,7 @@ func (r *Registry) Publish(k Kind, channel, payload []byte) int {
 	r.mu.RLock()
 	if s := r.byName[nameIdx(k)][string(channel)]; s != nil {
 		for _, c := range s.list {
-			c.Deliver(m.bytes(c.Proto()))
+			c.Deliver(m.bytes(c.Proto()), from)
 			n++
 		}
 	}
@@ -266,19 +268,41 @@ func (r *Registry) Publish(k Kind, channel, payload []byte) int {
 					i = 1
 				}
 				if enc[i] == nil {
-					b := appendHeader(nil, proto, 4)
+					b := getBuf(48 + len(p.pattern) + len(chs) + len(payload))
+					b = appendHeader(b, proto, 4)
 					b = appendBulk(b, "pmessage")
 					b = appendBulk(b, p.pattern)
 					b = appendBulk(b, chs)
 					enc[i] = appendBulkBytes(b, payload)
 				}
-				c.Deliver(enc[i])
+				c.Deliver(enc[i], from)
 				n++
 			}
+			putBuf(enc[0])
+			putBuf(enc[1])
 		}
 	}
 	r.mu.RUnlock()
+	putBuf(m.enc[0])
+	putBuf(m.enc[1])
 	return n
+}
+
+// bufPool recycles message encodings: Deliver copies what it keeps, so an
+// encoding is garbage once Publish returns.
+var bufPool sync.Pool
+
+func getBuf(n int) []byte {
+	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, max(n, 256))
+}
+
+func putBuf(b []byte) {
+	if b != nil && cap(b) <= 64<<10 {
+		bufPool.Put(&b)
+	}
 }
 
 // Wanted reports whether a message to channel (kind Channel) could reach

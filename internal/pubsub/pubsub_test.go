@@ -13,7 +13,7 @@ type fakeSub struct {
 }
 
 func (f *fakeSub) Proto() int { return f.proto }
-func (f *fakeSub) Deliver(b []byte) {
+func (f *fakeSub) Deliver(b []byte, _ any) {
 	f.mu.Lock()
 	f.got = append(f.got, string(b))
 	f.mu.Unlock()
@@ -27,7 +27,7 @@ func TestPublishEncodings(t *testing.T) {
 	r.Subscribe(b, &sb, Channel, "news")
 	r.Subscribe(b, &sb, Pattern, "n*")
 	r.Subscribe(a, &sa, Shard, "news") // another namespace
-	if n := r.Publish(Channel, []byte("news"), []byte("hi")); n != 3 {
+	if n := r.Publish(Channel, []byte("news"), []byte("hi"), nil); n != 3 {
 		t.Fatalf("receivers %d, want 3", n)
 	}
 	wantA := []string{"*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$2\r\nhi\r\n"}
@@ -38,13 +38,13 @@ func TestPublishEncodings(t *testing.T) {
 	if !slices.Equal(a.got, wantA) || !slices.Equal(b.got, wantB) {
 		t.Fatalf("a got %q\nb got %q", a.got, b.got)
 	}
-	if n := r.Publish(Shard, []byte("news"), []byte("x")); n != 1 {
+	if n := r.Publish(Shard, []byte("news"), []byte("x"), nil); n != 1 {
 		t.Fatalf("shard receivers %d, want 1 (patterns never match shard channels)", n)
 	}
 	if got := a.got[1]; got != "*3\r\n$8\r\nsmessage\r\n$4\r\nnews\r\n$1\r\nx\r\n" {
 		t.Fatalf("smessage %q", got)
 	}
-	if n := r.Publish(Channel, []byte("other"), []byte("x")); n != 0 {
+	if n := r.Publish(Channel, []byte("other"), []byte("x"), nil); n != 0 {
 		t.Fatalf("receivers %d, want 0", n)
 	}
 }
@@ -142,7 +142,7 @@ func TestConcurrent(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; i < msgs; i++ {
-			r.Publish(Channel, []byte("c"), []byte{byte(i), byte(i >> 8)})
+			r.Publish(Channel, []byte("c"), []byte{byte(i), byte(i >> 8)}, nil)
 		}
 	}()
 	go func() { // churn on another channel meanwhile
@@ -177,11 +177,11 @@ func BenchmarkPublishFanout(b *testing.B) {
 	msg := make([]byte, 64)
 	b.ReportAllocs()
 	for b.Loop() {
-		r.Publish(Channel, []byte("c"), msg)
+		r.Publish(Channel, []byte("c"), msg, nil)
 	}
 }
 
 type nullSub struct{ _ int }
 
-func (nullSub) Proto() int     { return 2 }
-func (nullSub) Deliver([]byte) {}
+func (nullSub) Proto() int          { return 2 }
+func (nullSub) Deliver([]byte, any) {}

@@ -19,7 +19,7 @@ func (c *Client) execute(argv [][]byte) {
 		// published; what a command pushes to its own client (a message
 		// it published to itself, an invalidation of its own write)
 		// follows its reply, as Valkey's pending push messages do.
-		c.takeOutbox()
+		c.takeOutbox(pushBatch)
 	}
 	c.cmdMark = c.w.Len()
 	cm := c.lookupCmd(argv[0])

@@ -17,7 +17,7 @@ type keyObserver struct{ s *Server }
 // event) and __keyevent@<db>__:<event> (payload: the key), as the K and E
 // flags of notify-keyspace-events ask. Nothing is built when no one is
 // subscribed to anything.
-func (o keyObserver) KeyEvent(class int, event string, key []byte, dbi int) {
+func (o keyObserver) KeyEvent(class int, event string, key []byte, dbi int, by any) {
 	reg := o.s.pubsub
 	if !reg.Wanted() {
 		return
@@ -29,14 +29,14 @@ func (o keyObserver) KeyEvent(class int, event string, key []byte, dbi int) {
 		ch = strconv.AppendInt(ch, int64(dbi), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, key...)
-		reg.Publish(pubsub.Channel, ch, []byte(event))
+		reg.Publish(pubsub.Channel, ch, []byte(event), by)
 	}
 	if flags&db.NotifyKeyevent != 0 {
 		ch := append(buf[:0], "__keyevent@"...)
 		ch = strconv.AppendInt(ch, int64(dbi), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, event...)
-		reg.Publish(pubsub.Channel, ch, key)
+		reg.Publish(pubsub.Channel, ch, key, by)
 	}
 }
 

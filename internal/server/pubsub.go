@@ -14,8 +14,11 @@ import (
 // on another.
 
 // Proto and Deliver make a Client a pubsub.Subscriber.
-func (c *Client) Proto() int       { return int(c.proto.Load()) }
-func (c *Client) Deliver(b []byte) { c.Push(b) }
+func (c *Client) Proto() int { return int(c.proto.Load()) }
+func (c *Client) Deliver(b []byte, from any) {
+	f, _ := from.(*Client)
+	c.pushFrom(b, f)
+}
 
 // subscribed reports whether the client has any subscription (Valkey's
 // CLIENT_PUBSUB flag). Any goroutine.
@@ -120,13 +123,13 @@ func sunsubscribeCommand(c *Client) { c.unsubscribe(pubsub.Shard) }
 // PUBLISH channel message
 func publishCommand(c *Client) {
 	argv := c.ctx.Argv
-	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Channel, argv[1], argv[2])))
+	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Channel, argv[1], argv[2], c)))
 }
 
 // SPUBLISH shardchannel message
 func spublishCommand(c *Client) {
 	argv := c.ctx.Argv
-	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Shard, argv[1], argv[2])))
+	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Shard, argv[1], argv[2], c)))
 }
 
 // PUBSUB CHANNELS [pattern], PUBSUB SHARDCHANNELS [pattern]

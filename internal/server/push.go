@@ -27,44 +27,94 @@ import (
 //     buffer limits of its class, maxmemory-clients) from the moment they
 //     are queued.
 
-// outbox holds pushed output until the client's owner sends it.
+// outbox holds pushed output until the client's owner sends it, in
+// chunks of pushChunk bytes (Valkey's reply blocks): a backlog grows by
+// adding chunks, never by copying what it holds, and costs at most one
+// chunk's slack. Chunks come from and go back to a pool.
 type outbox struct {
-	mu   sync.Mutex
-	buf  []byte
-	over bool // a push went over an output limit: the client is closing
+	mu     sync.Mutex
+	chunks [][]byte // chunks[head:] hold the output, in order
+	head   int
+	over   bool // a push went over an output limit: the client is closing
 	// softSince is when the outbox first held the soft limit's worth
 	// (Unix seconds; 0: below it).
 	softSince int64
-	size      atomic.Int64 // len(buf), readable without the mutex
+	size      atomic.Int64 // bytes held, readable without the mutex
+}
+
+// pushChunk is the size of an outbox chunk.
+const pushChunk = 16 << 10
+
+// pushBatch bounds what the owner moves from the outbox to the
+// connection at a time: the rest waits in the outbox (in chunks) until
+// the socket has taken that much, instead of piling up in the
+// connection's contiguous output buffers.
+const pushBatch = 1 << 20
+
+var chunkPool = sync.Pool{New: func() any { return new([pushChunk]byte) }}
+
+// add appends b, splitting it over chunks. The mutex is held.
+func (o *outbox) add(b []byte) {
+	for len(b) > 0 {
+		n := len(o.chunks)
+		if n == o.head || len(o.chunks[n-1]) == pushChunk {
+			o.chunks = append(o.chunks, chunkPool.Get().(*[pushChunk]byte)[:0])
+			n++
+		}
+		last := &o.chunks[n-1]
+		k := min(len(b), pushChunk-len(*last))
+		*last = append(*last, b[:k]...)
+		b = b[k:]
+	}
+}
+
+// drop frees every chunk. The mutex is held.
+func (o *outbox) drop() {
+	for i := o.head; i < len(o.chunks); i++ {
+		chunkPool.Put((*[pushChunk]byte)(o.chunks[i][:pushChunk]))
+		o.chunks[i] = nil
+	}
+	o.chunks, o.head = o.chunks[:0], 0
+	o.size.Store(0)
 }
 
 // Push queues b, one or more complete RESP values, for c and wakes c's
 // owner to send it. Any goroutine.
-func (c *Client) Push(b []byte) {
-	c.outbox.mu.Lock()
-	if c.outbox.over {
-		c.outbox.mu.Unlock()
+func (c *Client) Push(b []byte) { c.pushFrom(b, nil) }
+
+// pushFrom is Push by a command of client from (nil: not a command's):
+// when from runs on the receiver's own event loop, the loop is woken
+// without an eventfd round trip and the receiver's output goes out in
+// the same round's writes.
+func (c *Client) pushFrom(b []byte, from *Client) {
+	o := &c.outbox
+	o.mu.Lock()
+	if o.over {
+		o.mu.Unlock()
 		return
 	}
-	if c.pushOverLimit(int64(len(c.outbox.buf) + len(b))) {
+	if c.pushOverLimit(o.size.Load() + int64(len(b))) {
 		// The owner has not taken its pushes while they went over the
 		// output limits of the client's class: close the client instead
 		// of queueing more (Valkey frees a client over its limit as soon
 		// as output is added).
-		c.outbox.over = true
-		c.outbox.buf = nil
-		c.outbox.size.Store(0)
-		c.outbox.mu.Unlock()
+		o.over = true
+		o.drop()
+		o.mu.Unlock()
 		c.srv.log.warn("Client %s closed for overcoming of output buffer limits.", c.infoLine(nil, "NULL"))
 		c.srv.stats.obufLimitDisc.Add(1)
 		c.kill()
 		return
 	}
-	c.outbox.buf = append(c.outbox.buf, b...)
-	c.outbox.size.Store(int64(len(c.outbox.buf)))
-	c.outbox.mu.Unlock()
+	o.add(b)
+	o.size.Add(int64(len(b)))
+	o.mu.Unlock()
 	if c.nc != nil {
-		c.nc.Wake()
+		if from != nil && from.nc != nil && !from.offLoop && from.nc.SameLoop(c.nc) {
+			c.nc.WakeOnLoop()
+		} else {
+			c.nc.Wake()
+		}
 		return
 	}
 	// Goroutine path: interrupt the owner's Read; serve (or a blocked
@@ -73,42 +123,70 @@ func (c *Client) Push(b []byte) {
 	c.conn.SetReadDeadline(time.Now())
 }
 
-// takeOutbox moves pushed output into the reply buffer and reports
-// whether there was any. Owner only.
-func (c *Client) takeOutbox() bool {
-	if c.outbox.size.Load() == 0 {
+// takeOutbox moves up to max bytes of pushed output (whole chunks, at
+// least one) into the reply buffer and reports whether there was any.
+// Owner only.
+func (c *Client) takeOutbox(max int) bool {
+	o := &c.outbox
+	if o.size.Load() == 0 {
 		return false
 	}
-	c.outbox.mu.Lock()
-	c.w.Raw(c.outbox.buf)
-	if cap(c.outbox.buf) > keptReplyBuf {
-		c.outbox.buf = nil
-	} else {
-		c.outbox.buf = c.outbox.buf[:0]
+	o.mu.Lock()
+	taken := 0
+	for o.head < len(o.chunks) && (taken == 0 || taken+len(o.chunks[o.head]) <= max) {
+		ch := o.chunks[o.head]
+		c.w.Raw(ch)
+		taken += len(ch)
+		chunkPool.Put((*[pushChunk]byte)(ch[:pushChunk]))
+		o.chunks[o.head] = nil
+		o.head++
 	}
-	c.outbox.size.Store(0)
-	c.outbox.mu.Unlock()
-	return true
+	if o.head == len(o.chunks) {
+		o.chunks, o.head = o.chunks[:0], 0
+		if cap(o.chunks) > 1024 {
+			o.chunks = nil // a burst's index is not kept
+		}
+	}
+	o.size.Add(-int64(taken))
+	o.mu.Unlock()
+	return taken > 0
 }
 
 // deliverPushes sends what the outbox holds, enforcing the output limits
 // of the client's class; false when the client must be closed. Owner only,
-// between batches.
+// between batches. On a loop it moves at most pushBatch bytes beyond what
+// the connection has not sent yet and asks to be woken again once that is
+// sent (netloop.Conn.WakeWhenSent), so a slow subscriber's backlog stays
+// in the outbox's chunks; off the loops every write blocks until the
+// socket took it.
 func (c *Client) deliverPushes() bool {
-	if c.outbox.size.Load() == 0 {
-		return true
+	for c.outbox.size.Load() != 0 {
+		budget := pushBatch
+		if c.nc != nil && !c.offLoop {
+			budget -= c.nc.OutQueued()
+			if budget <= 0 {
+				c.nc.WakeWhenSent()
+				return true
+			}
+		}
+		c.armOutput()
+		if !c.takeOutbox(budget) {
+			return true
+		}
+		if c.outputLimitReached() {
+			return false
+		}
+		if !c.flush() {
+			return false
+		}
+		c.noteMem()
+		if c.nc != nil && !c.offLoop {
+			if c.outbox.size.Load() != 0 {
+				c.nc.WakeWhenSent()
+			}
+			return true
+		}
 	}
-	c.armOutput()
-	if !c.takeOutbox() {
-		return true
-	}
-	if c.outputLimitReached() {
-		return false
-	}
-	if !c.flush() {
-		return false
-	}
-	c.noteMem()
 	return true
 }
 
