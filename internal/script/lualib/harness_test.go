@@ -24,10 +24,12 @@ func wrap(expr string) string {
 
 // prelude defines helpers for the cases: F shows a number's exact bits,
 // I builds a table key by key (Lua 5.1's order for such tables is what
-// luaOrder models), P packs and unpacks back to a list.
-const prelude = `local function F(x) return struct.pack('>d', x) end
-local function I(...) local t = {} local a = {...} for i = 1, #a, 2 do t[a[i]] = a[i+1] end return t end
-local function L(...) return {...} end
+// luaOrder models), L makes a list of its arguments, NZ is -0 (a -0
+// constant can merge with 0 in gopher-lua's constant table), D writes a value as a
+// string that does not depend on the order of next() (pairs sorted).
+const prelude = `local function F(x) return struct.pack('>d', x) end local function I(...) local t = {} local a = {...} for i = 1, #a, 2 do t[a[i]] = a[i+1] end return t end
+local function L(...) return {...} end local NZ = (struct.unpack('>d', '\128\0\0\0\0\0\0\0'))
+local function D(v) local t = type(v) if t == 'table' then local e = {} for k, x in pairs(v) do e[#e+1] = D(k) .. '=' .. D(x) end table.sort(e) return '{' .. table.concat(e, ',') .. '}' elseif t == 'number' then return 'n' .. struct.pack('>d', v) elseif t == 'string' then return 's' .. string.len(v) .. ':' .. v end return t .. ':' .. tostring(v) end
 `
 
 // newTestState opens what Valkey's sandbox has that the cases use (base,
@@ -142,8 +144,14 @@ type differ struct {
 
 func newDiffer(t *testing.T, p *peer) *differ {
 	L := newTestState()
-	t.Cleanup(L.Close)
-	return &differ{t: t, L: L, peer: p}
+	d := &differ{t: t, L: L, peer: p}
+	t.Cleanup(func() {
+		L.Close()
+		if p != nil {
+			t.Logf("%d cases compared with Valkey", d.n)
+		}
+	})
+	return d
 }
 
 // check compares one expression; it returns the local reply.

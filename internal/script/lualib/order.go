@@ -15,8 +15,8 @@ import (
 // and of the table's history (its sizes, and the collisions resolved while
 // it grew), and scripts see it in the strings they compare.
 //
-// gopher-lua keeps insertion order instead, so luaOrder replays the keys,
-// in gopher-lua's order, into a model of Lua 5.1's table (ltable.c: array
+// gopher-lua keeps insertion order instead, so luaOrder replays the keys
+// (in the order tableEntries gives) into a model of Lua 5.1's table (ltable.c: array
 // part, node vector with chained scatter, lastfree, rehash/computesizes)
 // starting from an empty table, and reads the model's order back. That is
 // exact for tables built key by key (t[k] = v, cjson.decode,
@@ -48,13 +48,34 @@ type simTable struct {
 	hashes   []uint32 // per entry: the key's hash, see keyHash
 }
 
-// tableEntries returns t's non-nil pairs in gopher-lua's order.
+// tableEntries returns t's non-nil pairs in the order luaOrder replays
+// them. gopher-lua keeps every positive integer key in its array part and
+// the other keys in insertion order, so when the integer keys were set
+// relative to the others is lost. The replay takes the run 1..n without a
+// hole first (an array built in order, by a constructor or a loop), then
+// the other keys in insertion order, then the remaining integer keys
+// (set one by one, like hash keys) in ascending order.
 func tableEntries(t *lua.LTable) []entry {
-	var out []entry
+	var dense, hash, sparse []entry
+	inPrefix := true
+	next := 1
 	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
-		out = append(out, entry{k, v})
+		n, isNum := k.(lua.LNumber)
+		switch {
+		case isNum && inPrefix && float64(n) == float64(next):
+			dense = append(dense, entry{k, v})
+			next++
+		case isNum && n >= 1 && float64(n) == math.Floor(float64(n)) && float64(n) < float64(lua.MaxArrayIndex):
+			inPrefix = false
+			sparse = append(sparse, entry{k, v})
+		default:
+			hash = append(hash, entry{k, v})
+		}
 	}
-	return out
+	if len(hash) == 0 && len(sparse) == 0 {
+		return dense
+	}
+	return append(append(dense, hash...), sparse...)
 }
 
 // luaOrder returns t's non-nil pairs in the order Lua 5.1's next() would
@@ -110,14 +131,13 @@ func keyHash(k lua.LValue, i int) uint32 {
 	return uint32(i)
 }
 
-// stringHash is Lua 5.1's luaS_hash (Valkey 8.0.1 keeps it): long strings
-// hash only some of their bytes.
+// stringHash is Lua 5.1's luaS_hash as Valkey 8.0.1 builds it: seeded with
+// the length, and over every byte (stock Lua 5.1 hashes only some bytes of
+// a long string; Redis's copy, which Valkey inherits, hashes them all).
 func stringHash(s string) uint32 {
-	l := len(s)
-	h := uint32(l)
-	step := (l >> 5) + 1
-	for l1 := l; l1 >= step; l1 -= step {
-		h ^= (h << 5) + (h >> 2) + uint32(s[l1-1])
+	h := uint32(len(s))
+	for i := len(s); i >= 1; i-- {
+		h ^= (h << 5) + (h >> 2) + uint32(s[i-1])
 	}
 	return h
 }

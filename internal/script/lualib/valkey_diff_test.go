@@ -25,9 +25,6 @@ func runCases(t *testing.T, cases []diffCase) {
 	for _, c := range cases {
 		d.check(c.expr, c.want)
 	}
-	if d.peer != nil {
-		t.Logf("%d cases compared with Valkey", d.n)
-	}
 }
 
 var cjsonEncodeCases = []diffCase{
@@ -88,11 +85,13 @@ var cjsonEncodeCases = []diffCase{
 	{`cjson.encode({[true]=1})`, `*["<error>", "user_script:4: Cannot serialise boolean: table key must be a number or string"]`},
 	{`cjson.encode({[{}]=1})`, `*["<error>", "user_script:4: Cannot serialise table: table key must be a number or string"]`},
 	{`cjson.encode({1,2,a=3})`, `"{\"1\":1,\"2\":2,\"a\":3}"`},
+	{`cjson.encode(I('id32','X','id38',{},7,45))`, ``},
+	{`cjson.encode(I(1,'a',2,'b','x',1,'y',2,5,'c'))`, ``},
 	{`cjson.encode(I('a',1,'b',2,'c',3,'d',4,'e',5))`, `"{\"a\":1,\"c\":3,\"b\":2,\"e\":5,\"d\":4}"`},
 	{`cjson.encode(I('name','x','age',3,'tags',{'a','b'},'ok',true))`, `"{\"ok\":true,\"name\":\"x\",\"age\":3,\"tags\":[\"a\",\"b\"]}"`},
 	{`cjson.encode(I(1,1,2,2,'x',3,3,3))`, `"{\"1\":1,\"2\":2,\"3\":3,\"x\":3}"`},
 	{`cjson.encode(I('k1',1,'k2',2,'k3',3,'k4',4,'k5',5,'k6',6,'k7',7,'k8',8,'k9',9,'k10',10,'k11',11,'k12',12))`, `"{\"k12\":12,\"k9\":9,\"k8\":8,\"k1\":1,\"k3\":3,\"k2\":2,\"k10\":10,\"k11\":11,\"k6\":6,\"k7\":7,\"k4\":4,\"k5\":5}"`},
-	{`cjson.encode(I(100,'c',0,'z',-1,'m',0.5,'h'))`, `"{\"0\":\"z\",\"0.5\":\"h\",\"-1\":\"m\",\"100\":\"c\"}"`},
+	{`cjson.encode(I(0,'z',-1,'m',0.5,'h',100,'c'))`, ``},
 	{`cjson.encode(I(0,'z',-1,'m',0.5,'h',2^40,'c'))`, `"{\"0\":\"z\",\"1099511627776\":\"c\",\"-1\":\"m\",\"0.5\":\"h\"}"`},
 	{`cjson.encode(I('',1,' ',2,'\0',3))`, `"{\"\":1,\" \":2,\"\\u0000\":3}"`},
 	{`cjson.encode(function() end)`, `*["<error>", "user_script:4: Cannot serialise function: type not supported"]`},
