@@ -320,6 +320,8 @@ var cmsgpackCases = []diffCase{
 	{`(function() local t = {} for i = 1, 20 do t = {t} end return cmsgpack.pack(t) end)()`, `"\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\xc0"`},
 	{`(function() local t = {} t[1] = t return cmsgpack.pack(t) end)()`, `"\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\x91\xc0"`},
 	{`(function() local t = {} t.self = t return cmsgpack.pack(t) end)()`, `"\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\x81\xa4self\xc0"`},
+	{`(function() local t = {} for i = 1, 4000 do t[i] = i end return #cmsgpack.pack(unpack(t)) end)()`, `:11618`},
+	{`(function() local t = {} for i = 1, 4001 do t[i] = i end return #cmsgpack.pack(unpack(t)) end)()`, `*["<error>", "user_script:4: bad argument #0 to 'pack' (Too many arguments for MessagePack pack.)"]`},
 	{`cmsgpack.pack()`, `*["<error>", "user_script:4: bad argument #0 to 'pack' (MessagePack pack needs input.)"]`},
 	{`L(cmsgpack.unpack(cmsgpack.pack(1, 'a', true, {1,2}, {a='b'})))`, `*[:1, "a", :1, *[:1, :2], *[]]`},
 	{`cmsgpack.unpack('')`, `(nil)`},
