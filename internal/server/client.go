@@ -14,6 +14,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/pubsub"
 	"github.com/corvid-kv/corvid/internal/resp"
+	"github.com/corvid-kv/corvid/internal/tracking"
 )
 
 // Client is one connection. Its fields are owned by the connection's
@@ -113,6 +114,10 @@ type Client struct {
 	monitor    bool
 	monitoring atomic.Bool
 	unix       bool
+	// tracking is the client's CLIENT TRACKING state (tracking.go), made
+	// at its first TRACKING ON and kept; read by CLIENT LIST and by
+	// writers' goroutines.
+	tracking atomic.Pointer[tracking.Tracker]
 
 	// memAcct is the memory this client has declared to the keyspace's
 	// used_memory (noteMem). Only the connection goroutine writes it;
@@ -472,6 +477,7 @@ func (c *Client) cleanup() {
 	c.srv.ks.Unwatch(&c.watch)
 	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
 	c.stopMonitor()
+	c.trackingClose()
 	s := c.srv
 	s.mu.Lock()
 	delete(s.mu.clients, c.id)

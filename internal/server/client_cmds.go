@@ -162,6 +162,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	if c.blocked.Load() {
 		fl = append(fl, 'b')
 	}
+	fl, redir := c.trackingListFlags(fl)
 	if c.watch.Dirty.Load() {
 		fl = append(fl, 'd')
 	}
@@ -227,7 +228,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	kv("events", "r")
 	kv("cmd", lastCmd)
 	kv("user", user)
-	ki("redir", -1)
+	ki("redir", redir)
 	ki("resp", int64(respVer))
 	kv("lib-name", libName)
 	kv("lib-ver", libVer)
@@ -639,40 +640,21 @@ func onOff(b []byte) (on, ok bool) {
 	return false, false
 }
 
-// CLIENT TRACKINGINFO: tracking is not implemented, so it is always off.
-func clientTrackinginfoCommand(c *Client) {
-	w := c.w
-	w.MapLen(3)
-	w.BulkString("flags")
-	w.SetLen(1)
-	w.BulkString("off")
-	w.BulkString("redirect")
-	w.Int(-1)
-	w.BulkString("prefixes")
-	w.ArrayLen(0)
-}
-
-// CLIENT GETREDIR: -1 while tracking is off.
-func clientGetredirCommand(c *Client) { c.w.Int(-1) }
-
-// CLIENT CACHING YES|NO is only valid with tracking on, which it never is.
-func clientCachingCommand(c *Client) {
-	c.w.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
-}
-
 // CLIENT CAPA capability [...] (Valkey 8): "redirect" is accepted and
 // means nothing without replicas; unknown capabilities are ignored.
 func clientCapaCommand(c *Client) { c.w.OK() }
 
 var clientHelp = []string{
 	"CACHING (YES|NO)",
-	"    Only meaningful with client-side caching, which Corvid does not offer yet.",
+	"    With tracking in OPTIN (YES) or OPTOUT (NO) mode, reverse the mode for the",
+	"    keys the next command reads.",
 	"CAPA <capability> [...]",
 	"    Declare client capabilities (accepted and ignored).",
 	"GETNAME",
 	"    Reply with this connection's name, or null.",
 	"GETREDIR",
-	"    Reply with the tracking redirection id (-1: tracking is off).",
+	"    Reply with the id of the client that gets this connection's invalidations",
+	"    (0: none, -1: tracking is off).",
 	"ID",
 	"    Reply with this connection's id.",
 	"INFO",
@@ -701,8 +683,13 @@ var clientHelp = []string{
 	"    Record the client library's name or version.",
 	"SETNAME <name>",
 	"    Name this connection (an empty name removes it).",
+	"TRACKING (ON|OFF) [REDIRECT <client-id>] [BCAST] [PREFIX <prefix> ...]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Switch client-side caching support: invalidation messages for the keys this",
+	"    connection reads (or, with BCAST, for all keys under the prefixes), sent",
+	"    here (RESP3) or to the REDIRECT client.",
 	"TRACKINGINFO",
-	"    Reply with this connection's tracking state.",
+	"    Reply with this connection's tracking flags, redirection and prefixes.",
 	"UNBLOCK <client-id> [TIMEOUT|ERROR]",
 	"    Wake a client waiting in a blocking command, as a timeout or an error.",
 	"UNPAUSE",

@@ -67,6 +67,7 @@ func resetCommand(c *Client) {
 	c.srv.ks.Unwatch(&c.watch)
 	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
 	c.stopMonitor()
+	c.trackingOff()
 	c.selectDB(0)
 	c.w.Proto = 2
 	c.proto.Store(2)

@@ -147,6 +147,9 @@ func (c *Client) reject(cm *cmd, msg string) {
 	c.srv.errs.count(msg)
 	c.srv.stats.totalErrors.Add(1)
 	c.w.Error(sanitize(msg))
+	if c.tracking.Load() != nil {
+		c.trackEnd(cm) // a refused command ends CLIENT CACHING's effect too
+	}
 }
 
 // cstr is an argument as Valkey's %s prints it into an error: up to its
@@ -238,6 +241,11 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	}
 	if !blocking && s.monitors.list.Load() != nil {
 		c.feedMonitors(cm, argv)
+	}
+	if s.trk.active.Load() {
+		// Client-side caching (tracking.go): reads to remember, CLIENT
+		// CACHING's end, broadcast batches, the table's limit.
+		c.trackAfter(cm)
 	}
 	end := tsc.Now()
 	c.lastEnd = end
@@ -343,6 +351,9 @@ func (c *Client) callData(cm *cmd) {
 			defer ctx.ReleaseHeld()
 		}
 		cm.dbProc(ctx)
+		if c.tracking.Load() != nil {
+			c.trackRead(cm) // under the stripes the keys were read with
+		}
 		ctx.CommitUnit()
 		if ctx.HasReady() {
 			// Serve clients blocked on keys this command made ready
@@ -370,6 +381,9 @@ func (c *Client) callData(cm *cmd) {
 				defer ctx.ReleaseHeld()
 			}
 			cm.dbProc(ctx)
+			if c.tracking.Load() != nil {
+				c.trackRead(cm)
+			}
 			ctx.CommitUnit()
 			if ctx.HasReady() {
 				// A push woke blocked clients: serve them now, while
@@ -392,6 +406,9 @@ func (c *Client) callData(cm *cmd) {
 			defer ctx.ReleaseHeld()
 		}
 		cm.dbProc(ctx)
+		if c.tracking.Load() != nil {
+			c.trackRead(cm)
+		}
 		ctx.CommitUnit()
 		ctx.ServeReady(&c.locks)
 	}

@@ -39,7 +39,8 @@ func serverHandlers() []srvHandler {
 		{spec: command.PubsubHelp, proc: pubsubHelpCommand},
 		{spec: command.Monitor, proc: monitorCommand},
 
-		// CLIENT (client_cmds.go)
+		// CLIENT (client_cmds.go; TRACKING, CACHING, GETREDIR and
+		// TRACKINGINFO in tracking.go)
 		{spec: command.ClientId, proc: clientIDCommand},
 		{spec: command.ClientInfo, proc: clientInfoCommand},
 		{spec: command.ClientList, proc: clientListCommand},
@@ -53,6 +54,7 @@ func serverHandlers() []srvHandler {
 		{spec: command.ClientReply, proc: clientReplyCommand},
 		{spec: command.ClientNoEvict, proc: clientNoEvictCommand},
 		{spec: command.ClientNoTouch, proc: clientNoTouchCommand},
+		{spec: command.ClientTracking, proc: clientTrackingCommand},
 		{spec: command.ClientTrackinginfo, proc: clientTrackinginfoCommand},
 		{spec: command.ClientGetredir, proc: clientGetredirCommand},
 		{spec: command.ClientCaching, proc: clientCachingCommand},

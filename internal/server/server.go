@@ -83,6 +83,7 @@ type Server struct {
 	migrate migrateState
 	hot     hotConfig
 	extras  *serverExtras // INFO rates, latency monitor, histograms, repl ids
+	trk     trackingState // client-side caching (tracking.go)
 
 	// evictMu serializes client eviction (maxmemory-clients) with clients
 	// releasing their memory; evictPending (under it) is the memory of
