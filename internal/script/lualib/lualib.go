@@ -12,7 +12,11 @@ type libState struct {
 
 // Open registers cjson, cmsgpack, bit and struct as globals of L, each
 // with state of its own to L (see the package invariants). It is meant to
-// run once per LState, after the base libraries.
+// run once per LState, after the base libraries. L's registry should be
+// allowed to grow past Lua's 8000-slot C stack limit (lua.Options
+// RegistryMaxSize), or calls returning thousands of values (cmsgpack.unpack,
+// struct.unpack) fail with gopher-lua's "registry overflow" before they
+// reach Valkey's limit and error text.
 func Open(L *lua.LState) {
 	lib := &libState{null: newNull(L)}
 	L.SetGlobal("cjson", lib.newCJSON(L))
