@@ -123,6 +123,15 @@ const stripeBits = 8
 // only live keys.
 // held says the caller already holds every stripe.
 func (ks *Keyspace) Scan(db int, cursor uint64, count int, now int64, held bool, fn func(key string, o *Object)) uint64 {
+	return ks.scan(db, cursor, count, now, held, nil, nil, fn)
+}
+
+// scan is Scan with SCAN's treatment of expired keys when reap is set
+// (Valkey's scanGenericCommand): a key that want accepts (want nil: every
+// key) but whose time has passed is not given to fn but handed to reap,
+// with its stripe held, once the walk of that stripe in this call is
+// over (the dict is not changed while it is walked).
+func (ks *Keyspace) scan(db int, cursor uint64, count int, now int64, held bool, want func(key string, o *Object) bool, reap func(db int, sh *shard, key []byte), fn func(key string, o *Object)) uint64 {
 	s := int(cursor & (StripeCount - 1))
 	dc := cursor >> stripeBits
 	visited := 0
@@ -133,11 +142,18 @@ func (ks *Keyspace) Scan(db int, cursor uint64, count int, now int64, held bool,
 		if sh == nil || sh.keys.Len() == 0 {
 			dc = 0
 		} else {
+			var dead []string
 			// Keep visiting buckets of this stripe until the count is met.
 			for {
 				dc = sh.keys.Scan(dc, func(k string, o *Object) {
 					visited++
+					if want != nil && !want(k, o) {
+						return
+					}
 					if o.ExpiredAt(now) {
+						if reap != nil {
+							dead = append(dead, k)
+						}
 						return
 					}
 					fn(k, o)
@@ -145,6 +161,9 @@ func (ks *Keyspace) Scan(db int, cursor uint64, count int, now int64, held bool,
 				if dc == 0 || visited >= count {
 					break
 				}
+			}
+			for _, k := range dead {
+				reap(db, sh, []byte(k))
 			}
 		}
 		ks.unlockStripe(s, held)
@@ -181,9 +200,10 @@ func (ks *Keyspace) Keys(db int, now int64, fn func(key string, o *Object)) {
 // RandomKey returns a random live key of database db, or false if it is
 // empty. It locks stripes one at a time, choosing a stripe with a
 // probability proportional to its size so that every key is about equally
-// likely.
+// likely. An expired key it picks is handed to reap, with its stripe
+// held, to be deleted.
 // held says the caller already holds every stripe.
-func (ks *Keyspace) RandomKey(db int, now int64, held bool) (string, bool) {
+func (ks *Keyspace) RandomKey(db int, now int64, held bool, reap func(db int, sh *shard, key []byte)) (string, bool) {
 	for tries := 0; tries < 100; tries++ {
 		var sizes [StripeCount]int
 		total := 0
@@ -216,7 +236,7 @@ func (ks *Keyspace) RandomKey(db int, now int64, held bool) (string, bool) {
 			var o *Object
 			key, o, ok = sh.keys.RandomKey()
 			if ok && o.ExpiredAt(now) {
-				ks.expireKey(db, sh, []byte(key))
+				reap(db, sh, []byte(key))
 				ok = false
 			}
 		}

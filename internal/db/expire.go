@@ -31,6 +31,22 @@ func (c *Ctx) expire(db int, sh *shard, key []byte) {
 	c.propagateDeletion(db, key, c.KS.lazy.expire.Load())
 }
 
+// reapExpired deletes an expired key that a command which locks stripes
+// for itself met (SCAN, RANDOMKEY), with the key's stripe held: announced
+// and propagated as lazy expiry does, in the command's unit inside EXEC or
+// a script (which commits it with every stripe held), otherwise as a unit
+// of its own, now, while the stripe is still held.
+func (c *Ctx) reapExpired(db int, sh *shard, key []byte) {
+	c.KS.expireKey(db, sh, key)
+	lazy := c.KS.lazy.expire.Load()
+	if c.Locked {
+		c.propagateDeletion(db, key, lazy)
+		return
+	}
+	var u effects.Unit
+	c.KS.emitDeletion(&u, db, key, lazy)
+}
+
 // Active expiry, modelled on Valkey's activeExpireCycle: every tick visit
 // the stripes round-robin, sample up to keysPerLoop keys with a TTL from
 // each shard, delete the expired ones, and repeat on a shard while more

@@ -354,7 +354,7 @@ func copyCommand(c *Ctx) {
 
 // RANDOMKEY
 func randomkeyCommand(c *Ctx) {
-	k, ok := c.KS.RandomKey(c.DB, c.Now, c.Locked)
+	k, ok := c.KS.RandomKey(c.DB, c.Now, c.Locked, c.reapExpired)
 	if !ok {
 		c.W.Null()
 		return

@@ -32,6 +32,7 @@ const scanDefaultCount = 10
 // Runs without the dispatcher's locks: Keyspace.Scan locks one stripe at a
 // time. The filters run under that stripe's lock; the collected key strings
 // are immutable, so the reply is written after the lock is dropped.
+// Expired keys that pass the filters are deleted, as in Valkey 8.0.
 func scanCommand(c *Ctx) {
 	cursor, ok := c.scanCursor(1)
 	if !ok {
@@ -46,14 +47,13 @@ func scanCommand(c *Ctx) {
 		count = math.MaxInt32 // only bounds the work per call
 	}
 
+	// The filters come first: an expired key SCAN would have returned
+	// is deleted (Valkey's expireIfNeeded on the keys it collected).
 	var keys []string
-	next := c.KS.Scan(c.DB, cursor, int(count), c.Now, c.Locked, func(k string, o *Object) {
-		if args.useType && o.Type != args.typ {
-			return
-		}
-		if !args.matchString(k) {
-			return
-		}
+	want := func(k string, o *Object) bool {
+		return (!args.useType || o.Type == args.typ) && args.matchString(k)
+	}
+	next := c.KS.scan(c.DB, cursor, int(count), c.Now, c.Locked, want, c.reapExpired, func(k string, _ *Object) {
 		keys = append(keys, k)
 	})
 

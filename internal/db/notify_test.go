@@ -783,3 +783,24 @@ func TestNotifyActiveExpiryAndEviction(t *testing.T) {
 		t.Errorf("%d keys left and %d evicted of %d", alive, len(evicted), n+1)
 	}
 }
+
+// TestNotifyScanRandomKey: SCAN deletes the expired keys it would have
+// returned (those its MATCH and TYPE let through), RANDOMKEY the expired
+// key it picks; KEYS deletes nothing.
+func TestNotifyScanRandomKey(t *testing.T) {
+	h := newNotifyHarness(t)
+	h.run([]nstep{
+		ev("SELECT 4"),
+		ev("SET e 1 PX 1", "new e@4", "set e@4", "expire e@4"),
+		ev("ADVANCE 5"),
+		ev("RANDOMKEY", "expired e@4"),
+		ev("SET e 1 PX 1", "new e@4", "set e@4", "expire e@4"),
+		ev("SET f 1", "new f@4", "set f@4"),
+		ev("ADVANCE 5"),
+		ev("KEYS *"),
+		ev("SCAN 0 MATCH nomatch"),
+		ev("SCAN 0 TYPE list"),
+		ev("SCAN 0 COUNT 100", "expired e@4"),
+		ev("SCAN 0 COUNT 100"),
+	})
+}

@@ -90,3 +90,52 @@ func TestLazyExpiryInUnit(t *testing.T) {
 		t.Fatalf("ops %q, want %q", got, want)
 	}
 }
+
+// TestExpiredMetByWritesPropagates: the deletions that the keyspace
+// events of Valkey 8.0.1 made visible are propagated as Valkey does: a
+// write that inserts over an expired key (MSET, a STORE destination)
+// expires it first, in its unit; SET with a time already past deletes
+// the key it replaces (and replays as that deletion); SCAN and
+// RANDOMKEY, which lock stripes themselves, commit each expired key they
+// delete as a unit of its own.
+func TestExpiredMetByWritesPropagates(t *testing.T) {
+	h := newMemHarness(t)
+	h.ks.SetLazyFree(true, true, true)
+	for _, k := range []string{"m", "d", "p", "s"} {
+		h.do("SET", k, "v", "PX", "1")
+	}
+	h.do("SELECT", "4")
+	h.do("SET", "r", "v", "PX", "1")
+	h.do("SELECT", "0")
+	h.advance(10)
+	rec := recordEffects(h)
+	var u effects.Unit
+	run := func(args ...string) {
+		h.c.Prop = &u
+		h.c.BeginOwn()
+		h.do(args...)
+		h.c.CommitUnit()
+		h.c.Prop = nil
+	}
+	run("MSET", "m", "1")
+	run("SET", "x", "1")
+	run("SUNIONSTORE", "d", "x")  // WRONGTYPE: d was not touched
+	run("SADD", "st", "a")        // a set to store
+	run("SUNIONSTORE", "d", "st") // over the expired d
+	run("SET", "x", "2", "PXAT", "1")
+	run("SET", "y", "2", "PXAT", "1") // nothing there: nothing done
+	run("SCAN", "0", "MATCH", "s")
+	run("SELECT", "4")
+	run("RANDOMKEY")
+	run("SELECT", "0")
+	var got []string
+	for _, op := range rec.Ops() {
+		got = append(got, opText(op))
+	}
+	want := []string{"MULTI", "UNLINK m", "MSET m 1", "EXEC", "SET x 1",
+		"SADD st a", "MULTI", "UNLINK d", "SUNIONSTORE d st", "EXEC", "UNLINK x",
+		"UNLINK s", "UNLINK r"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("ops\n got: %q\nwant: %q", got, want)
+	}
+}
