@@ -26,11 +26,13 @@ import (
 //     only while some client tracks or the key table still holds entries
 //     of clients that stopped (Keyspace.SetTracking, told by the table):
 //     a server nobody tracks pays nothing.
-//   - Batches. Broadcast-mode changes are sent at the end of the command
-//     that made them (Valkey: at the end of the event-loop iteration), so
-//     an MSET or a transaction gives one array per prefix; changes made by
-//     no command (active expiry, eviction before a refused command) are
-//     sent by a timer a millisecond later.
+//   - Batches. Broadcast-mode changes are sent after the last command of
+//     the batch (the commands read at once) that made them, as Valkey
+//     sends them at the end of its event-loop iteration: a pipeline, an
+//     MSET or a transaction gives one array per prefix. Changes made by
+//     no command (active expiry, eviction before a refused command), and
+//     those of a batch that stops short of its end (a partial command),
+//     are sent by a timer a millisecond later.
 //   - Limit. tracking-table-max-keys is enforced after every command while
 //     some client tracks (Valkey: before every command, and in its cron);
 //     a table still over it after one round is trimmed again by a timer at
@@ -172,7 +174,13 @@ func (c *Client) trackAfter(cm *cmd) {
 	}
 	c.trackEnd(cm)
 	if t.Pending() {
-		t.FlushBroadcast()
+		if c.rd.Buffered() == 0 {
+			t.FlushBroadcast()
+		} else {
+			// More of this batch follows: its last command sends the
+			// keys, or the timer if the batch ends short of that.
+			s.scheduleBroadcast(t)
+		}
 	}
 	if t.Limit(s.cfg.TrackingTableMaxKeys(), c.tracking.Load()) {
 		s.scheduleLimit(t)

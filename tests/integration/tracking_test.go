@@ -623,7 +623,9 @@ type tStep struct {
 	// "sync" sends a marker PING to every connection; "info" records the
 	// tracking fields of INFO; "flags" the flags and redir of CLIENT INFO;
 	// "gone" waits until connection args[0] has left the server's client
-	// list (a closed socket is seen before the server is done with it).
+	// list (a closed socket is seen before the server is done with it);
+	// "pipe" sends the commands of args (separated by "|") and the marker
+	// PING in one write, so the server reads them as one batch.
 	how string
 }
 
@@ -720,6 +722,19 @@ func runTracking(t *testing.T, addr string, nconn int, steps []tStep) []string {
 				break
 			}
 			closed[st.conn] = !readUntilMarker(t, c, r, out, marker)
+		case "pipe":
+			var b strings.Builder
+			cmd := []string{}
+			for _, a := range append(subst(st.args), "|") {
+				if a != "|" {
+					cmd = append(cmd, a)
+					continue
+				}
+				b.WriteString(testutil.Command(cmd...))
+				cmd = cmd[:0]
+			}
+			c.Write([]byte(b.String() + testutil.Command("PING", marker)))
+			closed[st.conn] = !readUntilMarker(t, c, r, out, marker)
 		case "gone":
 			gone := subst([]string{"{id" + st.args[0] + "}"})[0]
 			if !waitFor(hangTimeout, func() bool {
@@ -803,6 +818,7 @@ func TestTrackingDifferential(t *testing.T) {
 	sleep := func(ms int) tStep { return tStep{args: []string{strconv.Itoa(ms)}, how: "sleep"} }
 	syncAll := tStep{how: "sync"}
 	info := func(conn int) tStep { return tStep{conn: conn, how: "info"} }
+	pipe := func(conn int, args ...string) tStep { return tStep{conn: conn, args: args, how: "pipe"} }
 	gone := func(observer, conn int) tStep {
 		return tStep{conn: observer, args: []string{strconv.Itoa(conn)}, how: "gone"}
 	}
@@ -895,6 +911,10 @@ func TestTrackingDifferential(t *testing.T) {
 			s(1, "DEL", "a1", "zz"), s(1, "MULTI"), s(1, "SET", "x", "1"), s(1, "SET", "y", "1"),
 			s(1, "DEL", "x"), s(1, "SET", "b9", "1"), s(1, "EXEC"), s(1, "SET", "", "e"),
 			s(1, "LPUSH", "a1", "1"), s(1, "INCR", "b1"), s(0, "GET", "a1"), info(1),
+			// A pipeline read at once is one batch: one array per prefix,
+			// after the replies of the whole batch (the writer's own too).
+			pipe(1, "SET", "a12", "1", "|", "SET", "a11", "1", "|", "SET", "b11", "1", "|", "MSET", "a13", "1", "a10", "1"),
+			pipe(2, "SET", "a15", "1", "|", "SET", "a14", "1"), syncAll,
 			s(0, tr("on", "BCAST")...), s(0, "CLIENT", "TRACKINGINFO"), s(1, "SET", "a7", "1"),
 			s(1, "FLUSHALL"), s(1, "SET", "a8", "1", "PX", "50"), sleep(400), syncAll, flags(0),
 			s(0, tr("off")...), info(1), s(2, tr("off")...), info(1),
