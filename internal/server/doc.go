@@ -22,7 +22,8 @@
 // Order: keyspace stripes (ascending) → watch registry (leaf); keyspace
 // stripes → pub/sub registry (pubsub.Registry, shared for a publish) →
 // a client's outbox mutex (leaf): keyspace notifications and tracking
-// invalidations are pushed by procedures holding stripes. The client
+// invalidations are pushed by procedures holding stripes; the tracking
+// table's locks (package tracking) are taken after the stripes too. The client
 // registry mutex (Server.mu) and a client's own mutex are never held while
 // a stripe is being taken. Procedures never block while holding stripes;
 // blocking commands release them before they wait. Three exceptions,
