@@ -68,13 +68,11 @@ func (o *outbox) add(b []byte) {
 	}
 }
 
-// drop frees every chunk. The mutex is held.
+// drop lets go of every chunk (to the collector, not the pool: a
+// backlog big enough to close its client is memory to give back). The
+// mutex is held.
 func (o *outbox) drop() {
-	for i := o.head; i < len(o.chunks); i++ {
-		chunkPool.Put((*[pushChunk]byte)(o.chunks[i][:pushChunk]))
-		o.chunks[i] = nil
-	}
-	o.chunks, o.head = o.chunks[:0], 0
+	o.chunks, o.head = nil, 0
 	o.size.Store(0)
 }
 
@@ -99,8 +97,10 @@ func (c *Client) pushFrom(b []byte, from *Client) {
 		// of queueing more (Valkey frees a client over its limit as soon
 		// as output is added).
 		o.over = true
+		held := o.size.Load()
 		o.drop()
 		o.mu.Unlock()
+		c.srv.releaseAfterFlush(held) // hand the backlog's pages back
 		c.srv.log.warn("Client %s closed for overcoming of output buffer limits.", c.infoLine(nil, "NULL"))
 		c.srv.stats.obufLimitDisc.Add(1)
 		c.kill()
