@@ -176,6 +176,17 @@ func (c *Ctx) LookupWrite(key []byte) *Object {
 // LookupDB finds a live key in another database without touching it.
 func (c *Ctx) LookupDB(db int, key []byte) *Object { return c.lookup(db, key) }
 
+// FindDB finds key in database db as stored, expired or not, without
+// expiring, touching or announcing anything (Valkey's dbFind: DEBUG
+// OBJECT reports a logically expired key that is still there).
+func (c *Ctx) FindDB(db int, key []byte) *Object {
+	sh := c.KS.shardOfHash(db, c.hash(key), false)
+	if sh == nil {
+		return nil
+	}
+	return sh.keys.FindHashed(c.hash(key), key)
+}
+
 func (c *Ctx) lookup(db int, key []byte) *Object {
 	h := c.hash(key)
 	sh := c.KS.shardOfHash(db, h, false)

@@ -379,7 +379,7 @@ func debugObject(c *Client) {
 	key := argv[2]
 	unlock := c.lockKey(key)
 	defer unlock()
-	o := c.ctx.LookupDB(c.ctx.DB, key)
+	o := c.ctx.FindDB(c.ctx.DB, key) // an expired key is reported, not expired
 	if o == nil {
 		c.w.Error(db.ErrNoSuchKey)
 		return

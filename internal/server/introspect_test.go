@@ -681,3 +681,24 @@ func TestCommandTiming(t *testing.T) {
 		t.Errorf("SLOWLOG LEN = %s, want :1", got)
 	}
 }
+
+// TestDebugObjectExpiredKey: DEBUG OBJECT reports a key that has expired
+// but is still stored and leaves it there, as Valkey's dbFind does.
+func TestDebugObjectExpiredKey(t *testing.T) {
+	_, addr := startIntroServer(t, "--enable-debug-command", "yes")
+	cv := testutil.Dial(t, addr)
+	cv.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	cv.Do("SET", "dk", "v", "PX", "1")
+	// Past its expiry by the server's clock (DEBUG SLEEP waits on it);
+	// DBSIZE counts what is stored without expiring anything.
+	cv.Do("DEBUG", "SLEEP", "0.01")
+	if got := cv.Do("DBSIZE"); got != ":1" {
+		t.Fatalf("DBSIZE before: %s", got)
+	}
+	if got := cv.Do("DEBUG", "OBJECT", "dk"); !strings.HasPrefix(got, "+Value at:") {
+		t.Fatalf("DEBUG OBJECT: %s", got)
+	}
+	if got := cv.Do("DBSIZE"); got != ":1" {
+		t.Fatalf("DBSIZE after DEBUG OBJECT: %s (the key was expired)", got)
+	}
+}
