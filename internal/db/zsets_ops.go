@@ -234,7 +234,14 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 					score = 0
 				}
 				if cur, ok := res.Score(m); ok {
+					old := cur
 					aggregate(&cur, score, how)
+					if cur == old && math.Signbit(cur) != math.Signbit(old) {
+						// -0 and 0: Add keeps an equal score (ZADD's
+						// rule), but Valkey's accumulator holds the
+						// sum's own bits (-0 + 0 is 0).
+						res.Remove(m)
+					}
 					res.Add(m, cur)
 				} else {
 					res.Add(m, score)

@@ -122,6 +122,16 @@ func (g *gen) index() string {
 	return g.smallInt(-8, 8)
 }
 
+// lsetIndex is index within 32 bits: Valkey 8.0.1's LSET wraps a wider
+// one (a bug Corvid does not copy, pinned in lists.txt), which would part
+// the two servers' lists.
+func (g *gen) lsetIndex() string {
+	if g.chance(5) {
+		return g.pick("2147483647", "-2147483648", "x", "1.5")
+	}
+	return g.smallInt(-8, 8)
+}
+
 func (g *gen) count() string {
 	if g.chance(5) {
 		return g.pick("0", "-1", "x", "9223372036854775807", "100000")
@@ -240,7 +250,7 @@ var listCmds = []func(g *gen) []string{
 	func(g *gen) []string { return cat("LLEN", g.key()) },
 	func(g *gen) []string { return cat("LRANGE", g.key(), g.index(), g.index()) },
 	func(g *gen) []string { return cat("LINDEX", g.key(), g.index()) },
-	func(g *gen) []string { return cat("LSET", g.key(), g.index(), g.member()) },
+	func(g *gen) []string { return cat("LSET", g.key(), g.lsetIndex(), g.member()) },
 	func(g *gen) []string {
 		return cat("LINSERT", g.key(), g.pick("BEFORE", "AFTER", "MIDDLE"), g.member(), g.member())
 	},
