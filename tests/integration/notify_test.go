@@ -412,6 +412,12 @@ var notifyScripts = []struct {
 	}},
 }
 
+// asyncExpiry names the scripts whose keys the active expiry cycle
+// deletes on its own time: a slow machine may expire one a step earlier
+// on one server than on the other, so their events are compared as one
+// set for the whole script, not step by step.
+var asyncExpiry = map[string]bool{"active-expiry": true}
+
 // notifyFlagSets are the notify-keyspace-events values the scripts run
 // under.
 var notifyFlagSets = []string{"KEA", "KEAnm", "Kg$lshzxen", "Em", "Kn", "El", "Exg"}
@@ -447,13 +453,26 @@ func TestNotifyDifferential(t *testing.T) {
 					}
 					s.mark.Do("CONFIG", "SET", "notify-keyspace-events", "")
 				}
+				var pooled [2][]string
 				for j, line := range sc.lines {
 					c, v := results[0][j], results[1][j]
 					if c.reply != v.reply {
 						t.Errorf("%s: reply\ncorvid: %s\nvalkey: %s", line, c.reply, v.reply)
 					}
+					if asyncExpiry[sc.name] {
+						pooled[0] = append(pooled[0], c.events...)
+						pooled[1] = append(pooled[1], v.events...)
+						continue
+					}
 					if !slices.Equal(c.events, v.events) {
 						t.Errorf("%s: events\ncorvid: %q\nvalkey: %q", line, c.events, v.events)
+					}
+				}
+				if asyncExpiry[sc.name] {
+					slices.Sort(pooled[0])
+					slices.Sort(pooled[1])
+					if !slices.Equal(pooled[0], pooled[1]) {
+						t.Errorf("events of the whole script\ncorvid: %q\nvalkey: %q", pooled[0], pooled[1])
 					}
 				}
 			})
