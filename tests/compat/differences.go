@@ -79,6 +79,12 @@ var redisDifferences = map[string]string{
 	// 7.2) encodes small lists as a listpack (list-max-listpack-size);
 	// Redis 7.0 always reports quicklist.
 	"OBJECT ENCODING list": `"quicklist"`,
+	// hashes.txt, HSCAN NOVALUES (new in Valkey 8.0); Redis 7.0 answers a
+	// syntax error. A negative cursor is "invalid cursor" in Valkey 8
+	// (from Redis 7.2); Redis 7.0 took it as a huge unsigned one.
+	"HSCAN s 0 NOVALUES":          "-ERR syntax error",
+	"HSCAN s 0 MATCH n* NOVALUES": "-ERR syntax error",
+	"HSCAN s -1":                  `*["0", *["name", "alice", "age", "30", "city", "paris", "nation", "fr"]]`,
 	// sets.txt, ZSCAN's NOSCORES and HSCAN's NOVALUES (both new in Valkey
 	// 8.0) are options SSCAN knows and refuses by name; Redis 7.0 only
 	// answers a syntax error.

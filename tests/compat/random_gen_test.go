@@ -315,7 +315,7 @@ func (g *gen) timeout() string {
 	if g.chance(30) {
 		return g.pick("-1", "x", "inf", "0.0001x", "1e300")
 	}
-	// Redis 7.0 notices a timed-out client only when its event loop wakes
+	// Valkey notices a timed-out client only when its event loop wakes
 	// (up to 1/hz = 100 ms): short as this is, a wait on an empty key
 	// costs the run up to 100 ms, so a third of the timeouts are invalid.
 	return "0.001"
@@ -647,11 +647,11 @@ var keyCmds = []func(g *gen) []string{
 	func(g *gen) []string { return cat("PERSIST", g.key()) },
 }
 
-// dumpPayloads are DUMP payloads of small values of every type, in RDB
-// types Redis 7.0 (the differential reference, RDB 10) also reads, with
-// an RDB 10 footer; and one with a wrong checksum. (DUMP itself is left
-// out: Redis 7.0's payloads differ from Valkey 8's. tests/integration's
-// TestDumpRestoreInterop compares DUMP with valkey-server.)
+// dumpPayloads are DUMP payloads of small values of every type, with an
+// RDB 10 footer (which Valkey 8 reads as it reads its own 11), and one
+// with a wrong checksum. (DUMP itself is left out: a hashtable's payload
+// follows its order. tests/integration's TestDumpRestoreInterop compares
+// DUMP with valkey-server.)
 var dumpPayloads = func() []string {
 	v10 := func(p []byte) string {
 		b := binary.LittleEndian.AppendUint16(slices.Clone(p[:len(p)-10]), 10)
