@@ -184,9 +184,17 @@ func helloCommand(c *Client) {
 	w := c.w
 	w.MapLen(7)
 	w.BulkString("server")
-	w.BulkString("valkey")
-	w.BulkString("version")
-	w.BulkString(Version)
+	if c.srv.cfg.ExtendedRedisCompatibility() {
+		// Valkey 8.0's extended-redis-compatibility: HELLO says what
+		// Redis-only client libraries check for.
+		w.BulkString("redis")
+		w.BulkString("version")
+		w.BulkString(RedisVersion)
+	} else {
+		w.BulkString("valkey")
+		w.BulkString("version")
+		w.BulkString(Version)
+	}
 	w.BulkString("proto")
 	w.Int(int64(w.Proto))
 	w.BulkString("id")

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"regexp"
 	"testing"
 	"time"
 
@@ -113,5 +114,33 @@ func TestGoRedisRESP3(t *testing.T) {
 	cfg, err := c.ConfigGet(ctx, "maxmemory-policy").Result()
 	if err != nil || cfg["maxmemory-policy"] != "noeviction" {
 		t.Fatalf("CONFIG GET over RESP3: %v %v", cfg, err)
+	}
+}
+
+// TestHelloExtendedRedisCompatibility: HELLO names the server "redis"
+// with Redis's version while extended-redis-compatibility is on (Valkey
+// 8.0), "valkey" otherwise, byte for byte as Valkey 8.0.1.
+func TestHelloExtendedRedisCompatibility(t *testing.T) {
+	if !testutil.HaveValkey(t) {
+		return
+	}
+	id := regexp.MustCompile(`\$2\r\nid\r\n:\d+\r\n`)
+	run := func(addr string) []string {
+		c := testutil.Dial(t, addr)
+		var out []string
+		for _, on := range []string{"yes", "no"} {
+			c.Do("CONFIG", "SET", "extended-redis-compatibility", on)
+			out = append(out, id.ReplaceAllString(c.DoExact("HELLO", "3"), ""))
+			out = append(out, id.ReplaceAllString(c.DoExact("HELLO", "2"), ""))
+		}
+		return out
+	}
+	cv := testutil.StartCorvid(t)
+	vk := testutil.StartValkey(t)
+	got, want := run(cv.Addr), run(vk.Addr)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("reply %d:\ncorvid: %q\nvalkey: %q", i, got[i], want[i])
+		}
 	}
 }
