@@ -702,3 +702,20 @@ func TestDebugObjectExpiredKey(t *testing.T) {
 		t.Fatalf("DBSIZE after DEBUG OBJECT: %s (the key was expired)", got)
 	}
 }
+
+// TestClientTotNetIn: tot-net-in counts the bytes read so far, the
+// running command's included, as Valkey's does (26 for a first CLIENT
+// INFO), on every network path.
+func TestClientTotNetIn(t *testing.T) {
+	_, addr := startIntroServer(t)
+	a := testutil.Dial(t, addr)
+	info := clientLines(t, a.Do("CLIENT", "INFO"))[0]
+	if info["tot-net-in"] != "26" {
+		t.Errorf("first CLIENT INFO: tot-net-in=%s, want 26", info["tot-net-in"])
+	}
+	info = clientLines(t, a.Do("CLIENT", "INFO"))[0]
+	if info["tot-net-in"] != "52" || info["tot-cmds"] != "1" || info["tot-net-out"] == "0" {
+		t.Errorf("second CLIENT INFO: tot-net-in=%s tot-net-out=%s tot-cmds=%s, want 52, the first reply's bytes and 1",
+			info["tot-net-in"], info["tot-net-out"], info["tot-cmds"])
+	}
+}

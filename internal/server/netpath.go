@@ -197,6 +197,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 	}
 	if n > 0 || resumed {
 		s.stats.netInput.Add(c.shard, int64(n))
+		c.netIn.Add(int64(n)) // CLIENT LIST tot-net-in, counted as read
 		// The round's time.Now (RoundMillis), not a wall clock derived
 		// from the monotonic one: the LRU clock and expiry compare against
 		// time.Now elsewhere, and two clocks that cross a second boundary
