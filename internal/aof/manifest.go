@@ -160,7 +160,7 @@ func (m *Manifest) String() string { return string(m.AppendText(nil)) }
 func appendInfo(dst []byte, f FileInfo) []byte {
 	dst = append(dst, "file "...)
 	if needsRepr(f.Name) {
-		dst = appendRepr(dst, f.Name)
+		dst = resp.AppendRepr(dst, f.Name)
 	} else {
 		dst = append(dst, f.Name...)
 	}
@@ -185,37 +185,6 @@ func needsRepr(s string) bool {
 		}
 	}
 	return false
-}
-
-// appendRepr is sds's sdscatrepr: a double-quoted string that sdssplitargs
-// reads back to s.
-func appendRepr(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '\\', '"':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\a':
-			dst = append(dst, '\\', 'a')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		default:
-			if isPrint(c) {
-				dst = append(dst, c)
-			} else {
-				dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
-			}
-		}
-	}
-	return append(dst, '"')
 }
 
 // The error texts of Valkey's aofLoadManifestFromFile.

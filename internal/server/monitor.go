@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/resp"
 )
 
 // MONITOR: every command a client runs is sent, as Valkey's
@@ -116,7 +117,7 @@ func (c *Client) feedMonitors(cm *cmd, argv [][]byte) {
 			b = append(b, `"(redacted)"`...)
 			continue
 		}
-		b = appendRepr(b, a)
+		b = resp.AppendRepr(b, a)
 	}
 	b = append(b, '\r', '\n')
 	for _, m := range *p {
@@ -198,33 +199,4 @@ func foldEq(b []byte, lower string) bool {
 		}
 	}
 	return true
-}
-
-// appendRepr quotes s as Valkey's sdscatrepr.
-func appendRepr(b, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, ch := range s {
-		switch ch {
-		case '\\', '"':
-			b = append(b, '\\', ch)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if ch >= 0x20 && ch < 0x7f {
-				b = append(b, ch)
-			} else {
-				b = append(b, '\\', 'x', hex[ch>>4], hex[ch&15])
-			}
-		}
-	}
-	return append(b, '"')
 }

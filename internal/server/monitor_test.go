@@ -43,11 +43,3 @@ func TestRedactions(t *testing.T) {
 		}
 	}
 }
-
-func TestAppendRepr(t *testing.T) {
-	got := string(appendRepr(nil, []byte("a\"\\\n\r\t\a\b\x00\xffz")))
-	want := `"a\"\\\n\r\t\a\b\x00\xffz"`
-	if got != want {
-		t.Fatalf("%s, want %s", got, want)
-	}
-}
