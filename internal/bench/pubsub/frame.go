@@ -48,7 +48,7 @@ func parseFrame(buf []byte) (n int, f frame, err error) {
 	if !ok {
 		return 0, frame{}, nil
 	}
-	cnt, ok := atoi(line[1:])
+	cnt, ok := wire.Atoi(line[1:])
 	if !ok {
 		return 0, frame{}, fmt.Errorf("%w: bad aggregate length %q", wire.ErrProtocol, line)
 	}
@@ -64,7 +64,7 @@ func parseFrame(buf []byte) (n int, f frame, err error) {
 			if !ok {
 				return 0, frame{}, nil
 			}
-			l, ok := atoi(hdr[1:])
+			l, ok := wire.Atoi(hdr[1:])
 			if !ok || l < 0 {
 				return 0, frame{}, fmt.Errorf("%w: bad bulk length %q", wire.ErrProtocol, hdr)
 			}
@@ -110,7 +110,7 @@ func parseInt(buf []byte) (n int, v int64, errMsg []byte, err error) {
 	}
 	switch line[0] {
 	case ':':
-		x, ok := atoi(line[1:])
+		x, ok := wire.Atoi(line[1:])
 		if !ok {
 			return 0, 0, nil, fmt.Errorf("%w: bad integer %q", wire.ErrProtocol, line)
 		}
@@ -133,29 +133,4 @@ func readLine(buf []byte, off int) (line []byte, next int, ok bool) {
 		return buf[off : end-1], end + 1, true
 	}
 	return buf[off:end], end + 1, true
-}
-
-// atoi parses a signed decimal without allocating.
-func atoi(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
 }

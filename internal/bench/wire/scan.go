@@ -62,7 +62,7 @@ func scan(buf []byte, depth int) (int, Kind, []byte, error) {
 		}
 		return head, k, line, nil
 	case '$', '!', '=':
-		l, ok := atoi(line)
+		l, ok := Atoi(line)
 		if !ok {
 			return 0, 0, nil, fmt.Errorf("%w: bad bulk length %q", ErrProtocol, line)
 		}
@@ -78,7 +78,7 @@ func scan(buf []byte, depth int) (int, Kind, []byte, error) {
 		}
 		return end, KindOK, nil, nil
 	case '*', '~', '>', '%', '|':
-		cnt, ok := atoi(line)
+		cnt, ok := Atoi(line)
 		if !ok {
 			return 0, 0, nil, fmt.Errorf("%w: bad aggregate length %q", ErrProtocol, line)
 		}
@@ -109,8 +109,8 @@ func scan(buf []byte, depth int) (int, Kind, []byte, error) {
 	return 0, 0, nil, fmt.Errorf("%w: unexpected type byte %q", ErrProtocol, buf[0])
 }
 
-// atoi parses a signed decimal without allocating.
-func atoi(b []byte) (int, bool) {
+// Atoi parses a signed decimal of at most 18 digits without allocating.
+func Atoi(b []byte) (int, bool) {
 	if len(b) == 0 || len(b) > 18 {
 		return 0, false
 	}
