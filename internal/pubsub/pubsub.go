@@ -232,8 +232,8 @@ func (m *message) bytes(proto int) []byte {
 		b := getBuf(32 + len(word) + len(m.channel) + len(m.payload))
 		b = appendHeader(b, proto, 3)
 		b = appendBulk(b, word)
-		b = appendBulkBytes(b, m.channel)
-		m.enc[i] = appendBulkBytes(b, m.payload)
+		b = appendBulk(b, m.channel)
+		m.enc[i] = appendBulk(b, m.payload)
 	}
 	return m.enc[i]
 }
@@ -273,7 +273,7 @@ func (r *Registry) Publish(k Kind, channel, payload []byte, from any) int {
 					b = appendBulk(b, "pmessage")
 					b = appendBulk(b, p.pattern)
 					b = appendBulk(b, chs)
-					enc[i] = appendBulkBytes(b, payload)
+					enc[i] = appendBulk(b, payload)
 				}
 				c.Deliver(enc[i], from)
 				n++
@@ -367,7 +367,7 @@ func Reply(b []byte, proto int, word string, name []byte, null bool, count int) 
 			b = append(b, "$-1\r\n"...)
 		}
 	} else {
-		b = appendBulkBytes(b, name)
+		b = appendBulk(b, name)
 	}
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(count), 10)
@@ -384,15 +384,8 @@ func appendHeader(b []byte, proto, n int) []byte {
 	return append(b, '\r', '\n')
 }
 
-func appendBulk(b []byte, s string) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(s)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, s...)
-	return append(b, '\r', '\n')
-}
-
-func appendBulkBytes(b []byte, s []byte) []byte {
+// appendBulk appends s as a bulk string.
+func appendBulk[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '$')
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	b = append(b, '\r', '\n')

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -155,11 +156,11 @@ func redactions(cm *cmd, argv [][]byte) []bool {
 		for j := 2; j < len(argv); {
 			more := len(argv) - j - 1
 			switch {
-			case foldEq(argv[j], "auth") && more >= 2:
+			case db.EqualFold(argv[j], "auth") && more >= 2:
 				mark(j + 1)
 				mark(j + 2)
 				j += 3
-			case foldEq(argv[j], "setname") && more >= 1:
+			case db.EqualFold(argv[j], "setname") && more >= 1:
 				j += 2
 			default:
 				return red
@@ -169,11 +170,11 @@ func redactions(cm *cmd, argv [][]byte) []bool {
 		for j := 6; j < len(argv); j++ {
 			more := len(argv) - j - 1
 			switch {
-			case foldEq(argv[j], "copy"), foldEq(argv[j], "replace"):
-			case foldEq(argv[j], "auth") && more >= 1:
+			case db.EqualFold(argv[j], "copy"), db.EqualFold(argv[j], "replace"):
+			case db.EqualFold(argv[j], "auth") && more >= 1:
 				mark(j + 1)
 				j++
-			case foldEq(argv[j], "auth2") && more >= 2:
+			case db.EqualFold(argv[j], "auth2") && more >= 2:
 				mark(j + 1)
 				mark(j + 2)
 				j += 2
@@ -183,20 +184,4 @@ func redactions(cm *cmd, argv [][]byte) []bool {
 		}
 	}
 	return red
-}
-
-func foldEq(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
