@@ -47,3 +47,21 @@ remove_revisions() {
 	local rev
 	for rev in a b; do git worktree remove --force "$1/src-$rev" 2>/dev/null || true; done
 }
+
+# build_corvid TMP builds corvid-server and corvid-bench into TMP, from the
+# working tree, or with REV set from a worktree of that revision at
+# TMP/src (remove it with remove_corvid_src TMP from the EXIT trap); it
+# sets `what` to say which.
+build_corvid() {
+	local tmp=$1 src=.
+	what="corvid from the working tree at $(git rev-parse --short HEAD)"
+	[ -z "$(git status --porcelain -- cmd internal go.mod go.sum)" ] || what="$what, with uncommitted changes"
+	if [ -n "${REV:-}" ]; then
+		git worktree add -q --detach "$tmp/src" "$REV"
+		src=$tmp/src; what="corvid at $(git rev-parse --short "$REV")"
+	fi
+	(cd "$src" && go build -o "$tmp/corvid-server" ./cmd/corvid-server && go build -o "$tmp/corvid-bench" ./cmd/corvid-bench)
+}
+remove_corvid_src() {
+	[ -n "${REV:-}" ] && git worktree remove --force "$1/src" 2>/dev/null || true
+}

@@ -30,18 +30,11 @@ tmp=$(mktemp -d)
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-	[ -n "${REV:-}" ] && git worktree remove --force "$tmp/src" 2>/dev/null || true
+	remove_corvid_src "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-src=.
-what="corvid from the working tree at $(git rev-parse --short HEAD)"
-[ -z "$(git status --porcelain -- cmd internal go.mod go.sum)" ] || what="$what, with uncommitted changes"
-if [ -n "${REV:-}" ]; then
-	git worktree add -q --detach "$tmp/src" "$REV"
-	src=$tmp/src; what="corvid at $(git rev-parse --short "$REV")"
-fi
-(cd "$src" && go build -o "$tmp/corvid-server" ./cmd/corvid-server && go build -o "$tmp/corvid-bench" ./cmd/corvid-bench)
+build_corvid "$tmp"
 SUBS=$((FAST + SLOW + STALLED))
 echo "pubsub RSS: $FAST fast, $SLOW slow ($RATE B/s), $STALLED stalled subscribers on 1 channel, $PUBLISHERS publishers at pipeline 16, $SIZE-byte messages, ${T}s; $(nproc) cores, $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC'), $what, valkey $("$VALKEY" --version | awk '{print $3}')"
 kb() { awk -v k="$1" '$1==k":"{print $2}' "/proc/$pid/status"; }

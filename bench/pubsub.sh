@@ -58,18 +58,11 @@ pid=; mon=
 cleanup() {
 	[ -n "$mon" ] && kill "$mon" 2>/dev/null || true
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-	[ -n "${REV:-}" ] && git worktree remove --force "$tmp/src" 2>/dev/null || true
+	remove_corvid_src "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-src=.
-what="corvid from the working tree at $(git rev-parse --short HEAD)"
-[ -z "$(git status --porcelain -- cmd internal go.mod go.sum)" ] || what="$what, with uncommitted changes"
-if [ -n "${REV:-}" ]; then
-	git worktree add -q --detach "$tmp/src" "$REV"
-	src=$tmp/src; what="corvid at $(git rev-parse --short "$REV")"
-fi
-(cd "$src" && go build -o "$tmp/corvid-server" ./cmd/corvid-server && go build -o "$tmp/corvid-bench" ./cmd/corvid-bench)
+build_corvid "$tmp"
 hz=$(getconf CLK_TCK)
 raw=${OUT:-$tmp/raw.txt}
 notes=$tmp/notes
