@@ -101,11 +101,8 @@ type Client struct {
 	// by the owner whenever it notes its memory.
 	omemPub atomic.Int64
 
-	// Pushes from other goroutines (push.go): the outbox, and on the
-	// goroutine path the flag that tells a Read interrupted by Push's
-	// deadline from an idle timeout.
-	outbox   outbox
-	wakeRead atomic.Bool
+	// Pushes from other goroutines (push.go).
+	outbox outbox
 
 	// subs are the client's pub/sub subscriptions (pubsub.go); monitor is
 	// set in monitor mode (monitor.go), mirrored in monitoring for
@@ -249,21 +246,25 @@ func (c *Client) serve() {
 	defer c.recoverPanic()
 	idleDeadline := false // a read deadline for the timeout setting is set
 	var idleAt time.Time  // ... and when it falls
+	pushed := false       // a push's deadline interrupted the last Read
 	for {
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			idleAt = time.Now().Add(time.Duration(t) * time.Second)
 			c.conn.SetReadDeadline(idleAt)
 			idleDeadline = true
-		} else if idleDeadline || c.wakeRead.Load() {
+		} else if idleDeadline || pushed {
 			// Inside MULTI (or with timeout 0 now) the client is exempt:
 			// drop the deadline set before the batch that entered MULTI
-			// (or by a push, whose output is sent next).
+			// (or by a push, whose output is sent next). A push's
+			// deadline is past: left set, every Read would fail at once.
 			c.conn.SetReadDeadline(time.Time{})
 			idleDeadline = false
 		}
+		pushed = false
 		// Pushed output (push.go), after the deadline is set: a push
-		// from now on interrupts the Read below instead.
-		c.wakeRead.Store(false)
+		// from now on (its output queued, then its deadline set)
+		// interrupts the Read below instead, and the next round clears
+		// its deadline.
 		if !c.deliverPushes() {
 			return
 		}
@@ -293,9 +294,8 @@ func (c *Client) serve() {
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && (!idleDeadline || time.Now().Before(idleAt)) {
-				// A push interrupted the Read: send it. (Not the flag:
-				// a push racing the flag's reset above leaves its
-				// deadline set with the flag clear.)
+				// A push interrupted the Read: send it.
+				pushed = true
 				continue
 			}
 			if errors.Is(err, resp.ErrQueryBufferLimit) {

@@ -118,8 +118,7 @@ func (c *Client) pushFrom(b []byte, from *Client) {
 		return
 	}
 	// Goroutine path: interrupt the owner's Read; serve (or a blocked
-	// client's watcher) sees the flag and carries on.
-	c.wakeRead.Store(true)
+	// client's watcher) clears the deadline and carries on.
 	c.conn.SetReadDeadline(time.Now())
 }
 

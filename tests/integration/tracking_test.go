@@ -151,7 +151,7 @@ func TestTrackingRueidis(t *testing.T) {
 	})
 
 	t.Run("expiry", func(t *testing.T) {
-		ws[0].Set(ctx, "ttl", "soon", 300*time.Millisecond)
+		ws[0].Set(ctx, "ttl", "soon", time.Second)
 		mustCache(ctx, t, c, "ttl", "soon")
 		// Nothing writes the key again: only its expiry (active, on the
 		// server's own time) can invalidate it.
@@ -351,16 +351,16 @@ func TestTrackingGoRedisRedirect(t *testing.T) {
 		}
 	})
 	t.Run("expiry", func(t *testing.T) {
-		ws[0].Set(ctx, "e", "1", 200*time.Millisecond)
+		ws[0].Set(ctx, "e", "1", 500*time.Millisecond)
 		read("e")
 		expectKeys(t, "e") // active expiry, no command involved
 	})
 	t.Run("lazy-expiry", func(t *testing.T) {
 		ws[0].Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 		defer ws[0].Do(ctx, "DEBUG", "SET-ACTIVE-EXPIRE", "1")
-		ws[0].Set(ctx, "lz", "1", 50*time.Millisecond)
+		ws[0].Set(ctx, "lz", "1", 400*time.Millisecond)
 		read("lz")
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(800 * time.Millisecond)
 		ws[1].Get(ctx, "lz") // finds it expired and deletes it
 		expectKeys(t, "lz")
 	})
@@ -944,11 +944,13 @@ func TestTrackingDifferential(t *testing.T) {
 			s(1, "MSET", "o1", "1", "o2", "1", "o3", "1"),
 		}},
 		{"expiry", 2, []tStep{
-			s(0, "HELLO", "3"), s(0, tr("on")...), s(1, "SET", "e", "1", "PX", "100"), s(0, "GET", "e"),
-			sleep(500), syncAll,
-			s(1, "DEBUG", "SET-ACTIVE-EXPIRE", "0"), s(1, "SET", "l", "1", "PX", "50"), s(0, "GET", "l"),
-			sleep(100), s(1, "GET", "l"),
-			s(1, "SET", "m", "1", "PX", "50"), s(0, "GET", "m"), sleep(100), s(0, "GET", "m"), s(0, "GET", "m"),
+			// TTLs leave a loaded machine (CI, -race) time for the
+			// GET that follows each SET to find the key.
+			s(0, "HELLO", "3"), s(0, tr("on")...), s(1, "SET", "e", "1", "PX", "400"), s(0, "GET", "e"),
+			sleep(1500), syncAll,
+			s(1, "DEBUG", "SET-ACTIVE-EXPIRE", "0"), s(1, "SET", "l", "1", "PX", "400"), s(0, "GET", "l"),
+			sleep(800), s(1, "GET", "l"),
+			s(1, "SET", "m", "1", "PX", "400"), s(0, "GET", "m"), sleep(800), s(0, "GET", "m"), s(0, "GET", "m"),
 			s(1, "SET", "m", "1"), s(1, "DEBUG", "SET-ACTIVE-EXPIRE", "1"), info(1),
 		}},
 		{"max-keys", 2, []tStep{
