@@ -249,3 +249,24 @@ func (ks *Keyspace) Dirty() int64 { return ks.dirty.Load() }
 // AddDirty records n changes, in shard shard of the counter (a Ctx's
 // Shard; any int will do).
 func (ks *Keyspace) AddDirty(shard int, n int64) { ks.dirty.Add(shard, n) }
+
+// TryLockStripe locks stripe i if it is free, without waiting: a script
+// that meets a key outside its declared stripes takes that stripe this
+// way, since waiting while holding others could deadlock.
+func (ks *Keyspace) TryLockStripe(i int) bool { return ks.stripes[i].mu.TryLock() }
+
+// Has reports whether the set covers stripe s.
+func (l *LockSet) Has(s int) bool {
+	if l.all {
+		return true
+	}
+	for _, v := range l.list() {
+		if int(v) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// IsAll reports whether the set covers the whole keyspace.
+func (l *LockSet) IsAll() bool { return l.all }

@@ -140,6 +140,12 @@ type Client struct {
 	nc         *netloop.Conn
 	offLoop    bool     // detached from the loop, running on its own goroutine
 	detachArgv [][]byte // the command that made the client leave its loop
+
+	// Scripts (script.go): the running script's host, and whether the
+	// command being called is one of its calls.
+	scriptHost scriptHost
+	inScript   bool
+	errCounted bool // the script's error reply is counted already
 }
 
 const (

@@ -52,6 +52,10 @@ func (c *Client) execute(argv [][]byte) {
 		c.reject(cm, msg)
 		return
 	}
+	if s.scripts.Busy() && cm.meta.Flags&command.FlagAllowBusy == 0 && !c.inScript {
+		c.reject(cm, "BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+		return
+	}
 	if c.multi != nil && cm.meta.Flags&command.FlagNoMulti != 0 {
 		c.reject(cm, "ERR Command not allowed inside a transaction")
 		return
@@ -260,13 +264,19 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	st := &cm.stats.shard[c.shard]
 	if c.w.Len() > mark && c.w.Bytes()[mark] == '-' {
 		st.failed.Add(1)
-		s.stats.totalErrors.Add(1)
-		s.errs.countReply(c.w.Bytes()[mark:])
+		if c.errCounted {
+			// A script replied with the error of a command it called,
+			// counted when that command replied.
+			c.errCounted = false
+		} else {
+			s.stats.totalErrors.Add(1)
+			s.errs.countReply(c.w.Bytes()[mark:])
+		}
 	}
 	if ctx.Dirty > 0 {
 		s.ks.AddDirty(c.shard, int64(ctx.Dirty))
 	}
-	if cm.meta.Flags&command.FlagSkipSlowlog == 0 {
+	if cm.meta.Flags&command.FlagSkipSlowlog == 0 && !c.inScript {
 		s.slow.maybeAdd(c, cm, argv, usec)
 	}
 	if c.replyMode != replyOn || c.skipNext {

@@ -39,6 +39,19 @@ func serverHandlers() []srvHandler {
 		{spec: command.PubsubHelp, proc: pubsubHelpCommand},
 		{spec: command.Monitor, proc: monitorCommand},
 
+		// Scripts (script.go).
+		{spec: command.Eval, proc: evalCommand},
+		{spec: command.EvalRo, proc: evalCommand},
+		{spec: command.Evalsha, proc: evalCommand},
+		{spec: command.EvalshaRo, proc: evalCommand},
+		{spec: command.ScriptLoad, proc: scriptLoadCommand},
+		{spec: command.ScriptExists, proc: scriptExistsCommand},
+		{spec: command.ScriptFlush, proc: scriptFlushCommand},
+		{spec: command.ScriptKill, proc: scriptKillCommand},
+		{spec: command.ScriptShow, proc: scriptShowCommand},
+		{spec: command.ScriptDebug, proc: scriptDebugCommand},
+		{spec: command.ScriptHelp, proc: scriptHelpCommand},
+
 		// CLIENT (client_cmds.go; TRACKING, CACHING, GETREDIR and
 		// TRACKINGINFO in tracking.go)
 		{spec: command.ClientId, proc: clientIDCommand},

@@ -112,11 +112,19 @@ func (s *Server) startNetloop() error {
 type offLoopSet struct {
 	first [256]bool
 	cmds  map[*cmd]bool
+	// scripts run off the loop when they may stall it (scriptMayStall).
+	scripts map[*cmd]bool
 }
 
 func offLoopCommands(t *table) *offLoopSet {
-	o := &offLoopSet{cmds: map[*cmd]bool{}}
+	o := &offLoopSet{cmds: map[*cmd]bool{}, scripts: map[*cmd]bool{}}
 	for _, c := range t.all() {
+		switch c.meta {
+		case command.Eval, command.EvalRo, command.Evalsha, command.EvalshaRo:
+			o.scripts[c] = true
+			o.first[c.name[0]] = true
+			o.first[c.name[0]&^0x20] = true
+		}
 		off := c.meta.Flags&command.FlagBlocking != 0 || c.meta == command.Debug || c.meta == command.Save || c.meta == command.Migrate
 		for _, sub := range c.subs {
 			if sub.meta.Flags&command.FlagBlocking != 0 {
@@ -164,6 +172,9 @@ func (c *Client) mustLeaveLoop(argv [][]byte) bool {
 	}
 	if s.offLoop.cmds[cm] {
 		return true
+	}
+	if s.offLoop.scripts[cm] {
+		return c.scriptMayStall(cm, argv)
 	}
 	if !paused {
 		return false

@@ -20,6 +20,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/pubsub"
+	"github.com/corvid-kv/corvid/internal/script"
 )
 
 // Version is the Valkey version Corvid is compatible with, reported where
@@ -93,6 +94,8 @@ type Server struct {
 
 	loops   *netloop.Engine // event loops; nil: net-engine goroutine
 	offLoop *offLoopSet     // commands that make a client leave its loop
+
+	scripts *script.Engine // the script cache and Lua states (script.go)
 }
 
 type serverStats struct {
@@ -131,6 +134,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.initRDB()
 	s.ks.Hooks.Flushed = s.releaseAfterFlush
 	s.pubsub = pubsub.NewRegistry()
+	s.scripts = script.New()
 	s.ks.SetObserver(keyObserver{s})
 	s.ks.Effects = new(effects.Stream)
 	s.initMemory()
@@ -162,6 +166,7 @@ func (s *Server) applyConfig() {
 	s.ks.SetLazyFree(s.cfg.LazyfreeLazyExpire(), s.cfg.LazyfreeLazyEviction(), s.cfg.LazyfreeLazyServerDel())
 	applyTuning(s.ks, s.cfg)
 	s.ks.SetNotifyFlags(s.cfg.NotifyKeyspaceEvents())
+	s.scripts.SetBusyThreshold(time.Duration(s.cfg.BusyReplyThreshold()) * time.Millisecond)
 	s.applyRuntimeConfig()
 }
 

@@ -1,0 +1,357 @@
+package script
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+func init() {
+	// Lua 5.1 gives a vararg chunk no "arg" table; gopher-lua builds one
+	// on every call of a vararg function unless told not to, which cost
+	// a small script five times its own run time.
+	lua.CompatVarArg = false
+}
+
+// Flags are a script's shebang flags (#!lua flags=...).
+type Flags uint16
+
+const (
+	FlagNoWrites       Flags = 1 << iota // no-writes
+	FlagAllowOOM                         // allow-oom
+	FlagAllowStale                       // allow-stale
+	FlagNoCluster                        // no-cluster
+	FlagAllowCrossSlot                   // allow-cross-slot-keys
+	// FlagShebang: the script declared its flags (a #!lua line), so
+	// Valkey's checks apply before it runs instead of EVAL's compatible
+	// behaviour.
+	FlagShebang
+)
+
+var flagNames = []struct {
+	name string
+	f    Flags
+}{
+	{"no-writes", FlagNoWrites},
+	{"allow-oom", FlagAllowOOM},
+	{"allow-stale", FlagAllowStale},
+	{"no-cluster", FlagNoCluster},
+	{"allow-cross-slot-keys", FlagAllowCrossSlot},
+}
+
+// Script is a compiled script of the cache.
+type Script struct {
+	SHA   string // 40 lower-case hex digits
+	Body  string
+	Flags Flags
+	proto *lua.FunctionProto
+
+	// Undeclared is set once a run touched a key outside the stripes of
+	// its KEYS: the server runs it under every stripe from then on.
+	Undeclared atomic.Bool
+	// MayLoop: the code can run for long (it loops, defines functions
+	// that may recurse, or compiles code at run time). The server runs
+	// such a script off its event loop until a run shows it quick.
+	MayLoop bool
+	// Quick is set once a run of a MayLoop script ended within
+	// quickRun; Slow once a run took longer than that (it clears Quick).
+	Quick atomic.Bool
+}
+
+// QuickRun is how short a run must be for its script to count as quick.
+const QuickRun = time.Millisecond
+
+// mayLoop reports whether p can run for long: a backward jump (every Lua
+// loop compiles to one), a nested function (which may recurse), or a
+// call of load or loadstring (code made at run time).
+func mayLoop(p *lua.FunctionProto) bool {
+	if len(p.FunctionPrototypes) > 0 {
+		return true
+	}
+	for _, inst := range p.Code {
+		op := int(inst >> 26)
+		switch op {
+		case lua.OP_FORLOOP, lua.OP_TFORLOOP:
+			return true
+		case lua.OP_JMP:
+			if int(inst&0x3ffff)-(0x3ffff>>1) < 0 {
+				return true
+			}
+		}
+	}
+	for _, k := range p.Constants {
+		if s, ok := k.(lua.LString); ok && (s == "load" || s == "loadstring") {
+			return true
+		}
+	}
+	return false
+}
+
+// Engine holds the script cache and the pool of Lua states.
+type Engine struct {
+	mu      sync.RWMutex
+	scripts map[string]*Script
+	memory  int64 // bodies' bytes, INFO used_memory_scripts_eval
+
+	gen  atomic.Uint64 // bumped by Flush: States drop their closures
+	pool sync.Pool     // *State
+
+	// Running scripts, for BUSY and SCRIPT KILL: a State is listed from
+	// its start to its end.
+	runMu   sync.Mutex
+	running map[*State]struct{}
+
+	// BUSY: busyAfter is busy-reply-threshold (0: never); busy is set
+	// while a script has run longer, by the watchdog goroutine that
+	// lives while scripts run (watching).
+	busyAfter atomic.Int64
+	busy      atomic.Bool
+	watching  atomic.Bool
+}
+
+// SetBusyThreshold sets busy-reply-threshold.
+func (e *Engine) SetBusyThreshold(d time.Duration) { e.busyAfter.Store(int64(d)) }
+
+// Busy reports whether a script has been running longer than the busy
+// threshold: other clients then get -BUSY (the server's check).
+func (e *Engine) Busy() bool { return e.busy.Load() }
+
+// watchInterval is how often the watchdog looks at the running scripts.
+const watchInterval = 10 * time.Millisecond
+
+// watch sets and clears busy while scripts run; it ends when none does.
+func (e *Engine) watch() {
+	t := time.NewTicker(watchInterval)
+	defer t.Stop()
+	for now := range t.C {
+		e.runMu.Lock()
+		n := len(e.running)
+		var longest time.Duration
+		for st := range e.running {
+			longest = max(longest, now.Sub(st.started))
+		}
+		if n == 0 {
+			e.watching.Store(false)
+		}
+		e.runMu.Unlock()
+		after := time.Duration(e.busyAfter.Load())
+		e.busy.Store(n > 0 && after > 0 && longest > after)
+		if n == 0 {
+			return
+		}
+	}
+}
+
+// New returns an empty engine.
+func New() *Engine {
+	return &Engine{scripts: map[string]*Script{}, running: map[*State]struct{}{}}
+}
+
+// SHA1Hex is the script cache's key of a body.
+func SHA1Hex(body []byte) string {
+	sum := sha1.Sum(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// Get returns the cached script whose SHA1 is sha (either case), or nil.
+func (e *Engine) Get(sha []byte) *Script {
+	if len(sha) != 40 {
+		return nil
+	}
+	var low [40]byte
+	for i, c := range sha {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	e.mu.RLock()
+	s := e.scripts[string(low[:])]
+	e.mu.RUnlock()
+	return s
+}
+
+// Load compiles body and caches it, or returns the cached script of the
+// same body. The error is the reply's text: Valkey's shebang and
+// compilation errors.
+func (e *Engine) Load(body []byte) (*Script, string) {
+	sha := SHA1Hex(body)
+	e.mu.RLock()
+	s := e.scripts[sha]
+	e.mu.RUnlock()
+	if s != nil {
+		return s, ""
+	}
+	src := string(body)
+	flags, code, msg := parseShebang(src)
+	if msg != "" {
+		return nil, msg
+	}
+	proto, err := compile(code, "user_script")
+	if err != "" {
+		return nil, "ERR Error compiling script (new function): " + err
+	}
+	s = &Script{SHA: sha, Body: src, Flags: flags, proto: proto, MayLoop: mayLoop(proto)}
+	e.mu.Lock()
+	if old := e.scripts[sha]; old != nil {
+		s = old
+	} else {
+		e.scripts[sha] = s
+		e.memory += int64(len(src))
+	}
+	e.mu.Unlock()
+	return s, ""
+}
+
+// Flush empties the cache.
+func (e *Engine) Flush() {
+	e.mu.Lock()
+	e.scripts = map[string]*Script{}
+	e.memory = 0
+	e.mu.Unlock()
+	e.gen.Add(1)
+}
+
+// Count is the number of cached scripts.
+func (e *Engine) Count() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return len(e.scripts)
+}
+
+// Memory is what the cached bodies take.
+func (e *Engine) Memory() int64 {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.memory
+}
+
+// parseShebang reads a "#!lua flags=..." first line. It returns the flags,
+// the code to compile (the shebang line blanked, so line numbers stay) and
+// Valkey's error text if the line is malformed.
+func parseShebang(src string) (Flags, string, string) {
+	if !strings.HasPrefix(src, "#!") {
+		return 0, src, ""
+	}
+	end := strings.IndexByte(src, '\n')
+	line := src
+	if end >= 0 {
+		line = src[:end]
+	}
+	if end < 0 {
+		return 0, "", "ERR Invalid script shebang"
+	}
+	parts := strings.Fields(line)
+	if len(parts) == 0 || parts[0] != "#!lua" {
+		engine := line
+		if len(parts) > 0 {
+			engine = parts[0]
+		}
+		return 0, "", "ERR Unexpected engine in script shebang: " + engine
+	}
+	flags := FlagShebang
+	for _, p := range parts[1:] {
+		v, ok := strings.CutPrefix(p, "flags=")
+		if !ok {
+			return 0, "", "ERR Unknown lua shebang option: " + p
+		}
+		for _, name := range strings.Split(v, ",") {
+			if name == "" {
+				continue
+			}
+			found := false
+			for _, fn := range flagNames {
+				if fn.name == name {
+					flags |= fn.f
+					found = true
+				}
+			}
+			if !found {
+				return 0, "", "ERR Unexpected flag in script shebang: " + name
+			}
+		}
+	}
+	code := ""
+	if end >= 0 {
+		code = src[end:]
+	}
+	return flags, code, ""
+}
+
+// compile parses and compiles a chunk; the error is in Lua's
+// "name:line: message" form.
+func compile(code, name string) (*lua.FunctionProto, string) {
+	chunk, err := parse.Parse(strings.NewReader(code), name)
+	if err != nil {
+		return nil, parseError(err, name, code)
+	}
+	proto, err := lua.Compile(chunk, name)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return proto, ""
+}
+
+// parseError rewrites gopher-lua's parse errors ("name line:N(column:M)
+// near 'tok':   syntax error") in Lua 5.1's layout ("name:N: syntax
+// error near 'tok'"); the messages themselves are gopher-lua's.
+func parseError(err error, name, code string) string {
+	if pe, ok := err.(*parse.Error); ok {
+		msg := strings.TrimSpace(pe.Message)
+		line := pe.Pos.Line
+		if line < 1 {
+			// At the end of the input: Lua names the last line.
+			line = strings.Count(code, "\n") + 1
+			pe.Token = "EOF"
+		}
+		if pe.Token != "" {
+			if pe.Token == "EOF" || pe.Token == "<EOF>" {
+				msg += " near '<eof>'"
+			} else {
+				msg += " near '" + pe.Token + "'"
+			}
+		}
+		return name + ":" + itoa(int64(line)) + ": " + msg
+	}
+	return err.Error()
+}
+
+// Running reports how long the longest running script has been running
+// (zero if none).
+func (e *Engine) Running(now time.Time) time.Duration {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	var longest time.Duration
+	for st := range e.running {
+		if d := now.Sub(st.started); d > longest {
+			longest = d
+		}
+	}
+	return longest
+}
+
+// Kill stops the running scripts that have made no writes. It reports
+// whether a script was running, and whether one could not be killed
+// because it wrote.
+func (e *Engine) Kill() (running, unkillable bool) {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	for st := range e.running {
+		running = true
+		if st.run != nil && st.run.Host.Wrote() {
+			unkillable = true
+			continue
+		}
+		st.killed.Store(true)
+		if st.cancel != nil {
+			st.cancel()
+		}
+	}
+	return running, unkillable
+}

@@ -1,0 +1,550 @@
+package script
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/resp"
+	"github.com/corvid-kv/corvid/internal/script/lualib"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Host runs what a script asks of the server. Its methods are called on
+// the goroutine running the script.
+type Host interface {
+	// Call runs argv as a command called from the script and returns its
+	// reply as RESP in protocol proto (2 or 3): an error reply ("-...")
+	// when the command failed or was refused. The bytes are valid until
+	// the next Call.
+	Call(argv [][]byte, proto int) []byte
+	// Log writes a redis.log line at a Valkey level (LogDebug..LogWarning).
+	Log(level int, msg string)
+	// Wrote reports whether the run has written (SCRIPT KILL refuses
+	// to stop a script that has). Any goroutine.
+	Wrote() bool
+	// Known reports whether argv names a command (with its subcommand)
+	// that exists, for acl_check_cmd.
+	Known(argv [][]byte) bool
+}
+
+// Log levels of redis.log, Valkey's LL_*.
+const (
+	LogDebug = iota
+	LogVerbose
+	LogNotice
+	LogWarning
+)
+
+// Replication flags of redis.set_repl, Valkey's PROPAGATE_*.
+const (
+	ReplNone    = 0
+	ReplAOF     = 1
+	ReplReplica = 2
+	ReplAll     = ReplAOF | ReplReplica
+)
+
+// Run is one invocation of a script.
+type Run struct {
+	Script *Script
+	Keys   [][]byte
+	Args   [][]byte
+	Host   Host
+	// W is the caller's reply writer; the script's value (or error) is
+	// written to it in W.Proto.
+	W *resp.Writer
+	// Repl is what redis.set_repl left (ReplAll unless the script
+	// changed it).
+	Repl int
+	// ErrorCounted: the run replied with an error a command it called
+	// replied (already counted in the error statistics).
+	ErrorCounted bool
+}
+
+// State is one Lua interpreter with Valkey's sandbox. See the package
+// invariants.
+type State struct {
+	e  *Engine
+	L  *lua.LState
+	gt *lua.LTable // the real globals, behind the read-only proxy env
+
+	env     *lua.LTable                 // the proxy the chunks see as _G
+	proxies map[*lua.LTable]*lua.LTable // proxy -> the table it guards
+	fns     map[*Script]*lua.LFunction  // this State's closures
+	gen     uint64                      // e.gen the closures belong to
+	errfn   *lua.LFunction              // the error handler of a run
+	rand    uint64                      // redisLrand48's state
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	killed atomic.Bool
+	// aborted: the host abandoned the run (Host.Call returned nil).
+	aborted bool
+
+	run     *Run
+	resp    int // redis.setresp
+	started time.Time
+}
+
+func (e *Engine) state() *State {
+	if st, _ := e.pool.Get().(*State); st != nil {
+		return st
+	}
+	return e.newState()
+}
+
+func (e *Engine) newState() *State {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, RegistrySize: 1024 * 16, RegistryMaxSize: 1024 * 256})
+	st := &State{e: e, L: L, proxies: map[*lua.LTable]*lua.LTable{}, fns: map[*Script]*lua.LFunction{}}
+	for _, lib := range []struct {
+		name string
+		fn   lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	} {
+		L.Push(L.NewFunction(lib.fn))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	lualib.Open(L)
+	g := L.G.Global
+	st.gt = g
+	// What Valkey's sandbox leaves out of the base library.
+	for _, name := range []string{"print", "dofile", "loadfile", "module", "require", "_printregs", "package", "_GOPHER_LUA_VERSION"} {
+		g.RawSetString(name, lua.LNil)
+	}
+	// os: only clock.
+	osT := L.NewTable()
+	osT.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(float64(processCPU()) / 1e9))
+		return 1
+	}))
+	g.RawSetString("os", osT)
+	// tostring of numbers as Lua 5.1 ("%.14g").
+	baseToString := g.RawGetString("tostring")
+	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok && L.GetTop() >= 1 {
+			L.Push(lua.LString(lualib.NumberToString(float64(n))))
+			return 1
+		}
+		L.Push(baseToString)
+		L.Insert(L.Get(-1), 1)
+		L.Pop(1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
+	st.openBase(g)
+	st.openMath(g.RawGetString("math").(*lua.LTable))
+	st.rand = srand48(int32(rand.Uint32()))
+	api := st.newAPI()
+	g.RawSetString("redis", api)
+	g.RawSetString("server", api)
+	// pairs and next see through the read-only proxies.
+	baseNext := g.RawGetString("next").(*lua.LFunction)
+	next := L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if real := st.proxies[t]; real != nil {
+			L.Replace(1, real)
+		}
+		L.Push(baseNext)
+		L.Insert(L.Get(-1), 1)
+		L.Pop(1)
+		L.Call(L.GetTop()-1, 2)
+		return 2
+	})
+	g.RawSetString("next", next)
+	g.RawSetString("pairs", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		if real := st.proxies[t]; real != nil {
+			t = real
+		}
+		L.Push(baseNext)
+		L.Push(t)
+		L.Push(lua.LNil)
+		return 3
+	}))
+	// Library tables and the globals become read-only.
+	for _, name := range []string{"string", "table", "math", "coroutine", "os", "cjson", "cmsgpack", "bit", "struct"} {
+		if t, ok := g.RawGetString(name).(*lua.LTable); ok {
+			g.RawSetString(name, st.readOnly(t))
+		}
+	}
+	p := st.readOnly(api)
+	g.RawSetString("redis", p)
+	g.RawSetString("server", p)
+	missing := L.NewTable()
+	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
+		return 0
+	}))
+	L.SetMetatable(g, missing)
+	st.env = st.readOnly(g)
+	g.RawSetString("_G", st.env)
+	st.errfn = L.NewFunction(st.errorHandler)
+	g.RawSetString("__redis__err__handler", st.errfn)
+	// Strings' methods go through the read-only string table too.
+	if smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
+		smt.RawSetString("__index", g.RawGetString("string"))
+	}
+	st.guardBase(g)
+	st.ctx, st.cancel = context.WithCancel(context.Background())
+	L.SetContext(st.ctx)
+	return st
+}
+
+// readOnly returns a proxy of t: reads go to t, writes raise Valkey's
+// error.
+func (st *State) readOnly(t *lua.LTable) *lua.LTable {
+	L := st.L
+	p := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	}))
+	L.SetMetatable(p, mt)
+	st.proxies[p] = t
+	return p
+}
+
+// closure returns this State's function for s.
+func (st *State) closure(s *Script) *lua.LFunction {
+	if g := st.e.gen.Load(); g != st.gen {
+		clear(st.fns)
+		st.gen = g
+	}
+	fn := st.fns[s]
+	if fn == nil {
+		fn = st.L.NewFunctionFromProto(s.proto)
+		fn.Env = st.env
+		st.fns[s] = fn
+	}
+	return fn
+}
+
+// Run runs r.Script and writes its reply to r.W.
+func (e *Engine) Run(r *Run) {
+	st := e.state()
+	L := st.L
+	r.Repl = ReplAll
+	r.ErrorCounted = false
+	st.run = r
+	st.resp = 2
+	st.gt.RawSetString("KEYS", argTable(L, r.Keys))
+	st.gt.RawSetString("ARGV", argTable(L, r.Args))
+	fn := st.closure(r.Script)
+	st.started = time.Now()
+	e.runMu.Lock()
+	e.running[st] = struct{}{}
+	if !e.watching.Load() {
+		e.watching.Store(true)
+		go e.watch()
+	}
+	e.runMu.Unlock()
+
+	L.Push(fn)
+	err := L.PCall(0, 1, st.errfn)
+
+	e.runMu.Lock()
+	delete(e.running, st)
+	killed := st.killed.Load()
+	e.runMu.Unlock()
+	if r.Script.MayLoop {
+		r.Script.Quick.Store(time.Since(st.started) < QuickRun)
+	}
+	if st.aborted {
+		// Nothing is written: the host runs the script again.
+	} else if err != nil {
+		var v lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok {
+			v = ae.Object
+		}
+		if killed {
+			// Whatever the script raised (or caught) after the kill.
+			t, ok := v.(*lua.LTable)
+			if !ok {
+				t = L.NewTable()
+			}
+			t.RawSetString("err", lua.LString(killedError))
+			v = t
+		}
+		st.writeError(v)
+	} else {
+		st.writeReply(r.W, L.Get(-1), 0)
+	}
+	L.SetTop(0)
+	st.gt.RawSetString("KEYS", lua.LNil)
+	st.gt.RawSetString("ARGV", lua.LNil)
+	st.run = nil
+	if killed || st.aborted {
+		st.killed.Store(false)
+		st.aborted = false
+		st.ctx, st.cancel = context.WithCancel(context.Background())
+		L.SetContext(st.ctx)
+	}
+	e.pool.Put(st)
+}
+
+func argTable(L *lua.LState, args [][]byte) *lua.LTable {
+	t := L.CreateTable(len(args), 0)
+	for i, a := range args {
+		t.RawSetInt(i+1, lua.LString(a))
+	}
+	return t
+}
+
+// killedError is the error of a run stopped by SCRIPT KILL.
+const killedError = "ERR Script killed by user with SCRIPT KILL..."
+
+// errorHandler is Valkey's __server__err__handler: it turns what the
+// script raised into an error table ({err=...}) and adds where it was
+// raised (source and line of the innermost Lua function).
+func (st *State) errorHandler(L *lua.LState) int {
+	v := L.Get(1)
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		s := "nil"
+		switch x := v.(type) {
+		case lua.LString:
+			s = luaMessage(string(x))
+		case lua.LNumber:
+			s = lualib.NumberToString(float64(x))
+		case *lua.LNilType:
+			s = "nil"
+		default:
+			s = v.String()
+		}
+		t = L.NewTable()
+		t.RawSetString("err", lua.LString("ERR "+s))
+	}
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil {
+			break
+		}
+		if dbg.What == "G" {
+			continue
+		}
+		t.RawSetString("source", lua.LString("@"+strings.TrimPrefix(dbg.Source, "@")))
+		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+		break
+	}
+	L.Push(t)
+	return 1
+}
+
+// errorTable is luaPushErrorBuff's table for an error text: "-CODE msg"
+// keeps its code, a text without one gets ERR.
+func (st *State) errorTable(text string) *lua.LTable {
+	t := st.L.NewTable()
+	t.RawSetString("err", lua.LString(errorText(text)))
+	return t
+}
+
+func errorText(text string) string {
+	var code, msg string
+	if strings.HasPrefix(text, "-") {
+		if i := strings.IndexByte(text, ' '); i < 0 {
+			code, msg = "ERR", text[1:]
+		} else {
+			code, msg = text[1:i], text[i+1:]
+		}
+	} else {
+		code, msg = "ERR", text
+	}
+	return code + " " + strings.Trim(msg, "\r\n")
+}
+
+// writeError writes the error a run ended with, as Valkey's
+// luaCallFunction does.
+func (st *State) writeError(v lua.LValue) {
+	w := st.run.W
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		msg := "execution failure"
+		if s, ok := v.(lua.LString); ok {
+			msg = string(s)
+		}
+		if len(msg) > 100 {
+			msg = msg[:100]
+		}
+		w.Error("ERR Error running script " + st.run.Script.SHA + ", " + msg)
+		return
+	}
+	out := ""
+	switch m := t.RawGetString("err").(type) {
+	case lua.LString:
+		out = string(m)
+	case lua.LNumber:
+		out = lualib.NumberToString(float64(m))
+	}
+	if t.RawGetString("ignore_error_stats_update") == lua.LTrue {
+		st.run.ErrorCounted = true
+	}
+	src, sok := t.RawGetString("source").(lua.LString)
+	line := t.RawGetString("line")
+	if sok && line != lua.LNil {
+		out += " script: " + st.run.Script.SHA + ", on " + string(src) + ":" + luaToString(line) + "."
+	}
+	w.Error(out)
+}
+
+func luaToString(v lua.LValue) string {
+	if n, ok := v.(lua.LNumber); ok {
+		return lualib.NumberToString(float64(n))
+	}
+	return v.String()
+}
+
+// processCPU is the process's CPU time in nanoseconds (os.clock).
+func processCPU() int64 { return cpuTime() }
+
+// openBase replaces the base functions whose behaviour Valkey changed or
+// gopher-lua words differently: pcall (an error table with a string err
+// field is caught as that string, Valkey's luaRedisPcall) and error
+// (Lua 5.1 prefixes numbers with the position too, and raises nil when
+// called without a value).
+func (st *State) openBase(g *lua.LTable) {
+	L := st.L
+	basePcall := g.RawGetString("pcall").(*lua.LFunction)
+	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
+		L.Push(basePcall)
+		L.Insert(L.Get(-1), 1)
+		L.Pop(1)
+		L.Call(L.GetTop()-1, lua.MultRet)
+		if ok, _ := L.Get(1).(lua.LBool); !ok && L.GetTop() >= 2 {
+			switch e := L.Get(2).(type) {
+			case *lua.LTable:
+				if s, isStr := e.RawGetString("err").(lua.LString); isStr {
+					L.Replace(2, s)
+				}
+			case lua.LString:
+				L.Replace(2, lua.LString(luaMessage(string(e))))
+			}
+		}
+		return L.GetTop()
+	}))
+	g.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
+		v := L.Get(1)
+		level := L.OptInt(2, 1)
+		if level > 0 {
+			where := L.Where(level)
+			if strings.HasPrefix(where, "[G]") {
+				where = "" // a Go function (Lua's C level) has no position
+			}
+			switch x := v.(type) {
+			case lua.LString:
+				v = lua.LString(where + " " + string(x))
+			case lua.LNumber:
+				v = lua.LString(where + " " + lualib.NumberToString(float64(x)))
+			}
+			if s, ok := v.(lua.LString); ok && len(s) > 0 && s[0] == ' ' {
+				v = s[1:] // no position at that level
+			}
+		}
+		L.Error(v, 0)
+		return 0
+	}))
+}
+
+// guardBase keeps the raw and metatable functions and the chunk loaders
+// from reaching around the read-only proxies: rawset and setmetatable on
+// a proxy raise Valkey's error, and functions made by load and
+// loadstring see the proxy globals, as the script does.
+func (st *State) guardBase(g *lua.LTable) {
+	L := st.L
+	readonly := func(L *lua.LState) int {
+		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+		return 0
+	}
+	wrap := func(name string, guard func(L *lua.LState) bool, after func(L *lua.LState)) {
+		base := g.RawGetString(name).(*lua.LFunction)
+		g.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if guard != nil && guard(L) {
+				return readonly(L)
+			}
+			L.Push(base)
+			L.Insert(L.Get(-1), 1)
+			L.Pop(1)
+			L.Call(L.GetTop()-1, lua.MultRet)
+			if after != nil {
+				after(L)
+			}
+			return L.GetTop()
+		}))
+	}
+	isProxy := func(L *lua.LState) bool {
+		t, ok := L.Get(1).(*lua.LTable)
+		return ok && st.proxies[t] != nil
+	}
+	wrap("rawset", isProxy, nil)
+	wrap("setmetatable", isProxy, nil)
+	setEnv := func(L *lua.LState) {
+		if fn, ok := L.Get(1).(*lua.LFunction); ok {
+			fn.Env = st.env
+		}
+	}
+	wrap("loadstring", nil, setEnv)
+	wrap("load", nil, setEnv)
+}
+
+// luaMessage rewords gopher-lua's runtime error messages as Lua 5.1's
+// where the meaning is the same (Lua 5.1 also names the variable when it
+// knows it; gopher-lua does not, see docs/compatibility.md).
+func luaMessage(s string) string {
+	for _, r := range messageRewrites {
+		if i := strings.Index(s, r.from); i >= 0 {
+			s = s[:i] + r.to(s[i+len(r.from):])
+		}
+	}
+	return s
+}
+
+var messageRewrites = []struct {
+	from string
+	to   func(rest string) string
+}{
+	// "cannot perform add operation between nil and number"
+	{"cannot perform ", func(rest string) string {
+		op, rest, _ := strings.Cut(rest, " operation between ")
+		a, b, _ := strings.Cut(rest, " and ")
+		bad := a
+		if a == "number" || op == "concat" && a == "string" {
+			bad = b
+		}
+		if op == "concat" {
+			return "attempt to concatenate a " + bad + " value"
+		}
+		return "attempt to perform arithmetic on a " + bad + " value"
+	}},
+	// "attempt to index a non-table object(nil) with key 'x'"
+	{"attempt to index a non-table object(", func(rest string) string {
+		typ, _, _ := strings.Cut(rest, ")")
+		return "attempt to index a " + typ + " value"
+	}},
+	{"attempt to call a non-function object", func(rest string) string {
+		return "attempt to call a nil value" + rest
+	}},
+	// "bad argument #2 to assert (" -> "bad argument #2 to 'assert' ("
+	{"bad argument #", func(rest string) string {
+		n, rest, ok := strings.Cut(rest, " to ")
+		if !ok {
+			return "bad argument #" + n
+		}
+		name, rest, _ := strings.Cut(rest, " ")
+		if !strings.HasPrefix(name, "'") {
+			name = "'" + name + "'"
+		}
+		return "bad argument #" + n + " to " + name + " " + rest
+	}},
+}

@@ -1,0 +1,451 @@
+package server
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/resp"
+	"github.com/corvid-kv/corvid/internal/script"
+)
+
+// Scripts (EVAL and friends) run on package script's engine; this file
+// gives them atomicity, the commands they call and their replies.
+//
+// Atomicity. A script holds, from the moment it first needs one until it
+// ends, every stripe it touches (two-phase locking), so no other command
+// sees part of its writes and it sees no other command's: the stripes of
+// its KEYS are taken before it starts, in the order every multi-stripe
+// command takes them. A command the script calls on a key outside them
+// takes that key's stripe with TryLock, since waiting while holding
+// others could deadlock with a command that holds it and waits for one of
+// ours. If the stripe is busy and the script has written nothing yet, the
+// run is abandoned (its reply dropped) and run again under every stripe;
+// if it has written, it retries for a bounded time and then fails with an
+// error, keeping what it wrote as any failing script does. A script that
+// once touched an undeclared key is marked and runs under every stripe
+// from then on, as do commands that need the whole keyspace (FLUSHALL,
+// KEYS, SCAN, SELECT's neighbours...), which escalate the same way.
+// Scripts inside EXEC run under EXEC's stripes.
+
+// scriptHost is a running script's view of its client (script.Host).
+type scriptHost struct {
+	c       *Client
+	ro      bool // EVAL_RO, EVALSHA_RO or a no-writes script
+	shebang bool
+	sc      *script.Script
+	locks   db.LockSet // the stripes held
+	held    bool       // the caller holds every stripe already (EXEC)
+	wrote   atomic.Bool
+	// restart: the run met a busy undeclared stripe before writing; it
+	// is abandoned and run again under every stripe.
+	restart bool
+	w       *resp.Writer // the called commands' replies
+}
+
+// escalateWait bounds how long a script that has written waits for an
+// undeclared stripe before failing.
+const escalateWait = time.Second
+
+func (h *scriptHost) Wrote() bool { return h.wrote.Load() }
+
+func (h *scriptHost) Known(argv [][]byte) bool {
+	c := h.c
+	cm := c.lookupCmd(argv[0])
+	if cm != nil && cm.subs != nil && len(argv) >= 2 {
+		cm, c.nameBuf = lookupSub(cm, argv[1], c.nameBuf)
+	}
+	return cm != nil
+}
+
+func (h *scriptHost) Log(level int, msg string) {
+	s := h.c.srv
+	switch level {
+	case script.LogWarning:
+		s.log.warn("%s", msg)
+	case script.LogNotice:
+		s.log.notice("%s", msg)
+	default:
+		s.log.verbose("%s", msg)
+	}
+}
+
+// Call runs one command for the script (Valkey's scriptCall).
+func (h *scriptHost) Call(argv [][]byte, proto int) []byte {
+	c := h.c
+	h.w.Reset()
+	h.w.Proto = proto
+	cm := c.lookupCmd(argv[0])
+	if cm != nil && cm.subs != nil && len(argv) >= 2 {
+		sub, buf := lookupSub(cm, argv[1], c.nameBuf)
+		c.nameBuf = buf
+		cm = sub
+	}
+	switch {
+	case cm == nil:
+		return h.err("ERR Unknown command called from script")
+	case !cm.meta.CheckArity(len(argv)):
+		return h.reject(cm, "ERR Wrong number of args calling command from script")
+	case cm.meta.Flags&command.FlagNoScript != 0:
+		return h.reject(cm, "ERR This Redis command is not allowed from script")
+	}
+	write := cm.meta.Flags&command.FlagWrite != 0
+	if h.ro && cm.meta.Flags&command.FlagMayReplicate != 0 {
+		return h.reject(cm, "ERR Write commands are not allowed from read-only scripts.")
+	}
+	if write {
+		if h.ro {
+			return h.reject(cm, "ERR Write commands are not allowed from read-only scripts.")
+		}
+		if h.shebang || !h.wrote.Load() {
+			if c.srv.ks.MaxMemory() > 0 && cm.meta.Flags&command.FlagDenyOOM != 0 &&
+				h.sc.Flags&script.FlagAllowOOM == 0 && c.srv.ks.PerformEvictions() == db.EvictFail {
+				return h.reject(cm, oomError)
+			}
+		}
+	}
+	if !h.locks.IsAll() && !h.acquire(cm, argv) {
+		if h.restart {
+			return nil // abandoned: run again under every stripe
+		}
+		return h.err("ERR the script wrote, then met a key outside its KEYS that another command held too long")
+	}
+	if write || cm.meta.Flags&command.FlagMayReplicate != 0 || cm.meta == command.Publish || cm.meta == command.Spublish {
+		h.wrote.Store(true)
+	}
+	saved, mode, skip := c.w, c.replyMode, c.skipNext
+	c.w, c.ctx.W, c.replyMode, c.skipNext = h.w, h.w, replyOn, false
+	c.inScript = true
+	c.call(cm, argv)
+	c.inScript = false
+	c.w, c.ctx.W, c.replyMode, c.skipNext = saved, saved, mode, skip
+	return h.w.Bytes()
+}
+
+// reject refuses a command the script called, counting it in the
+// command's rejected_calls as Valkey does.
+func (h *scriptHost) reject(cm *cmd, msg string) []byte {
+	cm.stats.shard[h.c.shard].rejected.Add(1)
+	return h.err(msg)
+}
+
+func (h *scriptHost) err(msg string) []byte {
+	h.w.Error(msg)
+	return h.w.Bytes()
+}
+
+// acquire makes sure the stripes cm needs are held, escalating as the
+// file comment says. It returns false when the run must be abandoned.
+func (h *scriptHost) acquire(cm *cmd, argv [][]byte) bool {
+	c := h.c
+	ks := c.srv.ks
+	if cm.lock != db.LockKeys || (cm.proc != nil && !scriptSafeProc(cm)) {
+		h.sc.Undeclared.Store(true)
+		for i := 0; i < db.StripeCount; i++ {
+			if !h.locks.Has(i) && !h.take(i) {
+				return false
+			}
+		}
+		h.locks.Reset()
+		h.locks.All()
+		return true
+	}
+	c.keyPos = cm.meta.KeyPositions(argv, c.keyPos[:0])
+	for _, p := range c.keyPos {
+		st := ks.StripeOf(argv[p])
+		if h.locks.Has(st) {
+			continue
+		}
+		h.sc.Undeclared.Store(true)
+		if !h.take(st) {
+			return false
+		}
+	}
+	return true
+}
+
+// take locks stripe st for the rest of the run without waiting for it
+// while others are held (see the file comment).
+func (h *scriptHost) take(st int) bool {
+	ks := h.c.srv.ks
+	if ks.TryLockStripe(st) {
+		h.addHeld(st)
+		return true
+	}
+	if !h.wrote.Load() {
+		h.restart = true
+		return false
+	}
+	deadline := time.Now().Add(escalateWait)
+	for !ks.TryLockStripe(st) {
+		if time.Now().After(deadline) {
+			h.restart = false
+			return false
+		}
+		runtime.Gosched()
+	}
+	h.addHeld(st)
+	return true
+}
+
+func (h *scriptHost) addHeld(st int) {
+	h.locks.AddStripe(st)
+	if db.Invariants {
+		h.c.ctx.ReleaseHeld()
+		h.c.ctx.HoldSet(&h.locks)
+	}
+}
+
+// scriptSafeProc reports whether a server command (one without a db
+// procedure) touches no key, so a script may call it holding only its
+// own stripes.
+func scriptSafeProc(cm *cmd) bool {
+	switch cm.meta.Group {
+	case "pubsub", "connection":
+		return cm.meta != command.Select && cm.meta != command.Reset
+	}
+	switch cm.meta {
+	case command.Time, command.Lastsave, command.Info:
+		return true
+	}
+	return false
+}
+
+// evalCommand is EVAL, EVAL_RO, EVALSHA and EVALSHA_RO.
+func evalCommand(c *Client) {
+	argv := c.ctx.Argv
+	name := c.lastCmdName(argv[0])
+	bySHA := strings.HasPrefix(name, "evalsha")
+	ro := strings.HasSuffix(name, "_ro")
+	numkeys, err := strconv.ParseInt(string(argv[2]), 10, 64)
+	if a := argv[2]; err != nil || len(a) > 1 && (a[0] == '+' || a[0] == '0' || a[0] == '-' && a[1] == '0') {
+		c.w.Error("ERR value is not an integer or out of range")
+		return
+	}
+	if numkeys > int64(len(argv)-3) {
+		c.w.Error("ERR Number of keys can't be greater than number of args")
+		return
+	}
+	if numkeys < 0 {
+		c.w.Error("ERR Number of keys can't be negative")
+		return
+	}
+	eng := c.srv.scripts
+	var sc *script.Script
+	if bySHA {
+		if sc = eng.Get(argv[1]); sc == nil {
+			c.w.Error("NOSCRIPT No matching script.")
+			return
+		}
+	} else {
+		var msg string
+		if sc, msg = eng.Load(argv[1]); sc == nil {
+			c.w.Error(msg)
+			return
+		}
+	}
+	if sc.Flags&script.FlagShebang != 0 {
+		if ro && sc.Flags&script.FlagNoWrites == 0 {
+			c.w.Error("ERR Can not execute a script with write flag using *_ro command.")
+			return
+		}
+		if sc.Flags&script.FlagNoWrites != 0 {
+			ro = true
+		}
+		if !ro && sc.Flags&script.FlagAllowOOM == 0 && c.srv.ks.MaxMemory() > 0 && c.srv.ks.PerformEvictions() == db.EvictFail {
+			c.w.Error(oomError)
+			return
+		}
+	}
+	c.runScript(sc, argv[3:3+numkeys], argv[3+numkeys:], ro)
+}
+
+// scriptMayStall reports whether an EVAL or EVALSHA may run long enough
+// to stall its event loop's other clients (and a SCRIPT KILL sent by
+// one of them): a script that loops, until a run of it ended quickly.
+// A script that runs long the first time it is quick stalls its loop
+// for that run; it is marked slow and leaves the loop from then on.
+func (c *Client) scriptMayStall(cm *cmd, argv [][]byte) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	var sc *script.Script
+	if cm.meta == command.Evalsha || cm.meta == command.EvalshaRo {
+		sc = c.srv.scripts.Get(argv[1])
+	} else {
+		sc, _ = c.srv.scripts.Load(argv[1])
+	}
+	return sc != nil && sc.MayLoop && !sc.Quick.Load()
+}
+
+// lastCmdName is the lower-case name of the running command.
+func (c *Client) lastCmdName(name []byte) string {
+	return strings.ToLower(string(name))
+}
+
+// runScript runs sc with its stripes held and writes its reply.
+func (c *Client) runScript(sc *script.Script, keys, args [][]byte, ro bool) {
+	s := c.srv
+	ks := s.ks
+	ctx := &c.ctx
+	h := &c.scriptHost
+	w := h.w
+	if w == nil {
+		w = resp.NewWriter(512)
+	} else {
+		w.Shrink(keptReplyBuf)
+	}
+	*h = scriptHost{c: c, ro: ro, sc: sc, shebang: sc.Flags&script.FlagShebang != 0, w: w}
+	h.held = ctx.Locked
+	all := h.held || sc.Undeclared.Load()
+	savedDB := ctx.DB
+	run := script.Run{Script: sc, Keys: keys, Args: args, Host: h, W: c.w}
+	for {
+		h.locks.Reset()
+		if all {
+			h.locks.All()
+		} else {
+			for _, k := range keys {
+				h.locks.Add(ks, k)
+			}
+		}
+		if !h.held {
+			ks.Lock(&h.locks)
+			if db.Invariants {
+				ctx.HoldSet(&h.locks)
+			}
+		}
+		ctx.SetNow()
+		ctx.Locked = true
+		ctx.Prop = nil
+		if !h.held && ks.Effects.Active() {
+			ctx.Prop = &c.unit
+		}
+		mark := c.w.Len()
+		h.restart = false
+		func() {
+			defer func() {
+				if !h.held {
+					if ctx.Prop != nil {
+						ks.Effects.Commit(ctx.Prop)
+						ctx.Prop = nil
+					}
+					if !h.restart {
+						ctx.ServeReady(&h.locks)
+					}
+					if db.Invariants {
+						ctx.ReleaseHeld()
+					}
+					ctx.Locked = false
+					ks.Unlock(&h.locks)
+				}
+				ctx.DB = savedDB
+			}()
+			s.scripts.Run(&run)
+		}()
+		if !h.restart {
+			c.errCounted = run.ErrorCounted
+			return
+		}
+		c.w.Truncate(mark)
+		all = true
+		h.wrote.Store(false)
+	}
+}
+
+// SCRIPT LOAD script
+func scriptLoadCommand(c *Client) {
+	sc, msg := c.srv.scripts.Load(c.ctx.Argv[2])
+	if sc == nil {
+		c.w.Error(msg)
+		return
+	}
+	c.w.BulkString(sc.SHA)
+}
+
+// SCRIPT EXISTS sha [sha ...]
+func scriptExistsCommand(c *Client) {
+	shas := c.ctx.Argv[2:]
+	c.w.ArrayLen(len(shas))
+	for _, sha := range shas {
+		if c.srv.scripts.Get(sha) != nil {
+			c.w.Int(1)
+		} else {
+			c.w.Int(0)
+		}
+	}
+}
+
+// SCRIPT FLUSH [ASYNC|SYNC]
+func scriptFlushCommand(c *Client) {
+	argv := c.ctx.Argv
+	if len(argv) > 3 {
+		c.w.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		return
+	}
+	if len(argv) == 3 {
+		if a := strings.ToLower(string(argv[2])); a != "sync" && a != "async" {
+			c.w.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+			return
+		}
+	}
+	c.srv.scripts.Flush()
+	c.w.OK()
+}
+
+// SCRIPT KILL
+func scriptKillCommand(c *Client) {
+	running, unkillable := c.srv.scripts.Kill()
+	switch {
+	case !running:
+		c.w.Error("NOTBUSY No scripts in execution right now.")
+	case unkillable:
+		c.w.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+	default:
+		c.w.OK()
+	}
+}
+
+// SCRIPT SHOW sha
+func scriptShowCommand(c *Client) {
+	sc := c.srv.scripts.Get(c.ctx.Argv[2])
+	if sc == nil {
+		c.w.Error("NOSCRIPT No matching script.")
+		return
+	}
+	c.w.BulkString(sc.Body)
+}
+
+// SCRIPT DEBUG YES|SYNC|NO: Corvid has no Lua debugger.
+func scriptDebugCommand(c *Client) {
+	switch strings.ToLower(string(c.ctx.Argv[2])) {
+	case "no":
+		c.w.OK()
+	case "yes", "sync":
+		c.w.Error("ERR SCRIPT DEBUG is not supported by this server")
+	default:
+		c.w.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO")
+	}
+}
+
+var scriptHelp = []string{
+	"DEBUG (YES|SYNC|NO)",
+	"    Corvid has no Lua debugger: only NO is accepted.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    For each SHA1, 1 if the script cache holds it, else 0.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Empty the script cache.",
+	"KILL",
+	"    Stop the running script, unless it has written.",
+	"LOAD <script>",
+	"    Compile a script into the cache and return its SHA1; it does not run.",
+	"SHOW <sha1>",
+	"    Return the body of a cached script.",
+}
+
+// SCRIPT HELP
+func scriptHelpCommand(c *Client) { c.writeHelp("SCRIPT", scriptHelp) }
