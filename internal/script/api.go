@@ -109,7 +109,7 @@ func (st *State) call(L *lua.LState, raise bool) int {
 		}
 		argv[i-1] = buf[start:len(buf):len(buf)]
 	}
-	reply := st.run.Host.Call(argv, st.resp)
+	reply, ran := st.run.Host.Call(argv, st.resp)
 	if reply == nil {
 		// The host abandons the run (to run it again): stop it as
 		// SCRIPT KILL does, without a reply.
@@ -123,9 +123,11 @@ func (st *State) call(L *lua.LState, raise bool) int {
 	}
 	v, _ := st.parseReply(reply, 0)
 	if t, ok := v.(*lua.LTable); ok && len(reply) > 0 && reply[0] == '-' {
-		// The command's error was counted when it was replied: the
-		// script's reply made of it is not counted again.
-		t.RawSetString("ignore_error_stats_update", lua.LTrue)
+		if ran {
+			// The command's error was counted when it was replied:
+			// the script's reply made of it is not counted again.
+			t.RawSetString("ignore_error_stats_update", lua.LTrue)
+		}
 		if raise {
 			L.Error(t, 0)
 			return 0

@@ -9,14 +9,19 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// maxDepth bounds the nesting of a reply converted either way, as Lua's
-// C stack bounds Valkey's recursive conversions.
-const maxDepth = 1000
+// replyDepth is how deep Valkey's Lua-to-RESP conversion goes before
+// "reached lua stack limit" (its C stack of 8000 slots, 4 checked per
+// level); maxDepth bounds the RESP-to-Lua conversion of a called
+// command's reply.
+const (
+	replyDepth = 7995
+	maxDepth   = 1000
+)
 
 // writeReply writes v as Valkey's luaReplyToRedisReply: in w's protocol
 // (the caller's), with booleans by the script's (redis.setresp).
 func (st *State) writeReply(w *resp.Writer, v lua.LValue, depth int) {
-	if depth > maxDepth {
+	if depth >= replyDepth {
 		w.Error("ERR reached lua stack limit")
 		return
 	}
@@ -44,6 +49,9 @@ func (st *State) writeReply(w *resp.Writer, v lua.LValue, depth int) {
 
 func (st *State) writeTable(w *resp.Writer, t *lua.LTable, depth int) {
 	if s, ok := t.RawGetString("err").(lua.LString); ok {
+		if depth == 0 && t.RawGetString("ignore_error_stats_update") == lua.LTrue {
+			st.run.ErrorCounted = true
+		}
 		w.Error(strings.TrimRight(string(s), "\r\n"))
 		return
 	}
@@ -63,7 +71,12 @@ func (st *State) writeTable(w *resp.Writer, t *lua.LTable, depth int) {
 		f, fok := vt.RawGetString("format").(lua.LString)
 		s, sok := vt.RawGetString("string").(lua.LString)
 		if fok && sok {
-			w.Verbatim(string(f), string(s))
+			// The format is 3 bytes on the wire: Valkey copies 3.
+			format := string(f)
+			if len(format) > 3 {
+				format = format[:3]
+			}
+			w.Verbatim(format, string(s))
 			return
 		}
 	}

@@ -24,8 +24,10 @@
 //     Valkey's defaults.
 //   - Compiled chunks (lua.FunctionProto) are immutable and shared by all
 //     States; each State keeps its own closure of a script, keyed by the
-//     Script pointer. Engine.Flush bumps a generation that makes every
-//     State drop its closures before its next run.
+//     Script pointer. Engine.Flush bumps a generation: a State made
+//     before it is closed instead of reused (SCRIPT FLUSH gives Valkey a
+//     new Lua interpreter, so what scripts did to the writable string
+//     metatable is gone too).
 //   - The cache is guarded by Engine.mu (a leaf: nothing else is locked
 //     while it is held). A *Script is immutable after Load except for its
 //     atomic hints (Undeclared, Slow), which the server sets.

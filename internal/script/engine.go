@@ -336,6 +336,17 @@ func (e *Engine) Running(now time.Time) time.Duration {
 	return longest
 }
 
+// StopAll stops every running script, written or not (SHUTDOWN NOSAVE).
+func (e *Engine) StopAll() {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	for st := range e.running {
+		st.silenced.Store(true) // the server is going away: no reply
+		st.killed.Store(true)
+		st.cancel()
+	}
+}
+
 // Kill stops the running scripts that have made no writes. It reports
 // whether a script was running, and whether one could not be killed
 // because it wrote.

@@ -14,16 +14,16 @@ type fakeHost struct {
 	logs    []string
 }
 
-func (h *fakeHost) Call(argv [][]byte, proto int) []byte {
+func (h *fakeHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 	var a []string
 	for _, b := range argv {
 		a = append(a, string(b))
 	}
 	h.calls = append(h.calls, a)
 	if r, ok := h.replies[strings.ToLower(a[0])]; ok {
-		return []byte(r)
+		return []byte(r), true
 	}
-	return []byte("-ERR Unknown command called from script\r\n")
+	return []byte("-ERR Unknown command called from script\r\n"), false
 }
 
 func (h *fakeHost) Log(level int, msg string) { h.logs = append(h.logs, msg) }

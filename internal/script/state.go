@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -17,9 +18,11 @@ import (
 type Host interface {
 	// Call runs argv as a command called from the script and returns its
 	// reply as RESP in protocol proto (2 or 3): an error reply ("-...")
-	// when the command failed or was refused. The bytes are valid until
-	// the next Call.
-	Call(argv [][]byte, proto int) []byte
+	// when the command failed or was refused; ran is false when the
+	// command was refused before it ran (its error is the script's to
+	// count). A nil reply abandons the run. The bytes are valid until the
+	// next Call.
+	Call(argv [][]byte, proto int) (reply []byte, ran bool)
 	// Log writes a redis.log line at a Valkey level (LogDebug..LogWarning).
 	Log(level int, msg string)
 	// Wrote reports whether the run has written (SCRIPT KILL refuses
@@ -77,12 +80,14 @@ type State struct {
 	errfn   *lua.LFunction              // the error handler of a run
 	rand    uint64                      // redisLrand48's state
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	killed atomic.Bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+	killed   atomic.Bool
+	silenced atomic.Bool // stopped by StopAll: the run ends without a reply
 	// aborted: the host abandoned the run (Host.Call returned nil).
 	aborted bool
 
+	born    uint64 // e.gen when the State was made
 	run     *Run
 	resp    int // redis.setresp
 	started time.Time
@@ -90,14 +95,17 @@ type State struct {
 
 func (e *Engine) state() *State {
 	if st, _ := e.pool.Get().(*State); st != nil {
-		return st
+		if st.born == e.gen.Load() {
+			return st
+		}
+		st.L.Close() // made before SCRIPT FLUSH: Valkey starts a new Lua
 	}
 	return e.newState()
 }
 
 func (e *Engine) newState() *State {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, RegistrySize: 1024 * 16, RegistryMaxSize: 1024 * 256})
-	st := &State{e: e, L: L, proxies: map[*lua.LTable]*lua.LTable{}, fns: map[*Script]*lua.LFunction{}}
+	st := &State{e: e, L: L, proxies: map[*lua.LTable]*lua.LTable{}, fns: map[*Script]*lua.LFunction{}, born: e.gen.Load()}
 	for _, lib := range []struct {
 		name string
 		fn   lua.LGFunction
@@ -255,16 +263,33 @@ func (e *Engine) Run(r *Run) {
 	e.runMu.Lock()
 	delete(e.running, st)
 	killed := st.killed.Load()
+	if len(e.running) == 0 {
+		e.busy.Store(false) // not at the watchdog's next tick
+	}
 	e.runMu.Unlock()
 	if r.Script.MayLoop {
 		r.Script.Quick.Store(time.Since(st.started) < QuickRun)
 	}
-	if st.aborted {
-		// Nothing is written: the host runs the script again.
+	if st.aborted || st.silenced.Load() {
+		// Nothing is written: the host runs the script again, or the
+		// server is shutting down.
 	} else if err != nil {
 		var v lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			v = ae.Object
+		}
+		if s, ok := v.(lua.LString); ok && !killed {
+			// The handler could not run (the Lua stack overflowed):
+			// build its table from the message's position.
+			t := L.NewTable()
+			t.RawSetString("err", lua.LString("ERR "+luaMessage(string(s))))
+			if rest, ok := strings.CutPrefix(string(s), "user_script:"); ok {
+				if n, _, ok := strings.Cut(rest, ":"); ok {
+					t.RawSetString("source", lua.LString("@user_script"))
+					t.RawSetString("line", lua.LString(n))
+				}
+			}
+			v = t
 		}
 		if killed {
 			// Whatever the script raised (or caught) after the kill.
@@ -284,6 +309,7 @@ func (e *Engine) Run(r *Run) {
 	st.gt.RawSetString("ARGV", lua.LNil)
 	st.run = nil
 	if killed || st.aborted {
+		st.silenced.Store(false)
 		st.killed.Store(false)
 		st.aborted = false
 		st.ctx, st.cancel = context.WithCancel(context.Background())
@@ -416,6 +442,41 @@ func processCPU() int64 { return cpuTime() }
 // called without a value).
 func (st *State) openBase(g *lua.LTable) {
 	L := st.L
+	g.RawSetString("tonumber", L.NewFunction(luaTonumber))
+	// gcinfo: Lua 5.1's deprecated collectgarbage("count") in whole KB
+	// (gopher-lua's count is the Go heap's).
+	collect := g.RawGetString("collectgarbage").(*lua.LFunction)
+	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
+		L.Push(collect)
+		L.Push(lua.LString("count"))
+		L.Call(1, 1)
+		n, _ := L.Get(-1).(lua.LNumber)
+		L.Pop(1)
+		L.Push(lua.LNumber(math.Floor(float64(n))))
+		return 1
+	}))
+	str := g.RawGetString("string").(*lua.LTable)
+	str.RawSetString("format", L.NewFunction(luaFormat))
+	str.RawSetString("char", L.NewFunction(luaChar))
+	tbl := g.RawGetString("table").(*lua.LTable)
+	baseSort := tbl.RawGetString("sort").(*lua.LFunction)
+	tbl.RawSetString("sort", L.NewFunction(func(L *lua.LState) int {
+		// A comparison error raised inside sort (Lua's C code) has no
+		// position in Lua 5.1.
+		L.Push(baseSort)
+		L.Insert(L.Get(-1), 1)
+		L.Pop(1)
+		if err := L.PCall(L.GetTop()-1, 0, nil); err != nil {
+			v := err.(*lua.ApiError).Object
+			if s, ok := v.(lua.LString); ok {
+				if i := strings.Index(string(s), "attempt to compare"); i > 0 {
+					v = s[i:]
+				}
+			}
+			L.Error(v, 0)
+		}
+		return 0
+	}))
 	basePcall := g.RawGetString("pcall").(*lua.LFunction)
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
 		L.Push(basePcall)
@@ -531,6 +592,12 @@ var messageRewrites = []struct {
 	{"attempt to index a non-table object(", func(rest string) string {
 		typ, _, _ := strings.Cut(rest, ")")
 		return "attempt to index a " + typ + " value"
+	}},
+	{"in table for concat", func(rest string) string {
+		return "in table for 'concat'" + rest
+	}},
+	{"unfinished capture at EOS", func(rest string) string {
+		return "unfinished capture" + rest
 	}},
 	{"attempt to call a non-function object", func(rest string) string {
 		return "attempt to call a nil value" + rest

@@ -9,6 +9,9 @@ import (
 // TIME: [unix seconds, microseconds] as bulk strings.
 func timeCommand(c *Client) {
 	now := time.Now()
+	if c.inScript {
+		now = c.scriptHost.start // a script's clock stands still
+	}
 	c.w.ArrayLen(2)
 	c.w.BulkInt(now.Unix())
 	c.w.BulkInt(int64(now.Nanosecond() / 1000))
@@ -52,6 +55,15 @@ func shutdownCommand(c *Client) {
 	if abort {
 		c.w.Error("ERR No shutdown in progress.")
 		return
+	}
+	if s.scripts.Busy() {
+		// A script has run past busy-reply-threshold: only SHUTDOWN
+		// NOSAVE may stop the server, and it stops the script first.
+		if !nosave {
+			c.w.Error(busyScriptError)
+			return
+		}
+		s.scripts.StopAll()
 	}
 	if s.rdb.loading.Load() {
 		// Valkey never saves a dataset that is still loading.

@@ -53,7 +53,7 @@ func (c *Client) execute(argv [][]byte) {
 		return
 	}
 	if s.scripts.Busy() && cm.meta.Flags&command.FlagAllowBusy == 0 && !c.inScript {
-		c.reject(cm, "BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+		c.reject(cm, busyScriptError)
 		return
 	}
 	if c.multi != nil && cm.meta.Flags&command.FlagNoMulti != 0 {

@@ -87,8 +87,17 @@ func (c *Client) stopMonitor() {
 // once it ran (a blocking command when it starts waiting), unless it is
 // an administrative one or marked skip_monitor. Owner of c only.
 func (c *Client) feedMonitors(cm *cmd, argv [][]byte) {
+	if cm.meta.Flags&(command.FlagSkipMonitor|command.FlagAdmin) != 0 {
+		return
+	}
+	c.feedMonitorsAlways(cm, argv)
+}
+
+// feedMonitorsAlways feeds argv to the monitors whatever the command's
+// flags: EVAL (skip_monitor) feeds itself before the commands it calls.
+func (c *Client) feedMonitorsAlways(cm *cmd, argv [][]byte) {
 	p := c.srv.monitors.list.Load()
-	if p == nil || c.id < 0 || cm.meta.Flags&(command.FlagSkipMonitor|command.FlagAdmin) != 0 {
+	if p == nil || c.id < 0 {
 		return
 	}
 	now := time.Now()
@@ -104,7 +113,9 @@ func (c *Client) feedMonitors(cm *cmd, argv [][]byte) {
 	b = append(b, " ["...)
 	b = strconv.AppendInt(b, int64(c.ctx.DB), 10)
 	b = append(b, ' ')
-	if c.unix {
+	if c.inScript {
+		b = append(b, "lua"...) // a command a script called
+	} else if c.unix {
 		b = append(b, "unix:"...)
 		b = append(b, c.srv.cfg.UnixSocket()...)
 	} else {

@@ -45,7 +45,13 @@ type scriptHost struct {
 	// is abandoned and run again under every stripe.
 	restart bool
 	w       *resp.Writer // the called commands' replies
+	start   time.Time    // when the run began: TIME inside it
+
 }
+
+// busyScriptError answers other clients while a script runs past
+// busy-reply-threshold.
+const busyScriptError = "BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 
 // escalateWait bounds how long a script that has written waits for an
 // undeclared stripe before failing.
@@ -75,7 +81,7 @@ func (h *scriptHost) Log(level int, msg string) {
 }
 
 // Call runs one command for the script (Valkey's scriptCall).
-func (h *scriptHost) Call(argv [][]byte, proto int) []byte {
+func (h *scriptHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 	c := h.c
 	h.w.Reset()
 	h.w.Proto = proto
@@ -110,7 +116,7 @@ func (h *scriptHost) Call(argv [][]byte, proto int) []byte {
 	}
 	if !h.locks.IsAll() && !h.acquire(cm, argv) {
 		if h.restart {
-			return nil // abandoned: run again under every stripe
+			return nil, false // abandoned: run again under every stripe
 		}
 		return h.err("ERR the script wrote, then met a key outside its KEYS that another command held too long")
 	}
@@ -123,19 +129,19 @@ func (h *scriptHost) Call(argv [][]byte, proto int) []byte {
 	c.call(cm, argv)
 	c.inScript = false
 	c.w, c.ctx.W, c.replyMode, c.skipNext = saved, saved, mode, skip
-	return h.w.Bytes()
+	return h.w.Bytes(), true
 }
 
 // reject refuses a command the script called, counting it in the
 // command's rejected_calls as Valkey does.
-func (h *scriptHost) reject(cm *cmd, msg string) []byte {
+func (h *scriptHost) reject(cm *cmd, msg string) ([]byte, bool) {
 	cm.stats.shard[h.c.shard].rejected.Add(1)
 	return h.err(msg)
 }
 
-func (h *scriptHost) err(msg string) []byte {
+func (h *scriptHost) err(msg string) ([]byte, bool) {
 	h.w.Error(msg)
-	return h.w.Bytes()
+	return h.w.Bytes(), false
 }
 
 // acquire makes sure the stripes cm needs are held, escalating as the
@@ -221,6 +227,12 @@ func evalCommand(c *Client) {
 	name := c.lastCmdName(argv[0])
 	bySHA := strings.HasPrefix(name, "evalsha")
 	ro := strings.HasSuffix(name, "_ro")
+	if bySHA && len(argv[1]) != 40 {
+		// No SHA1 has another length: Valkey answers before anything
+		// else is checked.
+		c.w.Error("NOSCRIPT No matching script.")
+		return
+	}
 	numkeys, err := strconv.ParseInt(string(argv[2]), 10, 64)
 	if a := argv[2]; err != nil || len(a) > 1 && (a[0] == '+' || a[0] == '0' || a[0] == '-' && a[1] == '0') {
 		c.w.Error("ERR value is not an integer or out of range")
@@ -233,6 +245,10 @@ func evalCommand(c *Client) {
 	if numkeys < 0 {
 		c.w.Error("ERR Number of keys can't be negative")
 		return
+	}
+	if c.srv.monitors.list.Load() != nil {
+		// Before the commands it calls, as Valkey feeds EVAL itself.
+		c.feedMonitorsAlways(c.lastLookup, argv)
 	}
 	eng := c.srv.scripts
 	var sc *script.Script
@@ -319,7 +335,14 @@ func (c *Client) runScript(sc *script.Script, keys, args [][]byte, ro bool) {
 				ctx.HoldSet(&h.locks)
 			}
 		}
-		ctx.SetNow()
+		// The script's clock (TIME, expiry) is read with its stripes
+		// held: runs on the same keys see it advance in their order.
+		if h.held {
+			h.start = time.UnixMilli(ctx.Now) // EXEC's clock
+		} else {
+			h.start = time.Now()
+			ctx.Now = h.start.UnixMilli()
+		}
 		ctx.Locked = true
 		ctx.Prop = nil
 		if !h.held && ks.Effects.Active() {
@@ -422,6 +445,10 @@ func scriptShowCommand(c *Client) {
 
 // SCRIPT DEBUG YES|SYNC|NO: Corvid has no Lua debugger.
 func scriptDebugCommand(c *Client) {
+	if c.cmdMark > 0 || c.nc != nil && c.nc.OutQueued() > 0 {
+		c.w.Error("ERR SCRIPT DEBUG must be called outside a pipeline")
+		return
+	}
 	switch strings.ToLower(string(c.ctx.Argv[2])) {
 	case "no":
 		c.w.OK()

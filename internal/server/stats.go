@@ -16,8 +16,10 @@ type errorStats struct {
 func (e *errorStats) init() { e.counts = make(map[string]int64) }
 
 func (e *errorStats) count(msg string) {
-	code := msg
-	if i := strings.IndexByte(msg, ' '); i >= 0 {
+	// Valkey's afterErrorReply: the code ends at a space within the
+	// first 32 bytes of "-CODE msg"; without one the error counts as ERR.
+	code := "ERR"
+	if i := strings.IndexByte(msg[:min(len(msg), 31)], ' '); i >= 0 {
 		code = msg[:i]
 	}
 	e.mu.Lock()
@@ -30,7 +32,7 @@ func (e *errorStats) count(msg string) {
 // countReply counts an already written "-CODE msg\r\n" reply.
 func (e *errorStats) countReply(b []byte) {
 	end := 1
-	for end < len(b) && b[end] != ' ' && b[end] != '\r' {
+	for end < len(b) && b[end] != '\r' {
 		end++
 	}
 	e.count(string(b[1:end]))

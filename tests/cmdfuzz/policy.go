@@ -33,6 +33,8 @@ var skipped = map[string]string{
 	"client|pause": "pauses every client for up to the fuzzed timeout",
 	"client|tracking": "sends unsolicited invalidation messages (RESP3 push) " +
 		"that break the one-reply-per-request lockstep",
+	"script|debug": "YES and SYNC turn the connection into a Lua debugging session " +
+		"(Corvid has no debugger and refuses them: docs/compatibility.md)",
 	"pfselftest":  "takes seconds on the reference server and tests nothing of Corvid's",
 	"acl|setuser": "could disable or restrict the default user on the reference server",
 	"acl|deluser": "could delete users the reference server needs",

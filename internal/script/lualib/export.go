@@ -24,3 +24,10 @@ func LuaOrder(t *lua.LTable) (keys, values []lua.LValue) {
 	}
 	return keys, values
 }
+
+// Str2Number is Lua 5.1's string-to-number conversion (lua_isnumber on a
+// string): strtod, then only white space.
+func Str2Number(s string) (float64, bool) { return str2number(s) }
+
+// FormatG is glibc's printf("%.<prec>g").
+func FormatG(f float64, prec int) string { return formatG(f, prec) }

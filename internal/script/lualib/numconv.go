@@ -237,13 +237,9 @@ func str2number(s string) (float64, bool) {
 	if end == 0 {
 		return 0, false
 	}
-	if end < len(s) && (s[end] == 'x' || s[end] == 'X') {
-		// A hexadecimal constant strtod stopped in: Lua retries with
-		// strtoul base 16 (glibc's strtod takes hex already, so this is
-		// only "0x" with no digits).
-		v = 0
-		end++
-	}
+	// strtod stopped at an 'x': Lua retries with strtoul base 16, which
+	// (glibc's strtod takes hex already, so this is "0x" with no digits)
+	// also reads just the "0" and stops at the 'x': not a number.
 	for end < len(s) && isCSpace(s[end]) {
 		end++
 	}
