@@ -52,16 +52,13 @@ type Script struct {
 	Flags Flags
 	proto *lua.FunctionProto
 
-	// Undeclared is set once a run touched a key outside the stripes of
-	// its KEYS: the server runs it under every stripe from then on.
-	Undeclared atomic.Bool
-	// MayLoop: the code can run for long (it loops, defines functions
-	// that may recurse, or compiles code at run time). The server runs
-	// such a script off its event loop until a run shows it quick.
-	MayLoop bool
-	// Quick is set once a run of a MayLoop script ended within
-	// quickRun; Slow once a run took longer than that (it clears Quick).
-	Quick atomic.Bool
+	// Hints: Undeclared is set once a run touched a key outside the
+	// stripes of its KEYS (the server runs it under every stripe from
+	// then on); MayLoop: the code can run for long (it loops, defines
+	// functions that may recurse, or compiles code at run time), so the
+	// server runs it off its event loop until a run ended within
+	// QuickRun (Quick, cleared again by a slower run).
+	Hints
 }
 
 // QuickRun is how short a run must be for its script to count as quick.
@@ -99,6 +96,13 @@ type Engine struct {
 	scripts map[string]*Script
 	memory  int64 // bodies' bytes, INFO used_memory_scripts_eval
 
+	// Function libraries (function.go), under mu; fgen counts their
+	// changes.
+	libs    map[string]*Library
+	funcs   map[string]*Function
+	fmemory int64
+	fgen    atomic.Uint64
+
 	gen  atomic.Uint64 // bumped by Flush: States drop their closures
 	pool sync.Pool     // *State
 
@@ -112,6 +116,7 @@ type Engine struct {
 	// lives while scripts run (watching).
 	busyAfter atomic.Int64
 	busy      atomic.Bool
+	busyFn    atomic.Bool
 	watching  atomic.Bool
 }
 
@@ -121,6 +126,47 @@ func (e *Engine) SetBusyThreshold(d time.Duration) { e.busyAfter.Store(int64(d))
 // Busy reports whether a script has been running longer than the busy
 // threshold: other clients then get -BUSY (the server's check).
 func (e *Engine) Busy() bool { return e.busy.Load() }
+
+// BusyFunction reports whether what made the engine busy is a function
+// (FCALL): BUSY then names FUNCTION KILL.
+func (e *Engine) BusyFunction() bool { return e.busyFn.Load() }
+
+// RunningArgv is the command of the longest running script (FUNCTION
+// STATS), copied.
+func (e *Engine) RunningArgv() [][]byte {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	var best *State
+	for st := range e.running {
+		if st.run != nil && (best == nil || st.started.Before(best.started)) {
+			best = st
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	out := make([][]byte, len(best.run.Argv))
+	for i, a := range best.run.Argv {
+		out[i] = append([]byte(nil), a...)
+	}
+	return out
+}
+
+// RunningInfo describes the longest running script for FUNCTION STATS:
+// its name (function name or SHA1), whether it is a function, and how
+// long it has run. ok is false when none runs.
+func (e *Engine) RunningInfo(now time.Time) (name string, function bool, d time.Duration, ok bool) {
+	e.runMu.Lock()
+	defer e.runMu.Unlock()
+	for st := range e.running {
+		if r := st.run; r != nil {
+			if dd := now.Sub(st.started); !ok || dd > d {
+				name, function, d, ok = r.Name, r.Function != nil, dd, true
+			}
+		}
+	}
+	return
+}
 
 // watchInterval is how often the watchdog looks at the running scripts.
 const watchInterval = 10 * time.Millisecond
@@ -133,9 +179,14 @@ func (e *Engine) watch() {
 		e.runMu.Lock()
 		n := len(e.running)
 		var longest time.Duration
+		fn := false
 		for st := range e.running {
-			longest = max(longest, now.Sub(st.started))
+			if d := now.Sub(st.started); d > longest {
+				longest = d
+				fn = st.run != nil && st.run.Function != nil
+			}
 		}
+		e.busyFn.Store(fn)
 		if n == 0 {
 			e.watching.Store(false)
 		}
@@ -150,7 +201,8 @@ func (e *Engine) watch() {
 
 // New returns an empty engine.
 func New() *Engine {
-	return &Engine{scripts: map[string]*Script{}, running: map[*State]struct{}{}}
+	return &Engine{scripts: map[string]*Script{}, running: map[*State]struct{}{},
+		libs: map[string]*Library{}, funcs: map[string]*Function{}}
 }
 
 // SHA1Hex is the script cache's key of a body.
@@ -197,7 +249,8 @@ func (e *Engine) Load(body []byte) (*Script, string) {
 	if err != "" {
 		return nil, "ERR Error compiling script (new function): " + err
 	}
-	s = &Script{SHA: sha, Body: src, Flags: flags, proto: proto, MayLoop: mayLoop(proto)}
+	s = &Script{SHA: sha, Body: src, Flags: flags, proto: proto}
+	s.MayLoop = mayLoop(proto)
 	e.mu.Lock()
 	if old := e.scripts[sha]; old != nil {
 		s = old
@@ -347,13 +400,16 @@ func (e *Engine) StopAll() {
 	}
 }
 
-// Kill stops the running scripts that have made no writes. It reports
-// whether a script was running, and whether one could not be killed
-// because it wrote.
-func (e *Engine) Kill() (running, unkillable bool) {
+// Kill stops the running scripts (functions: the running functions)
+// that have made no writes. It reports whether one was running, and
+// whether one could not be killed because it wrote.
+func (e *Engine) Kill(functions bool) (running, unkillable bool) {
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
 	for st := range e.running {
+		if r := st.run; r == nil || (r.Function != nil) != functions {
+			continue
+		}
 		running = true
 		if st.run != nil && st.run.Host.Wrote() {
 			unkillable = true

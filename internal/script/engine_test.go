@@ -197,3 +197,51 @@ func BenchmarkRunRateLimiter(b *testing.B) {
 		e.Run(r)
 	}
 }
+
+func TestFunctions(t *testing.T) {
+	e := New()
+	load := func(code string, replace bool) string {
+		lib, msg := e.CompileLibrary([]byte(code))
+		if lib == nil {
+			return msg
+		}
+		if msg := e.InstallLibrary(lib, replace); msg != "" {
+			return msg
+		}
+		return "OK " + lib.Name
+	}
+	for _, tc := range []struct{ code, want string }{
+		{"#!lua name=a\nredis.register_function('f', function(keys, args) return {keys[1], args[1]} end)", "OK a"},
+		{"#!lua name=a\nredis.register_function('g', function() end)", "ERR Library 'a' already exists"},
+		{"#!lua name=b\nredis.register_function('F', function() end)", "ERR Function F already exists"},
+		{"return 1", "ERR Missing library metadata"},
+		{"#!lua name=c\nlocal x = 1", "ERR No functions registered"},
+		{"#!lua name=c\nredis.call('ping')", "ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'call'"},
+		{"#!lua name=c\nwhile true do end", "ERR Error registering functions: ERR FUNCTION LOAD timeout"},
+	} {
+		if got := load(tc.code, false); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.code, got, tc.want)
+		}
+	}
+	f := e.Function("F") // names are case-insensitive
+	if f == nil || f.Name != "f" {
+		t.Fatalf("Function(F) = %v", f)
+	}
+	w := resp.NewWriter(64)
+	e.Run(&Run{Function: f, Keys: [][]byte{[]byte("k")}, Args: [][]byte{[]byte("a")}, Host: &fakeHost{}, W: w})
+	if got := string(w.Bytes()); got != "*2\r\n$1\r\nk\r\n$1\r\na\r\n" {
+		t.Errorf("FCALL f: %q", got)
+	}
+	// Replacing the library changes what every State runs.
+	if got := load("#!lua name=a\nredis.register_function('f', function() return 'new' end)", true); got != "OK a" {
+		t.Fatal(got)
+	}
+	w.Reset()
+	e.Run(&Run{Function: e.Function("f"), Host: &fakeHost{}, W: w})
+	if got := string(w.Bytes()); got != "$3\r\nnew\r\n" {
+		t.Errorf("after REPLACE: %q", got)
+	}
+	if libs, funcs := e.FunctionCounts(); libs != 1 || funcs != 1 {
+		t.Errorf("counts %d %d", libs, funcs)
+	}
+}

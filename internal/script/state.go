@@ -49,12 +49,14 @@ const (
 	ReplAll     = ReplAOF | ReplReplica
 )
 
-// Run is one invocation of a script.
+// Run is one invocation of a script (Script) or of a function
+// (Function).
 type Run struct {
-	Script *Script
-	Keys   [][]byte
-	Args   [][]byte
-	Host   Host
+	Script   *Script
+	Function *Function
+	Keys     [][]byte
+	Args     [][]byte
+	Host     Host
 	// W is the caller's reply writer; the script's value (or error) is
 	// written to it in W.Proto.
 	W *resp.Writer
@@ -64,6 +66,12 @@ type Run struct {
 	// ErrorCounted: the run replied with an error a command it called
 	// replied (already counted in the error statistics).
 	ErrorCounted bool
+	// Name is what errors call the run: the script's SHA1 or the
+	// function's name (set by Run).
+	Name string
+	// Argv is the command that runs it (FUNCTION STATS); it must not
+	// change while the run lasts.
+	Argv [][]byte
 }
 
 // State is one Lua interpreter with Valkey's sandbox. See the package
@@ -73,7 +81,10 @@ type State struct {
 	L  *lua.LState
 	gt *lua.LTable // the real globals, behind the read-only proxy env
 
-	env     *lua.LTable                 // the proxy the chunks see as _G
+	env     *lua.LTable // the proxy the chunks see as _G
+	fenv    *lua.LTable // functions' globals (no KEYS, ARGV)
+	fapi    *lua.LTable // functions' server table
+	libs    map[*Library]map[string]*lua.LFunction
 	proxies map[*lua.LTable]*lua.LTable // proxy -> the table it guards
 	fns     map[*Script]*lua.LFunction  // this State's closures
 	gen     uint64                      // e.gen the closures belong to
@@ -88,6 +99,7 @@ type State struct {
 	aborted bool
 
 	born    uint64 // e.gen when the State was made
+	libGen  uint64 // e.fgen the library closures belong to
 	run     *Run
 	resp    int // redis.setresp
 	started time.Time
@@ -105,7 +117,8 @@ func (e *Engine) state() *State {
 
 func (e *Engine) newState() *State {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, RegistrySize: 1024 * 16, RegistryMaxSize: 1024 * 256})
-	st := &State{e: e, L: L, proxies: map[*lua.LTable]*lua.LTable{}, fns: map[*Script]*lua.LFunction{}, born: e.gen.Load()}
+	st := &State{e: e, L: L, proxies: map[*lua.LTable]*lua.LTable{}, fns: map[*Script]*lua.LFunction{},
+		libs: map[*Library]map[string]*lua.LFunction{}, born: e.gen.Load()}
 	for _, lib := range []struct {
 		name string
 		fn   lua.LGFunction
@@ -186,6 +199,16 @@ func (e *Engine) newState() *State {
 	p := st.readOnly(api)
 	g.RawSetString("redis", p)
 	g.RawSetString("server", p)
+	// Functions see the same globals but a server table without the
+	// EVAL-only entries.
+	st.fapi = L.NewTable()
+	api.ForEach(func(k, v lua.LValue) {
+		switch k.String() {
+		case "breakpoint", "debug", "replicate_commands":
+		default:
+			st.fapi.RawSet(k, v)
+		}
+	})
 	missing := L.NewTable()
 	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
@@ -194,6 +217,14 @@ func (e *Engine) newState() *State {
 	L.SetMetatable(g, missing)
 	st.env = st.readOnly(g)
 	g.RawSetString("_G", st.env)
+	fg := L.NewTable()
+	fp := st.readOnly(st.fapi)
+	fg.RawSetString("redis", fp)
+	fg.RawSetString("server", fp)
+	fmt := L.NewTable()
+	fmt.RawSetString("__index", g)
+	L.SetMetatable(fg, fmt)
+	st.fenv = st.readOnly(fg)
 	st.errfn = L.NewFunction(st.errorHandler)
 	g.RawSetString("__redis__err__handler", st.errfn)
 	// Strings' methods go through the read-only string table too.
@@ -245,9 +276,37 @@ func (e *Engine) Run(r *Run) {
 	r.ErrorCounted = false
 	st.run = r
 	st.resp = 2
-	st.gt.RawSetString("KEYS", argTable(L, r.Keys))
-	st.gt.RawSetString("ARGV", argTable(L, r.Args))
-	fn := st.closure(r.Script)
+	if st.libGen != e.fgen.Load() {
+		// A library was loaded, replaced or deleted: closures of the
+		// libraries as they were are dropped (and made again on use).
+		clear(st.libs)
+		st.libGen = e.fgen.Load()
+	}
+	var fn *lua.LFunction
+	nargs := 0
+	if r.Function != nil {
+		r.Name = r.Function.Name
+		var msg string
+		if fn, msg = st.functionClosure(r.Function); fn == nil {
+			if msg == "" {
+				msg = "ERR Function not found"
+			}
+			r.W.Error(msg)
+			st.run = nil
+			e.pool.Put(st)
+			return
+		}
+		L.Push(fn)
+		L.Push(argTable(L, r.Keys))
+		L.Push(argTable(L, r.Args))
+		nargs = 2
+	} else {
+		r.Name = r.Script.SHA
+		st.gt.RawSetString("KEYS", argTable(L, r.Keys))
+		st.gt.RawSetString("ARGV", argTable(L, r.Args))
+		fn = st.closure(r.Script)
+		L.Push(fn)
+	}
 	st.started = time.Now()
 	e.runMu.Lock()
 	e.running[st] = struct{}{}
@@ -257,8 +316,7 @@ func (e *Engine) Run(r *Run) {
 	}
 	e.runMu.Unlock()
 
-	L.Push(fn)
-	err := L.PCall(0, 1, st.errfn)
+	err := L.PCall(nargs, 1, st.errfn)
 
 	e.runMu.Lock()
 	delete(e.running, st)
@@ -267,8 +325,8 @@ func (e *Engine) Run(r *Run) {
 		e.busy.Store(false) // not at the watchdog's next tick
 	}
 	e.runMu.Unlock()
-	if r.Script.MayLoop {
-		r.Script.Quick.Store(time.Since(st.started) < QuickRun)
+	if h := r.hints(); h.MayLoop {
+		h.Quick.Store(time.Since(st.started) < QuickRun)
 	}
 	if st.aborted || st.silenced.Load() {
 		// Nothing is written: the host runs the script again, or the
@@ -316,6 +374,14 @@ func (e *Engine) Run(r *Run) {
 		L.SetContext(st.ctx)
 	}
 	e.pool.Put(st)
+}
+
+// hints returns the run's script's or function's Hints.
+func (r *Run) hints() *Hints {
+	if r.Function != nil {
+		return &r.Function.Hints
+	}
+	return &r.Script.Hints
 }
 
 func argTable(L *lua.LState, args [][]byte) *lua.LTable {
@@ -404,7 +470,7 @@ func (st *State) writeError(v lua.LValue) {
 		if len(msg) > 100 {
 			msg = msg[:100]
 		}
-		w.Error("ERR Error running script " + st.run.Script.SHA + ", " + msg)
+		w.Error("ERR Error running script " + st.run.Name + ", " + msg)
 		return
 	}
 	out := ""
@@ -420,7 +486,7 @@ func (st *State) writeError(v lua.LValue) {
 	src, sok := t.RawGetString("source").(lua.LString)
 	line := t.RawGetString("line")
 	if sok && line != lua.LNil {
-		out += " script: " + st.run.Script.SHA + ", on " + string(src) + ":" + luaToString(line) + "."
+		out += " script: " + st.run.Name + ", on " + string(src) + ":" + luaToString(line) + "."
 	}
 	w.Error(out)
 }

@@ -60,7 +60,11 @@ func shutdownCommand(c *Client) {
 		// A script has run past busy-reply-threshold: only SHUTDOWN
 		// NOSAVE may stop the server, and it stops the script first.
 		if !nosave {
-			c.w.Error(busyScriptError)
+			if s.scripts.BusyFunction() {
+				c.w.Error(busyFunctionError)
+			} else {
+				c.w.Error(busyScriptError)
+			}
 			return
 		}
 		s.scripts.StopAll()

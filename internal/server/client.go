@@ -146,6 +146,7 @@ type Client struct {
 	scriptHost scriptHost
 	inScript   bool
 	errCounted bool // the script's error reply is counted already
+	curCmd     *cmd // the command call is running (set as it starts)
 }
 
 const (

@@ -53,7 +53,11 @@ func (c *Client) execute(argv [][]byte) {
 		return
 	}
 	if s.scripts.Busy() && cm.meta.Flags&command.FlagAllowBusy == 0 && !c.inScript {
-		c.reject(cm, busyScriptError)
+		if s.scripts.BusyFunction() {
+			c.reject(cm, busyFunctionError)
+		} else {
+			c.reject(cm, busyScriptError)
+		}
 		return
 	}
 	if c.multi != nil && cm.meta.Flags&command.FlagNoMulti != 0 {
@@ -202,6 +206,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	s := c.srv
 	ctx := &c.ctx
 	ctx.Argv = argv
+	c.curCmd = cm
 	ctx.Dirty = 0
 	ctx.Unpin()
 	ctx.BeginOwn()

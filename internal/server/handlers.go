@@ -51,6 +51,17 @@ func serverHandlers() []srvHandler {
 		{spec: command.ScriptShow, proc: scriptShowCommand},
 		{spec: command.ScriptDebug, proc: scriptDebugCommand},
 		{spec: command.ScriptHelp, proc: scriptHelpCommand},
+		{spec: command.Fcall, proc: fcallCommand},
+		{spec: command.FcallRo, proc: fcallCommand},
+		{spec: command.FunctionLoad, proc: functionLoadCommand},
+		{spec: command.FunctionDelete, proc: functionDeleteCommand},
+		{spec: command.FunctionFlush, proc: functionFlushCommand},
+		{spec: command.FunctionList, proc: functionListCommand},
+		{spec: command.FunctionDump, proc: functionDumpCommand},
+		{spec: command.FunctionRestore, proc: functionRestoreCommand},
+		{spec: command.FunctionStats, proc: functionStatsCommand},
+		{spec: command.FunctionKill, proc: functionKillCommand},
+		{spec: command.FunctionHelp, proc: functionHelpCommand},
 
 		// CLIENT (client_cmds.go; TRACKING, CACHING, GETREDIR and
 		// TRACKINGINFO in tracking.go)

@@ -120,7 +120,7 @@ func offLoopCommands(t *table) *offLoopSet {
 	o := &offLoopSet{cmds: map[*cmd]bool{}, scripts: map[*cmd]bool{}}
 	for _, c := range t.all() {
 		switch c.meta {
-		case command.Eval, command.EvalRo, command.Evalsha, command.EvalshaRo:
+		case command.Eval, command.EvalRo, command.Evalsha, command.EvalshaRo, command.Fcall, command.FcallRo:
 			o.scripts[c] = true
 			o.first[c.name[0]] = true
 			o.first[c.name[0]&^0x20] = true

@@ -88,7 +88,7 @@ func (s *Server) rdbOptions() snapshot.Options {
 	o := s.ks.RDBOptions() // the encoding limits and rdbcompression
 	o.Checksum = s.cfg.RDBChecksum()
 	o.UsedMem = s.ks.UsedMemory()
-	return snapshot.Options{RDB: o}
+	return snapshot.Options{RDB: o, Functions: s.scripts.LibraryCodes}
 }
 
 // beginSave starts a snapshot unless one is running.
@@ -430,8 +430,23 @@ func (s *Server) loadRDBWith(r io.Reader, logAux bool, now int64, load func(e *r
 			return nil
 		},
 	}
+	var libs [][]byte
+	l.OnFunction = func(code []byte) error {
+		libs = append(libs, append([]byte(nil), code...))
+		return nil
+	}
 	if _, err := l.Load(r); err != nil {
 		return loaded, expired, err
+	}
+	if len(libs) > 0 {
+		// The file's libraries replace those of the same name.
+		compiled, msg := s.scripts.CompileLibraries(libs)
+		if msg == "" {
+			msg = s.scripts.RestoreLibraries(compiled, "REPLACE")
+		}
+		if msg != "" {
+			return loaded, expired, fmt.Errorf("failed loading the function libraries: %s", msg)
+		}
 	}
 	s.rdb.loaded.Store(loaded)
 	s.rdb.expired.Store(expired)

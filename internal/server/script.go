@@ -34,13 +34,13 @@ import (
 
 // scriptHost is a running script's view of its client (script.Host).
 type scriptHost struct {
-	c       *Client
-	ro      bool // EVAL_RO, EVALSHA_RO or a no-writes script
-	shebang bool
-	sc      *script.Script
-	locks   db.LockSet // the stripes held
-	held    bool       // the caller holds every stripe already (EXEC)
-	wrote   atomic.Bool
+	c     *Client
+	ro    bool // EVAL_RO, EVALSHA_RO or a no-writes script
+	flags script.Flags
+	hints *script.Hints
+	locks db.LockSet // the stripes held
+	held  bool       // the caller holds every stripe already (EXEC)
+	wrote atomic.Bool
 	// restart: the run met a busy undeclared stripe before writing; it
 	// is abandoned and run again under every stripe.
 	restart bool
@@ -52,6 +52,13 @@ type scriptHost struct {
 // busyScriptError answers other clients while a script runs past
 // busy-reply-threshold.
 const busyScriptError = "BUSY Valkey is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+
+// busyFunctionError is busyScriptError while a function (FCALL) runs.
+const busyFunctionError = "BUSY Valkey is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+
+// unkillableError answers SCRIPT KILL and FUNCTION KILL when the running
+// script has written.
+const unkillableError = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 
 // escalateWait bounds how long a script that has written waits for an
 // undeclared stripe before failing.
@@ -107,9 +114,9 @@ func (h *scriptHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 		if h.ro {
 			return h.reject(cm, "ERR Write commands are not allowed from read-only scripts.")
 		}
-		if h.shebang || !h.wrote.Load() {
+		if h.flags&script.FlagShebang != 0 || !h.wrote.Load() {
 			if c.srv.ks.MaxMemory() > 0 && cm.meta.Flags&command.FlagDenyOOM != 0 &&
-				h.sc.Flags&script.FlagAllowOOM == 0 && c.srv.ks.PerformEvictions() == db.EvictFail {
+				h.flags&script.FlagAllowOOM == 0 && c.srv.ks.PerformEvictions() == db.EvictFail {
 				return h.reject(cm, oomError)
 			}
 		}
@@ -150,7 +157,7 @@ func (h *scriptHost) acquire(cm *cmd, argv [][]byte) bool {
 	c := h.c
 	ks := c.srv.ks
 	if cm.lock != db.LockKeys || (cm.proc != nil && !scriptSafeProc(cm)) {
-		h.sc.Undeclared.Store(true)
+		h.hints.Undeclared.Store(true)
 		for i := 0; i < db.StripeCount; i++ {
 			if !h.locks.Has(i) && !h.take(i) {
 				return false
@@ -166,7 +173,7 @@ func (h *scriptHost) acquire(cm *cmd, argv [][]byte) bool {
 		if h.locks.Has(st) {
 			continue
 		}
-		h.sc.Undeclared.Store(true)
+		h.hints.Undeclared.Store(true)
 		if !h.take(st) {
 			return false
 		}
@@ -224,31 +231,22 @@ func scriptSafeProc(cm *cmd) bool {
 // evalCommand is EVAL, EVAL_RO, EVALSHA and EVALSHA_RO.
 func evalCommand(c *Client) {
 	argv := c.ctx.Argv
-	name := c.lastCmdName(argv[0])
-	bySHA := strings.HasPrefix(name, "evalsha")
-	ro := strings.HasSuffix(name, "_ro")
+	meta := c.curCmd.meta
+	bySHA := meta == command.Evalsha || meta == command.EvalshaRo
+	ro := meta == command.EvalRo || meta == command.EvalshaRo
 	if bySHA && len(argv[1]) != 40 {
 		// No SHA1 has another length: Valkey answers before anything
 		// else is checked.
 		c.w.Error("NOSCRIPT No matching script.")
 		return
 	}
-	numkeys, err := strconv.ParseInt(string(argv[2]), 10, 64)
-	if a := argv[2]; err != nil || len(a) > 1 && (a[0] == '+' || a[0] == '0' || a[0] == '-' && a[1] == '0') {
-		c.w.Error("ERR value is not an integer or out of range")
-		return
-	}
-	if numkeys > int64(len(argv)-3) {
-		c.w.Error("ERR Number of keys can't be greater than number of args")
-		return
-	}
-	if numkeys < 0 {
-		c.w.Error("ERR Number of keys can't be negative")
+	numkeys, ok := c.scriptNumkeys(argv)
+	if !ok {
 		return
 	}
 	if c.srv.monitors.list.Load() != nil {
 		// Before the commands it calls, as Valkey feeds EVAL itself.
-		c.feedMonitorsAlways(c.lastLookup, argv)
+		c.feedMonitorsAlways(c.curCmd, argv)
 	}
 	eng := c.srv.scripts
 	var sc *script.Script
@@ -264,20 +262,49 @@ func evalCommand(c *Client) {
 			return
 		}
 	}
-	if sc.Flags&script.FlagShebang != 0 {
-		if ro && sc.Flags&script.FlagNoWrites == 0 {
-			c.w.Error("ERR Can not execute a script with write flag using *_ro command.")
-			return
-		}
-		if sc.Flags&script.FlagNoWrites != 0 {
-			ro = true
-		}
-		if !ro && sc.Flags&script.FlagAllowOOM == 0 && c.srv.ks.MaxMemory() > 0 && c.srv.ks.PerformEvictions() == db.EvictFail {
-			c.w.Error(oomError)
-			return
-		}
+	ro, ok = c.scriptFlagsAllow(sc.Flags, ro)
+	if !ok {
+		return
 	}
-	c.runScript(sc, argv[3:3+numkeys], argv[3+numkeys:], ro)
+	c.runScript(script.Run{Script: sc, Keys: argv[3 : 3+numkeys], Args: argv[3+numkeys:]}, &sc.Hints, sc.Flags, ro)
+}
+
+// scriptNumkeys reads EVAL's and FCALL's numkeys, answering its errors.
+func (c *Client) scriptNumkeys(argv [][]byte) (int, bool) {
+	numkeys, err := strconv.ParseInt(string(argv[2]), 10, 64)
+	if a := argv[2]; err != nil || len(a) > 1 && (a[0] == '+' || a[0] == '0' || a[0] == '-' && a[1] == '0') {
+		c.w.Error("ERR value is not an integer or out of range")
+		return 0, false
+	}
+	if numkeys > int64(len(argv)-3) {
+		c.w.Error("ERR Number of keys can't be greater than number of args")
+		return 0, false
+	}
+	if numkeys < 0 {
+		c.w.Error("ERR Number of keys can't be negative")
+		return 0, false
+	}
+	return int(numkeys), true
+}
+
+// scriptFlagsAllow applies a script's or function's declared flags before
+// it runs; ro comes back set when the script declared no-writes.
+func (c *Client) scriptFlagsAllow(flags script.Flags, ro bool) (bool, bool) {
+	if flags&script.FlagShebang == 0 {
+		return ro, true
+	}
+	if ro && flags&script.FlagNoWrites == 0 {
+		c.w.Error("ERR Can not execute a script with write flag using *_ro command.")
+		return ro, false
+	}
+	if flags&script.FlagNoWrites != 0 {
+		ro = true
+	}
+	if !ro && flags&script.FlagAllowOOM == 0 && c.srv.ks.MaxMemory() > 0 && c.srv.ks.PerformEvictions() == db.EvictFail {
+		c.w.Error(oomError)
+		return ro, false
+	}
+	return ro, true
 }
 
 // scriptMayStall reports whether an EVAL or EVALSHA may run long enough
@@ -289,22 +316,28 @@ func (c *Client) scriptMayStall(cm *cmd, argv [][]byte) bool {
 	if len(argv) < 2 {
 		return false
 	}
-	var sc *script.Script
-	if cm.meta == command.Evalsha || cm.meta == command.EvalshaRo {
-		sc = c.srv.scripts.Get(argv[1])
-	} else {
-		sc, _ = c.srv.scripts.Load(argv[1])
+	var h *script.Hints
+	switch cm.meta {
+	case command.Evalsha, command.EvalshaRo:
+		if sc := c.srv.scripts.Get(argv[1]); sc != nil {
+			h = &sc.Hints
+		}
+	case command.Fcall, command.FcallRo:
+		if fn := c.srv.scripts.Function(string(argv[1])); fn != nil {
+			h = &fn.Hints
+		}
+	default:
+		if sc, _ := c.srv.scripts.Load(argv[1]); sc != nil {
+			h = &sc.Hints
+		}
 	}
-	return sc != nil && sc.MayLoop && !sc.Quick.Load()
+	return h != nil && h.MayLoop && !h.Quick.Load()
 }
 
-// lastCmdName is the lower-case name of the running command.
-func (c *Client) lastCmdName(name []byte) string {
-	return strings.ToLower(string(name))
-}
-
-// runScript runs sc with its stripes held and writes its reply.
-func (c *Client) runScript(sc *script.Script, keys, args [][]byte, ro bool) {
+// runScript runs a script or function with its stripes held and writes
+// its reply.
+func (c *Client) runScript(run script.Run, hints *script.Hints, flags script.Flags, ro bool) {
+	keys := run.Keys
 	s := c.srv
 	ks := s.ks
 	ctx := &c.ctx
@@ -315,11 +348,11 @@ func (c *Client) runScript(sc *script.Script, keys, args [][]byte, ro bool) {
 	} else {
 		w.Shrink(keptReplyBuf)
 	}
-	*h = scriptHost{c: c, ro: ro, sc: sc, shebang: sc.Flags&script.FlagShebang != 0, w: w}
+	*h = scriptHost{c: c, ro: ro, hints: hints, flags: flags, w: w}
 	h.held = ctx.Locked
-	all := h.held || sc.Undeclared.Load()
+	all := h.held || hints.Undeclared.Load()
 	savedDB := ctx.DB
-	run := script.Run{Script: sc, Keys: keys, Args: args, Host: h, W: c.w}
+	run.Host, run.W, run.Argv = h, c.w, c.ctx.Argv
 	for {
 		h.locks.Reset()
 		if all {
@@ -422,12 +455,12 @@ func scriptFlushCommand(c *Client) {
 
 // SCRIPT KILL
 func scriptKillCommand(c *Client) {
-	running, unkillable := c.srv.scripts.Kill()
+	running, unkillable := c.srv.scripts.Kill(false)
 	switch {
 	case !running:
 		c.w.Error("NOTBUSY No scripts in execution right now.")
 	case unkillable:
-		c.w.Error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.")
+		c.w.Error(unkillableError)
 	default:
 		c.w.OK()
 	}

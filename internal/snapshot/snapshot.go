@@ -68,6 +68,17 @@ type Options struct {
 	// the snapshot's point in time: no unit commits to the effects stream
 	// meanwhile (an AOF rewrite switches its incr file there).
 	AtStart func()
+	// Functions, if set, is called by Begin while every stripe is held
+	// and returns the function libraries' code as of the snapshot's
+	// point in time (the server changes them under every stripe); Save
+	// writes them after the header, as Valkey does.
+	Functions func() [][]byte
+}
+
+// FunctionWriter is an EntryWriter that can hold function libraries
+// (rdb.Writer; aof.CommandWriter as FUNCTION LOAD commands).
+type FunctionWriter interface {
+	WriteFunction(code []byte) error
 }
 
 // EntryWriter is what Save writes the dataset through: rdb.Writer, or a
@@ -105,9 +116,10 @@ type shardState struct {
 
 // Snapshot is one snapshot in progress.
 type Snapshot struct {
-	ks     *db.Keyspace
-	opts   Options
-	shards [][db.StripeCount]shardState
+	ks        *db.Keyspace
+	opts      Options
+	shards    [][db.StripeCount]shardState
+	functions [][]byte // the libraries' code at the point in time
 
 	aborted   atomic.Bool
 	copyBytes atomic.Int64
@@ -145,6 +157,9 @@ func Begin(ks *db.Keyspace, opts Options) *Snapshot {
 	ks.SetPreWriter(s)
 	if opts.AtStart != nil {
 		opts.AtStart()
+	}
+	if opts.Functions != nil {
+		s.functions = opts.Functions()
 	}
 	ks.UnlockAll()
 	return s
@@ -245,6 +260,13 @@ func (s *Snapshot) Save(w io.Writer) (Stats, error) {
 	}
 	if err := rw.WriteHeader(); err != nil {
 		return fail(err)
+	}
+	if fw, ok := rw.(FunctionWriter); ok {
+		for _, code := range s.functions {
+			if err := fw.WriteFunction(code); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	for dbi := range s.shards {
 		keys, expires := s.countDB(dbi)

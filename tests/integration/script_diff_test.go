@@ -750,7 +750,7 @@ func TestScriptDifferential(t *testing.T) {
 	cvCtl := sdControl(t, cv.Addr)
 	vkCtl := sdControl(t, vk.Addr)
 	logAll := os.Getenv("CORVID_SCRIPT_DIFF_LOG") != ""
-	cases := sdCases()
+	cases := append(sdCases(), fnCases()...)
 	seen := map[string]bool{}
 	for _, c := range cases {
 		if seen[c.name] {
@@ -919,6 +919,7 @@ func sdReset(t *testing.T, ctl *sdConn) {
 		{"DEBUG", "SET-DISABLE-DENY-SCRIPTS", "0"},
 		{"FLUSHALL"},
 		{"SCRIPT", "FLUSH"},
+		{"FUNCTION", "FLUSH"},
 		{"CONFIG", "RESETSTAT"},
 		{"CONFIG", "SET", "notify-keyspace-events", ""},
 	} {
