@@ -95,10 +95,17 @@ func (st *State) call(L *lua.LState, raise bool) int {
 			return fail("Command arguments must be strings or integers")
 		}
 	}
-	// One buffer for every argument: commands may keep their arguments
-	// (a SET's value), so it is not reused.
-	buf := make([]byte, 0, size)
-	argv := make([][]byte, n)
+	// One buffer for every argument, the State's: a command keeps no
+	// argv once it has returned (the server's invariant: argv aliases a
+	// read buffer), so the next call may reuse it.
+	if cap(st.argBuf) < size || cap(st.argBuf) > 1<<20 && size < 1<<16 {
+		st.argBuf = make([]byte, 0, max(size, 256))
+	}
+	buf := st.argBuf[:0]
+	if cap(st.argv) < n {
+		st.argv = make([][]byte, n)
+	}
+	argv := st.argv[:n]
 	for i := 1; i <= n; i++ {
 		start := len(buf)
 		switch v := L.Get(i).(type) {

@@ -28,9 +28,11 @@
 //     before it is closed instead of reused (SCRIPT FLUSH gives Valkey a
 //     new Lua interpreter, so what scripts did to the writable string
 //     metatable is gone too).
-//   - The cache is guarded by Engine.mu (a leaf: nothing else is locked
-//     while it is held). A *Script is immutable after Load except for its
-//     atomic hints (Undeclared, Slow), which the server sets.
+//   - The cache and the function libraries change under Engine.mu (a
+//     leaf: nothing else is locked while it is held); EVALSHA's lookups
+//     read the cache's sync.Map without it. A *Script, *Library and
+//     *Function are immutable once installed except for their atomic
+//     Hints, which the server sets.
 //   - A run can be stopped from another goroutine (Engine.Kill, SCRIPT
 //     KILL): the State's context is cancelled, and gopher-lua raises an
 //     error at the next instruction, again at every instruction after a

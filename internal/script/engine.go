@@ -93,8 +93,13 @@ func mayLoop(p *lua.FunctionProto) bool {
 // Engine holds the script cache and the pool of Lua states.
 type Engine struct {
 	mu      sync.RWMutex
-	scripts map[string]*Script
-	memory  int64 // bodies' bytes, INFO used_memory_scripts_eval
+	// scripts maps SHA1 to *Script: read without a lock on every
+	// EVALSHA (a read-mostly sync.Map: no shared cache line written by
+	// readers on different cores); written under mu, with nscripts and
+	// memory (the bodies' bytes, INFO used_memory_scripts_eval).
+	scripts  sync.Map
+	nscripts atomic.Int64
+	memory   atomic.Int64
 
 	// Function libraries (function.go), under mu; fgen counts their
 	// changes.
@@ -201,7 +206,7 @@ func (e *Engine) watch() {
 
 // New returns an empty engine.
 func New() *Engine {
-	return &Engine{scripts: map[string]*Script{}, running: map[*State]struct{}{},
+	return &Engine{running: map[*State]struct{}{},
 		libs: map[string]*Library{}, funcs: map[string]*Function{}}
 }
 
@@ -223,10 +228,10 @@ func (e *Engine) Get(sha []byte) *Script {
 		}
 		low[i] = c
 	}
-	e.mu.RLock()
-	s := e.scripts[string(low[:])]
-	e.mu.RUnlock()
-	return s
+	if s, ok := e.scripts.Load(string(low[:])); ok {
+		return s.(*Script)
+	}
+	return nil
 }
 
 // Load compiles body and caches it, or returns the cached script of the
@@ -234,11 +239,8 @@ func (e *Engine) Get(sha []byte) *Script {
 // compilation errors.
 func (e *Engine) Load(body []byte) (*Script, string) {
 	sha := SHA1Hex(body)
-	e.mu.RLock()
-	s := e.scripts[sha]
-	e.mu.RUnlock()
-	if s != nil {
-		return s, ""
+	if s, ok := e.scripts.Load(sha); ok {
+		return s.(*Script), ""
 	}
 	src := string(body)
 	flags, code, msg := parseShebang(src)
@@ -249,14 +251,15 @@ func (e *Engine) Load(body []byte) (*Script, string) {
 	if err != "" {
 		return nil, "ERR Error compiling script (new function): " + err
 	}
-	s = &Script{SHA: sha, Body: src, Flags: flags, proto: proto}
+	s := &Script{SHA: sha, Body: src, Flags: flags, proto: proto}
 	s.MayLoop = mayLoop(proto)
 	e.mu.Lock()
-	if old := e.scripts[sha]; old != nil {
-		s = old
+	if old, ok := e.scripts.Load(sha); ok {
+		s = old.(*Script)
 	} else {
-		e.scripts[sha] = s
-		e.memory += int64(len(src))
+		e.scripts.Store(sha, s)
+		e.nscripts.Add(1)
+		e.memory.Add(int64(len(src)))
 	}
 	e.mu.Unlock()
 	return s, ""
@@ -265,25 +268,18 @@ func (e *Engine) Load(body []byte) (*Script, string) {
 // Flush empties the cache.
 func (e *Engine) Flush() {
 	e.mu.Lock()
-	e.scripts = map[string]*Script{}
-	e.memory = 0
+	e.scripts.Clear()
+	e.nscripts.Store(0)
+	e.memory.Store(0)
 	e.mu.Unlock()
 	e.gen.Add(1)
 }
 
 // Count is the number of cached scripts.
-func (e *Engine) Count() int {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return len(e.scripts)
-}
+func (e *Engine) Count() int { return int(e.nscripts.Load()) }
 
 // Memory is what the cached bodies take.
-func (e *Engine) Memory() int64 {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.memory
-}
+func (e *Engine) Memory() int64 { return e.memory.Load() }
 
 // parseShebang reads a "#!lua flags=..." first line. It returns the flags,
 // the code to compile (the shebang line blanked, so line numbers stay) and

@@ -89,7 +89,11 @@ type State struct {
 	fns     map[*Script]*lua.LFunction  // this State's closures
 	gen     uint64                      // e.gen the closures belong to
 	errfn   *lua.LFunction              // the error handler of a run
-	rand    uint64                      // redisLrand48's state
+	keysT   *lua.LTable                 // KEYS, refilled for every run
+	argvT   *lua.LTable                 // ARGV
+	argBuf  []byte                      // redis.call's arguments, reused (commands keep no argv)
+	argv    [][]byte
+	rand    uint64 // redisLrand48's state
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -226,6 +230,9 @@ func (e *Engine) newState() *State {
 	L.SetMetatable(fg, fmt)
 	st.fenv = st.readOnly(fg)
 	st.errfn = L.NewFunction(st.errorHandler)
+	st.keysT, st.argvT = L.NewTable(), L.NewTable()
+	g.RawSetString("KEYS", st.keysT)
+	g.RawSetString("ARGV", st.argvT)
 	g.RawSetString("__redis__err__handler", st.errfn)
 	// Strings' methods go through the read-only string table too.
 	if smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable); ok {
@@ -296,14 +303,20 @@ func (e *Engine) Run(r *Run) {
 			e.pool.Put(st)
 			return
 		}
+		// A function gets its keys and arguments as parameters, and no
+		// KEYS or ARGV global.
+		st.gt.RawSetString("KEYS", lua.LNil)
+		st.gt.RawSetString("ARGV", lua.LNil)
 		L.Push(fn)
-		L.Push(argTable(L, r.Keys))
-		L.Push(argTable(L, r.Args))
+		L.Push(fillArgs(st.keysT, r.Keys))
+		L.Push(fillArgs(st.argvT, r.Args))
 		nargs = 2
 	} else {
 		r.Name = r.Script.SHA
-		st.gt.RawSetString("KEYS", argTable(L, r.Keys))
-		st.gt.RawSetString("ARGV", argTable(L, r.Args))
+		// KEYS and ARGV stay bound to the State's two tables; their
+		// contents change.
+		fillArgs(st.keysT, r.Keys)
+		fillArgs(st.argvT, r.Args)
 		fn = st.closure(r.Script)
 		L.Push(fn)
 	}
@@ -363,8 +376,12 @@ func (e *Engine) Run(r *Run) {
 		st.writeReply(r.W, L.Get(-1), 0)
 	}
 	L.SetTop(0)
-	st.gt.RawSetString("KEYS", lua.LNil)
-	st.gt.RawSetString("ARGV", lua.LNil)
+	clearArgs(st.keysT)
+	clearArgs(st.argvT)
+	if r.Function != nil {
+		st.gt.RawSetString("KEYS", st.keysT)
+		st.gt.RawSetString("ARGV", st.argvT)
+	}
 	st.run = nil
 	if killed || st.aborted {
 		st.silenced.Store(false)
@@ -384,12 +401,27 @@ func (r *Run) hints() *Hints {
 	return &r.Script.Hints
 }
 
-func argTable(L *lua.LState, args [][]byte) *lua.LTable {
-	t := L.CreateTable(len(args), 0)
+// fillArgs makes the empty table t the list of args.
+func fillArgs(t *lua.LTable, args [][]byte) *lua.LTable {
 	for i, a := range args {
 		t.RawSetInt(i+1, lua.LString(a))
 	}
 	return t
+}
+
+// clearArgs empties t after a run (the run's arguments are not kept
+// alive by the State; whatever the script added to the table goes too).
+func clearArgs(t *lua.LTable) {
+	for i := t.Len(); i > 0; i-- {
+		t.RawSetInt(i, lua.LNil)
+	}
+	if k, _ := t.Next(lua.LNil); k != lua.LNil {
+		var keys []lua.LValue
+		t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
+		for _, k := range keys {
+			t.RawSet(k, lua.LNil)
+		}
+	}
 }
 
 // killedError is the error of a run stopped by SCRIPT KILL.
