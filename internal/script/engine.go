@@ -92,7 +92,7 @@ func mayLoop(p *lua.FunctionProto) bool {
 
 // Engine holds the script cache and the pool of Lua states.
 type Engine struct {
-	mu      sync.RWMutex
+	mu sync.RWMutex
 	// scripts maps SHA1 to *Script: read without a lock on every
 	// EVALSHA (a read-mostly sync.Map: no shared cache line written by
 	// readers on different cores); written under mu, with nscripts and

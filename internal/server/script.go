@@ -38,8 +38,9 @@ type scriptHost struct {
 	ro    bool // EVAL_RO, EVALSHA_RO or a no-writes script
 	flags script.Flags
 	hints *script.Hints
-	locks db.LockSet // the stripes held
-	held  bool       // the caller holds every stripe already (EXEC)
+	run   *script.Run // the run (its set_repl flags)
+	locks db.LockSet  // the stripes held
+	held  bool        // the caller holds every stripe already (EXEC)
 	wrote atomic.Bool
 	// restart: the run met a busy undeclared stripe before writing; it
 	// is abandoned and run again under every stripe.
@@ -132,9 +133,17 @@ func (h *scriptHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 	}
 	saved, mode, skip := c.w, c.replyMode, c.skipNext
 	c.w, c.ctx.W, c.replyMode, c.skipNext = h.w, h.w, replyOn, false
+	prop := c.ctx.Prop
+	if h.run.Repl == script.ReplNone {
+		// redis.set_repl(redis.REPL_NONE): what the script does now is
+		// not propagated (AOF, replicas). Corvid has one stream for
+		// both, so REPL_AOF or REPL_REPLICA alone propagate to both.
+		c.ctx.Prop = nil
+	}
 	c.inScript = true
 	c.call(cm, argv)
 	c.inScript = false
+	c.ctx.Prop = prop
 	c.w, c.ctx.W, c.replyMode, c.skipNext = saved, saved, mode, skip
 	return h.w.Bytes(), true
 }
@@ -353,6 +362,7 @@ func (c *Client) runScript(run script.Run, hints *script.Hints, flags script.Fla
 	all := h.held || hints.Undeclared.Load()
 	savedDB := ctx.DB
 	run.Host, run.W, run.Argv = h, c.w, c.ctx.Argv
+	h.run = &run
 	for {
 		h.locks.Reset()
 		if all {

@@ -217,3 +217,49 @@ func waitRawRewrite(t *testing.T, c *testutil.Raw) {
 	}
 	t.Fatal("the AOF rewrite did not end")
 }
+
+// TestScriptPropagation: a script's writes reach the AOF as one
+// transaction (MULTI ... EXEC) of the commands it ran, not as the EVAL;
+// what it writes after redis.set_repl(redis.REPL_NONE) is not written
+// there; and a restart replays exactly that.
+func TestScriptPropagation(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--appendonly", "yes", "--appendfsync", "always"}
+	srv := testutil.StartCorvidIn(t, dir, args...)
+	c := testutil.Dial(t, srv.Addr)
+	for _, step := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"EVAL", "redis.call('SET', KEYS[1], '1') redis.call('SET', KEYS[2], '2') return 1", "2", "a", "b"}, ":1"},
+		{[]string{"EVAL", "redis.set_repl(redis.REPL_NONE) redis.call('SET', 'c', '3') " +
+			"redis.set_repl(redis.REPL_ALL) redis.call('SET', 'd', '4') return 1", "0"}, ":1"},
+		{[]string{"EVAL", "return redis.call('GET', 'a')", "0"}, `"1"`},
+	} {
+		if r := c.Do(step.args...); r != step.want {
+			t.Fatalf("%q: %q, want %q", step.args[1], r, step.want)
+		}
+	}
+	incr, err := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.aof"))
+	if err != nil || len(incr) != 1 {
+		t.Fatalf("incr files %v %v", incr, err)
+	}
+	b, err := os.ReadFile(incr[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	aof := string(b)
+	multi := strings.Index(aof, "MULTI")
+	setA, setB, exec := strings.Index(aof, "$1\r\na\r\n$1\r\n1"), strings.Index(aof, "$1\r\nb\r\n$1\r\n2"), strings.Index(aof, "EXEC")
+	if multi < 0 || !(multi < setA && setA < setB && setB < exec) {
+		t.Errorf("the first script is not one transaction in the AOF:\n%q", aof)
+	}
+	if strings.Contains(aof, "EVAL") || strings.Contains(aof, "$1\r\nc\r\n") || !strings.Contains(aof, "$1\r\nd\r\n$1\r\n4") {
+		t.Errorf("the AOF holds the EVAL, the unreplicated write or misses the last one:\n%q", aof)
+	}
+	srv.Stop()
+	c = testutil.Dial(t, testutil.StartCorvidIn(t, dir, args...).Addr)
+	if r := c.Do("MGET", "a", "b", "c", "d"); r != `*["1", "2", (nil), "4"]` {
+		t.Errorf("after restart: %s", r)
+	}
+}
