@@ -30,7 +30,8 @@ func applyTuning(ks *db.Keyspace, cfg *config.Config) {
 	})
 }
 
-// collectionHandlers lists the list/hash/set/zset/sort command groups.
+// collectionHandlers lists the list/hash/set/zset/sort/HyperLogLog/geo
+// command groups.
 func collectionHandlers() []db.Handler {
-	return slices.Concat(db.ListCommands, db.HashCommands, db.SetCommands, db.ZSetCommands, db.SortCommands)
+	return slices.Concat(db.ListCommands, db.HashCommands, db.SetCommands, db.ZSetCommands, db.SortCommands, db.HLLCommands, db.GeoCommands)
 }

@@ -1,0 +1,5 @@
+package db
+
+// Geospatial commands (GEOADD, GEOSEARCH, ...), sorted sets with
+// geohash scores.
+var GeoCommands = []Handler{}

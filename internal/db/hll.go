@@ -1,0 +1,4 @@
+package db
+
+// HyperLogLog commands (PFADD, PFCOUNT, PFMERGE, PFDEBUG, PFSELFTEST).
+var HLLCommands = []Handler{}
