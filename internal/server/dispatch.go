@@ -84,7 +84,7 @@ func (c *Client) execute(argv [][]byte) {
 		c.queue(cm, argv)
 		return
 	}
-	if s.pause.blocks(cm) {
+	if s.pause.blocks(cm) && !c.scriptDeclaresNoWrites(cm, argv) {
 		if c.nc != nil && !c.offLoop {
 			// CLIENT PAUSE began after mustLeaveLoop looked: waiting here
 			// would stall the loop's other clients, so leave the loop and

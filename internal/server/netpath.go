@@ -185,7 +185,7 @@ func (c *Client) mustLeaveLoop(argv [][]byte) bool {
 			cm = sub
 		}
 	}
-	return s.pause.blocks(cm)
+	return s.pause.blocks(cm) && !c.scriptDeclaresNoWrites(cm, argv)
 }
 
 // OnReadable runs one batch on the loop: read once, run every complete

@@ -316,6 +316,40 @@ func (c *Client) scriptFlagsAllow(flags script.Flags, ro bool) (bool, bool) {
 	return ro, true
 }
 
+// scriptDeclaresNoWrites reports whether argv runs a script or function
+// that declared no-writes (a shebang's flags, register_function's): like
+// a read-only command, CLIENT PAUSE WRITE does not hold it back (Valkey
+// takes a declaring script's command flags from its declaration).
+func (c *Client) scriptDeclaresNoWrites(cm *cmd, argv [][]byte) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	var flags script.Flags
+	switch cm.meta {
+	case command.Eval:
+		sc, _ := c.srv.scripts.Load(argv[1])
+		if sc == nil {
+			return false
+		}
+		flags = sc.Flags
+	case command.Evalsha:
+		sc := c.srv.scripts.Get(argv[1])
+		if sc == nil {
+			return false
+		}
+		flags = sc.Flags
+	case command.Fcall:
+		fn := c.srv.scripts.Function(string(argv[1]))
+		if fn == nil {
+			return false
+		}
+		flags = fn.Flags
+	default:
+		return false
+	}
+	return flags&script.FlagShebang != 0 && flags&script.FlagNoWrites != 0
+}
+
 // scriptMayStall reports whether an EVAL or EVALSHA may run long enough
 // to stall its event loop's other clients (and a SCRIPT KILL sent by
 // one of them): a script that loops, until a run of it ended quickly.

@@ -263,3 +263,64 @@ func TestScriptPropagation(t *testing.T) {
 		t.Errorf("after restart: %s", r)
 	}
 }
+
+// TestPauseWriteScripts: CLIENT PAUSE WRITE holds back EVAL, EVALSHA and
+// FCALL unless the script or function declared no-writes; EVAL_RO and
+// FCALL_RO pass. The same answers from Valkey 8.0.1 when it is present.
+func TestPauseWriteScripts(t *testing.T) {
+	servers := []struct {
+		name string
+		addr string
+	}{{"corvid", testutil.StartCorvid(t).Addr}}
+	if testutil.HaveValkey(t) {
+		servers = append(servers, struct {
+			name string
+			addr string
+		}{"valkey", testutil.StartValkey(t).Addr})
+	}
+	lib := "#!lua name=pl\nredis.register_function{function_name='ro', callback=function() return 1 end, flags={'no-writes'}}\n" +
+		"redis.register_function('rw', function() return 1 end)"
+	cases := []struct {
+		args []string
+		held bool
+	}{
+		{[]string{"EVAL", "return 1", "0"}, true},
+		{[]string{"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}, false},
+		{[]string{"EVAL", "#!lua\nreturn 1", "0"}, true},
+		{[]string{"EVAL_RO", "return 1", "0"}, false},
+		{[]string{"EVALSHA", sha1Hex("#!lua flags=no-writes\nreturn 1"), "0"}, false},
+		{[]string{"FCALL", "ro", "0"}, false},
+		{[]string{"FCALL", "rw", "0"}, true},
+		{[]string{"FCALL_RO", "ro", "0"}, false},
+	}
+	for _, srv := range servers {
+		ctl := testutil.Dial(t, srv.addr)
+		ctl.Do("FUNCTION", "LOAD", lib)
+		for _, tc := range cases {
+			conn, rd := testutil.DialConn(t, srv.addr)
+			if r := ctl.Do("CLIENT", "PAUSE", "10000", "WRITE"); r != "+OK" {
+				t.Fatalf("%s: CLIENT PAUSE: %s", srv.name, r)
+			}
+			conn.Write([]byte(testutil.Command(tc.args...)))
+			// A held command cannot answer before UNPAUSE (the pause
+			// lasts 10 s); a command that is not held answers at once,
+			// given 5 s on a loaded machine.
+			wait := 5 * time.Second
+			if tc.held {
+				wait = 300 * time.Millisecond
+			}
+			conn.SetReadDeadline(time.Now().Add(wait))
+			_, err := rd.Peek(1)
+			held := err != nil
+			ctl.Do("CLIENT", "UNPAUSE")
+			if held != tc.held {
+				t.Errorf("%s: %q held %v, want %v", srv.name, tc.args[:2], held, tc.held)
+			}
+			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := rd.Peek(1); err != nil {
+				t.Errorf("%s: %q: no reply after UNPAUSE: %v", srv.name, tc.args[:2], err)
+			}
+			conn.Close()
+		}
+	}
+}
