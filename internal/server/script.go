@@ -26,10 +26,10 @@ import (
 // ours. If the stripe is busy and the script has written nothing yet, the
 // run is abandoned (its reply dropped) and run again under every stripe;
 // if it has written, it retries for a bounded time and then fails with an
-// error, keeping what it wrote as any failing script does. A script that
-// once touched an undeclared key is marked and runs under every stripe
-// from then on, as do commands that need the whole keyspace (FLUSHALL,
-// KEYS, SCAN, SELECT's neighbours...), which escalate the same way.
+// error, keeping what it wrote as any failing script does. Commands that
+// need the whole keyspace (FLUSHALL, KEYS, SCAN, SELECT...) escalate the
+// same way to every stripe. Which scripts are marked to run under every
+// stripe from then on: see take.
 // Scripts inside EXEC run under EXEC's stripes.
 
 // scriptHost is a running script's view of its client (script.Host).
@@ -182,7 +182,6 @@ func (h *scriptHost) acquire(cm *cmd, argv [][]byte) bool {
 		if h.locks.Has(st) {
 			continue
 		}
-		h.hints.Undeclared.Store(true)
 		if !h.take(st) {
 			return false
 		}
@@ -192,12 +191,22 @@ func (h *scriptHost) acquire(cm *cmd, argv [][]byte) bool {
 
 // take locks stripe st for the rest of the run without waiting for it
 // while others are held (see the file comment).
+//
+// The script is marked to run under every stripe from then on when the
+// stripe was busy (a rerun, or a wait) or when it had written already
+// (a later run could have to wait while holding others); a script that
+// takes free undeclared stripes before it writes keeps running on its
+// declared ones.
 func (h *scriptHost) take(st int) bool {
 	ks := h.c.srv.ks
 	if ks.TryLockStripe(st) {
+		if h.wrote.Load() {
+			h.hints.Undeclared.Store(true)
+		}
 		h.addHeld(st)
 		return true
 	}
+	h.hints.Undeclared.Store(true)
 	if !h.wrote.Load() {
 		h.restart = true
 		return false
