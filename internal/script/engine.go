@@ -302,13 +302,13 @@ func parseShebang(src string) (Flags, string, string) {
 		if len(parts) > 0 {
 			engine = parts[0]
 		}
-		return 0, "", "ERR Unexpected engine in script shebang: " + engine
+		return 0, "", "ERR Unexpected engine in script shebang: " + cString(engine)
 	}
 	flags := FlagShebang
 	for _, p := range parts[1:] {
 		v, ok := strings.CutPrefix(p, "flags=")
 		if !ok {
-			return 0, "", "ERR Unknown lua shebang option: " + p
+			return 0, "", "ERR Unknown lua shebang option: " + cString(p)
 		}
 		for _, name := range strings.Split(v, ",") {
 			if name == "" {
@@ -322,7 +322,7 @@ func parseShebang(src string) (Flags, string, string) {
 				}
 			}
 			if !found {
-				return 0, "", "ERR Unexpected flag in script shebang: " + name
+				return 0, "", "ERR Unexpected flag in script shebang: " + cString(name)
 			}
 		}
 	}
@@ -417,4 +417,13 @@ func (e *Engine) Kill(functions bool) (running, unkillable bool) {
 		}
 	}
 	return running, unkillable
+}
+
+// cString is s as C's %s prints it into Valkey's error texts: up to its
+// first NUL byte.
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

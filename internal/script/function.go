@@ -89,7 +89,7 @@ func libraryMeta(code string) (name, body, msg string) {
 	parts := strings.Split(code[:end], " ")
 	engine := strings.TrimPrefix(parts[0], "#!")
 	if !strings.EqualFold(engine, "lua") {
-		return "", "", "ERR Engine '" + engine + "' not found"
+		return "", "", "ERR Engine '" + cString(engine) + "' not found"
 	}
 	for _, p := range parts[1:] {
 		if p == "" {
@@ -97,7 +97,7 @@ func libraryMeta(code string) (name, body, msg string) {
 		}
 		v, ok := strings.CutPrefix(p, "name=")
 		if !ok {
-			return "", "", "ERR Invalid metadata value given: " + p
+			return "", "", "ERR Invalid metadata value given: " + cString(p)
 		}
 		if name != "" {
 			return "", "", "ERR Invalid metadata value, name argument was given multiple times"
@@ -169,13 +169,13 @@ func (e *Engine) compileLibrary(code string) (*Library, string) {
 func (e *Engine) installable(lib *Library, replace, quote bool) string {
 	if old := e.libs[lib.Name]; old != nil && !replace {
 		if !quote {
-			return "ERR Library " + lib.Name + " already exists"
+			return "ERR Library " + cString(lib.Name) + " already exists"
 		}
-		return "ERR Library '" + lib.Name + "' already exists"
+		return "ERR Library '" + cString(lib.Name) + "' already exists"
 	}
 	for _, name := range lib.order {
 		if f := e.funcs[strings.ToLower(name)]; f != nil && f.Lib.Name != lib.Name {
-			return "ERR Function " + name + " already exists"
+			return "ERR Function " + cString(name) + " already exists"
 		}
 	}
 	return ""
@@ -296,7 +296,7 @@ func (e *Engine) RestoreLibraries(libs []*Library, policy string) string {
 	seenFn := map[string]string{}
 	for _, lib := range libs {
 		if seenLib[lib.Name] {
-			return "ERR Library " + lib.Name + " already exists"
+			return "ERR Library " + cString(lib.Name) + " already exists"
 		}
 		seenLib[lib.Name] = true
 		if msg := e.installable(lib, policy != "APPEND", false); msg != "" {
@@ -304,7 +304,7 @@ func (e *Engine) RestoreLibraries(libs []*Library, policy string) string {
 		}
 		for _, fn := range lib.order {
 			if other, ok := seenFn[strings.ToLower(fn)]; ok && other != lib.Name {
-				return "ERR Function " + fn + " already exists"
+				return "ERR Function " + cString(fn) + " already exists"
 			}
 			seenFn[strings.ToLower(fn)] = lib.Name
 		}

@@ -56,7 +56,7 @@ func functionLoadCommand(c *Client) {
 	i := 2
 	for ; i < len(argv)-1; i++ {
 		if !db.EqualFold(argv[i], "replace") {
-			c.w.Error("ERR Unknown option given: " + string(argv[i]))
+			c.w.Error("ERR Unknown option given: " + cstr(argv[i]))
 			return
 		}
 		replace = true
@@ -120,7 +120,7 @@ func functionDeleteCommand(c *Client) {
 func functionFlushCommand(c *Client) {
 	argv := c.ctx.Argv
 	if len(argv) > 3 {
-		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(argv[1]) + "'. Try FUNCTION HELP.")
+		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + cstr(argv[1]) + "'. Try FUNCTION HELP.")
 		return
 	}
 	if len(argv) == 3 && !db.EqualFold(argv[2], "sync") && !db.EqualFold(argv[2], "async") {
@@ -149,7 +149,7 @@ func functionListCommand(c *Client) {
 			i++
 			pattern, havePattern = argv[i], true
 		default:
-			c.w.Error("ERR Unknown argument " + string(argv[i]))
+			c.w.Error("ERR Unknown argument " + cstr(argv[i]))
 			return
 		}
 	}
@@ -213,7 +213,7 @@ func functionRestoreCommand(c *Client) {
 	argv := c.ctx.Argv
 	policy := "APPEND"
 	if len(argv) > 4 {
-		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + string(argv[1]) + "'. Try FUNCTION HELP.")
+		c.w.Error("ERR unknown subcommand or wrong number of arguments for '" + cstr(argv[1]) + "'. Try FUNCTION HELP.")
 		return
 	}
 	if len(argv) == 4 {
