@@ -64,6 +64,9 @@ func debugCommand(c *Client) {
 	case sub == "set-active-expire" && argc == 3:
 		s.expire.Store(atoiPrefix(argv[2]) != 0)
 		w.OK()
+	case sub == "set-disable-deny-scripts" && argc == 3:
+		s.scriptDenyOff.Store(atoiPrefix(argv[2]) != 0)
+		w.OK()
 	case sub == "object" && (argc == 3 || argc == 4):
 		debugObject(c)
 	case sub == "protocol" && argc == 3:
@@ -139,6 +142,8 @@ var debugHelp = []string{
 	"    Set the size above which list elements are stored as plain nodes (0: default).",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Switch the background expiry of keys off (0) or on (1).",
+	"SET-DISABLE-DENY-SCRIPTS <0|1>",
+	"    Let scripts call commands they may not call otherwise (1), for tests.",
 	"SLEEP <seconds>",
 	"    Stall the keyspace for <seconds> (decimals allowed).",
 	"STRINGMATCH-LEN",

@@ -104,7 +104,7 @@ func (h *scriptHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 		return h.err("ERR Unknown command called from script")
 	case !cm.meta.CheckArity(len(argv)):
 		return h.reject(cm, "ERR Wrong number of args calling command from script")
-	case cm.meta.Flags&command.FlagNoScript != 0:
+	case cm.meta.Flags&command.FlagNoScript != 0 && !c.srv.scriptDenyOff.Load():
 		return h.reject(cm, "ERR This Redis command is not allowed from script")
 	}
 	write := cm.meta.Flags&command.FlagWrite != 0

@@ -96,6 +96,9 @@ type Server struct {
 	offLoop *offLoopSet     // commands that make a client leave its loop
 
 	scripts *script.Engine // the script cache and Lua states (script.go)
+	// scriptDenyOff: DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call
+	// noscript commands (Valkey's test switch).
+	scriptDenyOff atomic.Bool
 }
 
 type serverStats struct {

@@ -722,8 +722,6 @@ var sdCorvidDifferences = map[string]string{
 	"arith/4":                    "NaN's sign: x86's default NaN prints -nan, Go's nan",
 	"keys-argv-mutable/1":        "# of a table with holes counts gopher-lua's array part",
 	"sandbox-globals-list":       "gopher-lua's _G differs by one entry",
-	"call-debug-protocol-resp2":  "DEBUG PROTOCOL and DEBUG SET-DISABLE-DENY-SCRIPTS are not built",
-	"call-debug-protocol-resp3":  "DEBUG PROTOCOL and DEBUG SET-DISABLE-DENY-SCRIPTS are not built",
 	"script-help":                "SCRIPT HELP's text is Corvid's own words (Valkey's prose is not copied)",
 }
 
