@@ -14,6 +14,7 @@ var (
 	idxMaxClients           = mustIdx("maxclients")
 	idxMaxMemory            = mustIdx("maxmemory")
 	idxMaxMemoryPolicy      = mustIdx("maxmemory-policy")
+	idxSupervised           = mustIdx("supervised")
 	idxMaxMemorySamples     = mustIdx("maxmemory-samples")
 	idxMaxMemoryTenacity    = mustIdx("maxmemory-eviction-tenacity")
 	idxMaxMemoryClients     = mustIdx("maxmemory-clients")
@@ -134,7 +135,10 @@ func (c *Config) MaxClients() int     { return int(c.n(idxMaxClients)) }
 func (c *Config) MaxMemory() int64 { return clampU64(c.n(idxMaxMemory)) }
 
 // MaxMemoryPolicy is one of volatile-lru, ..., noeviction.
-func (c *Config) MaxMemoryPolicy() string        { return c.enum(idxMaxMemoryPolicy) }
+func (c *Config) MaxMemoryPolicy() string { return c.enum(idxMaxMemoryPolicy) }
+
+// Supervised is the supervised directive: no, upstart, systemd or auto.
+func (c *Config) Supervised() string             { return c.enum(idxSupervised) }
 func (c *Config) MaxmemorySamples() int          { return int(c.n(idxMaxMemorySamples)) }
 func (c *Config) MaxmemoryEvictionTenacity() int { return int(c.n(idxMaxMemoryTenacity)) }
 

@@ -141,7 +141,11 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.str("atomicvar_api", "c11-builtin")
 		w.str("gcc_version", "0.0.0")
 		w.int("process_id", int64(os.Getpid()))
-		w.str("process_supervised", "no")
+		sup := s.supervised
+		if sup == "" {
+			sup = "no"
+		}
+		w.str("process_supervised", sup)
 		w.str("run_id", s.runID)
 		w.int("tcp_port", s.port.Load())
 		w.int("server_time_usec", now.UnixMicro())

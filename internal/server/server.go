@@ -96,6 +96,9 @@ type Server struct {
 	offLoop *offLoopSet     // commands that make a client leave its loop
 
 	scripts *script.Engine // the script cache and Lua states (script.go)
+	// supervised is the supervision in effect (supervise.go): "systemd",
+	// "upstart" or "no"; set by Run before serving.
+	supervised string
 	// scriptDenyOff: DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call
 	// noscript commands (Valkey's test switch).
 	scriptDenyOff atomic.Bool
@@ -302,6 +305,7 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 		}
 	}
 	s.logStartup()
+	s.supervised = s.supervisor()
 	s.removeStaleTemps()
 	s.aofConfigHooks()
 	if pf := cfg.PidFile(); pf != "" {
@@ -319,6 +323,9 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 	// without saving (a partial dataset is never saved).
 	s.loaded = make(chan struct{})
 	s.setLoading(true)
+	if s.supervised == "systemd" {
+		s.sdNotify("STATUS=Valkey is loading...\n")
+	}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve() }()
 	loadDone := make(chan error, 1)
@@ -359,6 +366,7 @@ loading:
 		return lerr
 	}
 	s.log.notice("Ready to accept connections tcp on %s", s.Addr())
+	s.notifyReady()
 wait:
 	for {
 		select {
@@ -382,6 +390,7 @@ wait:
 			break wait
 		}
 	}
+	s.notifyStopping()
 	// Signals keep being handled while clients are closed: SIGHUP and
 	// SIGPIPE stay harmless, a second SIGINT exits at once.
 	closed := make(chan struct{})
