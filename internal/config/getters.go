@@ -98,6 +98,7 @@ var (
 	idxHideUserData         = mustIdx("hide-user-data-from-log")
 	idxSyslogEnabled        = mustIdx("syslog-enabled")
 	idxSyslogIdent          = mustIdx("syslog-ident")
+	idxSyslogFacility       = mustIdx("syslog-facility")
 	idxShutdownTimeout      = mustIdx("shutdown-timeout")
 	idxPrefetchBatch        = mustIdx("prefetch-batch-max-size")
 	idxEventsPerIOThread    = mustIdx("events-per-io-thread")
@@ -330,4 +331,7 @@ func (c *Config) ExtendedRedisCompatibility() bool {
 func (c *Config) HideUserDataFromLog() bool { return c.b(idxHideUserData) }
 func (c *Config) SyslogEnabled() bool       { return c.b(idxSyslogEnabled) }
 func (c *Config) SyslogIdent() string       { return c.s(idxSyslogIdent) }
-func (c *Config) ShutdownTimeout() int      { return int(c.n(idxShutdownTimeout)) }
+
+// SyslogFacility is the syslog-facility name (user, local0..local7).
+func (c *Config) SyslogFacility() string { return c.enum(idxSyslogFacility) }
+func (c *Config) ShutdownTimeout() int   { return int(c.n(idxShutdownTimeout)) }

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"io"
+	"log/syslog"
 	"os"
 	"sync"
 	"time"
@@ -17,6 +18,27 @@ type logger struct {
 	out   io.Writer
 	level int
 	pid   int
+	// sys, with syslog-enabled yes, gets every line's message as well,
+	// at the syslog priority of its level, under syslog-ident and
+	// syslog-facility (Valkey's openlog/syslog).
+	sys *syslog.Writer
+}
+
+// syslogFacilities maps syslog-facility's names.
+var syslogFacilities = map[string]syslog.Priority{
+	"user": syslog.LOG_USER, "local0": syslog.LOG_LOCAL0, "local1": syslog.LOG_LOCAL1,
+	"local2": syslog.LOG_LOCAL2, "local3": syslog.LOG_LOCAL3, "local4": syslog.LOG_LOCAL4,
+	"local5": syslog.LOG_LOCAL5, "local6": syslog.LOG_LOCAL6, "local7": syslog.LOG_LOCAL7,
+}
+
+// openSyslog connects to the system's syslog socket, or to the datagram
+// socket CORVID_SYSLOG_SOCKET names (tests).
+func openSyslog(cfg *config.Config) (*syslog.Writer, error) {
+	pri := syslogFacilities[cfg.SyslogFacility()] | syslog.LOG_NOTICE
+	if path := os.Getenv("CORVID_SYSLOG_SOCKET"); path != "" {
+		return syslog.Dial("unixgram", path, pri, cfg.SyslogIdent())
+	}
+	return syslog.New(pri, cfg.SyslogIdent())
 }
 
 const (
@@ -39,6 +61,13 @@ func newLogger(cfg *config.Config) *logger {
 	case "nothing":
 		l.level = levelNothing
 	}
+	if cfg.SyslogEnabled() {
+		if w, err := openSyslog(cfg); err == nil {
+			l.sys = w
+		} else {
+			fmt.Fprintf(os.Stderr, "Can't open syslog: %v\n", err)
+		}
+	}
 	if f := cfg.LogFile(); f != "" {
 		if fh, err := os.OpenFile(f, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
 			l.out = fh
@@ -58,6 +87,19 @@ func (l *logger) logf(level int, mark byte, format string, args ...any) {
 	l.mu.Lock()
 	io.WriteString(l.out, line)
 	l.mu.Unlock()
+	if l.sys != nil {
+		msg := fmt.Sprintf(format, args...)
+		switch level {
+		case levelDebug:
+			l.sys.Debug(msg)
+		case levelVerbose:
+			l.sys.Info(msg)
+		case levelNotice:
+			l.sys.Notice(msg)
+		default:
+			l.sys.Warning(msg)
+		}
+	}
 }
 
 func (l *logger) verbose(f string, a ...any) { l.logf(levelVerbose, '-', f, a...) }

@@ -2,11 +2,13 @@ package integration
 
 import (
 	"debug/elf"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
@@ -74,5 +76,35 @@ func TestContainerBuild(t *testing.T) {
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "v=") {
 		t.Fatalf("--version: %v %q", err, out)
+	}
+}
+
+// TestSyslog: with syslog-enabled yes the log lines also go to syslog,
+// under syslog-ident and syslog-facility, at their level's priority.
+func TestSyslog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	sock, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	t.Setenv("CORVID_SYSLOG_SOCKET", path)
+	testutil.StartCorvid(t, "--syslog-enabled", "yes", "--syslog-ident", "corvidtest", "--syslog-facility", "local3")
+	buf := make([]byte, 4096)
+	for {
+		sock.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := sock.Read(buf)
+		if err != nil {
+			t.Fatalf("no ready line in syslog: %v", err)
+		}
+		m := string(buf[:n])
+		if !strings.Contains(m, "Ready to accept connections") {
+			continue
+		}
+		// local3 (19) * 8 + notice (5) = 157.
+		if !strings.HasPrefix(m, "<157>") || !strings.Contains(m, "corvidtest[") {
+			t.Fatalf("syslog line %q", m)
+		}
+		return
 	}
 }
