@@ -2,7 +2,10 @@ package integration
 
 import (
 	"debug/elf"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,5 +109,83 @@ func TestSyslog(t *testing.T) {
 			t.Fatalf("syslog line %q", m)
 		}
 		return
+	}
+}
+
+// TestRedisExporter: redis_exporter (Debian's prometheus-redis-exporter,
+// what operators run beside Valkey) exports the same metric families from
+// Corvid as from valkey-server 8.0.1 after the same commands, and the
+// same label values for the commands and databases they touched, so
+// dashboards and alerts built on it work unchanged.
+func TestRedisExporter(t *testing.T) {
+	exporter, err := exec.LookPath("prometheus-redis-exporter")
+	if err != nil {
+		if os.Getenv("CORVID_REQUIRE_EXPORTER") != "" {
+			t.Fatal("prometheus-redis-exporter not installed but CORVID_REQUIRE_EXPORTER is set")
+		}
+		t.Skip("prometheus-redis-exporter not installed")
+	}
+	if !testutil.HaveValkey(t) {
+		return
+	}
+	scrape := func(addr string) map[string]bool {
+		port := testutil.FreePort(t)
+		cmd := exec.Command(exporter, "-redis.addr", "redis://"+addr, "-web.listen-address", fmt.Sprintf("127.0.0.1:%d", port))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		url := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+		var body []byte
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			resp, err := http.Get(url)
+			if err != nil {
+				continue
+			}
+			body, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err == nil && strings.Contains(string(body), "redis_up 1") {
+				break
+			}
+		}
+		if !strings.Contains(string(body), "redis_up 1") {
+			t.Fatalf("the exporter did not reach %s:\n%.2000s", addr, body)
+		}
+		out := map[string]bool{}
+		for _, line := range strings.Split(string(body), "\n") {
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			name := line[:strings.IndexAny(line, "{ ")]
+			out[name] = true
+			// The label values that name what the commands touched.
+			for _, l := range []string{`cmd="set"`, `cmd="get"`, `cmd="lpush"`, `cmd="hset"`, `db="db0"`, `db="db3"`} {
+				if strings.Contains(line, l) {
+					out[name+"{"+l+"}"] = true
+				}
+			}
+		}
+		return out
+	}
+	load := func(addr string) {
+		c := testutil.Dial(t, addr)
+		for _, args := range [][]string{{"SET", "a", "1"}, {"GET", "a"}, {"LPUSH", "l", "x"}, {"HSET", "h", "f", "v"},
+			{"SELECT", "3"}, {"SET", "b", "2", "EX", "100"}} {
+			c.Do(args...)
+		}
+	}
+	cv, vk := testutil.StartCorvid(t).Addr, testutil.StartValkey(t).Addr
+	load(cv)
+	load(vk)
+	got, want := scrape(cv), scrape(vk)
+	for name := range want {
+		if !got[name] {
+			t.Errorf("exported for Valkey, not for Corvid: %s", name)
+		}
+	}
+	for name := range got {
+		if !want[name] {
+			t.Errorf("exported for Corvid, not for Valkey: %s", name)
+		}
 	}
 }
