@@ -279,8 +279,8 @@ func (s *geoShape) boundingBox() {
 	}
 	longitude, latitude := s.xy[0], s.xy[1]
 	latDelta := radDeg(height / geoEarthRadiusM)
-	longDeltaTop := radDeg(width / geoEarthRadiusM / math.Cos(degRad(latitude+latDelta)))
-	longDeltaBottom := radDeg(width / geoEarthRadiusM / math.Cos(degRad(latitude-latDelta)))
+	longDeltaTop := radDeg(width / geoEarthRadiusM / geoCos(degRad(latitude+latDelta)))
+	longDeltaBottom := radDeg(width / geoEarthRadiusM / geoCos(degRad(latitude-latDelta)))
 	if latitude < 0 {
 		s.bounds[0] = longitude - longDeltaBottom
 		s.bounds[2] = longitude + longDeltaBottom
@@ -370,15 +370,15 @@ func geoLatDistance(lat1d, lat2d float64) float64 {
 func geoDistance(lon1d, lat1d, lon2d, lat2d float64) float64 {
 	lon1r := degRad(lon1d)
 	lon2r := degRad(lon2d)
-	v := math.Sin((lon2r - lon1r) / 2)
+	v := geoSin((lon2r - lon1r) / 2)
 	if v == 0.0 {
 		return geoLatDistance(lat1d, lat2d)
 	}
 	lat1r := degRad(lat1d)
 	lat2r := degRad(lat2d)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
-	return 2.0 * geoEarthRadiusM * math.Asin(math.Sqrt(a))
+	u := geoSin((lat2r - lat1r) / 2)
+	a := u*u + geoCos(lat1r)*geoCos(lat2r)*v*v
+	return 2.0 * geoEarthRadiusM * geoAsin(math.Sqrt(a))
 }
 
 // geoInRectangle is geohashGetDistanceIfInRectangle.
