@@ -416,11 +416,16 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 	if count != 0 && int64(len(ga)) > count {
 		returned = int(count)
 	}
-	switch sort {
-	case geoSortAsc:
-		slices.SortStableFunc(ga, func(a, b geoPoint) int { return cmpDist(a.dist, b.dist) })
-	case geoSortDesc:
-		slices.SortStableFunc(ga, func(a, b geoPoint) int { return cmpDist(b.dist, a.dist) })
+	if sort != geoSortNone {
+		cmp := func(a, b *geoPoint) int { return cmpDist(a.dist, b.dist) }
+		if sort == geoSortDesc {
+			cmp = func(a, b *geoPoint) int { return -cmpDist(a.dist, b.dist) }
+		}
+		if returned == len(ga) {
+			slices.SortStableFunc(ga, func(a, b geoPoint) int { return cmp(&a, &b) })
+		} else {
+			geoPartialSort(ga, cmp, 0, returned-1)
+		}
 	}
 	ga = ga[:returned]
 

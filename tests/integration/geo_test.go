@@ -292,6 +292,26 @@ func TestGeoDifferential(t *testing.T) {
 		}
 	}
 
+	// Points at equal distances: COUNT (without ANY) below the number
+	// found takes Valkey's partial quicksort, whose order among ties the
+	// reply shows; all of them take its (stable) qsort.
+	for _, n := range []int{9, 30, 75} {
+		key := "gties" + strconv.Itoa(n)
+		args := []string{"GEOADD", key}
+		for i := 0; i < n; i++ {
+			spot := [][2]string{{"1", "1"}, {"1.5", "1.5"}, {"0.5", "0.5"}, {"1", "1"}, {"2", "0"}}[rng.IntN(5)]
+			args = append(args, spot[0], spot[1], "t"+strconv.Itoa(i))
+		}
+		p.same(true, args...)
+		for k := 1; k <= n+1; k += 1 + k/4 {
+			for _, order := range []string{"ASC", "DESC"} {
+				p.same(true, "GEOSEARCH", key, "FROMLONLAT", "1", "1", "BYRADIUS", "500", "km", order, "COUNT", strconv.Itoa(k), "WITHDIST")
+				p.same(true, "GEORADIUS", key, "1.2", "0.9", "500", "km", order, "COUNT", strconv.Itoa(k))
+			}
+			p.same(true, "GEOSEARCH", key, "FROMMEMBER", "t0", "BYBOX", "900", "900", "km", "COUNT", strconv.Itoa(k))
+		}
+	}
+
 	// GEOADD's options and replies, and the ZADD it is.
 	p.same(true, "GEOADD", "gadd", "1", "2", "a", "3", "4", "b")
 	p.same(true, "GEOADD", "gadd", "NX", "1", "2", "a", "5", "6", "c")
