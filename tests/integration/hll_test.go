@@ -17,8 +17,9 @@ import (
 // hllPair drives two servers with the same commands and fails on the
 // first reply that differs.
 type hllPair struct {
-	t    *testing.T
-	a, b *testutil.Raw
+	t            *testing.T
+	a, b         *testutil.Raw
+	addrA, addrB string
 }
 
 func (p *hllPair) do(args ...string) string {
@@ -47,7 +48,7 @@ func startHLLPair(t *testing.T) *hllPair {
 	}
 	cv := testutil.StartCorvid(t)
 	vk := testutil.StartValkey(t)
-	return &hllPair{t: t, a: testutil.Dial(t, cv.Addr), b: testutil.Dial(t, vk.Addr)}
+	return &hllPair{t: t, a: testutil.Dial(t, cv.Addr), b: testutil.Dial(t, vk.Addr), addrA: cv.Addr, addrB: vk.Addr}
 }
 
 func TestHLLDifferentialRandom(t *testing.T) {
@@ -360,4 +361,100 @@ func xzeroAtEnd(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestHLLDifferentialSideEffects compares what the commands do besides
+// their replies: keyspace events, WATCH invalidation (PFCOUNT refreshing
+// the cache is a change; PFDEBUG TODENSE is not signalled), the count of
+// changes since the last save, and the string's encoding.
+func TestHLLDifferentialSideEffects(t *testing.T) {
+	p := startHLLPair(t)
+	p.do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	var subs []*testutil.Raw
+	for _, a := range []string{p.addrA, p.addrB} {
+		s := testutil.Dial(t, a)
+		s.Do("PSUBSCRIBE", "__keyevent@0__:*")
+		subs = append(subs, s)
+	}
+	base := [2]int{}
+	read := func() {
+		for i, a := range []*testutil.Raw{p.a, p.b} {
+			s := a.Do("INFO", "persistence")
+			j := strings.Index(s, "rdb_changes_since_last_save:") + len("rdb_changes_since_last_save:")
+			k := j
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			base[i], _ = strconv.Atoi(s[j:k])
+		}
+	}
+	read()
+	start := base
+	steps := [][]string{
+		{"PFADD", "k", "a", "b", "c"},
+		{"PFADD", "k", "a"},
+		{"PFADD", "k", "d", "e"},
+		{"PFCOUNT", "k"},
+		{"PFCOUNT", "k"},
+		{"PFMERGE", "m", "k"},
+		{"PFMERGE", "m"},
+		{"PFDEBUG", "TODENSE", "k"},
+		{"PFDEBUG", "GETREG", "m"},
+		{"PFCOUNT", "k", "m"},
+		{"PFCOUNT", "nokey"},
+		{"PFADD", "k", "f"},
+		{"PFCOUNT", "k"},
+	}
+	for _, st := range steps {
+		read()
+		before := base
+		p.do(st...)
+		read()
+		if base[0]-before[0] != base[1]-before[1] {
+			t.Errorf("%v: corvid counted %d changes, valkey %d", st, base[0]-before[0], base[1]-before[1])
+		}
+		p.do("OBJECT", "ENCODING", st[len(st)-1])
+	}
+	t.Logf("changes: corvid %d, valkey %d", base[0]-start[0], base[1]-start[1])
+	p.do("SET", "done", "1")
+	var evs [2][]string
+	for i, s := range subs {
+		for {
+			m := s.Read()
+			evs[i] = append(evs[i], m)
+			if strings.Contains(m, `"__keyevent@0__:set"`) {
+				break
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(evs[1], "\n"), `"__keyevent@0__:pfadd"`) {
+		t.Fatalf("no pfadd event seen: %q", evs[1])
+	}
+	if strings.Join(evs[0], "\n") != strings.Join(evs[1], "\n") {
+		t.Errorf("events differ:\ncorvid: %q\nvalkey: %q", evs[0], evs[1])
+	}
+
+	// WATCH: a PFCOUNT that refreshes the cache touches the key; one
+	// that reads the cache, and PFDEBUG's conversion, do not.
+	for _, tc := range [][]string{
+		{"PFADD", "w", "x"},
+		{"PFCOUNT", "w"},
+		{"PFCOUNT", "w"},
+		{"PFDEBUG", "TODENSE", "w"},
+		{"PFADD", "w", "x"},
+		{"PFMERGE", "w"},
+	} {
+		p.do("WATCH", "w")
+		p.do(tc...)
+		p.do("MULTI")
+		p.do("PING")
+		p.do("EXEC")
+	}
+	// A short HLL set with SET is embstr until an HLL command touches it.
+	p.do("SET", "short", "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xff")
+	p.do("OBJECT", "ENCODING", "short")
+	p.do("PFCOUNT", "short", "w")
+	p.do("OBJECT", "ENCODING", "short")
+	p.do("PFCOUNT", "short")
+	p.do("OBJECT", "ENCODING", "short")
 }
