@@ -324,6 +324,16 @@ func TestGeoDifferential(t *testing.T) {
 	p.same(true, "EXISTS", "gadd2")
 	p.same(true, "GEOSEARCH", "gadd", "FROMMEMBER", "a", "BYRADIUS", "10000", "km", "ASC", "WITHCOORD", "WITHDIST", "WITHHASH")
 
+	// Scores no GEOADD gives: negative, huge, infinite, fractional.
+	p.same(true, "ZADD", "gweird", "-1", "a", "1e20", "b", "inf", "c", "4503599627370496", "d", "0.5", "e", "-inf", "f",
+		"9007199254740993", "g", "1e300", "h")
+	p.same(true, "GEOPOS", "gweird", "a", "b", "c", "d", "e", "f", "g", "h")
+	p.same(true, "GEOHASH", "gweird", "a", "b", "c", "d", "e", "f", "g", "h")
+	p.same(true, "GEODIST", "gweird", "a", "b")
+	p.same(true, "GEODIST", "gweird", "c", "f")
+	p.same(false, "GEOSEARCH", "gweird", "FROMMEMBER", "e", "BYRADIUS", "20000", "km", "WITHHASH", "WITHCOORD", "WITHDIST")
+	p.same(true, "GEOSEARCH", "gweird", "FROMLONLAT", "180", "85", "BYBOX", "40000", "40000", "km", "ASC", "WITHHASH")
+
 	// Missing keys and members.
 	p.same(true, "GEOPOS", "nokey", "a", "b")
 	p.same(true, "GEOHASH", "nokey", "a")
@@ -396,6 +406,42 @@ func TestGeoDifferential(t *testing.T) {
 	}
 	for _, e := range errs {
 		p.same(true, e...)
+	}
+
+	// Keyspace events: GEOADD's are ZADD's; the STORE forms announce
+	// georadiusstore or geosearchstore, or del for an empty result.
+	var subs []*testutil.Raw
+	for _, addr := range []string{srv.Addr, vk.Addr} {
+		s := testutil.Dial(t, addr)
+		s.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+		s.Do("PSUBSCRIBE", "__keyevent@0__:*")
+		subs = append(subs, s)
+	}
+	p.same(true, "GEOADD", "gev", "1", "1", "a", "2", "2", "b")
+	p.same(true, "GEOADD", "gev", "XX", "1", "1", "a")
+	p.same(true, "GEOADD", "gev", "XX", "CH", "1", "1.5", "a")
+	p.same(true, "GEORADIUS", "gev", "1", "1", "100", "km", "STORE", "gevd")
+	p.same(true, "GEORADIUSBYMEMBER", "gev", "a", "1000", "km", "STOREDIST", "gevd")
+	p.same(true, "GEOSEARCHSTORE", "gevd2", "gev", "FROMMEMBER", "b", "BYRADIUS", "1", "km")
+	p.same(true, "GEOSEARCHSTORE", "gevd", "gev", "FROMLONLAT", "50", "50", "BYRADIUS", "1", "km")
+	p.same(true, "GEOSEARCH", "gev", "FROMMEMBER", "b", "BYRADIUS", "1", "km")
+	p.same(true, "SET", "gevend", "x")
+	var events [2][]string
+	for i, s := range subs {
+		for len(events[i]) < 40 {
+			m := s.Read()
+			events[i] = append(events[i], m)
+			if strings.Contains(m, "gevend") {
+				break
+			}
+		}
+		s.Close()
+	}
+	if len(events[0]) < 7 || !strings.Contains(strings.Join(events[0], " "), "geosearchstore") {
+		t.Errorf("keyspace events: %q", events[0])
+	}
+	if !slices.Equal(events[0], events[1]) {
+		t.Errorf("keyspace events:\n corvid: %q\n valkey: %q", events[0], events[1])
 	}
 
 	// RESP3: coordinates as doubles, nulls as _.
