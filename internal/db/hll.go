@@ -14,22 +14,17 @@ import (
 // its format): every command that finds a valid HLL makes the string
 // "raw" first, as Valkey's dbUnshareStringValue does.
 //
-// PFSELFTEST (HLLSelfTest) names no key, so its handler would be
-// LockNone; it is not in this table until the server's TestLockModes
-// lists it (it touches no key).
+// PFSELFTEST names no key: LockNone.
 var HLLCommands = []Handler{
 	{Spec: command.Pfadd, Proc: pfaddCommand},
 	{Spec: command.Pfcount, Proc: pfcountCommand},
 	{Spec: command.Pfmerge, Proc: pfmergeCommand},
 	{Spec: command.Pfdebug, Proc: pfdebugCommand},
+	{Spec: command.Pfselftest, Proc: pfselftestCommand, Lock: LockNone},
 }
 
-// HLLSelfTest is PFSELFTEST's handler (see HLLCommands).
-var HLLSelfTest = Handler{Spec: command.Pfselftest, Proc: pfselftestCommand, Lock: LockNone}
-
-// hllSparseMaxBytes is hll-sparse-max-bytes. The setting is not among
-// the keyspace's Settings yet, so Valkey's default applies.
-func (c *Ctx) hllSparseMaxBytes() int { return hllSparseMaxBytesDefault }
+// hllSparseMaxBytes is hll-sparse-max-bytes.
+func (c *Ctx) hllSparseMaxBytes() int { return int(c.KS.cfg.hllSparseMax.Load()) }
 
 // hllCheck is Valkey's isHLLObjectOrReply: o must be a string holding a
 // well-formed HLL header; it writes the error otherwise.

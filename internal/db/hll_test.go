@@ -11,7 +11,7 @@ import (
 
 func newHLLHarness(t *testing.T) *keyHarness {
 	h := newKeyHarness(t)
-	for _, hd := range append(HLLCommands, HLLSelfTest) {
+	for _, hd := range HLLCommands {
 		h.cmd[hd.Spec.FullName] = hd
 	}
 	return h

@@ -39,6 +39,10 @@ type Settings struct {
 	// LFULogFactor and LFUDecayTime tune the LFU access counter.
 	LFULogFactor int64
 	LFUDecayTime int64
+
+	// HLLSparseMaxBytes is how large a sparse HyperLogLog may grow
+	// before it turns dense (hll-sparse-max-bytes).
+	HLLSparseMaxBytes int64
 }
 
 // DefaultSettings are Valkey 8.0.1's compiled-in values (what CONFIG GET
@@ -57,6 +61,7 @@ func DefaultSettings() Settings {
 		ProtoMaxBulkLen:        512 << 20,
 		LFULogFactor:           10,
 		LFUDecayTime:           1,
+		HLLSparseMaxBytes:      3000,
 	}
 }
 
@@ -73,6 +78,7 @@ type settings struct {
 	zsetEntries, zsetValue              atomic.Int64
 	maxStringLen                        atomic.Int64
 	lfuLogFactor, lfuDecayTime          atomic.Int64
+	hllSparseMax                        atomic.Int64
 }
 
 // Configure applies s to the keyspace.
@@ -91,6 +97,7 @@ func (c *settings) store(s Settings) {
 	c.maxStringLen.Store(s.ProtoMaxBulkLen)
 	c.lfuLogFactor.Store(s.LFULogFactor)
 	c.lfuDecayTime.Store(s.LFUDecayTime)
+	c.hllSparseMax.Store(s.HLLSparseMaxBytes)
 }
 
 // Settings returns the keyspace's current settings.
@@ -108,6 +115,7 @@ func (ks *Keyspace) Settings() Settings {
 		ZSetMaxListpackValue:   c.zsetValue.Load(),
 		ProtoMaxBulkLen:        c.maxStringLen.Load(),
 		LFULogFactor:           c.lfuLogFactor.Load(),
+		HLLSparseMaxBytes:      c.hllSparseMax.Load(),
 		LFUDecayTime:           c.lfuDecayTime.Load(),
 	}
 }

@@ -29,6 +29,7 @@ func TestLockModes(t *testing.T) {
 		"randomkey":   "samples stripes one at a time",
 		"scan":        "walks the stripes one at a time",
 		"object|help": "touches no key",
+		"pfselftest":  "touches no key",
 	}
 	tb := buildTable(dataHandlers(), serverHandlers())
 	var all, none []string

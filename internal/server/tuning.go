@@ -27,6 +27,7 @@ func applyTuning(ks *db.Keyspace, cfg *config.Config) {
 		ProtoMaxBulkLen:        cfg.ProtoMaxBulkLen(),
 		LFULogFactor:           int64(cfg.LFULogFactor()),
 		LFUDecayTime:           int64(cfg.LFUDecayTime()),
+		HLLSparseMaxBytes:      cfg.HLLSparseMaxBytes(),
 	})
 }
 
