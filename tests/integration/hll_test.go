@@ -498,3 +498,31 @@ func TestHLLDifferentialAOF(t *testing.T) {
 		t.Errorf("valkey's AOF: %q", b)
 	}
 }
+
+// TestHLLSparseMaxBytesConfig: CONFIG SET hll-sparse-max-bytes moves the
+// point where a sparse HyperLogLog turns dense, on Corvid as on Valkey.
+func TestHLLSparseMaxBytesConfig(t *testing.T) {
+	if !testutil.HaveValkey(t) {
+		return
+	}
+	cv := testutil.Dial(t, testutil.StartCorvid(t).Addr)
+	vk := testutil.Dial(t, testutil.StartValkey(t).Addr)
+	for _, limit := range []string{"100", "3000"} {
+		var got, want []string
+		for _, pair := range []struct {
+			c   *testutil.Raw
+			out *[]string
+		}{{cv, &got}, {vk, &want}} {
+			c := pair.c
+			c.Do("DEL", "h")
+			c.Do("CONFIG", "SET", "hll-sparse-max-bytes", limit)
+			for i := 0; i < 60; i++ {
+				*pair.out = append(*pair.out, c.Do("PFADD", "h", "e"+strconv.Itoa(i)), c.Do("PFDEBUG", "ENCODING", "h"))
+			}
+			*pair.out = append(*pair.out, c.Do("GET", "h"), c.Do("PFCOUNT", "h"))
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("hll-sparse-max-bytes %s: corvid and valkey differ", limit)
+		}
+	}
+}
