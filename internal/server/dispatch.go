@@ -332,6 +332,25 @@ func (c *Client) flushCalls() {
 	p.calls, p.usec = 0, 0
 }
 
+// callAllStripes runs a LockKeys procedure whose argv the key specs
+// find no key in, under every stripe.
+func (c *Client) callAllStripes(cm *cmd) {
+	ctx := &c.ctx
+	ks := c.srv.ks
+	ks.LockAll()
+	defer ks.UnlockAll()
+	ctx.StartProp()
+	c.locks.Reset()
+	c.locks.All()
+	if db.Invariants {
+		ctx.HoldSet(&c.locks)
+		defer ctx.ReleaseHeld()
+	}
+	cm.dbProc(ctx)
+	ctx.CommitUnit()
+	ctx.ServeReady(&c.locks)
+}
+
 // callData runs a db procedure under the stripe locks it needs.
 func (c *Client) callData(cm *cmd) {
 	ctx := &c.ctx
@@ -380,9 +399,10 @@ func (c *Client) callData(cm *cmd) {
 	default:
 		c.keyPos = cm.meta.KeyPositions(ctx.Argv, c.keyPos[:0])
 		if len(c.keyPos) == 0 {
-			ctx.StartProp()
-			cm.dbProc(ctx)
-			ctx.CommitUnit()
+			// The key specs find no key in this argv (one they call
+			// invalid, as PFMERGE with its destination only), yet the
+			// procedure may name one: it runs under every stripe.
+			c.callAllStripes(cm)
 			return
 		}
 		if len(c.keyPos) == 1 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,32 @@ func TestRedisExporter(t *testing.T) {
 		if !want[name] {
 			t.Errorf("exported for Corvid, not for Valkey: %s", name)
 		}
+	}
+}
+
+// TestKeylessArgvLocks: a command whose argv the key specs find no key in
+// (PFMERGE with its destination only, which Valkey's COMMAND GETKEYS
+// calls invalid) still creates its key under that key's stripe: run many
+// of them in fresh databases, so that they create the databases' shards
+// while the background jobs (active expiry, rehashing) walk the stripes,
+// and let the race detector (the server is built with -race when the
+// tests are) report any access without the stripe.
+func TestKeylessArgvLocks(t *testing.T) {
+	p := testutil.StartCorvid(t, "--hz", "100")
+	c := testutil.Dial(t, p.Addr)
+	for db := 0; db < 16; db++ {
+		c.Do("SELECT", strconv.Itoa(db))
+		for i := 0; i < 200; i++ {
+			if r := c.Do("PFMERGE", "d"+strconv.Itoa(i)); r != "+OK" {
+				t.Fatalf("PFMERGE: %s", r)
+			}
+		}
+	}
+	if r := c.Do("DBSIZE"); r != ":200" {
+		t.Fatalf("DBSIZE %s", r)
+	}
+	c.Do("PING")
+	if out := p.Output(); strings.Contains(out, "DATA RACE") {
+		t.Fatalf("the server reported a data race:\n%s", out)
 	}
 }
