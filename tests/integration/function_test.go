@@ -295,7 +295,17 @@ func TestPauseWriteScripts(t *testing.T) {
 	}
 	for _, srv := range servers {
 		ctl := testutil.Dial(t, srv.addr)
-		ctl.Do("FUNCTION", "LOAD", lib)
+		// PING answers while the server still loads; FUNCTION LOAD would
+		// not.
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(ctl.Do("INFO", "persistence"), "loading:0"); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s still loading", srv.name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if r := ctl.Do("FUNCTION", "LOAD", lib); r != `"pl"` {
+			t.Fatalf("%s: FUNCTION LOAD: %s", srv.name, r)
+		}
 		for _, tc := range cases {
 			conn, rd := testutil.DialConn(t, srv.addr)
 			if r := ctl.Do("CLIENT", "PAUSE", "10000", "WRITE"); r != "+OK" {
