@@ -118,7 +118,13 @@ func (s *Server) scheduleBroadcast(t *tracking.Table) {
 	}
 	time.AfterFunc(time.Millisecond, func() {
 		s.trk.bcastTimer.Store(false)
+		// Under every stripe: no command is halfway through its writes
+		// (an EXEC's keys go out in one message, as Valkey sends them
+		// between event-loop iterations). Order: stripes, then the
+		// tracking table's locks (leaves).
+		s.ks.LockAll()
 		t.FlushBroadcast()
+		s.ks.UnlockAll()
 	})
 }
 
