@@ -509,6 +509,13 @@ func TestNotifyEviction(t *testing.T) {
 			expect(t, s.mark, "+OK", "CONFIG", "SET", "maxmemory", strconv.FormatInt(used-int64(n/2*1000), 10))
 			expect(t, s.cmd, "+OK", "SET", "trigger", "1")
 			evs := s.events()
+			// Evictions that go on in the background (memory still over
+			// the limit) publish a key's two events one after the other:
+			// the marker can fall between them; the next read has the
+			// other half.
+			for i := 0; len(evs)%2 != 0 && i < 10; i++ {
+				evs = append(evs, s.events()...)
+			}
 			if len(evs) == 0 || len(evs)%2 != 0 {
 				t.Fatalf("%d events after eviction: %q", len(evs), evs)
 			}
