@@ -48,23 +48,8 @@ func (c *CommandWriter) WriteHeader() error {
 // WriteFunction writes a function library as "FUNCTION LOAD <code>", as
 // Valkey's rewriteFunctions does.
 func (c *CommandWriter) WriteFunction(code []byte) error {
-	c.buf = appendCommand(c.buf, []byte("FUNCTION"), []byte("LOAD"), code)
+	c.buf = effects.AppendCommand(c.buf, []byte("FUNCTION"), []byte("LOAD"), code)
 	return c.flush()
-}
-
-// appendCommand appends argv as a RESP array of bulk strings.
-func appendCommand(dst []byte, argv ...[]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(argv)), 10)
-	dst = append(dst, '\r', '\n')
-	for _, a := range argv {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, '\r', '\n')
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
 }
 
 // BeginDB selects db (keys and expires are for RDB's RESIZEDB).

@@ -136,9 +136,11 @@ func (e *Engine) Busy() bool { return e.busy.Load() }
 // (FCALL): BUSY then names FUNCTION KILL.
 func (e *Engine) BusyFunction() bool { return e.busyFn.Load() }
 
-// RunningArgv is the command of the longest running script (FUNCTION
-// STATS), copied.
-func (e *Engine) RunningArgv() [][]byte {
+// RunningInfo describes the longest running script for FUNCTION STATS:
+// its name (function name or SHA1), whether it is a function, how long it
+// has run and a copy of the command that runs it. ok is false when none
+// runs.
+func (e *Engine) RunningInfo(now time.Time) (name string, function bool, d time.Duration, argv [][]byte, ok bool) {
 	e.runMu.Lock()
 	defer e.runMu.Unlock()
 	var best *State
@@ -148,29 +150,14 @@ func (e *Engine) RunningArgv() [][]byte {
 		}
 	}
 	if best == nil {
-		return nil
+		return "", false, 0, nil, false
 	}
-	out := make([][]byte, len(best.run.Argv))
-	for i, a := range best.run.Argv {
-		out[i] = append([]byte(nil), a...)
+	r := best.run
+	argv = make([][]byte, len(r.Argv))
+	for i, a := range r.Argv {
+		argv[i] = append([]byte(nil), a...)
 	}
-	return out
-}
-
-// RunningInfo describes the longest running script for FUNCTION STATS:
-// its name (function name or SHA1), whether it is a function, and how
-// long it has run. ok is false when none runs.
-func (e *Engine) RunningInfo(now time.Time) (name string, function bool, d time.Duration, ok bool) {
-	e.runMu.Lock()
-	defer e.runMu.Unlock()
-	for st := range e.running {
-		if r := st.run; r != nil {
-			if dd := now.Sub(st.started); !ok || dd > d {
-				name, function, d, ok = r.Name, r.Function != nil, dd, true
-			}
-		}
-	}
-	return
+	return r.Name, r.Function != nil, now.Sub(best.started), argv, true
 }
 
 // watchInterval is how often the watchdog looks at the running scripts.
@@ -369,20 +356,6 @@ func parseError(err error, name, code string) string {
 		return name + ":" + itoa(int64(line)) + ": " + msg
 	}
 	return err.Error()
-}
-
-// Running reports how long the longest running script has been running
-// (zero if none).
-func (e *Engine) Running(now time.Time) time.Duration {
-	e.runMu.Lock()
-	defer e.runMu.Unlock()
-	var longest time.Duration
-	for st := range e.running {
-		if d := now.Sub(st.started); d > longest {
-			longest = d
-		}
-	}
-	return longest
 }
 
 // StopAll stops every running script, written or not (SHUTDOWN NOSAVE).

@@ -2,7 +2,6 @@ package server
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,23 +25,14 @@ func fcallCommand(c *Client) {
 		c.w.Error("ERR Function not found")
 		return
 	}
-	numkeys, err := strconv.ParseInt(string(argv[2]), 10, 64)
-	if a := argv[2]; err != nil || len(a) > 1 && (a[0] == '+' || a[0] == '0' || a[0] == '-' && a[1] == '0') {
-		c.w.Error("ERR Bad number of keys provided")
-		return
-	}
-	if numkeys > int64(len(argv)-3) {
-		c.w.Error("ERR Number of keys can't be greater than number of args")
-		return
-	}
-	if numkeys < 0 {
-		c.w.Error("ERR Number of keys can't be negative")
+	numkeys, ok := c.scriptNumkeys(argv, "ERR Bad number of keys provided")
+	if !ok {
 		return
 	}
 	if c.srv.monitors.list.Load() != nil {
 		c.feedMonitorsAlways(c.curCmd, argv)
 	}
-	ro, ok := c.scriptFlagsAllow(fn.Flags, ro)
+	ro, ok = c.scriptFlagsAllow(fn.Flags, ro)
 	if !ok {
 		return
 	}
@@ -247,12 +237,11 @@ func functionStatsCommand(c *Client) {
 	w := c.w
 	w.MapLen(2)
 	w.BulkString("running_script")
-	if name, _, d, ok := c.srv.scripts.RunningInfo(time.Now()); ok {
+	if name, _, d, argv, ok := c.srv.scripts.RunningInfo(time.Now()); ok {
 		w.MapLen(3)
 		w.BulkString("name")
 		w.BulkString(name)
 		w.BulkString("command")
-		argv := c.srv.scripts.RunningArgv()
 		w.ArrayLen(len(argv))
 		for _, a := range argv {
 			w.Bulk(a)
@@ -274,17 +263,7 @@ func functionStatsCommand(c *Client) {
 }
 
 // FUNCTION KILL
-func functionKillCommand(c *Client) {
-	running, unkillable := c.srv.scripts.Kill(true)
-	switch {
-	case !running:
-		c.w.Error("NOTBUSY No scripts in execution right now.")
-	case unkillable:
-		c.w.Error(unkillableError)
-	default:
-		c.w.OK()
-	}
-}
+func functionKillCommand(c *Client) { c.killScripts(true) }
 
 var functionHelp = []string{
 	"LOAD [REPLACE] <FUNCTION CODE>",

@@ -258,7 +258,7 @@ func evalCommand(c *Client) {
 		c.w.Error("NOSCRIPT No matching script.")
 		return
 	}
-	numkeys, ok := c.scriptNumkeys(argv)
+	numkeys, ok := c.scriptNumkeys(argv, "ERR value is not an integer or out of range")
 	if !ok {
 		return
 	}
@@ -287,11 +287,13 @@ func evalCommand(c *Client) {
 	c.runScript(script.Run{Script: sc, Keys: argv[3 : 3+numkeys], Args: argv[3+numkeys:]}, &sc.Hints, sc.Flags, ro)
 }
 
-// scriptNumkeys reads EVAL's and FCALL's numkeys, answering its errors.
-func (c *Client) scriptNumkeys(argv [][]byte) (int, bool) {
+// scriptNumkeys reads EVAL's and FCALL's numkeys, answering its errors;
+// notInt is the error for a numkeys that is not an integer (EVAL's and
+// FCALL's differ).
+func (c *Client) scriptNumkeys(argv [][]byte, notInt string) (int, bool) {
 	numkeys, err := strconv.ParseInt(string(argv[2]), 10, 64)
 	if a := argv[2]; err != nil || len(a) > 1 && (a[0] == '+' || a[0] == '0' || a[0] == '-' && a[1] == '0') {
-		c.w.Error("ERR value is not an integer or out of range")
+		c.w.Error(notInt)
 		return 0, false
 	}
 	if numkeys > int64(len(argv)-3) {
@@ -325,64 +327,53 @@ func (c *Client) scriptFlagsAllow(flags script.Flags, ro bool) (bool, bool) {
 	return ro, true
 }
 
-// scriptDeclaresNoWrites reports whether argv runs a script or function
-// that declared no-writes (a shebang's flags, register_function's): like
-// a read-only command, CLIENT PAUSE WRITE does not hold it back (Valkey
-// takes a declaring script's command flags from its declaration).
-func (c *Client) scriptDeclaresNoWrites(cm *cmd, argv [][]byte) bool {
+// scriptTarget finds what EVAL, EVALSHA or FCALL (or their _RO forms)
+// in argv would run, before they run: its hints and declared flags; nil
+// when there is none (an unknown SHA1 or function, a body that does not
+// compile). EVAL's body is compiled into the cache here.
+func (c *Client) scriptTarget(cm *cmd, argv [][]byte) (*script.Hints, script.Flags) {
 	if len(argv) < 2 {
-		return false
+		return nil, 0
 	}
-	var flags script.Flags
 	switch cm.meta {
-	case command.Eval:
-		sc, _ := c.srv.scripts.Load(argv[1])
-		if sc == nil {
-			return false
+	case command.Eval, command.EvalRo:
+		if sc, _ := c.srv.scripts.Load(argv[1]); sc != nil {
+			return &sc.Hints, sc.Flags
 		}
-		flags = sc.Flags
-	case command.Evalsha:
-		sc := c.srv.scripts.Get(argv[1])
-		if sc == nil {
-			return false
-		}
-		flags = sc.Flags
-	case command.Fcall:
-		fn := c.srv.scripts.Function(string(argv[1]))
-		if fn == nil {
-			return false
-		}
-		flags = fn.Flags
-	default:
-		return false
-	}
-	return flags&script.FlagShebang != 0 && flags&script.FlagNoWrites != 0
-}
-
-// scriptMayStall reports whether an EVAL or EVALSHA may run long enough
-// to stall its event loop's other clients (and a SCRIPT KILL sent by
-// one of them): a script that loops, until a run of it ended quickly.
-// A script that runs long the first time it is quick stalls its loop
-// for that run; it is marked slow and leaves the loop from then on.
-func (c *Client) scriptMayStall(cm *cmd, argv [][]byte) bool {
-	if len(argv) < 2 {
-		return false
-	}
-	var h *script.Hints
-	switch cm.meta {
 	case command.Evalsha, command.EvalshaRo:
 		if sc := c.srv.scripts.Get(argv[1]); sc != nil {
-			h = &sc.Hints
+			return &sc.Hints, sc.Flags
 		}
 	case command.Fcall, command.FcallRo:
 		if fn := c.srv.scripts.Function(string(argv[1])); fn != nil {
-			h = &fn.Hints
-		}
-	default:
-		if sc, _ := c.srv.scripts.Load(argv[1]); sc != nil {
-			h = &sc.Hints
+			return &fn.Hints, fn.Flags
 		}
 	}
+	return nil, 0
+}
+
+// scriptDeclaresNoWrites reports whether argv runs a script or function
+// that declared no-writes (a shebang's flags, register_function's): like
+// a read-only command, CLIENT PAUSE WRITE does not hold it back (Valkey
+// takes a declaring script's command flags from its declaration). The
+// _RO forms are read-only commands already.
+func (c *Client) scriptDeclaresNoWrites(cm *cmd, argv [][]byte) bool {
+	switch cm.meta {
+	case command.Eval, command.Evalsha, command.Fcall:
+	default:
+		return false
+	}
+	h, flags := c.scriptTarget(cm, argv)
+	return h != nil && flags&script.FlagShebang != 0 && flags&script.FlagNoWrites != 0
+}
+
+// scriptMayStall reports whether a script or function may run long
+// enough to stall its event loop's other clients (and a SCRIPT KILL sent
+// by one of them): one that loops, until a run of it ended quickly. One
+// that runs long the first time it is quick stalls its loop for that run;
+// it is marked slow and leaves the loop from then on.
+func (c *Client) scriptMayStall(cm *cmd, argv [][]byte) bool {
+	h, _ := c.scriptTarget(cm, argv)
 	return h != nil && h.MayLoop && !h.Quick.Load()
 }
 
@@ -507,8 +498,11 @@ func scriptFlushCommand(c *Client) {
 }
 
 // SCRIPT KILL
-func scriptKillCommand(c *Client) {
-	running, unkillable := c.srv.scripts.Kill(false)
+func scriptKillCommand(c *Client) { c.killScripts(false) }
+
+// killScripts is SCRIPT KILL (functions false) and FUNCTION KILL.
+func (c *Client) killScripts(functions bool) {
+	running, unkillable := c.srv.scripts.Kill(functions)
 	switch {
 	case !running:
 		c.w.Error("NOTBUSY No scripts in execution right now.")
