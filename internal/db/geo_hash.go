@@ -174,38 +174,29 @@ func geoScore(lon, lat float64) uint64 {
 	return geohashAlign52Bits(h)
 }
 
-func geohashMoveX(h *geoHashBits, d int) {
-	if d == 0 {
-		return
-	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
-	if d > 0 {
-		x = x + (zz + 1)
-	} else {
-		x = x | zz
-		x = x - (zz + 1)
-	}
-	x &= uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
-	h.bits = x | y
-}
+// geohashMoveX and geohashMoveY step h one cell east/west (north/south)
+// for d > 0 (d < 0), as Valkey's geohash_move_x and geohash_move_y: the
+// interleaved longitude bits are the odd ones, the latitude bits the even.
+func geohashMoveX(h *geoHashBits, d int) { geohashMove(h, d, 0xaaaaaaaaaaaaaaaa) }
+func geohashMoveY(h *geoHashBits, d int) { geohashMove(h, d, 0x5555555555555555) }
 
-func geohashMoveY(h *geoHashBits, d int) {
+// geohashMove adds d's sign to the coordinate whose bits are mask,
+// wrapping within h's step, and leaves the other coordinate's bits.
+func geohashMove(h *geoHashBits, d int, mask uint64) {
 	if d == 0 {
 		return
 	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
+	v := h.bits & mask
+	other := h.bits &^ mask
+	zz := ^mask >> (64 - uint(h.step)*2)
 	if d > 0 {
-		y = y + (zz + 1)
+		v = v + (zz + 1)
 	} else {
-		y = y | zz
-		y = y - (zz + 1)
+		v = v | zz
+		v = v - (zz + 1)
 	}
-	y &= uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
-	h.bits = x | y
+	v &= mask >> (64 - uint(h.step)*2)
+	h.bits = v | other
 }
 
 // geohashNeighbors is geohashNeighbors.
