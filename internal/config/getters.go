@@ -295,6 +295,21 @@ func (c *Config) ReplicaOf() *Primary {
 	return nil
 }
 
+// SetReplicaOf records the primary REPLICAOF (or a failover) chose, nil
+// for none, as CONFIG GET and CONFIG REWRITE show it; replicaof is
+// immutable to CONFIG SET, so this is its only writer after start-up.
+func (c *Config) SetReplicaOf(p *Primary) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ns := c.snap().clone()
+	if p != nil {
+		cp := *p
+		p = &cp
+	}
+	ns.v[idxReplicaOf] = val{x: p}
+	c.cur.Store(ns)
+}
+
 // UnixSocket is "" when no unix socket is configured.
 func (c *Config) UnixSocket() string     { return c.s(idxUnixSocket) }
 func (c *Config) UnixSocketPerm() uint32 { return uint32(c.n(idxUnixSocketPerm)) }

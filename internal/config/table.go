@@ -245,7 +245,7 @@ func staticConfigs() []*entry {
 		numCfg("latency-monitor-threshold", "", mod, tLongLong, 0, llongMax, 0, 0),
 		numCfg("proto-max-bulk-len", "", fDebug|mod, tLongLong, 1024*1024, longMax, 512*1024*1024, nMemory),
 		numCfg("stream-node-max-entries", "", mod, tLongLong, 0, llongMax, 100, 0),
-		numCfg("repl-backlog-size", "", mod, tLongLong, 1, llongMax, 1024*1024, nMemory),
+		numCfg("repl-backlog-size", "", mod, tLongLong, 1, llongMax, 10*1024*1024, nMemory),
 
 		// Unsigned long long configs.
 		numCfg("maxmemory", "", mod, tULongLong, 0, ullongMax, 0, nMemory),

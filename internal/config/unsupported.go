@@ -19,12 +19,6 @@ func DefaultUnsupported() map[string]func(value string) string {
 			}
 			return ""
 		},
-		"replicaof": func(v string) string {
-			if v != "" {
-				return "replicaof is not supported by Corvid yet: replication is not implemented"
-			}
-			return ""
-		},
 		"tls-port": func(v string) string {
 			if v != "0" {
 				return "tls-port is not supported by Corvid yet: TLS is not implemented"

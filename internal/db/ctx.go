@@ -198,6 +198,11 @@ func (c *Ctx) lookup(db int, key []byte) *Object {
 		return nil
 	}
 	if o.ExpiredAt(c.Now) && !c.Replica {
+		if c.KS.replicaReads.Load() {
+			// A replica's client: the key is gone for it, but only the
+			// primary's DEL removes it.
+			return nil
+		}
 		c.pinObj = nil
 		c.expire(db, sh, key)
 		return nil

@@ -21,6 +21,11 @@ type Keyspace struct {
 	ndb     int
 	stripes [StripeCount]stripe
 
+	// replicaReads: the server is a replica, so a client's lookup of a
+	// logically expired key finds nothing without deleting it (the
+	// primary's DEL will); the replica's stream (Ctx.Replica) sees it.
+	replicaReads atomic.Bool
+
 	// Version counts whole-keyspace changes (FLUSHALL, SWAPDB) for WATCH.
 	watch watchRegistry
 
@@ -270,3 +275,7 @@ func (l *LockSet) Has(s int) bool {
 
 // IsAll reports whether the set covers the whole keyspace.
 func (l *LockSet) IsAll() bool { return l.all }
+
+// SetReplicaReads switches replica lookups on (the server became a
+// replica) or off (a primary again): see Keyspace.replicaReads.
+func (ks *Keyspace) SetReplicaReads(on bool) { ks.replicaReads.Store(on) }

@@ -147,6 +147,15 @@ type Client struct {
 	inScript   bool
 	errCounted bool // the script's error reply is counted already
 	curCmd     *cmd // the command call is running (set as it starts)
+
+	// Replication (repl_primary.go): what REPLCONF told before PSYNC,
+	// and the replica this connection became.
+	replPort       int
+	replAnnounceIP string
+	replCapaEOF    bool
+	replCapaPsync2 bool
+	replica        atomic.Pointer[replica]
+	primaryLink    bool // the fake client applying a primary's stream
 }
 
 const (

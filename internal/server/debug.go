@@ -81,7 +81,9 @@ func debugCommand(c *Client) {
 		debugDigestValue(c)
 	case sub == "change-repl-id" && argc == 2:
 		s.log.notice("Changing replication IDs after receiving DEBUG change-repl-id")
-		s.ext().changeReplID()
+		s.repl.mu.Lock()
+		s.repl.hist.Clear()
+		s.repl.mu.Unlock()
 		w.OK()
 	case sub == "quicklist-packed-threshold" && argc == 3:
 		n, ok := memToBytes(string(argv[2]))

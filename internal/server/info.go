@@ -285,16 +285,16 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("instantaneous_ops_per_sec", e.ops.rate())
 		w.int("total_net_input_bytes", s.stats.netInput.Load())
 		w.int("total_net_output_bytes", s.stats.netOutput.Load())
-		w.int("total_net_repl_input_bytes", 0)
-		w.int("total_net_repl_output_bytes", 0)
+		w.int("total_net_repl_input_bytes", s.stats.netReplInput.Load())
+		w.int("total_net_repl_output_bytes", s.stats.netReplOutput.Load())
 		w.float("instantaneous_input_kbps", float64(e.netIn.rate())/1024)
 		w.float("instantaneous_output_kbps", float64(e.netOut.rate())/1024)
 		w.float("instantaneous_input_repl_kbps", 0)
 		w.float("instantaneous_output_repl_kbps", 0)
 		w.int("rejected_connections", s.stats.rejectedConns.Load())
-		w.int("sync_full", 0)
-		w.int("sync_partial_ok", 0)
-		w.int("sync_partial_err", 0)
+		w.int("sync_full", s.repl.fullSyncs.Load())
+		w.int("sync_partial_ok", s.repl.partialOK.Load())
+		w.int("sync_partial_err", s.repl.partialErr.Load())
 		w.int("expired_keys", ks.ExpiredKeys.Load())
 		w.float("expired_stale_perc", 0)
 		w.int("expired_time_cap_reached_count", 0)
@@ -349,20 +349,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 	}
 
 	if req.want("replication") {
-		id1, id2 := e.replIDs()
-		w.section("Replication")
-		w.str("role", "master")
-		w.int("connected_slaves", 0)
-		w.int("replicas_waiting_psync", 0)
-		w.str("master_failover_state", "no-failover")
-		w.str("master_replid", id1)
-		w.str("master_replid2", id2)
-		w.int("master_repl_offset", 0)
-		w.int("second_repl_offset", -1)
-		w.int("repl_backlog_active", 0)
-		w.int("repl_backlog_size", s.cfg.ReplBacklogSize())
-		w.int("repl_backlog_first_byte_offset", 0)
-		w.int("repl_backlog_histlen", 0)
+		s.replicationInfo(&w)
 	}
 
 	if req.want("cpu") {

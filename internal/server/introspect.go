@@ -37,10 +37,6 @@ type serverExtras struct {
 	releases     atomic.Int64
 	releasedUpTo atomic.Int64
 
-	replMu  sync.Mutex
-	replID  string // master_replid
-	replID2 string // master_replid2
-
 	lastSave atomic.Int64 // unix seconds, LASTSAVE
 
 	// packedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD; lists read it
@@ -94,8 +90,6 @@ func newServerExtras(s *Server) *serverExtras {
 			e.hists[sub] = &sub.hist
 		}
 	}
-	e.replID = randomHex40()
-	e.replID2 = zeroReplID
 	e.lastSave.Store(s.start.Unix())
 	e.packedThreshold.Store(1 << 30)
 	e.lat.init()
@@ -211,20 +205,6 @@ func (e *serverExtras) notePeak(used int64) {
 			return
 		}
 	}
-}
-
-func (e *serverExtras) replIDs() (string, string) {
-	e.replMu.Lock()
-	defer e.replMu.Unlock()
-	return e.replID, e.replID2
-}
-
-// changeReplID is Valkey's changeReplicationId + clearReplicationId2.
-func (e *serverExtras) changeReplID() {
-	e.replMu.Lock()
-	e.replID = randomHex40()
-	e.replID2 = zeroReplID
-	e.replMu.Unlock()
 }
 
 // writeHelp writes a HELP reply in the layout of Valkey's addReplyHelp: a

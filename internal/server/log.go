@@ -6,6 +6,7 @@ import (
 	"log/syslog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/config"
@@ -22,6 +23,9 @@ type logger struct {
 	// at the syslog priority of its level, under syslog-ident and
 	// syslog-facility (Valkey's openlog/syslog).
 	sys *syslog.Writer
+	// replica makes the role letter 'S' (Valkey's 'M' primary, 'S'
+	// replica), set while the server replicates.
+	replica atomic.Bool
 }
 
 // syslogFacilities maps syslog-facility's names.
@@ -83,7 +87,11 @@ func (l *logger) logf(level int, mark byte, format string, args ...any) {
 		return
 	}
 	now := time.Now()
-	line := fmt.Sprintf("%d:M %s.%03d %c %s\n", l.pid, now.Format("02 Jan 2006 15:04:05"), now.Nanosecond()/1e6, mark, fmt.Sprintf(format, args...))
+	role := 'M'
+	if l.replica.Load() {
+		role = 'S'
+	}
+	line := fmt.Sprintf("%d:%c %s.%03d %c %s\n", l.pid, role, now.Format("02 Jan 2006 15:04:05"), now.Nanosecond()/1e6, mark, fmt.Sprintf(format, args...))
 	l.mu.Lock()
 	io.WriteString(l.out, line)
 	l.mu.Unlock()

@@ -27,6 +27,9 @@ const (
 	diskRDB     = 1 << iota // MISCONF: the last BGSAVE failed
 	diskAOF                 // MISCONF: the AOF cannot be written
 	diskLoading             // LOADING
+	diskNoReplicas          // NOREPLICAS: min-replicas-to-write not met
+	diskReadOnly            // READONLY: a read-only replica
+	diskStale               // MASTERDOWN: replica-serve-stale-data no, link down
 )
 
 const (
@@ -44,6 +47,16 @@ func (s *Server) updateDiskDeny() {
 	}
 	if s.rdb.loading.Load() {
 		v |= diskLoading
+	}
+	if s.repl.isReplica.Load() {
+		if s.cfg.Bool("replica-read-only") {
+			v |= diskReadOnly
+		}
+		if !s.cfg.Bool("replica-serve-stale-data") && !s.linkUp() {
+			v |= diskStale
+		}
+	} else if m := s.cfg.Int("min-replicas-to-write"); m > 0 && s.repl.goodReplicas.Load() < m {
+		v |= diskNoReplicas
 	}
 	s.diskDeny.Store(v)
 }
@@ -76,6 +89,19 @@ func (c *Client) diskRefused(cm *cmd) bool {
 			}
 			return true
 		}
+	}
+	write := (cm.meta.Flags|queued)&command.FlagWrite != 0
+	if deny&diskNoReplicas != 0 && write {
+		c.reject(cm, "NOREPLICAS Not enough good replicas to write.")
+		return true
+	}
+	if deny&diskReadOnly != 0 && write {
+		c.reject(cm, "READONLY You can't write against a read only replica.")
+		return true
+	}
+	if deny&diskStale != 0 && (cm.meta.Flags&command.FlagStale == 0 || lacking&command.FlagStale != 0) {
+		c.reject(cm, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.")
+		return true
 	}
 	if deny&diskLoading != 0 {
 		if cm.meta.Flags&command.FlagLoading == 0 || lacking&command.FlagLoading != 0 {

@@ -102,6 +102,8 @@ type Server struct {
 	// scriptDenyOff: DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts call
 	// noscript commands (Valkey's test switch).
 	scriptDenyOff atomic.Bool
+
+	repl replState // replication, both roles (repl_primary.go, repl_replica.go)
 }
 
 type serverStats struct {
@@ -116,6 +118,8 @@ type serverStats struct {
 	qbufLimitDisc  atomic.Int64 // client_query_buffer_limit_disconnections
 	obufLimitDisc  atomic.Int64 // client_output_buffer_limit_disconnections
 	evictedClients atomic.Int64 // maxmemory-clients evictions
+	netReplInput   atomic.Int64 // bytes read from a primary
+	netReplOutput  atomic.Int64 // bytes streamed to replicas
 }
 
 // New builds a server from a loaded configuration. It does not listen yet.
@@ -138,6 +142,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.table = buildTable(dataHandlers(), serverHandlers())
 	s.extras = newServerExtras(s)
 	s.initRDB()
+	s.initRepl()
 	s.ks.Hooks.Flushed = s.releaseAfterFlush
 	s.pubsub = pubsub.NewRegistry()
 	s.scripts = script.New()
@@ -190,7 +195,7 @@ func (s *Server) Serve() error {
 		return nil
 	}
 	s.startIntrospection()
-	s.wg.Add(3) // the keyspace cron, eviction and the save points, below
+	s.wg.Add(4) // the keyspace cron, eviction, the save points and replication, below
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
@@ -200,7 +205,7 @@ func (s *Server) Serve() error {
 		s.ks.RunExpiry(s.stop,
 			func() time.Duration { return time.Second / time.Duration(max(1, s.cfg.Hz())) },
 			func() int { return s.cfg.ActiveExpireEffort() },
-			s.expire.Load,
+			func() bool { return s.expire.Load() && !s.repl.isReplica.Load() },
 			s.cfg.ActiveRehashing)
 	}()
 	go func() {
@@ -214,6 +219,16 @@ func (s *Server) Serve() error {
 		if s.awaitLoaded() {
 			s.runSaveCron()
 		}
+	}()
+	go func() {
+		defer s.wg.Done()
+		if !s.awaitLoaded() {
+			return
+		}
+		if p := s.cfg.ReplicaOf(); p != nil {
+			s.startReplication(p.Host, p.Port, false)
+		}
+		s.replCron()
 	}()
 	s.startAccepting()
 	<-s.stop

@@ -7,32 +7,16 @@ import (
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
-// WAIT and WAITAOF. Corvid has no replicas yet, so WAIT's count is always
-// 0 and WAITAOF's second element too; as in Valkey, asking for more than
-// that blocks the client until its timeout (0: forever), CLIENT UNBLOCK
-// or a disconnect, and inside MULTI (where nothing may block) the counts
-// are replied at once. WAITAOF's local count is 1 once everything the
-// server appended before the call is fsynced: Corvid fsyncs at once
-// rather than waiting for everysec's next second (the writes WAITAOF
-// covers are a superset of the client's own). Both are BLOCKING
-// commands, so a client runs them off its event loop.
-
-// WAIT numreplicas timeout
-func waitCommand(c *Client) {
-	n, ok := c.ctx.IntArg(1)
-	if !ok {
-		return
-	}
-	deadline, ok := c.ctx.TimeoutArg(2)
-	if !ok {
-		return
-	}
-	const acked = 0 // no replicas
-	if acked < n && !c.ctx.Locked && c.blockUntil(deadline) == blockReplied {
-		return
-	}
-	c.w.Int(acked)
-}
+// WAITAOF (WAIT is in repl_primary.go). WAITAOF's local count is 1
+// once everything the server appended before the call is fsynced: Corvid
+// fsyncs at once rather than waiting for everysec's next second (the
+// writes WAITAOF covers are a superset of the client's own); its replica
+// count is the replicas whose REPLCONF ACK ... FACK reported the stream's
+// offset at the call as fsynced. As in Valkey, asking for more blocks
+// the client until its timeout (0: forever), CLIENT UNBLOCK or a
+// disconnect, and inside MULTI (where nothing may block) the counts are
+// replied at once. Both are BLOCKING commands, so a client runs them off
+// its event loop.
 
 // WAITAOF numlocal numreplicas timeout
 func waitaofCommand(c *Client) {
@@ -59,22 +43,35 @@ func waitaofCommand(c *Client) {
 		c.w.Error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
 		return
 	}
+	if numreplicas > 0 && s.repl.isReplica.Load() {
+		c.w.Error("ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated.")
+		return
+	}
+	target := s.replOffset()
 	local := s.aofFsyncedNow()
-	const replicas = 0
+	replicas := s.fsyncedReplicas(target)
+	if replicas < numreplicas {
+		s.repl.getack.Store(true)
+		s.appendGetack()
+	}
 	for (local < numlocal || replicas < numreplicas) && !c.ctx.Locked {
-		// Replicas never come; the local fsync can only be missing while
-		// appendonly yes waits for its rewrite to start: look again soon.
+		// The local fsync can only be missing while appendonly yes waits
+		// for its rewrite to start: look again soon.
 		until := deadline
 		if local < numlocal {
 			if soon := time.Now().Add(10 * time.Millisecond).UnixMilli(); until == 0 || soon < until {
 				until = soon
 			}
 		}
-		why := c.blockUntil(until)
+		s.repl.mu.Lock()
+		ch := s.repl.acks
+		s.repl.mu.Unlock()
+		why := c.blockUntilOr(until, ch)
 		if why == blockReplied {
 			return
 		}
 		local = s.aofFsyncedNow()
+		replicas = s.fsyncedReplicas(target)
 		if why == blockWoken || deadline > 0 && time.Now().UnixMilli() >= deadline {
 			break
 		}
@@ -100,12 +97,16 @@ const (
 	blockTimeout = iota // the deadline passed
 	blockWoken          // CLIENT UNBLOCK (TIMEOUT), a disconnect, shutdown
 	blockReplied        // CLIENT UNBLOCK ... ERROR: the error is written
+	blockSignal         // the channel blockUntilOr watches was closed
 )
 
 // blockUntil parks c until deadline (unix ms; 0: none), CLIENT UNBLOCK, a
 // disconnect or shutdown, the replies before it flushed and the client
 // shown blocked meanwhile.
-func (c *Client) blockUntil(deadline int64) int {
+func (c *Client) blockUntil(deadline int64) int { return c.blockUntilOr(deadline, nil) }
+
+// blockUntilOr is blockUntil that also ends (blockSignal) when ch closes.
+func (c *Client) blockUntilOr(deadline int64, ch <-chan struct{}) int {
 	select {
 	case <-c.unblock: // a CLIENT UNBLOCK that raced with an earlier wake-up
 	default:
@@ -122,6 +123,8 @@ func (c *Client) blockUntil(deadline int64) int {
 	select {
 	case <-timer:
 		return blockTimeout
+	case <-ch:
+		return blockSignal
 	case u := <-c.unblock:
 		if u == db.UnblockError {
 			c.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
