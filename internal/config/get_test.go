@@ -40,6 +40,8 @@ func TestDefaultsAgainstRedis7(t *testing.T) {
 		// Valkey 8.0 async I/O threads: reads are always threaded.
 		"io-threads-do-reads": "yes",
 		"syslog-ident":        "valkey",
+		// Valkey 8.0 raised the backlog's default from 1mb to 10mb.
+		"repl-backlog-size": "10485760",
 	}
 	// Present in Redis 7.0 but hidden in Valkey 8.0.
 	hiddenInValkey := map[string]bool{"aof-disable-auto-gc": true}

@@ -23,13 +23,13 @@ import (
 // turned on or off, loading starts or ends).
 
 const (
-	diskOK      = 0
-	diskRDB     = 1 << iota // MISCONF: the last BGSAVE failed
-	diskAOF                 // MISCONF: the AOF cannot be written
-	diskLoading             // LOADING
-	diskNoReplicas          // NOREPLICAS: min-replicas-to-write not met
-	diskReadOnly            // READONLY: a read-only replica
-	diskStale               // MASTERDOWN: replica-serve-stale-data no, link down
+	diskOK         = 0
+	diskRDB        = 1 << iota // MISCONF: the last BGSAVE failed
+	diskAOF                    // MISCONF: the AOF cannot be written
+	diskLoading                // LOADING
+	diskNoReplicas             // NOREPLICAS: min-replicas-to-write not met
+	diskReadOnly               // READONLY: a read-only replica
+	diskStale                  // MASTERDOWN: replica-serve-stale-data no, link down
 )
 
 const (
