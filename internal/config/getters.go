@@ -350,3 +350,49 @@ func (c *Config) SyslogIdent() string       { return c.s(idxSyslogIdent) }
 // SyslogFacility is the syslog-facility name (user, local0..local7).
 func (c *Config) SyslogFacility() string { return c.enum(idxSyslogFacility) }
 func (c *Config) ShutdownTimeout() int   { return int(c.n(idxShutdownTimeout)) }
+
+// Replication (internal/server/repl_*.go). ReplDisklessLoad is 0
+// disabled, 1 on-empty-db, 2 swapdb.
+var (
+	idxReplDisableTCPNoDelay       = mustIdx("repl-disable-tcp-nodelay")
+	idxReplDisklessSync            = mustIdx("repl-diskless-sync")
+	idxReplicaServeStaleData       = mustIdx("replica-serve-stale-data")
+	idxReplicaReadOnly             = mustIdx("replica-read-only")
+	idxReplicaIgnoreMaxmemory      = mustIdx("replica-ignore-maxmemory")
+	idxReplicaAnnounced            = mustIdx("replica-announced")
+	idxReplicaAnnounceIP           = mustIdx("replica-announce-ip")
+	idxPrimaryUser                 = mustIdx("primaryuser")
+	idxPrimaryAuth                 = mustIdx("primaryauth")
+	idxBindSourceAddr              = mustIdx("bind-source-addr")
+	idxReplDisklessLoad            = mustIdx("repl-diskless-load")
+	idxReplicaPriority             = mustIdx("replica-priority")
+	idxReplDisklessSyncDelay       = mustIdx("repl-diskless-sync-delay")
+	idxReplicaAnnouncePort         = mustIdx("replica-announce-port")
+	idxReplTimeout                 = mustIdx("repl-timeout")
+	idxReplPingReplicaPeriod       = mustIdx("repl-ping-replica-period")
+	idxMinReplicasToWrite          = mustIdx("min-replicas-to-write")
+	idxMinReplicasMaxLag           = mustIdx("min-replicas-max-lag")
+	idxReplDisklessSyncMaxReplicas = mustIdx("repl-diskless-sync-max-replicas")
+	idxReplBacklogTTL              = mustIdx("repl-backlog-ttl")
+)
+
+func (c *Config) ReplDisableTCPNoDelay() bool        { return c.b(idxReplDisableTCPNoDelay) }
+func (c *Config) ReplDisklessSync() bool             { return c.b(idxReplDisklessSync) }
+func (c *Config) ReplicaServeStaleData() bool        { return c.b(idxReplicaServeStaleData) }
+func (c *Config) ReplicaReadOnly() bool              { return c.b(idxReplicaReadOnly) }
+func (c *Config) ReplicaIgnoreMaxmemory() bool       { return c.b(idxReplicaIgnoreMaxmemory) }
+func (c *Config) ReplicaAnnounced() bool             { return c.b(idxReplicaAnnounced) }
+func (c *Config) ReplicaAnnounceIP() string          { return c.s(idxReplicaAnnounceIP) }
+func (c *Config) PrimaryUser() string                { return c.s(idxPrimaryUser) }
+func (c *Config) PrimaryAuth() string                { return c.s(idxPrimaryAuth) }
+func (c *Config) BindSourceAddr() string             { return c.s(idxBindSourceAddr) }
+func (c *Config) ReplDisklessLoad() int64            { return c.n(idxReplDisklessLoad) }
+func (c *Config) ReplicaPriority() int64             { return c.n(idxReplicaPriority) }
+func (c *Config) ReplDisklessSyncDelay() int64       { return c.n(idxReplDisklessSyncDelay) }
+func (c *Config) ReplicaAnnouncePort() int64         { return c.n(idxReplicaAnnouncePort) }
+func (c *Config) ReplTimeout() int64                 { return c.n(idxReplTimeout) }
+func (c *Config) ReplPingReplicaPeriod() int64       { return c.n(idxReplPingReplicaPeriod) }
+func (c *Config) MinReplicasToWrite() int64          { return c.n(idxMinReplicasToWrite) }
+func (c *Config) MinReplicasMaxLag() int64           { return c.n(idxMinReplicasMaxLag) }
+func (c *Config) ReplDisklessSyncMaxReplicas() int64 { return c.n(idxReplDisklessSyncMaxReplicas) }
+func (c *Config) ReplBacklogTTL() int64              { return c.n(idxReplBacklogTTL) }

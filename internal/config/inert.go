@@ -22,7 +22,6 @@ package config
 
 const (
 	waitRDB     = "waits for RDB persistence"
-	waitRepl    = "waits for replication"
 	waitCluster = "waits for cluster mode"
 	waitTLS     = "waits for TLS"
 	waitACL     = "waits for ACL users"
@@ -34,22 +33,18 @@ var inertDirectives = map[string]string{
 	// RDB.
 	// rdb-del-sync-files deletes the RDB a full sync wrote, in a server
 	// that persists nothing: only replication writes such a file.
-	"rdb-del-sync-files":         waitRepl,
+	"rdb-del-sync-files":         "not built: the RDB a disk-based full sync writes is kept",
 	"rdb-save-incremental-fsync": waitRDB, "sanitize-dump-payload": waitRDB, "rdb-key-save-delay": waitRDB,
 	"key-load-delay": waitRDB, "loading-process-events-interval-bytes": waitRDB,
 	"shutdown-on-sigint":  "only its default is built: save when save points are set",
 	"shutdown-on-sigterm": "only its default is built: save when save points are set",
 	// AOF.
 	"aof-rewrite-incremental-fsync": "no effect: the rewrite's base is written through a buffer and fsynced once, at its end",
-	// Replication.
-	"repl-disable-tcp-nodelay": waitRepl, "repl-diskless-sync": waitRepl, "dual-channel-replication-enabled": waitRepl,
-	"replica-lazy-flush": waitRepl, "replica-serve-stale-data": waitRepl, "replica-read-only": waitRepl,
-	"replica-ignore-maxmemory": waitRepl, "replica-announced": waitRepl, "replica-ignore-disk-write-errors": waitRepl,
-	"replica-announce-ip": waitRepl, "primaryuser": waitRepl, "primaryauth": waitRepl, "repl-diskless-load": waitRepl,
-	"replica-priority": waitRepl, "repl-diskless-sync-delay": waitRepl, "replica-announce-port": waitRepl,
-	"repl-timeout": waitRepl, "repl-ping-replica-period": waitRepl, "min-replicas-to-write": waitRepl,
-	"min-replicas-max-lag": waitRepl, "repl-diskless-sync-max-replicas": waitRepl, "repl-backlog-ttl": waitRepl,
-	"propagation-error-behavior": waitRepl, "bind-source-addr": waitRepl,
+	// Replication: the rest is live (internal/server/repl_*.go).
+	"dual-channel-replication-enabled": "no effect: full syncs use one connection (dual-channel transfers are not offered)",
+	"replica-lazy-flush":               "no effect: a full sync's flush drops the old dataset at once (Go's collector frees it)",
+	"replica-ignore-disk-write-errors": "no effect: a replica always applies its primary's stream, whatever its disk state",
+	"propagation-error-behavior":       "only its default is built: a command of the primary's stream that fails is logged and the stream goes on",
 	// Cluster.
 	"cluster-require-full-coverage": waitCluster, "cluster-replica-no-failover": waitCluster,
 	"cluster-allow-reads-when-down": waitCluster, "cluster-allow-pubsubshard-when-down": waitCluster,

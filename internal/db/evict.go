@@ -191,7 +191,7 @@ func (ks *Keyspace) PerformEvictions() EvictResult { return ks.performEvictions(
 func (ks *Keyspace) performEvictions(background bool) EvictResult {
 	ev := &ks.ev
 	max := ev.maxmem.Load()
-	if max <= 0 || ks.UsedMemory() <= max {
+	if max <= 0 || ks.ignoreMaxmem.Load() || ks.UsedMemory() <= max {
 		ks.noteUnder()
 		return EvictOK
 	}

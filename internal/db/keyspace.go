@@ -25,6 +25,9 @@ type Keyspace struct {
 	// logically expired key finds nothing without deleting it (the
 	// primary's DEL will); the replica's stream (Ctx.Replica) sees it.
 	replicaReads atomic.Bool
+	// ignoreMaxmem: a replica with replica-ignore-maxmemory yes neither
+	// evicts nor refuses: its primary's stream decides what it holds.
+	ignoreMaxmem atomic.Bool
 
 	// Version counts whole-keyspace changes (FLUSHALL, SWAPDB) for WATCH.
 	watch watchRegistry
@@ -279,3 +282,7 @@ func (l *LockSet) IsAll() bool { return l.all }
 // SetReplicaReads switches replica lookups on (the server became a
 // replica) or off (a primary again): see Keyspace.replicaReads.
 func (ks *Keyspace) SetReplicaReads(on bool) { ks.replicaReads.Store(on) }
+
+// SetIgnoreMaxmemory turns maxmemory's eviction off (a replica with
+// replica-ignore-maxmemory yes) or back on.
+func (ks *Keyspace) SetIgnoreMaxmemory(on bool) { ks.ignoreMaxmem.Store(on) }

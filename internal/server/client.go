@@ -154,6 +154,7 @@ type Client struct {
 	replAnnounceIP string
 	replCapaEOF    bool
 	replCapaPsync2 bool
+	replRDBOnly    bool // REPLCONF rdb-only 1: the RDB and nothing after
 	replica        atomic.Pointer[replica]
 	primaryLink    bool // the fake client applying a primary's stream
 }

@@ -94,6 +94,13 @@ func (c *Client) execute(argv [][]byte) {
 			return
 		}
 		s.pause.wait(c)
+		if !c.killed.Load() && !s.isStopping() {
+			// Check again from the top, as Valkey reprocesses a paused
+			// command: the server may be a replica now (FAILOVER), or
+			// still paused.
+			c.execute(argv)
+			return
+		}
 	}
 	c.call(cm, argv)
 }
@@ -446,5 +453,15 @@ func (c *Client) callData(cm *cmd) {
 		}
 		ctx.CommitUnit()
 		ctx.ServeReady(&c.locks)
+	}
+}
+
+// isStopping reports whether the server is shutting down.
+func (s *Server) isStopping() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
 	}
 }

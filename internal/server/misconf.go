@@ -49,13 +49,13 @@ func (s *Server) updateDiskDeny() {
 		v |= diskLoading
 	}
 	if s.repl.isReplica.Load() {
-		if s.cfg.Bool("replica-read-only") {
+		if s.cfg.ReplicaReadOnly() {
 			v |= diskReadOnly
 		}
-		if !s.cfg.Bool("replica-serve-stale-data") && !s.linkUp() {
+		if !s.cfg.ReplicaServeStaleData() && !s.linkUp() {
 			v |= diskStale
 		}
-	} else if m := s.cfg.Int("min-replicas-to-write"); m > 0 && s.repl.goodReplicas.Load() < m {
+	} else if m := s.cfg.MinReplicasToWrite(); m > 0 && s.repl.goodReplicas.Load() < m {
 		v |= diskNoReplicas
 	}
 	s.diskDeny.Store(v)

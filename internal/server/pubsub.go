@@ -124,12 +124,16 @@ func sunsubscribeCommand(c *Client) { c.unsubscribe(pubsub.Shard) }
 func publishCommand(c *Client) {
 	argv := c.ctx.Argv
 	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Channel, argv[1], argv[2], c)))
+	// Valkey propagates PUBLISH to replicas (not to the AOF), so that
+	// their subscribers get the message too.
+	c.srv.appendStream(argv[0], argv[1], argv[2])
 }
 
 // SPUBLISH shardchannel message
 func spublishCommand(c *Client) {
 	argv := c.ctx.Argv
 	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Shard, argv[1], argv[2], c)))
+	c.srv.appendStream(argv[0], argv[1], argv[2])
 }
 
 // PUBSUB CHANNELS [pattern], PUBSUB SHARDCHANNELS [pattern]

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/rdb"
@@ -126,6 +127,19 @@ func (s *Server) initRepl() {
 	r.hist = repl.NewHistory()
 	r.acks = make(chan struct{})
 	r.seldb = -1
+	for _, name := range []string{"replica-read-only", "replica-serve-stale-data", "min-replicas-to-write", "min-replicas-max-lag"} {
+		s.cfg.OnChange(name, func(*config.Config) error { s.updateDiskDeny(); return nil })
+	}
+	s.cfg.OnChange("repl-backlog-size", func(c *config.Config) error {
+		if b := r.buf.Load(); b != nil {
+			b.SetSize(c.ReplBacklogSize())
+		}
+		return nil
+	})
+	s.cfg.OnChange("replica-ignore-maxmemory", func(c *config.Config) error {
+		s.ks.SetIgnoreMaxmemory(r.isReplica.Load() && c.ReplicaIgnoreMaxmemory())
+		return nil
+	})
 }
 
 // replIDs are master_replid and master_replid2.
@@ -228,6 +242,13 @@ func syncCommand(c *Client) {
 	if c.replica.Load() != nil {
 		return // a replica's second SYNC is ignored, as Valkey
 	}
+	argv := c.ctx.Argv
+	if len(argv) > 3 && db.EqualFold(argv[0], "psync") && db.EqualFold(argv[3], "failover") {
+		if msg := s.psyncFailoverTarget(c, string(argv[1])); msg != "" {
+			c.w.Error(msg)
+			return
+		}
+	}
 	if r.isReplica.Load() && !s.linkUp() {
 		c.w.Error("NOMASTERSYNC Can't SYNC while not connected with my master")
 		return
@@ -314,7 +335,7 @@ func syncCommand(c *Client) {
 		// payload (a length), as Valkey's SYNC.
 		rep.capaEOF = false
 	}
-	rep.diskless = rep.capaEOF && s.cfg.Bool("repl-diskless-sync")
+	rep.diskless = rep.capaEOF && s.cfg.ReplDisklessSync()
 	// Keep the link alive with newlines until the snapshot starts.
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -323,6 +344,10 @@ func syncCommand(c *Client) {
 		case err := <-rep.synced:
 			if err != nil {
 				s.log.warn("Full sync of replica %s failed: %v", rep.name(), err)
+				return
+			}
+			if c.replRDBOnly {
+				s.log.notice("Replica %s is rdb-only: closing the connection after the transfer", rep.name())
 				return
 			}
 			if rep.diskless {
@@ -481,9 +506,9 @@ func (s *Server) replCronOnce(now time.Time) {
 	r := &s.repl
 	s.maybeStartSync(now)
 	reps := s.replicasSnapshot()
-	timeout := time.Duration(s.cfg.Int("repl-timeout")) * time.Second
+	timeout := time.Duration(s.cfg.ReplTimeout()) * time.Second
 	good := int64(0)
-	maxLag := s.cfg.Int("min-replicas-max-lag")
+	maxLag := s.cfg.MinReplicasMaxLag()
 	lim := s.cfg.ClientOutputBufferLimits()[clientTypeReplica]
 	for _, rep := range reps {
 		if rep.state.Load() != repOnline {
@@ -512,7 +537,7 @@ func (s *Server) replCronOnce(now time.Time) {
 		return
 	}
 	if len(reps) > 0 {
-		period := time.Duration(s.cfg.Int("repl-ping-replica-period")) * time.Second
+		period := time.Duration(s.cfg.ReplPingReplicaPeriod()) * time.Second
 		r.mu.Lock()
 		due := now.Sub(r.lastPing) >= period
 		if due {
@@ -528,7 +553,7 @@ func (s *Server) replCronOnce(now time.Time) {
 	}
 	// The backlog of a primary without replicas goes after
 	// repl-backlog-ttl, with the history it held.
-	if ttl := s.cfg.Int("repl-backlog-ttl"); ttl > 0 && len(reps) == 0 {
+	if ttl := s.cfg.ReplBacklogTTL(); ttl > 0 && len(reps) == 0 {
 		r.mu.Lock()
 		if b := r.buf.Load(); b != nil && !r.noneAt.IsZero() && now.Sub(r.noneAt) > time.Duration(ttl)*time.Second {
 			r.off = b.End()
@@ -556,8 +581,8 @@ func (s *Server) maybeStartSync(now time.Time) {
 	}
 	diskless := r.pending[0].diskless
 	if diskless {
-		delay := time.Duration(s.cfg.Int("repl-diskless-sync-delay")) * time.Second
-		maxRep := int(s.cfg.Int("repl-diskless-sync-max-replicas"))
+		delay := time.Duration(s.cfg.ReplDisklessSyncDelay()) * time.Second
+		maxRep := int(s.cfg.ReplDisklessSyncMaxReplicas())
 		if now.Sub(r.pending[0].since) < delay && (maxRep == 0 || len(r.pending) < maxRep) {
 			r.mu.Unlock()
 			return
@@ -788,7 +813,14 @@ func replconfCommand(c *Client) {
 				c.srv.sendAckNow()
 			}
 			return
-		case "rdb-only", "rdb-filter-only", "version", "rdb-channel", "main-ch-client-id":
+		case "rdb-only":
+			n, ok := resp.ParseInt(val)
+			if !ok || n < 0 || n > 1 {
+				c.w.Error("ERR value is not an integer or out of range")
+				return
+			}
+			c.replRDBOnly = n == 1
+		case "rdb-filter-only", "version", "rdb-channel", "main-ch-client-id":
 			// Accepted (dual-channel and rdb-only transfers are not
 			// offered: Corvid's primary answers as with them off).
 		default:
@@ -899,7 +931,7 @@ func (s *Server) replicationInfo(w *infoWriter) {
 			rep.ip, rep.port, repStateNames[st], rep.ackOff.Load(), (now-rep.ackTime.Load())/1000))
 	}
 	w.int("replicas_waiting_psync", 0)
-	w.str("master_failover_state", "no-failover")
+	w.str("master_failover_state", s.failoverStateName())
 	r.mu.Lock()
 	h := r.hist
 	r.mu.Unlock()

@@ -70,10 +70,9 @@ type primaryLink struct {
 	syncRead  atomic.Int64
 	stopped   atomic.Bool
 
-	// The history PSYNC offers: the replid and offset of the data this
-	// server holds (Valkey's cached primary).
-	cachedID  string
-	cachedOff int64
+	// The history PSYNC offers: the replid of the data this server
+	// holds (Valkey's cached primary), which it has up to off.
+	cachedID string
 }
 
 func (l *primaryLink) addr() string { return net.JoinHostPort(l.host, strconv.Itoa(l.port)) }
@@ -136,19 +135,27 @@ func (s *Server) startReplication(host string, port int, locked bool) {
 	r.mu.Lock()
 	l := &primaryLink{s: s, host: host, port: port, stop: make(chan struct{}), done: make(chan struct{})}
 	if old != nil {
-		l.cachedID, l.cachedOff = old.cachedID, old.off.Load()
+		l.cachedID = old.cachedID
 	} else {
 		// A primary becoming a replica offers its own history: the new
 		// primary may hold it (a former replica of ours, promoted).
-		l.cachedID, l.cachedOff = r.hist.ID, s.replOffsetLocked()
+		l.cachedID = r.hist.ID
 	}
-	l.off.Store(l.cachedOff)
-	l.readOff.Store(l.cachedOff)
+	// Whatever this server applied or wrote so far is the history it
+	// offers: a former replica applied up to its link's offset, whose
+	// bytes are also its buffer's.
+	off := s.replOffsetLocked()
+	if old != nil && r.buf.Load() == nil {
+		off = old.off.Load()
+	}
+	l.off.Store(off)
+	l.readOff.Store(off)
 	r.link = l
 	r.isReplica.Store(true)
 	reps := append([]*replica(nil), r.replicas...)
 	r.mu.Unlock()
 	s.ks.SetReplicaReads(true)
+	s.ks.SetIgnoreMaxmemory(s.cfg.ReplicaIgnoreMaxmemory())
 	s.log.replica.Store(true)
 	s.cfg.SetReplicaOf(&config.Primary{Host: host, Port: port})
 	s.updateDiskDeny()
@@ -200,6 +207,7 @@ func (s *Server) stopReplication(locked bool) bool {
 	reps := append([]*replica(nil), r.replicas...)
 	r.mu.Unlock()
 	s.ks.SetReplicaReads(false)
+	s.ks.SetIgnoreMaxmemory(false)
 	s.log.replica.Store(false)
 	s.cfg.SetReplicaOf(nil)
 	s.updateDiskDeny()
@@ -236,6 +244,7 @@ func (l *primaryLink) run() {
 			l.downSince.Store(time.Now().Unix())
 		}
 		l.state.Store(linkConnect)
+		s.updateDiskDeny()
 		if err != nil {
 			s.log.warn("Replication with PRIMARY %s: %v", l.addr(), err)
 		}
@@ -254,13 +263,17 @@ func (l *primaryLink) run() {
 func (l *primaryLink) session() error {
 	s := l.s
 	l.state.Store(linkConnecting)
-	timeout := time.Duration(s.cfg.Int("repl-timeout")) * time.Second
-	conn, err := net.DialTimeout("tcp", l.addr(), timeout)
+	timeout := time.Duration(s.cfg.ReplTimeout()) * time.Second
+	d := net.Dialer{Timeout: timeout}
+	if src := s.cfg.BindSourceAddr(); src != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(src)}
+	}
+	conn, err := d.Dial("tcp", l.addr())
 	if err != nil {
 		return fmt.Errorf("Error condition on socket for SYNC: %v", err)
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
-		tc.SetNoDelay(!s.cfg.Bool("repl-disable-tcp-nodelay"))
+		tc.SetNoDelay(!s.cfg.ReplDisableTCPNoDelay())
 	}
 	l.connMu.Lock()
 	if l.stopped.Load() {
@@ -307,9 +320,9 @@ func (l *primaryLink) session() error {
 		return fmt.Errorf("Error reply to PING from primary: '%s'", line)
 	}
 	s.log.notice("Primary replied to PING, replication can continue...")
-	if pass := s.cfg.String("primaryauth"); pass != "" {
+	if pass := s.cfg.PrimaryAuth(); pass != "" {
 		args := []string{"AUTH", pass}
-		if u := s.cfg.String("primaryuser"); u != "" {
+		if u := s.cfg.PrimaryUser(); u != "" {
 			args = []string{"AUTH", u, pass}
 		}
 		if line, err = ask(args...); err != nil {
@@ -319,7 +332,7 @@ func (l *primaryLink) session() error {
 			return fmt.Errorf("Unable to AUTH to PRIMARY: %s", line)
 		}
 	}
-	port := int(s.cfg.Int("replica-announce-port"))
+	port := int(s.cfg.ReplicaAnnouncePort())
 	if port == 0 {
 		port = s.listenPort()
 	}
@@ -329,7 +342,7 @@ func (l *primaryLink) session() error {
 	if line[0] == '-' {
 		s.log.notice("(Non critical) Primary does not understand REPLCONF listening-port: %s", line)
 	}
-	if ip := s.cfg.String("replica-announce-ip"); ip != "" {
+	if ip := s.cfg.ReplicaAnnounceIP(); ip != "" {
 		if line, err = ask("REPLCONF", "ip-address", ip); err != nil {
 			return err
 		}
@@ -339,13 +352,25 @@ func (l *primaryLink) session() error {
 	}
 	id, off := "?", int64(-1)
 	if l.cachedID != "" {
-		id, off = l.cachedID, l.cachedOff+1
+		// The history this server holds, up to what it applied.
+		id, off = l.cachedID, l.off.Load()+1
 		s.log.notice("Trying a partial resynchronization (request %s:%d).", id, off)
 	} else {
 		s.log.notice("Partial resynchronization not possible (no cached primary)")
 	}
-	if line, err = ask("PSYNC", id, strconv.FormatInt(off, 10)); err != nil {
+	psyncArgs := []string{"PSYNC", id, strconv.FormatInt(off, 10)}
+	failover := s.failover.psyncF.Load()
+	if failover {
+		psyncArgs = append(psyncArgs, "FAILOVER")
+	}
+	if line, err = ask(psyncArgs...); err != nil {
 		return err
+	}
+	if failover {
+		s.failoverPsyncDone(strings.HasPrefix(line, "+CONTINUE") || strings.HasPrefix(line, "+FULLRESYNC"))
+		if line[0] == '-' {
+			return fmt.Errorf("the failover target refused PSYNC FAILOVER: %s", line)
+		}
 	}
 	conn.SetReadDeadline(time.Time{})
 	switch {
@@ -387,6 +412,7 @@ func (l *primaryLink) session() error {
 		return fmt.Errorf("Unexpected reply to PSYNC from primary: %s", line)
 	}
 	l.state.Store(linkConnected)
+	s.updateDiskDeny() // replica-serve-stale-data no: serving again
 	l.downSince.Store(0)
 	l.lastIO.Store(time.Now().UnixMilli())
 	l.sendAck()
@@ -410,7 +436,7 @@ func (l *primaryLink) send(p []byte) error {
 	if l.conn == nil {
 		return net.ErrClosed
 	}
-	l.conn.SetWriteDeadline(time.Now().Add(time.Duration(l.s.cfg.Int("repl-timeout")) * time.Second))
+	l.conn.SetWriteDeadline(time.Now().Add(time.Duration(l.s.cfg.ReplTimeout()) * time.Second))
 	_, err := l.conn.Write(p)
 	return err
 }
@@ -440,7 +466,7 @@ func (s *Server) sendAckNow() {
 func (l *primaryLink) fullSync(br *bufio.Reader, conn net.Conn, id string, off int64) error {
 	s := l.s
 	l.state.Store(linkSync)
-	timeout := time.Duration(s.cfg.Int("repl-timeout")) * time.Second
+	timeout := time.Duration(s.cfg.ReplTimeout()) * time.Second
 	conn.SetReadDeadline(time.Now().Add(timeout))
 	length, mark, err := repl.ReadPayloadHeader(br)
 	if err != nil {
@@ -457,7 +483,7 @@ func (l *primaryLink) fullSync(br *bufio.Reader, conn net.Conn, id string, off i
 	payload := &countingReader{r: repl.Payload(br, length, mark), n: &l.syncRead, last: &l.lastIO}
 	var src io.Reader = payload
 	var tmp string
-	if s.cfg.Int("repl-diskless-load") == 0 {
+	if s.cfg.ReplDisklessLoad() == 0 {
 		// disabled: the whole file first, the dataset kept meanwhile.
 		tmp = filepath.Join(s.cfg.Dir(), "temp-"+strconv.Itoa(os.Getpid())+"."+strconv.FormatInt(time.Now().UnixNano(), 36)+".rdb")
 		f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o644)
@@ -514,7 +540,7 @@ func (l *primaryLink) fullSync(br *bufio.Reader, conn net.Conn, id string, off i
 			rep.close() // sub-replicas resync from the new history
 		}
 	}
-	l.cachedID, l.cachedOff = id, off
+	l.cachedID = id
 	l.off.Store(off)
 	l.readOff.Store(off)
 	if s.aof.enabled.Load() {
@@ -577,7 +603,7 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 			}
 		}
 	}()
-	timeout := time.Duration(s.cfg.Int("repl-timeout")) * time.Second
+	timeout := time.Duration(s.cfg.ReplTimeout()) * time.Second
 	for {
 		conn.SetReadDeadline(time.Now().Add(timeout))
 		_, err := rd.Fill(t)
@@ -668,9 +694,9 @@ func (l *primaryLink) info(w *infoWriter) {
 		}
 		w.int("master_link_down_since_seconds", since)
 	}
-	w.int("slave_priority", s.cfg.Int("replica-priority"))
-	w.int("slave_read_only", b2i(s.cfg.Bool("replica-read-only")))
-	w.int("replica_announced", b2i(s.cfg.Bool("replica-announced")))
+	w.int("slave_priority", s.cfg.ReplicaPriority())
+	w.int("slave_read_only", b2i(s.cfg.ReplicaReadOnly()))
+	w.int("replica_announced", b2i(s.cfg.ReplicaAnnounced()))
 }
 
 // role writes a replica's ROLE reply.
@@ -685,9 +711,4 @@ func (l *primaryLink) role(w *resp.Writer) {
 	} else {
 		w.Int(-1)
 	}
-}
-
-// FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]
-func failoverCommand(c *Client) {
-	c.w.Error("ERR FAILOVER is not implemented yet")
 }

@@ -103,7 +103,8 @@ type Server struct {
 	// noscript commands (Valkey's test switch).
 	scriptDenyOff atomic.Bool
 
-	repl replState // replication, both roles (repl_primary.go, repl_replica.go)
+	repl     replState     // replication, both roles (repl_primary.go, repl_replica.go)
+	failover failoverState // FAILOVER (repl_failover.go)
 }
 
 type serverStats struct {

@@ -62,6 +62,11 @@ type pauseState struct {
 	until    time.Time
 	writeOnl bool
 	cond     chan struct{} // closed on unpause
+	// failover: a FAILOVER pauses writes until it ends, apart from CLIENT
+	// PAUSE (Valkey's PAUSE_DURING_FAILOVER purpose: CLIENT UNPAUSE does
+	// not end it); foDone is closed when it does.
+	failover bool
+	foDone   chan struct{}
 }
 
 func (p *pauseState) blocks(cm *cmd) bool {
@@ -70,6 +75,9 @@ func (p *pauseState) blocks(cm *cmd) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.failover && cm.meta.Flags&writeLike != 0 {
+		return true
+	}
 	if p.until.IsZero() || time.Now().After(p.until) {
 		return false
 	}
@@ -81,14 +89,22 @@ func (p *pauseState) blocks(cm *cmd) bool {
 
 func (p *pauseState) wait(c *Client) {
 	p.mu.Lock()
-	until, ch := p.until, p.cond
+	until, ch, fo := p.until, p.cond, p.foDone
+	if !p.failover {
+		fo = nil
+	}
 	p.mu.Unlock()
 	c.flush()
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
+	var timer <-chan time.Time
+	if !until.IsZero() && (fo == nil || time.Now().Before(until)) {
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		timer = t.C
+	}
 	select {
-	case <-t.C:
+	case <-timer:
 	case <-ch:
+	case <-fo:
 	case <-c.unblock:
 	}
 	c.batchNow = time.Now().UnixMilli()
@@ -121,5 +137,22 @@ func (p *pauseState) unpause() {
 		p.cond = nil
 	}
 	p.until = time.Time{}
-	p.active.Store(false)
+	p.active.Store(p.failover)
+}
+
+// pauseFailover starts (on) or ends a FAILOVER's pause of writes.
+func (p *pauseState) pauseFailover(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if on == p.failover {
+		return
+	}
+	p.failover = on
+	if on {
+		p.foDone = make(chan struct{})
+		p.active.Store(true)
+		return
+	}
+	close(p.foDone)
+	p.active.Store(!p.until.IsZero())
 }
