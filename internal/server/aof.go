@@ -521,6 +521,7 @@ func (s *Server) runRewrite(rw *aof.Rewrite, atStart func(), done func(error)) {
 	a := &s.aof
 	opts := s.rdbOptions()
 	opts.RDB.AOFBase = true
+	opts.RDB.Repl = nil
 	opts.AtStart = atStart
 	if !s.cfg.AOFUseRDBPreamble() {
 		// A base of commands (the writers' options name it .base.aof);

@@ -65,6 +65,10 @@ type rdbState struct {
 	loadTotal atomic.Int64
 	loadRead  atomic.Int64
 	loadMem   atomic.Int64
+
+	// replAux: the replication AUX fields of the file loadRDBWith read
+	// last (restoreReplInfo).
+	replAux replAux
 }
 
 var (
@@ -88,7 +92,16 @@ func (s *Server) rdbOptions() snapshot.Options {
 	o := s.ks.RDBOptions() // the encoding limits and rdbcompression
 	o.Checksum = s.cfg.RDBChecksum()
 	o.UsedMem = s.ks.UsedMemory()
-	return snapshot.Options{RDB: o, Functions: s.scripts.LibraryCodes}
+	opts := snapshot.Options{RDB: o, Functions: s.scripts.LibraryCodes}
+	if s.repl.buf.Load() != nil {
+		// The replication history the file holds, as of its point in
+		// time: after a restart a primary keeps serving partial resyncs
+		// of it and a replica continues it (Valkey's rdbSaveInfo).
+		info := &rdb.ReplInfo{}
+		opts.RDB.Repl = info
+		opts.AtStart = func() { s.fillReplInfo(info) }
+	}
+	return opts
 }
 
 // beginSave starts a snapshot unless one is running.
@@ -376,10 +389,15 @@ func (s *Server) loadRDB() error {
 	}
 	// Counted for INFO loading_loaded_bytes; not an io.ByteReader, so
 	// package rdb reads it in chunks.
-	n, expired, err := s.loadRDBWith(loadCounter{f, &s.rdb.loadRead}, true, time.Now().UnixMilli(), s.ks.LoadEntry)
+	now := time.Now().UnixMilli()
+	if s.cfg.ReplicaOf() != nil {
+		now = 0 // a replica keeps expired keys: its primary deletes them
+	}
+	n, expired, err := s.loadRDBWith(loadCounter{f, &s.rdb.loadRead}, true, now, s.ks.LoadEntry)
 	if err != nil {
 		return fmt.Errorf("Fatal error loading the DB (%s): %v. Exiting.", path, err)
 	}
+	s.restoreReplInfo()
 	s.log.notice("Done loading RDB, keys loaded: %d, keys expired: %d.", n, expired)
 	s.log.notice("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
 	return nil
@@ -391,6 +409,7 @@ func (s *Server) loadRDB() error {
 // ms; 0 expires none, for an AOF's RDB base); it logs the AUX fields
 // Valkey logs when logAux.
 func (s *Server) loadRDBWith(r io.Reader, logAux bool, now int64, load func(e *rdb.Entry, nowMs int64) (bool, error)) (loaded, expired int64, err error) {
+	s.rdb.replAux = replAux{}
 	l := rdb.Loader{
 		OnEntry: func(e *rdb.Entry) error {
 			if s.rdb.abortLoad.Load() {
@@ -411,6 +430,7 @@ func (s *Server) loadRDBWith(r io.Reader, logAux bool, now int64, load func(e *r
 			return nil
 		},
 		OnAux: func(k, v []byte) error {
+			s.rdb.replAux.note(k, v)
 			if !logAux {
 				return nil
 			}

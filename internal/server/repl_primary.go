@@ -118,6 +118,10 @@ type replState struct {
 	link      *primaryLink // under mu; nil while a primary
 	isReplica atomic.Bool
 
+	// restoredDB: the stream's database the start-up RDB recorded, for
+	// the first link (a restarted replica continues its stream there).
+	restoredDB int
+
 	fullSyncs, partialOK, partialErr atomic.Int64
 	goodReplicas                     atomic.Int64
 }
@@ -168,6 +172,9 @@ func (s *Server) ensureBuffer() *repl.Buffer {
 	}
 	b := repl.NewBuffer(r.off, s.cfg.ReplBacklogSize())
 	r.buf.Store(b)
+	if len(r.replicas) == 0 {
+		r.noneAt = time.Now() // repl-backlog-ttl counts from here
+	}
 	r.reselect.Store(true)
 	if r.detach == nil {
 		r.detach = s.ks.Effects.Attach(replSink{s})

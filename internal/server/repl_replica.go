@@ -17,6 +17,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/effects"
+	"github.com/corvid-kv/corvid/internal/rdb"
 	"github.com/corvid-kv/corvid/internal/repl"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
@@ -69,6 +70,7 @@ type primaryLink struct {
 	syncTotal atomic.Int64
 	syncRead  atomic.Int64
 	stopped   atomic.Bool
+	streamDB  atomic.Int32 // the database the stream has selected (at off)
 
 	// The history PSYNC offers: the replid of the data this server
 	// holds (Valkey's cached primary), which it has up to off.
@@ -150,6 +152,8 @@ func (s *Server) startReplication(host string, port int, locked bool) {
 	}
 	l.off.Store(off)
 	l.readOff.Store(off)
+	l.streamDB.Store(int32(r.restoredDB))
+	r.restoredDB = 0
 	r.link = l
 	r.isReplica.Store(true)
 	reps := append([]*replica(nil), r.replicas...)
@@ -541,6 +545,7 @@ func (l *primaryLink) fullSync(br *bufio.Reader, conn net.Conn, id string, off i
 		}
 	}
 	l.cachedID = id
+	l.streamDB.Store(0) // the primary selects a database first
 	l.off.Store(off)
 	l.readOff.Store(off)
 	if s.aof.enabled.Load() {
@@ -584,6 +589,7 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 	fc := s.fakeClient()
 	fc.primaryLink = true
 	fc.ctx.Replica = true
+	fc.ctx.DB = int(l.streamDB.Load())
 	rd := resp.NewReader()
 	rd.MaxBulk = 1 << 62
 	rd.MaxQuery = 1 << 62
@@ -630,6 +636,7 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 			if b := s.repl.buf.Load(); b != nil {
 				b.Append(raw)
 			}
+			l.streamDB.Store(int32(fc.ctx.DB))
 			l.off.Add(int64(len(raw)))
 			s.stats.netReplInput.Add(int64(len(raw)))
 			t.kept = t.kept[len(raw):]
@@ -711,4 +718,73 @@ func (l *primaryLink) role(w *resp.Writer) {
 	} else {
 		w.Int(-1)
 	}
+}
+
+// replAux collects an RDB's replication AUX fields.
+type replAux struct {
+	id       string
+	off      int64
+	streamDB int
+	has      int // bit 0 id, 1 offset
+}
+
+func (a *replAux) note(k, v []byte) {
+	switch string(k) {
+	case "repl-id":
+		if len(v) == repl.MarkLen {
+			a.id = string(v)
+			a.has |= 1
+		}
+	case "repl-offset":
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= 0 {
+			a.off = n
+			a.has |= 2
+		}
+	case "repl-stream-db":
+		if n, err := strconv.Atoi(string(v)); err == nil && n >= 0 {
+			a.streamDB = n
+		}
+	}
+}
+
+// fillReplInfo fills a save's replication AUX fields at its point in
+// time (every stripe held): the history and offset the file holds, and
+// the database the stream has selected there.
+func (s *Server) fillReplInfo(info *rdb.ReplInfo) {
+	r := &s.repl
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	info.ID = r.hist.ID
+	info.Offset = s.replOffsetLocked()
+	info.StreamDB = 0
+	if l := r.link; l != nil {
+		if l.cachedID != "" {
+			info.ID = l.cachedID
+		}
+		info.Offset = l.off.Load()
+		info.StreamDB = int(l.streamDB.Load())
+	} else if !r.reselect.Load() && r.seldb >= 0 {
+		info.StreamDB = r.seldb
+	}
+}
+
+// restoreReplInfo takes the history the start-up RDB recorded, as Valkey
+// does after loading: a primary keeps serving partial resyncs of it (its
+// backlog starts at the file's offset), a replica continues it from its
+// primary.
+func (s *Server) restoreReplInfo() {
+	a := s.rdb.replAux
+	if a.has != 3 {
+		return
+	}
+	r := &s.repl
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hist = repl.History{ID: a.id, ID2: repl.ZeroID, Off2: -1}
+	r.off = a.off
+	r.restoredDB = a.streamDB
+	if s.cfg.ReplicaOf() == nil {
+		s.ensureBuffer()
+	}
+	s.log.notice("Restored the replication ID %s and offset %d from the RDB file", a.id, a.off)
 }
