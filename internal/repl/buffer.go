@@ -227,3 +227,14 @@ func (r *Reader) Closed() bool {
 	defer r.b.mu.Unlock()
 	return r.closed
 }
+
+// Mem is the memory the buffer's blocks take.
+func (b *Buffer) Mem() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := int64(0)
+	for k := b.head; k != nil; k = k.next {
+		n += int64(cap(k.data))
+	}
+	return n
+}

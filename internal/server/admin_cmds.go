@@ -29,7 +29,7 @@ func lastsaveCommand(c *Client) { c.w.Int(c.srv.ext().lastSave.Load()) }
 // dataset is saved first (NOSAVE skips it); a failed save keeps the server
 // running with Valkey's error, unless FORCE is given.
 func shutdownCommand(c *Client) {
-	var nosave, save, force, abort, withFlags bool
+	var nosave, save, force, abort, withFlags, now bool
 	for _, a := range c.ctx.Argv[1:] {
 		switch {
 		case db.EqualFold(a, "nosave"):
@@ -37,7 +37,7 @@ func shutdownCommand(c *Client) {
 		case db.EqualFold(a, "save"):
 			save, withFlags = true, true
 		case db.EqualFold(a, "now"):
-			withFlags = true // nothing to wait for: there are no replicas
+			now, withFlags = true, true // do not wait for lagging replicas
 		case db.EqualFold(a, "force"):
 			force, withFlags = true, true
 		case db.EqualFold(a, "abort"):
@@ -72,6 +72,10 @@ func shutdownCommand(c *Client) {
 	if s.rdb.loading.Load() {
 		// Valkey never saves a dataset that is still loading.
 		nosave, save = true, false
+	}
+	if !now {
+		resume := s.waitReplicasForShutdown()
+		defer resume()
 	}
 	if !nosave && (save || len(s.cfg.SavePoints()) > 0) {
 		if err := s.finalSave(); err != nil && !force {

@@ -180,7 +180,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 			}
 		}
 		w.section("Clients")
-		w.int("connected_clients", s.nclients.Load())
+		w.int("connected_clients", s.connectedClients())
 		w.int("cluster_connections", 0)
 		w.int("maxclients", int64(s.cfg.MaxClients()))
 		w.int("client_recent_max_input_buffer", 0)
@@ -256,9 +256,12 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.float("mem_fragmentation_ratio", ratio(rss, used))
 		w.int("mem_fragmentation_bytes", rss-used)
 		w.int("mem_not_counted_for_evict", 0)
-		w.int("mem_replication_backlog", 0)
-		w.int("mem_total_replication_buffers", 0)
-		w.int("mem_clients_slaves", 0)
+		// The replication buffer: the backlog's share, and what replicas
+		// hold beyond it (Valkey 7's shared buffer counts the same way).
+		replTotal, replBacklog := s.replBufferMem()
+		w.int("mem_replication_backlog", replBacklog)
+		w.int("mem_total_replication_buffers", replTotal)
+		w.int("mem_clients_slaves", replTotal-replBacklog)
 		w.int("mem_clients_normal", r.clients)
 		w.int("mem_cluster_links", 0)
 		w.int("mem_aof_buffer", 0)

@@ -126,7 +126,7 @@ func offLoopCommands(t *table) *offLoopSet {
 			o.first[c.name[0]&^0x20] = true
 		}
 		off := c.meta.Flags&command.FlagBlocking != 0 || c.meta == command.Debug || c.meta == command.Save || c.meta == command.Migrate ||
-			c.meta == command.Sync || c.meta == command.Psync || c.meta == command.Failover
+			c.meta == command.Sync || c.meta == command.Psync || c.meta == command.Failover || c.meta == command.Shutdown
 		for _, sub := range c.subs {
 			if sub.meta.Flags&command.FlagBlocking != 0 {
 				off = true

@@ -285,3 +285,51 @@ func (s *Server) psyncFailoverTarget(c *Client, id string) string {
 	}
 	return ""
 }
+
+// waitReplicasForShutdown gives lagging replicas up to shutdown-timeout
+// seconds to acknowledge the whole stream before a shutdown, writes
+// paused meanwhile (Valkey's SHUTDOWN without NOW, and SIGTERM). It
+// returns the function that ends the pause (a shutdown that fails goes
+// on serving).
+func (s *Server) waitReplicasForShutdown() (resume func()) {
+	resume = func() {}
+	t := s.cfg.ShutdownTimeout()
+	if t <= 0 || s.repl.isReplica.Load() || len(s.replicasSnapshot()) == 0 {
+		return
+	}
+	s.pause.pauseFailover(true)
+	resume = func() { s.pause.pauseFailover(false) }
+	s.log.notice("Waiting for replicas before shutting down.")
+	target := s.replOffset()
+	s.repl.getack.Store(true)
+	s.appendGetack()
+	deadline := time.Now().Add(time.Duration(t) * time.Second)
+	for {
+		lagging := 0
+		for _, rep := range s.replicasSnapshot() {
+			if rep.ackOff.Load() < target {
+				lagging++
+			}
+		}
+		if lagging == 0 {
+			s.log.notice("All the replicas are in sync.")
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, rep := range s.replicasSnapshot() {
+				if off := rep.ackOff.Load(); off < target {
+					s.log.warn("Lagging replica %s reported offset %d behind master, lag=%d, state=%s.",
+						rep.name(), target-off, (time.Now().UnixMilli()-rep.ackTime.Load())/1000, repStateNames[max(rep.state.Load(), 0)])
+				}
+			}
+			return
+		}
+		s.repl.mu.Lock()
+		ch := s.repl.acks
+		s.repl.mu.Unlock()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

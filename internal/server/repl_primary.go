@@ -854,7 +854,7 @@ func waitCommand(c *Client) {
 		return
 	}
 	if s.repl.isReplica.Load() {
-		c.w.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
+		c.w.Error("ERR WAIT cannot be used with replica instances. Please also note that if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
 		return
 	}
 	target := s.replOffset()
@@ -991,4 +991,15 @@ func roleCommand(c *Client) {
 		w.BulkString(strconv.Itoa(rep.port))
 		w.BulkString(strconv.FormatInt(rep.ackOff.Load(), 10))
 	}
+}
+
+// replBufferMem is the replication buffer's memory, and the part of it
+// the backlog accounts for.
+func (s *Server) replBufferMem() (total, backlog int64) {
+	b := s.repl.buf.Load()
+	if b == nil {
+		return 0, 0
+	}
+	total = b.Mem()
+	return total, min(total, s.cfg.ReplBacklogSize())
 }

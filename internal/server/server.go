@@ -389,11 +389,13 @@ wait:
 		case sig := <-signals:
 			if s.onSignal(sig, false) == sigShutdown {
 				s.log.notice("User requested shutdown...")
+				resume := s.waitReplicasForShutdown()
 				// With save points, save first (shutdown-on-sigterm
 				// default); a failed save keeps the server running, as
 				// Valkey's does.
 				if !s.rdb.finalSaved.Load() && len(cfg.SavePoints()) > 0 {
 					if s.finalSave() != nil {
+						resume()
 						continue
 					}
 				}

@@ -62,10 +62,11 @@ type pauseState struct {
 	until    time.Time
 	writeOnl bool
 	cond     chan struct{} // closed on unpause
-	// failover: a FAILOVER pauses writes until it ends, apart from CLIENT
-	// PAUSE (Valkey's PAUSE_DURING_FAILOVER purpose: CLIENT UNPAUSE does
-	// not end it); foDone is closed when it does.
-	failover bool
+	// failover counts the server's own pauses of writes (a FAILOVER, a
+	// SHUTDOWN waiting for its replicas), apart from CLIENT PAUSE
+	// (Valkey's pause purposes: CLIENT UNPAUSE does not end them); foDone
+	// is closed when the last ends.
+	failover int
 	foDone   chan struct{}
 }
 
@@ -75,7 +76,7 @@ func (p *pauseState) blocks(cm *cmd) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.failover && cm.meta.Flags&writeLike != 0 {
+	if p.failover > 0 && cm.meta.Flags&writeLike != 0 {
 		return true
 	}
 	if p.until.IsZero() || time.Now().After(p.until) {
@@ -90,7 +91,7 @@ func (p *pauseState) blocks(cm *cmd) bool {
 func (p *pauseState) wait(c *Client) {
 	p.mu.Lock()
 	until, ch, fo := p.until, p.cond, p.foDone
-	if !p.failover {
+	if p.failover == 0 {
 		fo = nil
 	}
 	p.mu.Unlock()
@@ -137,22 +138,28 @@ func (p *pauseState) unpause() {
 		p.cond = nil
 	}
 	p.until = time.Time{}
-	p.active.Store(p.failover)
+	p.active.Store(p.failover > 0)
 }
 
-// pauseFailover starts (on) or ends a FAILOVER's pause of writes.
+// pauseFailover starts (on) or ends one of the server's own pauses of
+// writes; they nest.
 func (p *pauseState) pauseFailover(on bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if on == p.failover {
-		return
-	}
-	p.failover = on
 	if on {
-		p.foDone = make(chan struct{})
+		if p.failover == 0 {
+			p.foDone = make(chan struct{})
+		}
+		p.failover++
 		p.active.Store(true)
 		return
 	}
-	close(p.foDone)
-	p.active.Store(!p.until.IsZero())
+	if p.failover == 0 {
+		return
+	}
+	p.failover--
+	if p.failover == 0 {
+		close(p.foDone)
+		p.active.Store(!p.until.IsZero())
+	}
 }
