@@ -39,6 +39,9 @@ type Encoder struct {
 // new incr file begins so, as Valkey sets aof_selected_db to -1).
 func (e *Encoder) Reset() { e.selected = 0 }
 
+// Selected is the database the encoded stream has selected, if any.
+func (e *Encoder) Selected() (db int, ok bool) { return e.selected - 1, e.selected > 0 }
+
 // AppendUnit appends u's ops (inside MULTI/EXEC when u is wrapped), each
 // preceded by a SELECT when its database differs from the selected one.
 func (e *Encoder) AppendUnit(dst []byte, u *effects.Unit) []byte {

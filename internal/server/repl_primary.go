@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/aof"
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/effects"
@@ -107,8 +108,10 @@ type replState struct {
 	lastPing time.Time
 	acks     chan struct{} // closed and replaced on every ACK
 
-	// The sink's own state, under the effects stream's mutex.
-	seldb    int
+	// The sink's own state, under the effects stream's mutex: the
+	// stream's encoder (its selected database); reselect makes the next
+	// unit select its database whatever the encoder thinks.
+	enc      aof.Encoder
 	reselect atomic.Bool
 	scratch  []byte
 
@@ -130,7 +133,6 @@ func (s *Server) initRepl() {
 	r := &s.repl
 	r.hist = repl.NewHistory()
 	r.acks = make(chan struct{})
-	r.seldb = -1
 	for _, name := range []string{"replica-read-only", "replica-serve-stale-data", "min-replicas-to-write", "min-replicas-max-lag"} {
 		s.cfg.OnChange(name, func(*config.Config) error { s.updateDiskDeny(); return nil })
 	}
@@ -185,8 +187,6 @@ func (s *Server) ensureBuffer() *repl.Buffer {
 // replSink appends committed units to the replication buffer.
 type replSink struct{ s *Server }
 
-var selectName = []byte("SELECT")
-
 func (k replSink) Write(u *effects.Unit) {
 	r := &k.s.repl
 	if r.isReplica.Load() {
@@ -197,16 +197,12 @@ func (k replSink) Write(u *effects.Unit) {
 		return
 	}
 	if r.reselect.Swap(false) {
-		r.seldb = -1
+		r.enc.Reset()
 	}
-	out := r.scratch[:0]
-	u.Each(func(dbi int, cmd []byte) {
-		if dbi != r.seldb {
-			out = effects.AppendCommand(out, selectName, strconv.AppendInt(nil, int64(dbi), 10))
-			r.seldb = dbi
-		}
-		out = append(out, cmd...)
-	})
+	// The AOF's encoding: a SELECT before an op whose database is not
+	// the selected one, inside MULTI when the unit is wrapped (Valkey
+	// propagates MULTI with no database).
+	out := r.enc.AppendUnit(r.scratch[:0], u)
 	b.Append(out)
 	if cap(out) > 1<<20 {
 		out = nil
@@ -286,6 +282,13 @@ func syncCommand(c *Client) {
 		rep.ip = a
 	}
 	rep.psync = psync
+	if !psync {
+		// SYNC: the old protocol, no +FULLRESYNC line, a disk-style
+		// payload (a length), as Valkey's SYNC.
+		rep.capaEOF = false
+	}
+	// Set before rep is published in r.pending: the cron reads it there.
+	rep.diskless = rep.capaEOF && s.cfg.ReplDisklessSync()
 	rep.ackTime.Store(time.Now().UnixMilli())
 	c.replica.Store(rep)
 	c.closeAfter = true
@@ -337,12 +340,6 @@ func syncCommand(c *Client) {
 		s.log.notice("Replica %s asks for synchronization", rep.name())
 	}
 	r.fullSyncs.Add(1)
-	if !psync {
-		// SYNC: the old protocol, no +FULLRESYNC line, a disk-style
-		// payload (a length), as Valkey's SYNC.
-		rep.capaEOF = false
-	}
-	rep.diskless = rep.capaEOF && s.cfg.ReplDisklessSync()
 	// Keep the link alive with newlines until the snapshot starts.
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()

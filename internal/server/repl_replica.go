@@ -72,6 +72,10 @@ type primaryLink struct {
 	stopped   atomic.Bool
 	streamDB  atomic.Int32 // the database the stream has selected (at off)
 
+	// The primary's client in CLIENT LIST and CLIENT KILL while the link
+	// streams (client_cmds.go).
+	view atomic.Pointer[Client]
+
 	// The history PSYNC offers: the replid of the data this server
 	// holds (Valkey's cached primary), which it has up to off.
 	cachedID string
@@ -589,6 +593,8 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 	fc := s.fakeClient()
 	fc.primaryLink = true
 	fc.ctx.Replica = true
+	l.view.Store(s.primaryClientView(conn))
+	defer l.view.Store(nil)
 	fc.ctx.DB = int(l.streamDB.Load())
 	rd := resp.NewReader()
 	rd.MaxBulk = 1 << 62
@@ -763,8 +769,8 @@ func (s *Server) fillReplInfo(info *rdb.ReplInfo) {
 		}
 		info.Offset = l.off.Load()
 		info.StreamDB = int(l.streamDB.Load())
-	} else if !r.reselect.Load() && r.seldb >= 0 {
-		info.StreamDB = r.seldb
+	} else if db, ok := r.enc.Selected(); ok && !r.reselect.Load() {
+		info.StreamDB = db
 	}
 }
 
