@@ -68,10 +68,10 @@ type replica struct {
 	ackTime  atomic.Int64 // unix ms of the last ACK
 	acked    chan struct{}
 	ackOnce  sync.Once
-	rd       *repl.Reader
-	fullOff  int64         // the offset +FULLRESYNC announced
-	synced   chan error    // the full sync's outcome
-	done     chan struct{} // closed when the connection ends
+	rd       atomic.Pointer[repl.Reader] // set when its stream is decided
+	started  atomic.Bool                 // its snapshot began: no more keepalives
+	synced   chan error                  // the full sync's outcome
+	done     chan struct{}               // closed when the connection ends
 	doneOnce sync.Once
 	diskless bool
 	psync    bool // PSYNC (SYNC gets no +FULLRESYNC line)
@@ -294,8 +294,8 @@ func syncCommand(c *Client) {
 	c.closeAfter = true
 	defer func() {
 		rep.close()
-		if rep.rd != nil {
-			rep.rd.Close()
+		if rd := rep.rd.Load(); rd != nil {
+			rd.Close()
 		}
 		s.dropReplica(rep)
 		if conn != c.conn {
@@ -311,8 +311,9 @@ func syncCommand(c *Client) {
 	partial := psync && r.hist.Continues(wantID, wantOff) && b.Has(wantOff)
 	id := r.hist.ID
 	if partial {
-		rep.rd = b.Reader(wantOff)
-		partial = rep.rd != nil
+		rd := b.Reader(wantOff)
+		rep.rd.Store(rd)
+		partial = rd != nil
 	}
 	if !partial {
 		r.pending = append(r.pending, rep)
@@ -368,13 +369,17 @@ func syncCommand(c *Client) {
 			s.sendStream(rep)
 			return
 		case <-tick.C:
-			if rep.state.Load() == repWaitBgsave && rep.rd == nil {
-				rep.wmu.Lock()
-				_, err := rep.conn.Write([]byte("\n"))
-				rep.wmu.Unlock()
-				if err != nil {
-					return
-				}
+			// Under the write lock: once the snapshot started no newline
+			// may fall inside its payload (one before +FULLRESYNC is
+			// fine: replicas skip them).
+			rep.wmu.Lock()
+			var err error
+			if !rep.started.Load() {
+				_, err = rep.conn.Write([]byte("\n"))
+			}
+			rep.wmu.Unlock()
+			if err != nil {
+				return
 			}
 		case <-rep.done:
 			return
@@ -396,11 +401,12 @@ func (r *replica) name() string { return net.JoinHostPort(r.ip, strconv.Itoa(r.p
 // sendStream writes the replica's reader to its connection until one of
 // them ends.
 func (s *Server) sendStream(rep *replica) {
+	rd := rep.rd.Load()
 	for {
-		p := rep.rd.Next()
+		p := rd.Next()
 		if p == nil {
 			select {
-			case <-rep.rd.Ready():
+			case <-rd.Ready():
 				continue
 			case <-rep.done:
 				return
@@ -408,7 +414,7 @@ func (s *Server) sendStream(rep *replica) {
 				return
 			}
 		}
-		if rep.rd.Closed() || rep.write(p) != nil {
+		if rd.Closed() || rep.write(p) != nil {
 			return
 		}
 		s.stats.netReplOutput.Add(int64(len(p)))
@@ -501,7 +507,6 @@ func (s *Server) replCron() {
 			return
 		case now := <-t.C:
 			s.replCronOnce(now)
-			s.replicaCron(now)
 		}
 	}
 }
@@ -525,7 +530,7 @@ func (s *Server) replCronOnce(now time.Time) {
 			rep.close()
 			continue
 		}
-		if rep.rd != nil && lim.HardBytes > 0 && rep.rd.Lag() > int64(lim.HardBytes) {
+		if rd := rep.rd.Load(); rd != nil && lim.HardBytes > 0 && rd.Lag() > int64(lim.HardBytes) {
 			s.log.warn("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", rep.name())
 			s.stats.obufLimitDisc.Add(1)
 			rep.close()
@@ -634,8 +639,8 @@ func (s *Server) startFullSync(reps []*replica, diskless bool) bool {
 		b := s.ensureBuffer()
 		off := b.End()
 		for _, rep := range reps {
-			rep.rd = b.Reader(off + 1)
-			rep.fullOff = off
+			rep.started.Store(true)
+			rep.rd.Store(b.Reader(off + 1))
 		}
 		info.ID, info.Offset = r.hist.ID, off
 		r.mu.Unlock()

@@ -664,9 +664,6 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 	}
 }
 
-// replicaCron is the replica's part of the replication cron: nothing to
-// do but notice a link that went silent is handled by its read deadline.
-func (s *Server) replicaCron(time.Time) {}
 
 // info writes a replica's fields of INFO replication.
 func (l *primaryLink) info(w *infoWriter) {
