@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"net"
 	"slices"
 	"strconv"
@@ -17,9 +18,9 @@ import (
 // copied out before anything else is locked), their mutex-guarded mirror
 // fields and their atomics, never through the fields their goroutine owns.
 
-// Client types, as Valkey's getClientTypeByName names them. Corvid has no
-// replicas or primaries yet, so every client is normal (pubsub once the
-// pub/sub commands exist).
+// Client types, as Valkey's getClientTypeByName names them. A replica is
+// a connection that ran SYNC or PSYNC; the primary is a replica's link to
+// its primary (the stand-in primaryClientView describes).
 const (
 	clientTypeNormal = iota
 	clientTypeReplica
@@ -41,11 +42,77 @@ func clientTypeByName(name []byte) int {
 	return -1
 }
 
+// clientType is Valkey's getClientType: the primary, a replica, a
+// subscriber, or normal. CLIENT KILL TYPE normal (which Sentinel sends
+// with every REPLICAOF) thus leaves the replication links alone.
 func (c *Client) clientType() int {
-	if c.subscribed() {
+	switch {
+	case c.primaryLink:
+		return clientTypePrimary
+	case c.replica.Load() != nil:
+		return clientTypeReplica
+	case c.subscribed():
 		return clientTypePubsub
 	}
 	return clientTypeNormal
+}
+
+// The primary's client. Valkey's replica runs its primary's stream on a
+// client of its own, which CLIENT LIST shows (flag M) and CLIENT KILL
+// (TYPE master, ID, ADDR, ...) closes: the replica then reconnects with a
+// partial resync. Corvid applies the stream on a fake client outside the
+// registry; while a link streams it keeps a stand-in (primaryLink.view)
+// with the identity Valkey's primary client has: an id of its own, the
+// link's connection and addresses, the time the stream started. The
+// stand-in is never run nor registered, only listed and matched; killing
+// it closes the link's connection.
+
+// primaryClientView makes the stand-in of a link streaming over conn.
+func (s *Server) primaryClientView(conn net.Conn) *Client {
+	c := &Client{srv: s, id: s.nextID.Add(1), conn: conn, created: time.Now(),
+		addr: conn.RemoteAddr().String(), laddr: conn.LocalAddr().String(),
+		primaryLink: true, unblock: make(chan int, 1)}
+	c.proto.Store(2)
+	c.mu.user = "(superuser)" // Valkey's primary client has no ACL user
+	c.lastActive.Store(c.created.UnixMilli())
+	return c
+}
+
+// primaryClient returns the stand-in of the link's client while the
+// server is a replica whose link streams, nil otherwise.
+func (s *Server) primaryClient() *Client {
+	s.repl.mu.Lock()
+	l := s.repl.link
+	s.repl.mu.Unlock()
+	if l == nil {
+		return nil
+	}
+	v := l.view.Load()
+	if v != nil {
+		v.lastActive.Store(l.lastIO.Load()) // idle: since the last byte from the primary
+	}
+	return v
+}
+
+// connectedClients is INFO's connected_clients, counted as Valkey does:
+// the connections but replicas, and a replica's primary.
+func (s *Server) connectedClients() int64 {
+	n := s.nclients.Load() - int64(len(s.replicasSnapshot()))
+	if s.primaryClient() != nil {
+		n++
+	}
+	return max(n, 0)
+}
+
+// listedClients is the registry (clientsSnapshot) with the primary's
+// client, in id order.
+func (s *Server) listedClients() []*Client {
+	out := s.clientsSnapshot()
+	if v := s.primaryClient(); v != nil {
+		i, _ := slices.BinarySearchFunc(out, v.id, func(c *Client, id int64) int { return cmp.Compare(c.id, id) })
+		out = slices.Insert(out, i, v)
+	}
+	return out
 }
 
 // clientsSnapshot returns the connected clients in connection (id) order,
@@ -152,6 +219,11 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	var fl []byte
 	if c.monitoring.Load() {
 		fl = append(fl, 'O')
+	} else if c.replica.Load() != nil {
+		fl = append(fl, 'S')
+	}
+	if c.primaryLink {
+		fl = append(fl, 'M')
 	}
 	if c.subscribed() {
 		fl = append(fl, 'P')
@@ -296,7 +368,7 @@ func clientListCommand(c *Client) {
 			c.w.Error("ERR Unknown client type '" + cstr(argv[3]) + "'")
 			return
 		}
-		for _, o := range s.clientsSnapshot() {
+		for _, o := range s.listedClients() {
 			if o.clientType() == t {
 				clients = append(clients, o)
 			}
@@ -311,13 +383,15 @@ func clientListCommand(c *Client) {
 			}
 			if o := s.clientByID(id); o != nil {
 				clients = append(clients, o)
+			} else if v := s.primaryClient(); v != nil && v.id == id {
+				clients = append(clients, v)
 			}
 		}
 	case len(argv) != 2:
 		c.w.Error(db.ErrSyntax)
 		return
 	default:
-		clients = s.clientsSnapshot()
+		clients = s.listedClients()
 	}
 	var b strings.Builder
 	for _, o := range clients {
@@ -458,7 +532,7 @@ func clientKillCommand(c *Client) {
 
 	nowSec := time.Now().Unix()
 	killed := 0
-	for _, o := range c.srv.clientsSnapshot() {
+	for _, o := range c.srv.listedClients() {
 		// A client already killed is on its way out (Valkey frees it at
 		// once); it must not be matched or counted twice.
 		if o.killed.Load() || (o == c && c.closeAfter) {
@@ -494,6 +568,11 @@ func clientKillCommand(c *Client) {
 			c.closeAfter = true // after this reply is written
 		} else {
 			o.kill()
+			if rep := o.replica.Load(); rep != nil {
+				// A replica's stream runs on a connection of its own
+				// (a loop client's is a duplicate of its socket).
+				rep.close()
+			}
 		}
 		killed++
 	}
