@@ -77,7 +77,10 @@ func truncate(b []byte) []byte {
 // next length bytes of br, or with a mark the bytes up to the mark's
 // second appearance (held back MarkLen bytes at a time until it is known
 // they are not the mark). Reading past the payload returns io.EOF; a
-// stream that ends first returns io.ErrUnexpectedEOF.
+// stream that ends first returns io.ErrUnexpectedEOF. With a mark, the
+// Read that returns the payload's last byte has consumed the mark: a
+// caller that stops there (an RDB loader stops after the checksum) finds
+// the stream after the mark next in br.
 func Payload(br *bufio.Reader, length int64, mark []byte) io.Reader {
 	if mark == nil {
 		return &lenReader{r: br, left: length}
@@ -108,8 +111,11 @@ func (l *lenReader) Read(p []byte) (int, error) {
 // markReader passes bytes through up to the mark, never consuming
 // from br past it (a primary may send the stream right after it): it
 // looks at what br holds and discards only what it passed on, keeping
-// the last MarkLen-1 bytes back until it knows they do not begin the
-// mark.
+// the last MarkLen bytes back until it knows they are not the mark. (Not
+// MarkLen-1, though that is enough to find the mark: data followed by
+// only the mark's first MarkLen-1 bytes would then be passed on whole,
+// and a caller that stops at the data's end would leave the mark's last
+// byte in br, read as the start of the stream.)
 type markReader struct {
 	r    *bufio.Reader
 	mark []byte
@@ -147,7 +153,7 @@ func (m *markReader) step() error {
 		m.tail, m.done = nil, true
 		return nil
 	}
-	keep := min(len(comb), MarkLen-1)
+	keep := min(len(comb), MarkLen)
 	m.out = append(m.out[:0], comb[:len(comb)-keep]...)
 	m.tail = append([]byte(nil), comb[len(comb)-keep:]...)
 	m.r.Discard(len(look))
