@@ -29,6 +29,7 @@ type sentinelCluster struct {
 	dir       string // every process's directory is under it
 	primary   *testutil.Proc
 	rejoined  *testutil.Proc // the old primary, restarted
+	restarted *testutil.Proc // the remaining replica, restarted
 	replicas  [2]*testutil.Proc
 	confs     map[*testutil.Proc]string // each Corvid's configuration file
 	sentinels []*testutil.Proc
@@ -92,6 +93,9 @@ func (sc *sentinelCluster) dumpLogs() {
 	if sc.rejoined != nil {
 		conf, _ := os.ReadFile(sc.confs[sc.rejoined])
 		t.Logf("---- corvid old primary restarted %s ----\n%s\n---- its configuration file ----\n%s", sc.rejoined.Addr, sc.rejoined.Output(), conf)
+	}
+	if sc.restarted != nil {
+		t.Logf("---- corvid remaining replica restarted %s ----\n%s", sc.restarted.Addr, sc.restarted.Output())
 	}
 	for i, r := range sc.replicas {
 		if r != nil {
@@ -226,6 +230,55 @@ func TestSentinelFailover(t *testing.T) {
 		return n == 2, info
 	})
 
+	// The replication links' ends are the replica clients (flag S) on the
+	// primary and the primary's client (flag M) on each replica, and the
+	// CLIENT KILL TYPE normal Sentinel sends with every REPLICAOF leaves
+	// them alone. (Checked before the sentinels start: killing their
+	// connections would delay their PINGs past down-after-milliseconds.)
+	linkClients := func(c *redis.Client, typ, flags string, n int) string {
+		t.Helper()
+		list, err := c.Do(ctx, "CLIENT", "LIST", "TYPE", typ).Text()
+		lines := strings.Split(strings.TrimSpace(list), "\n")
+		var ids []string
+		for _, line := range lines {
+			if id, _, _ := strings.Cut(line, " "); strings.Contains(line, " flags="+flags+" ") {
+				ids = append(ids, id)
+			}
+		}
+		if err != nil || len(lines) != n || len(ids) != n {
+			t.Fatalf("CLIENT LIST TYPE %s = %q, %v; want %d clients with flags=%s", typ, list, err, n, flags)
+		}
+		return strings.Join(ids, " ")
+	}
+	sentinelWait(t, 5*time.Second, "both replicas streaming", func() (bool, string) {
+		for i := range rc {
+			if list, err := rc[i].Do(ctx, "CLIENT", "LIST", "TYPE", "master").Text(); err != nil || list == "" {
+				return false, fmt.Sprintf("replica %d: CLIENT LIST TYPE master = %q, %v", i, list, err)
+			}
+		}
+		return true, ""
+	})
+	replicaIDs := linkClients(pc, "replica", "S", 2)
+	primaryIDs := [2]string{linkClients(rc[0], "master", "M", 1), linkClients(rc[1], "master", "M", 1)}
+	for _, c := range []*redis.Client{pc, rc[0], rc[1]} {
+		if err := c.Do(ctx, "CLIENT", "KILL", "TYPE", "normal").Err(); err != nil {
+			t.Fatalf("CLIENT KILL TYPE normal: %v", err)
+		}
+	}
+	if ids := linkClients(pc, "replica", "S", 2); ids != replicaIDs {
+		t.Errorf("CLIENT KILL TYPE normal on the primary cut a replica: %s, then %s", replicaIDs, ids)
+	}
+	for i := range rc {
+		if id := linkClients(rc[i], "master", "M", 1); id != primaryIDs[i] {
+			t.Errorf("CLIENT KILL TYPE normal on replica %d cut its link: %s, then %s", i, primaryIDs[i], id)
+		}
+	}
+	// The kills closed the clients' other pooled connections: new clients.
+	pc = newClient(t, sc.primary.Addr, 2)
+	for i := range rc {
+		rc[i] = newClient(t, sc.replicas[i].Addr, 2)
+	}
+
 	// The sentinels.
 	ports := make([]int, 3)
 	for i := range ports {
@@ -334,33 +387,6 @@ func TestSentinelFailover(t *testing.T) {
 	})
 	if n, err := newp.Do(ctx, "WAIT", "1", "5000").Int(); err != nil || n != 1 {
 		t.Fatalf("WAIT 1 5000 on the new primary = %d, %v; want 1", n, err)
-	}
-
-	// The replication link's two ends are the replica client (flag S) on
-	// the new primary and the primary client (flag M) on the replica, and
-	// the CLIENT KILL TYPE normal Sentinel sends with every REPLICAOF
-	// leaves them alone.
-	linkClient := func(c *redis.Client, typ, flags string) string {
-		t.Helper()
-		list, err := c.Do(ctx, "CLIENT", "LIST", "TYPE", typ).Text()
-		lines := strings.Split(strings.TrimSpace(list), "\n")
-		if err != nil || len(lines) != 1 || !strings.Contains(lines[0], " flags="+flags+" ") {
-			t.Fatalf("CLIENT LIST TYPE %s = %q, %v; want one client with flags=%s", typ, list, err, flags)
-		}
-		id, _, _ := strings.Cut(lines[0], " ")
-		return id
-	}
-	replicaID, primaryID := linkClient(newp, "replica", "S"), linkClient(other, "master", "M")
-	for _, c := range []*redis.Client{newp, other} {
-		if err := c.Do(ctx, "CLIENT", "KILL", "TYPE", "normal").Err(); err != nil {
-			t.Fatalf("CLIENT KILL TYPE normal: %v", err)
-		}
-	}
-	if id := linkClient(newp, "replica", "S"); id != replicaID {
-		t.Errorf("CLIENT KILL TYPE normal on the new primary cut its replica: %s, then %s", replicaID, id)
-	}
-	if id := linkClient(other, "master", "M"); id != primaryID {
-		t.Errorf("CLIENT KILL TYPE normal on the replica cut its link: %s, then %s", primaryID, id)
 	}
 
 	// Every acknowledged key survived, on both.
@@ -489,4 +515,24 @@ func TestSentinelFailover(t *testing.T) {
 		}
 		return true, ""
 	})
+
+	// The configuration file Sentinel's CONFIG REWRITE left is enough for
+	// a replica killed and restarted on it to follow the new primary on
+	// its own (its log has no REPLICAOF command this time).
+	rem := sc.replicas[1-newIdx]
+	rem.Stop()
+	sc.restarted = testutil.StartCorvidAt(t, rem.Dir, rem.Port, append([]string{sc.confs[rem]}, corvidNodeArgs...)...)
+	sc.confs[sc.restarted] = sc.confs[rem]
+	rc2 := newClient(t, sc.restarted.Addr, 2)
+	sentinelWait(t, 15*time.Second, "the restarted replica following the new primary", func() (bool, string) {
+		role := sentinelRole(ctx, rc2)
+		if len(role) != 5 || role[0] != "slave" || role[2] != int64(newPort) || role[3] != "connected" {
+			return false, fmt.Sprintf("ROLE %v", role)
+		}
+		return true, ""
+	})
+	if strings.Contains(sc.restarted.Output(), "REPLICAOF") {
+		t.Errorf("the restarted replica was told REPLICAOF again:\n%s", sc.restarted.Output())
+	}
+	checkKeys("restarted replica", rc2)
 }
