@@ -155,6 +155,8 @@ type Client struct {
 	replCapaEOF    bool
 	replCapaPsync2 bool
 	replRDBOnly    bool // REPLCONF rdb-only 1: the RDB and nothing after
+	replFnOnly     bool // REPLCONF rdb-filter-only: no data in the RDB
+	replNoFn       bool // ... and no functions (no "functions" filter)
 	replica        atomic.Pointer[replica]
 	primaryLink    bool // the fake client applying a primary's stream
 }
@@ -529,6 +531,10 @@ func (c *Client) SetBlocked(on bool) {
 // Disconnected is closed when the peer goes away while the client is
 // blocked (db.Ctx.Block selects on it).
 func (c *Client) Disconnected() <-chan struct{} { return c.gone }
+
+// InScript reports whether the running command was called by a script
+// (XREAD and XREADGROUP refuse BLOCK there).
+func (c *Client) InScript() bool { return c.inScript }
 
 func (c *Client) startWatcher() {
 	if c.watching {

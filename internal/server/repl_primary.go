@@ -76,6 +76,8 @@ type replica struct {
 	diskless bool
 	psync    bool // PSYNC (SYNC gets no +FULLRESYNC line)
 	capaEOF  bool
+	fnOnly   bool // REPLCONF rdb-filter-only: no data
+	noFn     bool // ... and no functions either (an empty filter)
 	psync2   bool
 	since    time.Time
 }
@@ -282,13 +284,13 @@ func syncCommand(c *Client) {
 		rep.ip = a
 	}
 	rep.psync = psync
-	if !psync {
-		// SYNC: the old protocol, no +FULLRESYNC line, a disk-style
-		// payload (a length), as Valkey's SYNC.
-		rep.capaEOF = false
-	}
-	// Set before rep is published in r.pending: the cron reads it there.
-	rep.diskless = rep.capaEOF && s.cfg.ReplDisklessSync()
+	// Set before rep is published in r.pending: the cron reads them
+	// there. A filtered transfer (rdb-filter-only functions) is always
+	// diskless and a snapshot of its own: it must not replace dbfilename
+	// nor be shared with replicas that want the data.
+	rep.fnOnly = c.replFnOnly
+	rep.noFn = c.replNoFn
+	rep.diskless = rep.capaEOF && (s.cfg.ReplDisklessSync() || rep.fnOnly)
 	rep.ackTime.Store(time.Now().UnixMilli())
 	c.replica.Store(rep)
 	c.closeAfter = true
@@ -588,8 +590,8 @@ func (s *Server) maybeStartSync(now time.Time) {
 		r.mu.Unlock()
 		return
 	}
-	diskless := r.pending[0].diskless
-	if diskless {
+	diskless, fnOnly := r.pending[0].diskless, r.pending[0].fnOnly
+	if diskless && !fnOnly {
 		delay := time.Duration(s.cfg.ReplDisklessSyncDelay()) * time.Second
 		maxRep := int(s.cfg.ReplDisklessSyncMaxReplicas())
 		if now.Sub(r.pending[0].since) < delay && (maxRep == 0 || len(r.pending) < maxRep) {
@@ -598,8 +600,9 @@ func (s *Server) maybeStartSync(now time.Time) {
 		}
 	}
 	var reps, rest []*replica
-	for _, rep := range r.pending {
-		if rep.diskless == diskless {
+	for i, rep := range r.pending {
+		// A filtered transfer is a snapshot of its own.
+		if i == 0 || !fnOnly && !rep.fnOnly && rep.diskless == diskless {
 			reps = append(reps, rep)
 		} else {
 			rest = append(rest, rep)
@@ -608,7 +611,7 @@ func (s *Server) maybeStartSync(now time.Time) {
 	r.pending = rest
 	r.syncing = true
 	r.mu.Unlock()
-	if !s.startFullSync(reps, diskless) {
+	if !s.startFullSync(reps, diskless, fnOnly) {
 		// Another snapshot runs: try again on the next tick.
 		r.mu.Lock()
 		r.pending = append(reps, r.pending...)
@@ -619,7 +622,7 @@ func (s *Server) maybeStartSync(now time.Time) {
 
 // startFullSync takes the snapshot for reps and sends it on a goroutine
 // of its own; false if a save or rewrite runs.
-func (s *Server) startFullSync(reps []*replica, diskless bool) bool {
+func (s *Server) startFullSync(reps []*replica, diskless, fnOnly bool) bool {
 	r := &s.repl
 	rs := &s.rdb
 	rs.begin.Lock()
@@ -633,6 +636,10 @@ func (s *Server) startFullSync(reps []*replica, diskless bool) bool {
 	info := &rdb.ReplInfo{}
 	opts := s.rdbOptions()
 	opts.RDB.Repl = info
+	opts.FunctionsOnly = fnOnly
+	if fnOnly && reps[0].noFn {
+		opts.Functions = nil
+	}
 	opts.AtStart = func() {
 		// Every stripe is held: no unit is being committed.
 		r.mu.Lock()
@@ -829,7 +836,18 @@ func replconfCommand(c *Client) {
 				return
 			}
 			c.replRDBOnly = n == 1
-		case "rdb-filter-only", "version", "rdb-channel", "main-ch-client-id":
+		case "rdb-filter-only":
+			// Include filters: no data, and the function libraries only
+			// if "functions" is among them (Valkey's only filter).
+			c.replFnOnly, c.replNoFn = true, true
+			for _, f := range strings.Fields(string(val)) {
+				if !strings.EqualFold(f, "functions") {
+					c.w.Error("ERR Unsupported rdb-filter-only option: " + f)
+					return
+				}
+				c.replNoFn = false
+			}
+		case "version", "rdb-channel", "main-ch-client-id":
 			// Accepted (dual-channel and rdb-only transfers are not
 			// offered: Corvid's primary answers as with them off).
 		default:

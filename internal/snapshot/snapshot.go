@@ -73,6 +73,9 @@ type Options struct {
 	// point in time (the server changes them under every stripe); Save
 	// writes them after the header, as Valkey does.
 	Functions func() [][]byte
+	// FunctionsOnly writes the header and the function libraries and no
+	// keys (a replica's REPLCONF rdb-filter-only functions).
+	FunctionsOnly bool
 }
 
 // FunctionWriter is an EntryWriter that can hold function libraries
@@ -270,7 +273,7 @@ func (s *Snapshot) Save(w io.Writer) (Stats, error) {
 	}
 	for dbi := range s.shards {
 		keys, expires := s.countDB(dbi)
-		if keys == 0 {
+		if keys == 0 || s.opts.FunctionsOnly {
 			s.markDBDone(dbi)
 			continue
 		}

@@ -9,6 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/corvid-kv/corvid/internal/effects"
+	"github.com/corvid-kv/corvid/internal/rdb"
+	"github.com/corvid-kv/corvid/internal/repl"
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
@@ -315,5 +318,65 @@ func TestReplShutdownWaitsForReplicas(t *testing.T) {
 	}
 	if v := rc.Get(ctx, "s:1999").Val(); v != "1999" {
 		t.Errorf("the last write before SHUTDOWN on the replica = %q", v)
+	}
+}
+
+// TestReplRDBOnlyTransfers: REPLCONF rdb-only 1 gets the RDB and then the
+// connection closes (valkey-cli --rdb); rdb-filter-only functions gets
+// the function libraries and no keys (valkey-cli --functions-rdb), and
+// an empty filter neither; an unknown filter is Valkey's error.
+func TestReplRDBOnlyTransfers(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	p := testutil.StartCorvid(t)
+	pc := newClient(t, p.Addr, 2)
+	pc.Set(ctx, "a", "1", 0)
+	if err := pc.Do(ctx, "FUNCTION", "LOAD", "#!lua name=mylib\nserver.register_function('f', function() return 1 end)").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		filter    string // "-": none
+		keys, fns int
+	}{{"-", 1, 1}, {"functions", 0, 1}, {"", 0, 0}} {
+		conn, br := testutil.DialConn(t, p.Addr)
+		send := func(args ...string) string {
+			bs := make([][]byte, len(args))
+			for i, a := range args {
+				bs[i] = []byte(a)
+			}
+			conn.Write(effects.AppendCommand(nil, bs...))
+			line, _ := br.ReadString('\n')
+			return strings.TrimSpace(line)
+		}
+		send("REPLCONF", "capa", "eof")
+		send("REPLCONF", "rdb-only", "1")
+		if tc.filter != "-" {
+			if got := send("REPLCONF", "rdb-filter-only", tc.filter); got != "+OK" {
+				t.Fatalf("filter %q: %s", tc.filter, got)
+			}
+		}
+		conn.Write([]byte("SYNC\r\n"))
+		n, mark, err := repl.ReadPayloadHeader(br)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys, fns int
+		l := rdb.Loader{
+			OnEntry:    func(*rdb.Entry) error { keys++; return nil },
+			OnFunction: func([]byte) error { fns++; return nil },
+		}
+		if _, err := l.Load(repl.Payload(br, n, mark)); err != nil {
+			t.Fatalf("filter %q: %v", tc.filter, err)
+		}
+		if keys != tc.keys || fns != tc.fns {
+			t.Errorf("filter %q: %d keys, %d libraries; want %d, %d", tc.filter, keys, fns, tc.keys, tc.fns)
+		}
+		if _, err := br.ReadByte(); err == nil {
+			t.Errorf("filter %q: the connection stays open after an rdb-only transfer", tc.filter)
+		}
+	}
+	conn, br := testutil.DialConn(t, p.Addr)
+	conn.Write([]byte("REPLCONF rdb-filter-only \"functions keys\"\r\n"))
+	if line, _ := br.ReadString('\n'); strings.TrimSpace(line) != "-ERR Unsupported rdb-filter-only option: keys" {
+		t.Errorf("unknown filter: %q", line)
 	}
 }
