@@ -664,7 +664,6 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 	}
 }
 
-
 // info writes a replica's fields of INFO replication.
 func (l *primaryLink) info(w *infoWriter) {
 	s := l.s
