@@ -195,7 +195,14 @@ func sentinelReady(ctx context.Context, s *redis.Client) (bool, string) {
 // master and which accepts writes, the other replica must follow it, both
 // must hold every acknowledged key, the sentinels' CONFIG REWRITE must
 // have persisted the new roles in the Corvids' configuration files, and
-// all three sentinels must agree on the new master.
+// all three sentinels must end the failover agreeing on the new master.
+// Then the old primary, restarted empty at its address, is turned into a
+// replica of the new one by the sentinels and gets every key; and the
+// remaining replica, killed and restarted on its rewritten configuration
+// file, follows the new primary by itself. Before the sentinels start,
+// CLIENT LIST TYPE replica/master name the links' two ends (flags S, M)
+// and CLIENT KILL TYPE normal, which Sentinel sends with every
+// REPLICAOF, leaves them alone.
 func TestSentinelFailover(t *testing.T) {
 	testutil.SentinelPath(t) // skips when there is no valkey-sentinel
 	ctx := testCtx(t, 2*time.Minute)
