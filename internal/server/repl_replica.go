@@ -639,7 +639,10 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 			if err := fc.replayOne(argv); err != nil {
 				s.log.warn("== CRITICAL == This replica is sending an error to its primary: '%v' after processing the command '%s'", err, argv[0])
 			}
-			if b := s.repl.buf.Load(); b != nil {
+			// Forwarded unless REPLICAOF NO ONE ran inside an EXEC meanwhile
+			// (it cannot wait for this goroutine): then the server is a
+			// primary and its own sink streamed the command's effects.
+			if b := s.repl.buf.Load(); b != nil && !l.stopped.Load() {
 				b.Append(raw)
 			}
 			l.streamDB.Store(int32(fc.ctx.DB))

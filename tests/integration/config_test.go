@@ -134,8 +134,8 @@ func TestStartupRefusals(t *testing.T) {
 	}{
 		{"cluster-enabled in file", []string{write("cluster.conf", "# cluster\ncluster-enabled yes\n")},
 			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "at line 2", ">>> 'cluster-enabled yes'", "cluster-enabled yes is not supported"}},
-		{"replicaof flag", []string{"--replicaof", "127.0.0.1 6379"},
-			[]string{"FATAL CONFIG FILE ERROR", "replicaof", "not supported"}},
+		{"replicaof with a bad port", []string{"--replicaof", "127.0.0.1 70000"},
+			[]string{"FATAL CONFIG FILE ERROR", "Invalid primary port"}},
 		{"unknown directive", []string{write("bad.conf", "port 6379\nnot-a-directive yes\n")},
 			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "Reading the configuration file, at line 2", ">>> 'not-a-directive yes'", "Bad directive or wrong number of arguments"}},
 		{"bad value", []string{"--maxmemory-policy", "sometimes"},
