@@ -593,8 +593,11 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 	fc := s.fakeClient()
 	fc.primaryLink = true
 	fc.ctx.Replica = true
-	l.view.Store(s.primaryClientView(conn))
+	view := s.primaryClientView(conn)
+	l.view.Store(view)
 	defer l.view.Store(nil)
+	// MONITOR shows the primary's commands under its address, as Valkey's.
+	fc.id, fc.addr, fc.laddr = view.id, view.addr, view.laddr
 	fc.ctx.DB = int(l.streamDB.Load())
 	rd := resp.NewReader()
 	rd.MaxBulk = 1 << 62
