@@ -380,3 +380,47 @@ func TestReplRDBOnlyTransfers(t *testing.T) {
 		t.Errorf("unknown filter: %q", line)
 	}
 }
+
+// TestReplWriteGuards: min-replicas-to-write refuses writes (NOREPLICAS)
+// until enough replicas acknowledge within min-replicas-max-lag; a replica
+// with replica-serve-stale-data no answers MASTERDOWN while its link is
+// down; replica-announce-ip/port are what the primary lists; WAITAOF
+// counts a replica that fsynced (appendonly yes there).
+func TestReplWriteGuards(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	p := testutil.StartCorvid(t, "--repl-diskless-sync-delay", "0", "--min-replicas-to-write", "1", "--min-replicas-max-lag", "10")
+	pc := newClient(t, p.Addr, 2)
+	if err := pc.Set(ctx, "k", "v", 0).Err(); err == nil || err.Error() != "NOREPLICAS Not enough good replicas to write." {
+		t.Fatalf("write with no replica: %v", err)
+	}
+	if err := pc.Get(ctx, "k").Err(); err != redis.Nil {
+		t.Errorf("a read is refused too: %v", err)
+	}
+	_, rc := foReplicaOf(t, ctx, p, "--replica-announce-ip", "10.1.2.3", "--replica-announce-port", "7777",
+		"--replica-serve-stale-data", "no", "--appendonly", "yes")
+	if !waitFor(5*time.Second, func() bool { return pc.Set(ctx, "k", "v", 0).Err() == nil }) {
+		t.Fatalf("writes stay refused with a good replica: %v", pc.Set(ctx, "k", "v", 0).Err())
+	}
+	if got := foInfo(ctx, pc, "replication", "slave0"); !strings.HasPrefix(got, "ip=10.1.2.3,port=7777,state=online,") {
+		t.Errorf("slave0 = %q, want the announced address", got)
+	}
+	if v, err := pc.Do(ctx, "WAITAOF", "0", "1", "5000").Slice(); err != nil || len(v) != 2 || v[1] != int64(1) {
+		t.Errorf("WAITAOF 0 1 with an appendonly replica: %v %v", v, err)
+	}
+	// The primary goes away: the replica refuses what is not flagged
+	// stale, and still answers INFO.
+	pc.Do(ctx, "SHUTDOWN", "NOSAVE", "NOW")
+	p.WaitExit(10 * time.Second)
+	if !waitFor(10*time.Second, func() bool { return foInfo(ctx, rc, "replication", "master_link_status") == "down" }) {
+		t.Fatal("the replica does not see its link down")
+	}
+	if err := rc.Get(ctx, "k").Err(); err == nil || err.Error() != "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." {
+		t.Errorf("GET with the link down and replica-serve-stale-data no: %v", err)
+	}
+	if err := rc.Do(ctx, "CONFIG", "SET", "replica-serve-stale-data", "yes").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := rc.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Errorf("GET with replica-serve-stale-data yes: %q %v", v, err)
+	}
+}
