@@ -120,7 +120,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hostile:", err)
 		os.Exit(1)
 	}
-	dieWithParent()
+	benchproc.DieWithParent()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -138,16 +138,6 @@ func main() {
 		os.Exit(1)
 	}
 	os.RemoveAll(tmp)
-}
-
-// dieWithParent asks the kernel for SIGTERM when the parent dies (`go
-// run`, which does not pass SIGTERM on), so the servers are still stopped.
-func dieWithParent() {
-	ppid := os.Getppid()
-	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0)
-	if errno == 0 && os.Getppid() != ppid {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	}
 }
 
 func logf(format string, args ...any) {

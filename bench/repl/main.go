@@ -84,17 +84,15 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/corvid-kv/corvid/bench/internal/benchproc"
 )
 
 // config is the parsed command line.
@@ -205,36 +203,4 @@ func parseFlags(args []string) (*config, error) {
 	return c, nil
 }
 
-func main() {
-	cfg, err := parseFlags(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "repl:", err)
-		os.Exit(2)
-	}
-	dieWithParent()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err = run(ctx, cfg)
-	stop()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "repl: interrupted; servers stopped")
-			os.Exit(130)
-		}
-		fmt.Fprintln(os.Stderr, "repl:", err)
-		os.Exit(1)
-	}
-}
-
-// dieWithParent asks the kernel for SIGTERM when the parent dies (the
-// wrapper's `go run`, which does not pass SIGTERM on), so the servers are
-// still stopped.
-func dieWithParent() {
-	ppid := os.Getppid()
-	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0)
-	if errno == 0 && os.Getppid() != ppid {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	}
-}
+func main() { benchproc.Main("repl", parseFlags, run) }

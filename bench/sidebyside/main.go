@@ -86,14 +86,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/corvid-kv/corvid/bench/internal/benchproc"
@@ -122,28 +119,7 @@ type config struct {
 	argv      []string // as given, for the report
 }
 
-func main() {
-	cfg, err := parseFlags(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "seed-side-by-side:", err)
-		os.Exit(2)
-	}
-	dieWithParent()
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	err = run(ctx, cfg)
-	stop()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "seed-side-by-side: interrupted; servers stopped")
-			os.Exit(130)
-		}
-		fmt.Fprintln(os.Stderr, "seed-side-by-side:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchproc.Main("seed-side-by-side", parseFlags, run) }
 
 func parseFlags(args []string) (*config, error) {
 	fs := flag.NewFlagSet("seed-side-by-side", flag.ContinueOnError)

@@ -157,17 +157,6 @@ func (s *server) prefill(prefix string) error {
 	return nil
 }
 
-// dieWithParent asks the kernel for SIGTERM when the parent dies (the
-// wrapper's `go run`, which does not pass SIGTERM on), so the servers are
-// still stopped.
-func dieWithParent() {
-	ppid := os.Getppid()
-	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0)
-	if errno == 0 && os.Getppid() != ppid {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	}
-}
-
 // measure runs corvid-bench once against s and reads the server's CPU
 // around it.
 func measure(ctx context.Context, c *config, tmp string, s *server, sc matrix.SeedCommand, pipeline, round int, hz float64) (runResult, error) {
