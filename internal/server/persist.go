@@ -345,15 +345,22 @@ func (s *Server) saveCron(now time.Time) {
 
 // runSaveCron calls saveCron once a second until the server stops.
 func (s *Server) runSaveCron() {
-	t := time.NewTicker(time.Second)
+	s.every(time.Second, func(now time.Time) {
+		s.saveCron(now)
+		s.rewriteCron(now)
+	})
+}
+
+// every calls fn every d until the server stops.
+func (s *Server) every(d time.Duration, fn func(now time.Time)) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case now := <-t.C:
-			s.saveCron(now)
-			s.rewriteCron(now)
+			fn(now)
 		}
 	}
 }

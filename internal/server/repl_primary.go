@@ -500,18 +500,7 @@ func (s *Server) replicasSnapshot() []*replica {
 // behind (client-output-buffer-limit replica), frees a backlog nobody
 // used for repl-backlog-ttl, and counts the good replicas
 // (min-replicas-to-write).
-func (s *Server) replCron() {
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case now := <-t.C:
-			s.replCronOnce(now)
-		}
-	}
-}
+func (s *Server) replCron() { s.every(100*time.Millisecond, s.replCronOnce) }
 
 func (s *Server) replCronOnce(now time.Time) {
 	r := &s.repl

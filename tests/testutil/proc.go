@@ -222,23 +222,7 @@ func launch(t testing.TB, bin string, args []string, dir string) *Proc {
 	port := FreePort(t)
 	full := append([]string{}, args...)
 	full = append(full, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir)
-	cmd := exec.Command(bin, full...)
-	cmd.Dir = dir
-	p := &Proc{Cmd: cmd, Port: port, Addr: "127.0.0.1:" + strconv.Itoa(port), Dir: dir,
-		Log: &strings.Builder{}, mu: &sync.Mutex{}, done: make(chan struct{})}
-	// An io.Writer (not a pipe we read ourselves) makes Wait return only
-	// after all output was copied, so Output is complete after exit.
-	cmd.Stdout = logWriter{p}
-	cmd.Stderr = logWriter{p}
-	setDeathSig(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.exitErr = cmd.Wait()
-		close(p.done)
-	}()
-	return p
+	return spawn(t, exec.Command(bin, full...), dir, port)
 }
 
 func start(t testing.TB, bin string, args []string, corvid bool) *Proc {
@@ -415,4 +399,26 @@ func RunAs(t testing.TB, bin, argv0, stdin string, args ...string) (int, string)
 	}
 	t.Fatalf("%s %q: %v\n%s", argv0, args, err, out)
 	return 0, ""
+}
+
+// spawn starts cmd in dir for a process that will listen on
+// 127.0.0.1:port, capturing its output (complete once it exited).
+func spawn(t testing.TB, cmd *exec.Cmd, dir string, port int) *Proc {
+	t.Helper()
+	cmd.Dir = dir
+	p := &Proc{Cmd: cmd, Port: port, Addr: "127.0.0.1:" + strconv.Itoa(port), Dir: dir,
+		Log: &strings.Builder{}, mu: &sync.Mutex{}, done: make(chan struct{})}
+	// An io.Writer (not a pipe we read ourselves) makes Wait return only
+	// after all output was copied, so Output is complete after exit.
+	cmd.Stdout = logWriter{p}
+	cmd.Stderr = logWriter{p}
+	setDeathSig(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p
 }

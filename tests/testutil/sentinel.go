@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -131,19 +130,7 @@ func startAt(t testing.TB, bin, argv0 string, args []string, dir string, port in
 	if argv0 != "" {
 		cmd.Args[0] = argv0
 	}
-	cmd.Dir = dir
-	p := &Proc{Cmd: cmd, Port: port, Addr: "127.0.0.1:" + strconv.Itoa(port), Dir: dir,
-		Log: &strings.Builder{}, mu: &sync.Mutex{}, done: make(chan struct{})}
-	cmd.Stdout = logWriter{p}
-	cmd.Stderr = logWriter{p}
-	setDeathSig(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.exitErr = cmd.Wait()
-		close(p.done)
-	}()
+	p := spawn(t, cmd, dir, port)
 	t.Cleanup(p.Stop)
 	return p
 }
