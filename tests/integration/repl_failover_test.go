@@ -424,3 +424,35 @@ func TestReplWriteGuards(t *testing.T) {
 		t.Errorf("GET with replica-serve-stale-data yes: %q %v", v, err)
 	}
 }
+
+// TestReplFailoverForce: with FORCE, a target that has not caught up when
+// the timeout passes is failed over to anyway; the old primary ends up
+// its replica with the new primary's data.
+func TestReplFailoverForce(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	p := testutil.StartCorvid(t, "--repl-diskless-sync-delay", "0")
+	pc := newClient(t, p.Addr, 2)
+	r, rc := foReplicaOf(t, ctx, p, "--enable-debug-command", "yes")
+	sleeper := newClient(t, r.Addr, 2)
+	done := make(chan error, 1)
+	go func() { done <- sleeper.Do(ctx, "DEBUG", "SLEEP", "1").Err() }()
+	if !waitFor(5*time.Second, func() bool { return strings.Contains(rc.ClientList(ctx).Val(), "cmd=debug") }) {
+		t.Fatal("DEBUG SLEEP did not start")
+	}
+	pc.Set(ctx, "k", "v", 0)
+	if err := pc.Do(ctx, "FAILOVER", "TO", "127.0.0.1", r.Port, "TIMEOUT", "200", "FORCE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if !waitFor(15*time.Second, func() bool { return foRole(ctx, rc) == "master" && foRole(ctx, pc) == "slave" }) {
+		t.Fatalf("roles after FAILOVER FORCE: target %q, old primary %q", foRole(ctx, rc), foRole(ctx, pc))
+	}
+	if !strings.Contains(p.Output(), "time out exceeded, failing over.") {
+		t.Error("the log does not say the forced failover went ahead")
+	}
+	rc.Set(ctx, "after", "1", 0)
+	foInSync(t, ctx, rc, pc)
+	if v := pc.Get(ctx, "after").Val(); v != "1" {
+		t.Errorf("the old primary does not follow the new one: after=%q", v)
+	}
+}
