@@ -55,6 +55,7 @@ func (ks *Keyspace) FlushDB(db int) int {
 	ks.beforeWriteDB(db)
 	ks.watch.touchDB(db, ks.holds) // before the keys are gone
 	ks.flushed(db)
+	ks.dbGone(db)
 	n := 0
 	var freed int64
 	for i := range ks.stripes {
@@ -94,6 +95,8 @@ func (ks *Keyspace) SwapDB(a, b int) {
 		sh := ks.stripes[i].shards
 		sh[a], sh[b] = sh[b], sh[a]
 	}
+	ks.dbGone(a)
+	ks.dbGone(b)
 	// Memory stays with the stripes; only the per-database shapes move.
 	na, nb := &ks.mem.nonEmpty[a], &ks.mem.nonEmpty[b]
 	ka, ea := na.keys.Load(), na.expires.Load()

@@ -79,6 +79,9 @@ type waiter struct {
 	keys  []string // the keys it waits on
 	also  []string // keys its serve function also touches (BLMOVE's destination)
 	serve func(c *Ctx, key []byte) bool
+	// nokey: woken to retry when one of its keys is deleted or
+	// overwritten (XREADGROUP, Valkey's unblock_on_nokey).
+	nokey bool
 }
 
 // waitQueue is the FIFO of waiters of one (db, key).
@@ -102,6 +105,9 @@ type blockRegistry struct {
 	// waiting counts registered waiters: while it is 0, SignalReady is
 	// one atomic load.
 	waiting atomic.Int64
+	// nokey counts registered nokey waiters: while it is 0, a deletion
+	// costs one atomic load (keyGone).
+	nokey atomic.Int64
 	// pendingN counts commands with signalled keys not yet served: while
 	// it is 0, ServeReady is one atomic load.
 	pendingN atomic.Int64
@@ -238,7 +244,7 @@ func (r *blockRegistry) serveKeys(c *Ctx, keys []readyKey, m *stripeMask) {
 			if stop {
 				break
 			}
-			if !served && c.LookupDB(rk.db, key) == nil {
+			if !served && !w.nokey && c.LookupDB(rk.db, key) == nil {
 				break // nothing left for anyone
 			}
 		}
@@ -456,6 +462,9 @@ func (c *Ctx) unregister(w *waiter, ls *LockSet) {
 	}
 	c.KS.Unlock(ls)
 	r.waiting.Add(-1)
+	if w.nokey {
+		r.nokey.Add(-1)
+	}
 }
 
 // disconnectNotifier is implemented by clients that can report a closed

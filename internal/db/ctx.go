@@ -233,6 +233,7 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 		if o.Expire != 0 {
 			sh.expires.DeleteHashed(h, key)
 		}
+		c.KS.keyGone(db, key)
 	}
 	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
 	c.KS.settle(db, sh)
@@ -277,6 +278,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 			o.Val = nil
 			o.Str = nil
 			o.Type = TypeString
+			c.KS.keyGone(c.DB, key)
 		}
 	} else {
 		*o = Object{Type: TypeString}
@@ -334,6 +336,7 @@ func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 		sh.unaccount(v.mem)
 	}
 	c.KS.settle(db, sh)
+	c.KS.keyGone(db, key)
 	return true
 }
 

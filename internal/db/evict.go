@@ -474,6 +474,7 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 	ks.settle(db, sh)
 	ks.publish(sh.st, true)
 	ks.Stats.EvictedKeys.Add(1)
+	ks.keyGone(db, kb)
 	ks.Event(NotifyEvicted, "evicted", kb, db)
 	ks.keyChanged(db, kb, nil)
 	ks.dirty.Add(0, 1)

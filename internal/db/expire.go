@@ -19,6 +19,7 @@ func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 	}
 	ks.settle(db, sh)
 	ks.Stats.ExpiredKeys.Add(1)
+	ks.keyGone(db, key)
 	ks.Event(NotifyExpired, "expired", key, db)
 	ks.keyChanged(db, key, nil)
 	ks.dirty.Add(0, 1)

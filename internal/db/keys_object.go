@@ -38,6 +38,8 @@ func ObjectEncoding(o *Object) string {
 		e = setEncoding(o)
 	case TypeZSet:
 		e = zsetEncoding(o)
+	case TypeStream:
+		e = "stream"
 	}
 	if e == "" {
 		return "unknown"

@@ -564,7 +564,7 @@ func TestGenericSwapFlushDBSize(t *testing.T) {
 func TestGenericObject(t *testing.T) {
 	h := newKeyHarness(t)
 	long := strings.Repeat("x", 45)
-	h.mkObj(0, "l", TypeStream, nil) // a type without an encoding here
+	h.mkObj(0, "l", TypeStream, nil) // a stream: its one encoding
 	h.run([]step{
 		st(rOK, "SET", "i", "12345"),
 		st(rOK, "SET", "s", "hello"),
@@ -573,7 +573,7 @@ func TestGenericObject(t *testing.T) {
 		st(rBulk("embstr"), "object", "encoding", "s"),
 		st(rBulk("raw"), "OBJECT", "ENCODING", "r"),
 		st(rNull, "OBJECT", "ENCODING", "nosuch"),
-		st(rBulk("unknown"), "OBJECT", "ENCODING", "l"),
+		st(rBulk("stream"), "OBJECT", "ENCODING", "l"),
 		st(rOK, "SET", "small", "100"),
 		st(rInt(2147483647), "OBJECT", "REFCOUNT", "small"),
 		st(rInt(1), "OBJECT", "REFCOUNT", "i"),

@@ -43,6 +43,11 @@ type Settings struct {
 	// HLLSparseMaxBytes is how large a sparse HyperLogLog may grow
 	// before it turns dense (hll-sparse-max-bytes).
 	HLLSparseMaxBytes int64
+
+	// StreamNodeMaxBytes and StreamNodeMaxEntries bound a stream node
+	// (stream-node-max-bytes, stream-node-max-entries; 0: no bound).
+	StreamNodeMaxBytes   int64
+	StreamNodeMaxEntries int64
 }
 
 // DefaultSettings are Valkey 8.0.1's compiled-in values (what CONFIG GET
@@ -62,6 +67,8 @@ func DefaultSettings() Settings {
 		LFULogFactor:           10,
 		LFUDecayTime:           1,
 		HLLSparseMaxBytes:      3000,
+		StreamNodeMaxBytes:     4096,
+		StreamNodeMaxEntries:   100,
 	}
 }
 
@@ -79,6 +86,7 @@ type settings struct {
 	maxStringLen                        atomic.Int64
 	lfuLogFactor, lfuDecayTime          atomic.Int64
 	hllSparseMax                        atomic.Int64
+	streamNodeBytes, streamNodeEntries  atomic.Int64
 }
 
 // Configure applies s to the keyspace.
@@ -98,6 +106,8 @@ func (c *settings) store(s Settings) {
 	c.lfuLogFactor.Store(s.LFULogFactor)
 	c.lfuDecayTime.Store(s.LFUDecayTime)
 	c.hllSparseMax.Store(s.HLLSparseMaxBytes)
+	c.streamNodeBytes.Store(s.StreamNodeMaxBytes)
+	c.streamNodeEntries.Store(s.StreamNodeMaxEntries)
 }
 
 // Settings returns the keyspace's current settings.
@@ -117,6 +127,8 @@ func (ks *Keyspace) Settings() Settings {
 		LFULogFactor:           c.lfuLogFactor.Load(),
 		HLLSparseMaxBytes:      c.hllSparseMax.Load(),
 		LFUDecayTime:           c.lfuDecayTime.Load(),
+		StreamNodeMaxBytes:     c.streamNodeBytes.Load(),
+		StreamNodeMaxEntries:   c.streamNodeEntries.Load(),
 	}
 }
 

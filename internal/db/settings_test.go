@@ -26,7 +26,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 	if got := ks.Settings(); got != DefaultSettings() {
 		t.Fatalf("a new keyspace has %+v, want the defaults %+v", got, DefaultSettings())
 	}
-	want := Settings{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+	want := Settings{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	ks.Configure(want)
 	if got := ks.Settings(); got != want {
 		t.Fatalf("Settings after Configure: %+v, want %+v", got, want)

@@ -29,6 +29,8 @@ func TestLockModes(t *testing.T) {
 		"randomkey":   "samples stripes one at a time",
 		"scan":        "walks the stripes one at a time",
 		"object|help": "touches no key",
+		"xgroup|help": "touches no key",
+		"xinfo|help":  "touches no key",
 		"pfselftest":  "touches no key",
 	}
 	tb := buildTable(dataHandlers(), serverHandlers())

@@ -28,11 +28,13 @@ func applyTuning(ks *db.Keyspace, cfg *config.Config) {
 		LFULogFactor:           int64(cfg.LFULogFactor()),
 		LFUDecayTime:           int64(cfg.LFUDecayTime()),
 		HLLSparseMaxBytes:      cfg.HLLSparseMaxBytes(),
+		StreamNodeMaxBytes:     cfg.StreamNodeMaxBytes(),
+		StreamNodeMaxEntries:   cfg.StreamNodeMaxEntries(),
 	})
 }
 
-// collectionHandlers lists the list/hash/set/zset/sort/HyperLogLog/geo
+// collectionHandlers lists the list/hash/set/zset/sort/HyperLogLog/geo/stream
 // command groups.
 func collectionHandlers() []db.Handler {
-	return slices.Concat(db.ListCommands, db.HashCommands, db.SetCommands, db.ZSetCommands, db.SortCommands, db.HLLCommands, db.GeoCommands)
+	return slices.Concat(db.ListCommands, db.HashCommands, db.SetCommands, db.ZSetCommands, db.SortCommands, db.HLLCommands, db.GeoCommands, db.StreamCommands)
 }
