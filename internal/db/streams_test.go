@@ -192,7 +192,12 @@ func TestStreamIDParse(t *testing.T) {
 // against a recount after random commands, with small nodes.
 func TestStreamMemAccounting(t *testing.T) {
 	h := newStreamHarness(t)
-	h.ks.Configure(func() Settings { s := DefaultSettings(); s.StreamNodeMaxEntries = 7; s.StreamNodeMaxBytes = 300; return s }())
+	h.ks.Configure(func() Settings {
+		s := DefaultSettings()
+		s.StreamNodeMaxEntries = 7
+		s.StreamNodeMaxBytes = 300
+		return s
+	}())
 	cl := h.client()
 	r := rand.New(rand.NewPCG(1, 2))
 	ms := 1
