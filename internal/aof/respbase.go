@@ -20,7 +20,8 @@ const RewriteItemsPerCmd = 64
 // Valkey's rewriteAppendOnlyFileRio writes it: an optional timestamp
 // annotation, SELECT per non-empty database, then per key SET, RPUSH,
 // SADD, ZADD or HMSET (collections in commands of at most
-// RewriteItemsPerCmd elements) and PEXPIREAT for a key with a TTL. It
+// RewriteItemsPerCmd elements), or a stream's commands
+// (respbase_stream.go), and PEXPIREAT for a key with a TTL. It
 // has the shape of rdb.Writer (package snapshot writes through either).
 // The first error is sticky.
 type CommandWriter struct {
@@ -76,6 +77,8 @@ func (c *CommandWriter) WriteEntry(e *rdb.Entry) error {
 		c.batches("HMSET", key, len(e.Hash), func(args [][]byte, i int) [][]byte {
 			return append(args, e.Hash[i].Field, e.Hash[i].Value)
 		})
+	case rdb.KindStream:
+		c.writeStream(key, e.Stream)
 	default:
 		return c.fail(fmt.Errorf("aof: a RESP base cannot hold key %q of kind %v", key, e.Kind))
 	}

@@ -147,7 +147,7 @@ func restoreCommand(c *Ctx) {
 // parsePayload decodes a RESTORE payload, or returns RESTORE's error text:
 // Valkey's verifyDumpPayload (a footer, a version it reads, the CRC64)
 // and then "Bad data format" for a value it cannot load (Corvid cannot
-// load streams and module values either).
+// load module values either).
 func parsePayload(p []byte) (*rdb.Entry, string) {
 	if len(p) < 10 {
 		return nil, errDumpPayload
@@ -173,6 +173,8 @@ func typeOfKind(k rdb.Kind) Type {
 		return TypeZSet
 	case rdb.KindHash:
 		return TypeHash
+	case rdb.KindStream:
+		return TypeStream
 	}
 	return TypeString
 }

@@ -47,7 +47,7 @@ var KeyCommands = []Handler{
 	{Spec: command.Scan, Proc: scanCommand, Lock: LockNone},
 }
 
-// copyValue deep-copies a collection value (list, set, zset, hash) for
+// copyValue deep-copies a collection value (list, set, zset, hash, stream) for
 // COPY; it returns nil for a type it does not handle, and COPY then
 // replies an error instead of sharing the value. Strings are copied by
 // COPY itself.
@@ -61,6 +61,8 @@ func copyValue(o *Object) any {
 		return setCopy(o)
 	case TypeZSet:
 		return zsetCopy(o)
+	case TypeStream:
+		return streamCopy(o)
 	}
 	return nil
 }

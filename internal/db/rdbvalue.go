@@ -94,12 +94,14 @@ func clampInt(v int64) int {
 // appended to), so one Entry can serve a whole walk without allocating
 // per key; their previous elements are never written through.
 //
-// o must be a string, list, set, sorted set or hash (the types the
-// keyspace stores); any other type panics.
+// o must be a string, list, set, sorted set, hash or stream (the types
+// the keyspace stores); any other type panics. A stream's node listpacks
+// alias it, like the other types' elements.
 func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 	e.DB, e.Key = db, key
 	e.String = nil
 	e.List, e.Set, e.ZSet, e.Hash = e.List[:0], e.Set[:0], e.ZSet[:0], e.Hash[:0]
+	e.Stream = nil
 	e.ExpireMs = exportExpire(o.Expire)
 	e.Idle, e.Freq = -1, -1
 	switch pol := ks.EvictionPolicy(); {
@@ -140,6 +142,8 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 			e.Hash = append(e.Hash, rdb.HashField{Field: f, Value: v})
 			return true
 		})
+	case TypeStream:
+		e.Kind, e.Stream = rdb.KindStream, exportStream(streamOf(o))
 	default:
 		panic(fmt.Sprintf("db: ExportEntry of a %s value", o.Type))
 	}
@@ -369,6 +373,13 @@ func (ks *Keyspace) buildValue(e *rdb.Entry, v *Object) error {
 	case rdb.KindHash:
 		v.Type = TypeHash
 		v.Val = loadHash(s, e.Hash)
+	case rdb.KindStream:
+		if e.Stream == nil {
+			return fmt.Errorf("db: RDB key %q is a stream without a value", e.Key)
+		}
+		v.Type = TypeStream
+		v.Val = loadStream(e.Stream)
+		return nil // an empty stream is a value
 	default:
 		return fmt.Errorf("db: RDB key %q of unsupported kind %s", e.Key, e.Kind)
 	}

@@ -276,17 +276,23 @@ func (d *dec) value(t byte, off int64) (*Entry, error) {
 			}
 		}
 
-	// Types this package does not model: stop with the type and the
-	// offset of its type byte. There is no skipping them: a stream's or
-	// module value's length is not known without decoding it.
 	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
-		return nil, &FormatError{Offset: off, Msg: fmt.Sprintf("RDB type %d (streams) not supported yet", t), Err: ErrUnsupported}
+		s, err := d.stream(t)
+		if err != nil {
+			return nil, err
+		}
+		e.Kind, e.Stream = KindStream, s
+		return e, nil
+
+	// Types this package does not model: stop with the type and the
+	// offset of its type byte. There is no skipping them: a module
+	// value's length is not known without decoding it.
 	case typeModulePreGA, typeModule2:
 		return nil, &FormatError{Offset: off, Msg: fmt.Sprintf("RDB type %d (module value) not supported", t), Err: ErrUnsupported}
 	default:
 		return nil, corrupt(off, fmt.Sprintf("unknown RDB object type %d", t))
 	}
-	if e.Len() == 0 {
+	if e.Len() == 0 && e.Kind != KindStream {
 		return nil, nil
 	}
 	return e, nil

@@ -4,7 +4,7 @@
 //
 // The package is independent of the keyspace: values travel as Entry, a
 // plain description of one key (strings, lists, sets, sorted sets,
-// hashes, with expiry and LRU/LFU hints). The server adapts its own
+// hashes, streams, with expiry and LRU/LFU hints). The server adapts its own
 // objects to and from Entry.
 //
 // # Writing
@@ -20,7 +20,9 @@
 // with RPUSH one element at a time and other types with one SADD, ZADD
 // or HSET): intset, listpack or hashtable sets; listpack or skiplist
 // sorted sets; listpack or hashtable hashes; quicklists of listpack nodes
-// with PLAIN nodes for large elements. Strings are integer-encoded and
+// with PLAIN nodes for large elements; streams as
+// RDB_TYPE_STREAM_LISTPACKS_3 with their nodes' listpacks as given
+// (stream.go). Strings are integer-encoded and
 // LZF-compressed by Valkey's rules (rdbSaveRawString), with Valkey's own
 // LZF algorithm, and listpack scores are formatted by a transcription of
 // Valkey's fpconv_dtoa (Grisu2), so that for deterministic encodings (everything but
@@ -35,11 +37,13 @@
 // function libraries go to optional callbacks. Every encoding of strings,
 // lists, sets, sorted sets and hashes that RDB 1 to 11 can contain is
 // decoded, including ziplists, zipmaps, quicklists of ziplists and
-// string-scored sorted sets. Streams, module values, module AUX data and
+// string-scored sorted sets, and the three stream types (validated
+// completely, see stream.go). Module values, module AUX data and
 // pre-release function data are reported as ErrUnsupported naming the
 // type and its offset. Keys are delivered whatever their expiry: dropping
 // expired keys is the caller's decision (Valkey drops them on a primary).
-// Empty collections, which Valkey skips, are skipped. Duplicate keys are
+// Empty collections, which Valkey skips, are skipped (empty streams,
+// which Valkey keeps, are kept). Duplicate keys are
 // not detected (that takes a set of every key; the keyspace notices on
 // insert, where Valkey fails the load).
 //

@@ -93,7 +93,7 @@ func (e *encoder) appendString(b, s []byte) []byte {
 // appendValue appends the serialized value of en (rdbSaveObject) and
 // returns the RDB type to write before the key.
 func (e *encoder) appendValue(b []byte, en *Entry) ([]byte, byte, error) {
-	if en.Kind != KindString && en.Len() == 0 {
+	if en.Kind != KindString && en.Kind != KindStream && en.Len() == 0 {
 		return b, 0, ErrEmpty
 	}
 	l := &e.limits
@@ -162,6 +162,8 @@ func (e *encoder) appendValue(b []byte, en *Entry) ([]byte, byte, error) {
 			b = e.appendString(b, h.Value)
 		}
 		return b, typeHash, nil
+	case KindStream:
+		return e.appendStream(b, en.Stream), typeStreamListpacks3, nil
 	}
 	return b, 0, ErrUnsupported
 }

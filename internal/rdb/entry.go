@@ -15,6 +15,7 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	KindStream
 )
 
 func (k Kind) String() string {
@@ -29,6 +30,8 @@ func (k Kind) String() string {
 		return "zset"
 	case KindHash:
 		return "hash"
+	case KindStream:
+		return "stream"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -47,7 +50,7 @@ type HashField struct {
 // Entry is one key with its value, independent of the server's in-memory
 // representation. Exactly the field that Kind names holds the value:
 // String for KindString, List for KindList (head first), Set for KindSet,
-// ZSet for KindZSet, Hash for KindHash.
+// ZSet for KindZSet, Hash for KindHash, Stream for KindStream.
 //
 // Order matters to the writer where it matters to Valkey's encodings: a
 // set's members and a hash's fields are written in the order given when
@@ -64,6 +67,7 @@ type Entry struct {
 	Set    [][]byte
 	ZSet   []ZMember
 	Hash   []HashField
+	Stream *Stream
 
 	// ExpireMs is the absolute expiry in Unix milliseconds, or -1 for none.
 	ExpireMs int64
@@ -80,7 +84,9 @@ func NewEntry(db int, key []byte, kind Kind) *Entry {
 	return &Entry{DB: db, Key: key, Kind: kind, ExpireMs: -1, Idle: -1, Freq: -1}
 }
 
-// Len is the number of elements of a collection, or 1 for a string.
+// Len is the number of elements of a collection, or 1 for a string. A
+// stream's is its length, and an empty stream is a value (Valkey keeps
+// them), unlike the other empty collections.
 func (e *Entry) Len() int {
 	switch e.Kind {
 	case KindList:
@@ -91,6 +97,8 @@ func (e *Entry) Len() int {
 		return len(e.ZSet)
 	case KindHash:
 		return len(e.Hash)
+	case KindStream:
+		return int(e.Stream.Length)
 	}
 	return 1
 }
@@ -133,7 +141,7 @@ var (
 	// It wraps ErrCorrupt.
 	ErrChecksum = fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	// ErrUnsupported: the input is well formed but holds something this
-	// package does not model (streams, modules, old function formats).
+	// package does not model (modules, old function formats).
 	ErrUnsupported = errors.New("rdb: unsupported")
 	// ErrVersion: the RDB version is not one this package reads (files),
 	// or not one Valkey 8.0.1 accepts (DUMP payloads).

@@ -220,15 +220,14 @@ func equalBytes(a, b [][]byte) bool {
 	return true
 }
 
-// TestUnsupported: streams, modules and module AUX data give
-// ErrUnsupported naming the type and its offset; FUNCTION2 is handed to
-// OnFunction or skipped.
+// TestUnsupported: modules and module AUX data give ErrUnsupported
+// naming the type and its offset; FUNCTION2 is handed to OnFunction or
+// skipped. (Streams are read: stream_test.go.)
 func TestUnsupported(t *testing.T) {
 	for _, tc := range []struct {
 		t    byte
 		want string
 	}{
-		{typeStreamListpacks, "streams"}, {typeStreamListpacks2, "streams"}, {typeStreamListpacks3, "streams"},
 		{typeModule2, "module"}, {typeModulePreGA, "module"},
 	} {
 		f := newLegacy(11)

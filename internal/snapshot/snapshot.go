@@ -459,6 +459,7 @@ func cloneEntry(e *rdb.Entry) *rdb.Entry {
 			c.Hash[i] = rdb.HashField{Field: bytes.Clone(f.Field), Value: bytes.Clone(f.Value)}
 		}
 	}
+	c.Stream = e.Stream.Clone()
 	return &c
 }
 
@@ -488,5 +489,5 @@ func entryBytes(e *rdb.Entry) int64 {
 	for _, f := range e.Hash {
 		n += int64(len(f.Field)+len(f.Value)) + 48
 	}
-	return n
+	return n + e.Stream.Size()
 }

@@ -87,6 +87,11 @@ func Diff(a, b *rdb.Entry) string {
 				break
 			}
 		}
+	case rdb.KindStream:
+		// fmt prints nil and empty slices alike.
+		if x, y := fmt.Sprintf("%+v", a.Stream), fmt.Sprintf("%+v", b.Stream); x != y {
+			d = append(d, fmt.Sprintf("stream %s != %s", short([]byte(x)), short([]byte(y))))
+		}
 	}
 	return strings.Join(d, "; ")
 }
