@@ -19,7 +19,8 @@ import (
 // server picks its mode from its name); a link that was copied as a small
 // text file naming its target (as some archive tools leave it) is
 // followed by hand: the target runs with argv[0] "valkey-sentinel",
-// exactly what executing the link does.
+// exactly what executing the link does. Failing those, valkey-server
+// itself (ValkeyServerLookup) runs under that name.
 func SentinelLookup() (bin, argv0 string) {
 	cands := []string{os.Getenv("CORVID_VALKEY_SENTINEL"),
 		filepath.Join(RepoRoot(), "..", "shared", "bin", "valkey-sentinel")}
@@ -54,6 +55,11 @@ func SentinelLookup() (bin, argv0 string) {
 		if tst, err := os.Stat(target); err == nil && !tst.IsDir() && tst.Mode()&0o111 != 0 {
 			return target, "valkey-sentinel"
 		}
+	}
+	// Sentinel is valkey-server under another name: the server the other
+	// differential tests use (CORVID_VALKEY_SERVER in CI) will do.
+	if p := ValkeyServerLookup(); p != "" {
+		return p, "valkey-sentinel"
 	}
 	return "", ""
 }
