@@ -33,6 +33,16 @@
 // in dispatch before a command takes its stripes (memory_cmds.go), so a
 // command never evicts while it holds a stripe.
 //
+// Replication (repl_primary.go, repl_replica.go, repl_failover.go):
+// keyspace stripes → effects stream mutex → repl.Buffer mutex (leaf); a
+// snapshot's AtStart takes replState.mu with every stripe held, so
+// replState.mu is never held while a stripe, the effects stream's mutex
+// or the rdb begin lock is taken, nor across I/O; a replica's connection
+// is written under replica.wmu only. The replica's link goroutine applies
+// the primary's stream one command at a time on a fake client, holding no
+// lock between commands; stopping it (REPLICAOF) waits for it unless the
+// caller holds every stripe (inside EXEC), which would deadlock.
+//
 // # Buffers
 //
 // A command's argv aliases the connection's read buffer and is valid until
