@@ -34,10 +34,11 @@
 // command never evicts while it holds a stripe.
 //
 // Replication (repl_primary.go, repl_replica.go, repl_failover.go):
-// keyspace stripes → effects stream mutex → repl.Buffer mutex (leaf); a
-// snapshot's AtStart takes replState.mu with every stripe held, so
-// replState.mu is never held while a stripe, the effects stream's mutex
-// or the rdb begin lock is taken, nor across I/O; a replica's connection
+// keyspace stripes → replState.mu → effects stream mutex (attaching the
+// sink) → repl.Buffer mutex (leaf); the sink itself takes no replState
+// lock, and a snapshot's AtStart takes replState.mu with every stripe
+// held, so replState.mu is never held while a stripe or the rdb begin
+// lock is taken, nor across I/O; a replica's connection
 // is written under replica.wmu only. The replica's link goroutine applies
 // the primary's stream one command at a time on a fake client, holding no
 // lock between commands; stopping it (REPLICAOF) waits for it unless the
