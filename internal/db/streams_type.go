@@ -705,9 +705,11 @@ func (s *stream) dropNACK(g *streamCG, id streamID, n *streamNACK) {
 
 // ---- Lag and read counters (Valkey 7) -----------------------------------
 
-// rangeHasTombstones is streamRangeHasTombstones for [start, +inf).
+// rangeHasTombstones is streamRangeHasTombstones for [start, +inf): a
+// tombstone (the greatest deleted ID) at or after start that is not
+// before the first entry.
 func (s *stream) rangeHasTombstones(start streamID) bool {
-	if s.length == 0 || s.maxDeleted.isZero() {
+	if s.length == 0 || s.maxDeleted.isZero() || s.firstID.cmp(s.maxDeleted) > 0 {
 		return false
 	}
 	return start.cmp(s.maxDeleted) <= 0
@@ -720,9 +722,6 @@ func (s *stream) estimateDistance(id streamID) int64 {
 	}
 	if s.length == 0 && id.cmp(s.lastID) < 1 {
 		return int64(s.entriesAdded)
-	}
-	if !id.isZero() && id.cmp(s.maxDeleted) < 0 {
-		return invalidEntriesRead
 	}
 	switch id.cmp(s.lastID) {
 	case 0:
@@ -756,10 +755,13 @@ func (s *stream) lag(g *streamCG) (int64, bool) {
 }
 
 // advanceGroup moves g's last delivered ID to id (greater than it) and
-// keeps its read counter, as streamReplyWithRange does for each entry
-// it delivers.
+// keeps its read counter, as Valkey 8.0.1's streamReplyWithRange does for
+// each entry it delivers: counted on while no tombstone lies at or after
+// id, estimated otherwise. (Later Valkeys also check the group's last ID
+// against the first entry, and estimate nothing before a tombstone;
+// 8.0.1 does neither, and neither does this.)
 func (s *stream) advanceGroup(g *streamCG, id streamID) {
-	if g.entriesRead != invalidEntriesRead && g.lastID.cmp(s.firstID) >= 0 && !s.rangeHasTombstones(g.lastID) {
+	if g.entriesRead != invalidEntriesRead && !s.rangeHasTombstones(id) {
 		g.entriesRead++
 	} else if s.entriesAdded != 0 {
 		g.entriesRead = s.estimateDistance(id)

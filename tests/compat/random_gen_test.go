@@ -761,5 +761,6 @@ func families() []family {
 		{"zsets-big", []string{"Z1", "Z2"}, all(zsetCmds, times(len(zsetCmds)/2, bulk("ZADD", false, 20))), true},
 		{"zlex-big", []string{"X1", "X2"}, all(zlexBigCmds, zlexBigCmds, zlexCmds), true},
 		{"zsets-deep", []string{"D1", "E1"}, zsetDeepCmds, false},
+		{"streams", []string{"x1", "x2", "x3"}, all(streamCmds, streamCmds, streamCmds, streamCmds, streamCmds, streamCmds, keyCmds), false},
 	}
 }

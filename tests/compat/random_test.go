@@ -300,6 +300,7 @@ func readTree(r *bufio.Reader) (tree, error) {
 // function's and its history's) and the choice of random commands (only
 // their shape is compared).
 func normalize(argv []string, r tree) tree {
+	r = normalizeStream(argv, r)
 	switch {
 	case r.kind == '~':
 		sortElems(r.elems) // a RESP3 set has no order
