@@ -175,9 +175,29 @@ func geosearchstoreCommand(c *Ctx) { c.georadiusGeneric(2, geoSearch|geoSearchSt
 // geoPoint is one member found by a search.
 type geoPoint struct {
 	lon, lat float64
-	dist     float64
+	dist     float64 // from the center, in meters: fast unless exact
+	exact    bool
 	score    float64
 	member   []byte
+}
+
+// exactDist makes p's distance Valkey's (geoDistance from the center):
+// where it is shown, stored, or compared with a distance close to it.
+func (p *geoPoint) exactDist(s *geoShape) {
+	if !p.exact {
+		p.dist = geoDistance(s.xy[0], s.xy[1], p.lon, p.lat)
+		p.exact = true
+	}
+}
+
+// geoCmpDist compares two points' distances as Valkey does, from the
+// fast distances unless they are too close to tell apart.
+func geoCmpDist(s *geoShape, a, b *geoPoint) int {
+	if (!a.exact || !b.exact) && !geoClearOf(a.dist, b.dist) {
+		a.exactDist(s)
+		b.exactDist(s)
+	}
+	return cmpDist(a.dist, b.dist)
 }
 
 // geoMemberPos is longLatFromMember.
@@ -201,8 +221,8 @@ func geoPointsInRange(o *Object, min, max float64, shape *geoShape, ga []geoPoin
 		if !spec.lteMax(&z) {
 			break
 		}
-		if lon, lat, dist, ok := shape.within(score); ok {
-			ga = append(ga, geoPoint{lon: lon, lat: lat, dist: dist, score: score, member: append([]byte(nil), m...)})
+		if lon, lat, dist, exact, ok := shape.within(score); ok {
+			ga = append(ga, geoPoint{lon: lon, lat: lat, dist: dist, exact: exact, score: score, member: append([]byte(nil), m...)})
 		}
 		if len(ga) > 0 && limit > 0 && len(ga) >= limit {
 			break
@@ -417,9 +437,9 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 		returned = int(count)
 	}
 	if sort != geoSortNone {
-		cmp := func(a, b *geoPoint) int { return cmpDist(a.dist, b.dist) }
+		cmp := func(a, b *geoPoint) int { return geoCmpDist(&shape, a, b) }
 		if sort == geoSortDesc {
-			cmp = func(a, b *geoPoint) int { return -cmpDist(a.dist, b.dist) }
+			cmp = func(a, b *geoPoint) int { return -geoCmpDist(&shape, a, b) }
 		}
 		if returned == len(ga) {
 			slices.SortStableFunc(ga, func(a, b geoPoint) int { return cmp(&a, &b) })
@@ -444,6 +464,9 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 		var tmp [64]byte
 		for i := range ga {
 			gp := &ga[i]
+			if withDist {
+				gp.exactDist(&shape)
+			}
 			gp.dist /= shape.conversion
 			if optionLength > 0 {
 				c.W.ArrayLen(optionLength + 1)
@@ -473,6 +496,7 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 	maxLen := 0
 	for i := range ga {
 		gp := &ga[i]
+		gp.exactDist(&shape)
 		gp.dist /= shape.conversion
 		score := gp.score
 		if storeDist {
