@@ -9,6 +9,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
@@ -172,6 +173,9 @@ func (c *Client) mustLeaveLoop(argv [][]byte) bool {
 		return false // unknown, or queued by MULTI: does not wait
 	}
 	if s.offLoop.cmds[cm] {
+		if cm.meta == command.Xread || cm.meta == command.Xreadgroup {
+			return streamReadBlocks(argv) // only with BLOCK can it wait
+		}
 		return true
 	}
 	if s.offLoop.scripts[cm] {
@@ -187,6 +191,28 @@ func (c *Client) mustLeaveLoop(argv [][]byte) bool {
 		}
 	}
 	return s.pause.blocks(cm) && !c.scriptDeclaresNoWrites(cm, argv)
+}
+
+// streamReadBlocks reports whether an XREAD or XREADGROUP has a BLOCK
+// option: the options are read as the commands parse them (GROUP takes
+// two arguments, COUNT and BLOCK one), up to STREAMS, after which come
+// keys and IDs. An argument list they would refuse is answered on the
+// loop (with its error).
+func streamReadBlocks(argv [][]byte) bool {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case db.EqualFold(a, "streams"):
+			return false
+		case db.EqualFold(a, "block"):
+			return true
+		case db.EqualFold(a, "group"):
+			i += 2
+		case db.EqualFold(a, "count"):
+			i++
+		}
+	}
+	return false
 }
 
 // OnReadable runs one batch on the loop: read once, run every complete
