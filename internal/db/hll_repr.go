@@ -119,6 +119,40 @@ func hllDenseGet(regs []byte, i int) uint8 {
 	return uint8((b0>>fb | b1<<(8-fb)) & hllRegisterMax)
 }
 
+// hllDenseMerge raises max's registers to the packed registers regs',
+// and hllDenseHisto counts regs's values: the loops of PFMERGE and of
+// PFCOUNT over dense values, four registers (three bytes, little-endian
+// 6-bit fields) at a time instead of hllDenseGet's per-register offsets.
+func hllDenseMerge(max *[hllRegisters]uint8, regs []byte) {
+	regs = regs[:hllRegisters*hllBits/8]
+	for i, p := 0, 0; i < hllRegisters; i, p = i+4, p+3 {
+		w := uint32(regs[p]) | uint32(regs[p+1])<<8 | uint32(regs[p+2])<<16
+		m := max[i : i+4 : i+4]
+		m[0] = maxU8(m[0], uint8(w&hllRegisterMax))
+		m[1] = maxU8(m[1], uint8(w>>6&hllRegisterMax))
+		m[2] = maxU8(m[2], uint8(w>>12&hllRegisterMax))
+		m[3] = maxU8(m[3], uint8(w>>18))
+	}
+}
+
+func maxU8(a, b uint8) uint8 {
+	if b > a {
+		return b
+	}
+	return a
+}
+
+func hllDenseHisto(regs []byte, h *[64]int32) {
+	regs = regs[:hllRegisters*hllBits/8]
+	for p := 0; p+2 < len(regs); p += 3 {
+		w := uint32(regs[p]) | uint32(regs[p+1])<<8 | uint32(regs[p+2])<<16
+		h[w&hllRegisterMax]++
+		h[w>>6&hllRegisterMax]++
+		h[w>>12&hllRegisterMax]++
+		h[w>>18&hllRegisterMax]++
+	}
+}
+
 // hllDenseSetReg writes register i of regs (val <= 63).
 func hllDenseSetReg(regs []byte, i int, val uint8) {
 	b := i * hllBits / 8
@@ -453,12 +487,7 @@ func hllAdd(s []byte, ele []byte, maxBytes int) ([]byte, int) {
 // reports false when a sparse HLL is corrupt.
 func hllMerge(max *[hllRegisters]uint8, s []byte) bool {
 	if s[4] == hllDense {
-		regs := s[hllHdrSize:]
-		for i := range max {
-			if v := hllDenseGet(regs, i); v > max[i] {
-				max[i] = v
-			}
-		}
+		hllDenseMerge(max, s[hllHdrSize:])
 		return true
 	}
 	var i int32
@@ -524,10 +553,7 @@ func hllHistoSparse(s []byte, h *[64]int32) (invalid bool) {
 func hllCountValue(s []byte) (card uint64, invalid bool) {
 	var h [64]int32
 	if s[4] == hllDense {
-		regs := s[hllHdrSize:]
-		for i := 0; i < hllRegisters; i++ {
-			h[hllDenseGet(regs, i)]++
-		}
+		hllDenseHisto(s[hllHdrSize:], &h)
 	} else {
 		invalid = hllHistoSparse(s, &h)
 	}

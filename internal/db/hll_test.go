@@ -185,3 +185,47 @@ func TestHLLPromotion(t *testing.T) {
 		t.Fatalf("value 33: r=%d enc=%d", r, s[4])
 	}
 }
+
+// TestHLLDenseLoops: the four-registers-at-a-time loops read what
+// hllDenseGet reads, register by register.
+func TestHLLDenseLoops(t *testing.T) {
+	s := make([]byte, hllDenseSize)
+	for i := range s {
+		s[i] = byte(i*7 + i>>3)
+	}
+	regs := s[hllHdrSize:]
+	var want, got [hllRegisters]uint8
+	var wantH, gotH [64]int32
+	for i := range want {
+		want[i] = hllDenseGet(regs, i)
+		wantH[want[i]]++
+	}
+	hllDenseMerge(&got, regs)
+	hllDenseHisto(regs, &gotH)
+	if got != want || gotH != wantH {
+		t.Fatal("hllDenseMerge or hllDenseHisto differs from hllDenseGet")
+	}
+	// Merging keeps the larger register.
+	for i := range got {
+		got[i] = 40
+	}
+	hllDenseMerge(&got, regs)
+	for i := range got {
+		if got[i] != max(40, want[i]) {
+			t.Fatalf("register %d: %d", i, got[i])
+		}
+	}
+}
+
+// BenchmarkHLLDenseMerge is the per-key cost of a PFCOUNT union or a
+// PFMERGE of dense values.
+func BenchmarkHLLDenseMerge(b *testing.B) {
+	s := make([]byte, hllDenseSize)
+	for i := range s {
+		s[i] = byte(i * 7)
+	}
+	var m [hllRegisters]uint8
+	for b.Loop() {
+		hllDenseMerge(&m, s[hllHdrSize:])
+	}
+}
