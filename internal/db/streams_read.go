@@ -320,7 +320,8 @@ func (c *Ctx) xreadAttempt(r *xreadReq, w *resp.Writer, first bool) bool {
 // replyGroupRange is streamReplyWithRange with a group, for ">": the new
 // entries from start, each delivered to cn (in the group's and cn's PEL
 // unless NOACK), the group's last ID and read counter advanced, and the
-// deliveries propagated as XCLAIMs (or, with NOACK, one XGROUP SETID).
+// deliveries propagated as XCLAIMs (none with NOACK), then one XGROUP
+// SETID with the group's new last ID and read counter.
 func (c *Ctx) replyGroupRange(w *resp.Writer, key []byte, r *xreadReq, s *stream, g *streamCG, cn *streamConsumer, start streamID) {
 	mark := deferredLen(w)
 	var n int64
@@ -331,9 +332,10 @@ func (c *Ctx) replyGroupRange(w *resp.Writer, key []byte, r *xreadReq, s *stream
 	s.iterate(start, maxStreamID, false, false, func(e *streamEntry) bool {
 		if e.id.cmp(g.lastID) > 0 {
 			s.advanceGroup(g, e.id)
-			if r.noack {
-				propagateLastID = true
-			}
+			// Valkey 7.2+ propagates the group's ID and read counter
+			// after any read that moved it (XCLAIM's LASTID carries no
+			// read counter), NOACK or not.
+			propagateLastID = true
 		}
 		writeEntry(w, e)
 		if !r.noack {
