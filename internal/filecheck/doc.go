@@ -13,7 +13,7 @@
 // names the byte offset the loader reports and what was being read: the
 // header, the checksum, or the record after the last good one, whose key
 // is recovered with rdb.ReadKeyHeader when it was read whole. A file that
-// is well formed but holds what Corvid does not model (streams, modules)
+// is well formed but holds what Corvid does not model (module values)
 // is reported as Unsupported, not OK (valkey-check-rdb passes it).
 //
 // # AOF

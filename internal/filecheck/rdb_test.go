@@ -86,7 +86,8 @@ func TestCheckRDBBitFlips(t *testing.T) {
 }
 
 // TestCheckRDBNamesKey: with no checksum, a bad value is reported with
-// its key; a stream is unsupported, with its key.
+// its key (a cut stream, for one); a module value is unsupported, with
+// its key.
 func TestCheckRDBNamesKey(t *testing.T) {
 	b := testRDB(t, false)
 	i := bytes.Index(b, []byte("\x04hash")) // the key, length-prefixed
@@ -99,11 +100,18 @@ func TestCheckRDBNamesKey(t *testing.T) {
 	if r.Verdict != Damaged || !strings.Contains(r.Problem.Doing, `value of key "hash" (hash-listpack, db 0)`) {
 		t.Fatalf("%v %+v", r.Verdict, r.Problem)
 	}
-	// The set's key, renamed, followed by a stream's type byte.
+	// The list's key, renamed, after a stream's type byte, and the
+	// stream cut short.
 	j := bytes.Index(b, []byte("\x04list"))
 	c = append(bytes.Clone(b[:j-1]), 15, 3, 's', 't', 'r', 0, 0, 0)
 	r = checkRDBBytes(c)
-	if r.Verdict != Unsupported || !strings.Contains(r.Problem.Doing, `value of key "str" (stream, db 0)`) {
+	if r.Verdict != Damaged || !strings.Contains(r.Problem.Doing, `value of key "str" (stream, db 0)`) {
+		t.Fatalf("%v %+v", r.Verdict, r.Problem)
+	}
+	// The same after a module value's type byte.
+	c = append(bytes.Clone(b[:j-1]), 7, 3, 's', 't', 'r', 0, 0, 0)
+	r = checkRDBBytes(c)
+	if r.Verdict != Unsupported || !strings.Contains(r.Problem.Doing, `value of key "str" (module, db 0)`) {
 		t.Fatalf("%v %+v", r.Verdict, r.Problem)
 	}
 	if r.Verdict.ExitCode() != 1 {

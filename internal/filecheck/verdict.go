@@ -21,7 +21,7 @@ const (
 	// a file is missing, or the manifest is bad).
 	Damaged
 	// Unsupported: the file is well formed as far as it was read, but
-	// holds data Corvid does not model (RDB streams, module values).
+	// holds data Corvid does not model (module values).
 	Unsupported
 )
 
