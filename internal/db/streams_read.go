@@ -24,10 +24,6 @@ type xreadReq struct {
 	dollarResolved bool
 }
 
-// scriptCaller is implemented by the server's client: whether the
-// command runs from a script (XREAD's BLOCK is refused there).
-type scriptCaller interface{ InScript() bool }
-
 // XREAD [COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]
 func xreadCommand(c *Ctx) { c.xreadGeneric(false) }
 
@@ -47,10 +43,8 @@ func (c *Ctx) parseXRead(group bool) (*xreadReq, bool) {
 		o := CString(argv[i])
 		switch {
 		case EqualFold(o, "BLOCK") && more > 0:
-			if sc, ok := c.Client.(scriptCaller); ok && sc.InScript() {
-				c.W.Error("ERR " + cname(argv[0]) + " command is not allowed with BLOCK option from scripts")
-				return nil, false
-			}
+			// From a script, as inside MULTI, Valkey 8.0.1 answers as if
+			// the read had timed out (c.Locked, below).
 			i++
 			d, ok := c.blockTimeoutMsArg(i)
 			if !ok {

@@ -532,10 +532,6 @@ func (c *Client) SetBlocked(on bool) {
 // blocked (db.Ctx.Block selects on it).
 func (c *Client) Disconnected() <-chan struct{} { return c.gone }
 
-// InScript reports whether the running command was called by a script
-// (XREAD and XREADGROUP refuse BLOCK there).
-func (c *Client) InScript() bool { return c.inScript }
-
 func (c *Client) startWatcher() {
 	if c.watching {
 		return
