@@ -186,6 +186,8 @@ func xaddCommand(c *Ctx) {
 		tot += len(f)
 	}
 	if tot > streamListpackMax {
+		// The stream may have been created above: Valkey leaves it.
+		c.account(c.DB, key)
 		c.W.Error(errXAddTooLarge)
 		return
 	}

@@ -37,12 +37,16 @@ type idBlock[V any] struct {
 	e []idEntry[V]
 }
 
-const idBlockMax = 128
+const (
+	idBlockMax   = 128
+	idBlockFirst = 4 // a new block's capacity: most PELs are small
+)
 
-// blockBytes is the heap size of a block with its entry array.
-func (m *idMap[V]) blockBytes() int64 {
+// blockBytes is the heap size of a block holding an entry array of
+// capacity n.
+func (m *idMap[V]) blockBytes(n int) int64 {
 	var e idEntry[V]
-	return int64(ds.AllocSize(int(unsafe.Sizeof(e))*idBlockMax) + ds.AllocSize(int(unsafe.Sizeof(idBlock[V]{}))))
+	return int64(ds.AllocSize(int(unsafe.Sizeof(e))*n) + ds.AllocSize(int(unsafe.Sizeof(idBlock[V]{}))))
 }
 
 func (m *idMap[V]) note(d int64) {
@@ -58,9 +62,17 @@ func (m *idMap[V]) setBlocks(b []*idBlock[V]) {
 	m.note(int64(ds.AllocSize(cap(m.blocks)*8)) - old)
 }
 
-func (m *idMap[V]) newBlock() *idBlock[V] {
-	m.note(m.blockBytes())
-	return &idBlock[V]{e: make([]idEntry[V], 0, idBlockMax)}
+func (m *idMap[V]) newBlock(n int) *idBlock[V] {
+	m.note(m.blockBytes(n))
+	return &idBlock[V]{e: make([]idEntry[V], 0, n)}
+}
+
+// resized accounts a block whose entry array may have been reallocated
+// (it had capacity old).
+func (m *idMap[V]) resized(b *idBlock[V], old int) {
+	if c := cap(b.e); c != old {
+		m.note(m.blockBytes(c) - m.blockBytes(old))
+	}
 }
 
 // Len is the number of entries.
@@ -68,7 +80,11 @@ func (m *idMap[V]) Len() int { return m.n }
 
 // memBytes recomputes the heap held by the map (for checks).
 func (m *idMap[V]) memBytes() int64 {
-	return int64(len(m.blocks))*m.blockBytes() + int64(ds.AllocSize(cap(m.blocks)*8))
+	n := int64(ds.AllocSize(cap(m.blocks) * 8))
+	for _, b := range m.blocks {
+		n += m.blockBytes(cap(b.e))
+	}
+	return n
 }
 
 // release drops everything, reporting the memory freed.
@@ -125,7 +141,7 @@ func (m *idMap[V]) Get(id streamID) *V {
 // Insert adds id with v unless it is present; it reports whether it did.
 func (m *idMap[V]) Insert(id streamID, v V) bool {
 	if len(m.blocks) == 0 {
-		b := m.newBlock()
+		b := m.newBlock(idBlockFirst)
 		b.e = append(b.e, idEntry[V]{id, v})
 		m.setBlocks(append(m.blocks, b))
 		m.n = 1
@@ -139,15 +155,20 @@ func (m *idMap[V]) Insert(id streamID, v V) bool {
 	}
 	m.n++
 	if len(b.e) < idBlockMax {
+		old := cap(b.e)
 		b.e = slices.Insert(b.e, i, idEntry[V]{id, v})
+		m.resized(b, old)
 		return true
 	}
-	nb := m.newBlock()
+	var nb *idBlock[V]
 	if i == len(b.e) && bi == len(m.blocks)-1 {
-		// Appending in order: start the next block.
+		// Appending in order: start the next block, as large as this
+		// one (an append-only map fills blocks in order).
+		nb = m.newBlock(idBlockMax)
 		nb.e = append(nb.e, idEntry[V]{id, v})
 	} else {
 		half := len(b.e) / 2
+		nb = m.newBlock(idBlockMax)
 		nb.e = append(nb.e, b.e[half:]...)
 		clear(b.e[half:])
 		b.e = b.e[:half]
@@ -184,20 +205,24 @@ func (m *idMap[V]) deleteAt(bi, i int) {
 	switch {
 	case len(b.e) == 0:
 		m.dropBlock(bi)
-	case len(b.e) < idBlockMax/4:
+	case len(b.e) < idBlockMax/4 && len(m.blocks) > 1:
 		if bi+1 < len(m.blocks) && len(b.e)+len(m.blocks[bi+1].e) <= idBlockMax*3/4 {
+			old := cap(b.e)
 			b.e = append(b.e, m.blocks[bi+1].e...)
+			m.resized(b, old)
 			m.dropBlock(bi + 1)
 		} else if bi > 0 && len(b.e)+len(m.blocks[bi-1].e) <= idBlockMax*3/4 {
 			p := m.blocks[bi-1]
+			old := cap(p.e)
 			p.e = append(p.e, b.e...)
+			m.resized(p, old)
 			m.dropBlock(bi)
 		}
 	}
 }
 
 func (m *idMap[V]) dropBlock(bi int) {
-	m.note(-m.blockBytes())
+	m.note(-m.blockBytes(cap(m.blocks[bi].e)))
 	m.blocks[bi] = nil
 	nb := slices.Delete(m.blocks, bi, bi+1)
 	if cap(nb) > 64 && len(nb) < cap(nb)/4 {
