@@ -252,7 +252,7 @@ func (s *stream) raxNodes() int64 {
 		return 1
 	}
 	keys := make([][16]byte, 0, n)
-	s.nodes.Range(func(id streamID, _ *[]byte) bool {
+	s.nodes.Range(func(id streamID, _ *nodeRef) bool {
 		var k [16]byte
 		binary.BigEndian.PutUint64(k[:8], id.ms)
 		binary.BigEndian.PutUint64(k[8:], id.seq)

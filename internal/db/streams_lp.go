@@ -322,12 +322,3 @@ func vlpReplaceInt(lp []byte, p int, v int64) []byte {
 	binary.LittleEndian.PutUint32(lp, uint32(len(lp)))
 	return lp
 }
-
-// vlpShrink returns lp in a buffer that fits it (lpShrinkToFit), when the
-// one it has wastes more than an eighth.
-func vlpShrink(lp []byte) []byte {
-	if cap(lp)-len(lp) <= len(lp)/8 {
-		return lp
-	}
-	return append(make([]byte, 0, len(lp)), lp...)
-}

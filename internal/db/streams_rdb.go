@@ -24,10 +24,9 @@ func exportStream(s *stream) *rdb.Stream {
 		EntriesAdded: s.entriesAdded,
 		Groups:       make([]rdb.StreamGroup, 0, len(s.groups)),
 	}
-	s.nodes.Range(func(id streamID, lp *[]byte) bool {
-		rs.Nodes = append(rs.Nodes, rdb.StreamNode{Master: toRDBID(id), Listpack: *lp})
-		return true
-	})
+	for c := s.nodes.Start(); c.Valid(); c.Next() {
+		rs.Nodes = append(rs.Nodes, rdb.StreamNode{Master: toRDBID(c.ID()), Listpack: s.nodeLP(&c)})
+	}
 	for _, g := range s.groups {
 		rg := rdb.StreamGroup{
 			Name:        g.name,
@@ -59,9 +58,19 @@ func exportStream(s *stream) *rdb.Stream {
 func loadStream(rs *rdb.Stream) *stream {
 	s := newStream()
 	for _, n := range rs.Nodes {
-		lp := vlpShrink(n.Listpack)
-		s.nodes.Insert(fromRDBID(n.Master), lp)
-		s.lpBytes += lpAlloc(lp)
+		// In order: each is the last node when it is stored, and the
+		// one before it is sealed first.
+		if s.nodes.Len() > 0 {
+			c := s.nodes.End()
+			s.sealTail(&c)
+		}
+		s.nodes.Insert(fromRDBID(n.Master), nodeRef{})
+		c := s.nodes.End()
+		s.setNode(&c, n.Listpack)
+	}
+	if s.nodes.Len() > 0 {
+		c := s.nodes.End()
+		s.sealTail(&c)
 	}
 	s.length = rs.Length
 	s.lastID = fromRDBID(rs.LastID)

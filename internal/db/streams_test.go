@@ -324,11 +324,16 @@ func (s *stream) check() error {
 	var prev streamID
 	first := true
 	var err error
-	s.nodes.Range(func(master streamID, lp *[]byte) bool {
-		m := readMaster(*lp)
+	for c := s.nodes.Start(); c.Valid() && err == nil; c.Next() {
+		master, lp := c.ID(), s.nodeLP(&c)
+		last := c.bi == len(c.m.blocks)-1 && c.i == len(c.m.blocks[c.bi].e)-1
+		if !last && cap(lp) != len(lp) || s.tail != nil && !last && &lp[0] == &s.tail[0] {
+			return fmt.Errorf("node %v: not an exact allocation", master)
+		}
+		m := readMaster(lp)
 		var live, dead int64
 		nodeFirst := true
-		forEachInNode(master, *lp, false, func(e *streamEntry) bool {
+		forEachInNode(master, lp, false, func(e *streamEntry) bool {
 			if nodeFirst && e.id != master {
 				err = fmt.Errorf("node %v starts with entry %v", master, e.id)
 			}
@@ -348,8 +353,7 @@ func (s *stream) check() error {
 			err = fmt.Errorf("node %v: counts %d/%d, entries %d/%d", master, m.count, m.deleted, live, dead)
 		}
 		length += uint64(live)
-		return err == nil
-	})
+	}
 	if err != nil {
 		return err
 	}
