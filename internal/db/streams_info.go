@@ -59,7 +59,7 @@ func xinfoStreamCommand(c *Ctx) {
 	w.BulkString("radix-tree-keys")
 	w.Int(int64(s.nodes.Len()))
 	w.BulkString("radix-tree-nodes")
-	w.Int(s.raxNodes())
+	w.Int(s.raxNodeCount())
 	w.BulkString("last-generated-id")
 	writeStreamID(w, s.lastID)
 	w.BulkString("max-deleted-entry-id")
@@ -239,14 +239,22 @@ var xinfoHelp = []string{
 // XINFO HELP
 func xinfoHelpCommand(c *Ctx) { writeHelp(c, "XINFO", xinfoHelp) }
 
-// raxNodes is what Valkey's rax of the stream's nodes would count as its
+// raxNodeCount is what Valkey's rax of the stream's nodes would count as its
 // nodes (XINFO STREAM radix-tree-nodes): for keys of one length, a radix
 // tree with path compression is determined by its keys. Its nodes are
 // the root, each branching point below it, each key's leaf, and one
 // compressed node for each edge out of a branching point that spans more
 // than one byte (the edge's first byte sits in the branching node).
-// The root holds the path to the first branching point itself.
-func (s *stream) raxNodes() int64 {
+// The root holds the path to the first branching point itself. The count
+// is kept until a node comes or goes.
+func (s *stream) raxNodeCount() int64 {
+	if s.raxNodes == 0 {
+		s.raxNodes = s.countRaxNodes()
+	}
+	return s.raxNodes
+}
+
+func (s *stream) countRaxNodes() int64 {
 	n := s.nodes.Len()
 	if n == 0 {
 		return 1

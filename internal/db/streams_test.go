@@ -2,6 +2,7 @@ package db
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -379,4 +380,54 @@ func (s *stream) check() error {
 		}
 	}
 	return err
+}
+
+// TestRaxNodeCount compares the radix-tree node count XINFO reports with
+// a count of the path-compressed trie's nodes made position by position:
+// a prefix is a node when it is the root, a key, a branching point, or
+// the child of one. (Valkey's own figures match it: tests/compat's
+// streams family, tests/integration's stream DUMP test.)
+func TestRaxNodeCount(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for round := range 300 {
+		s := newStream()
+		n := r.IntN(60)
+		ms := uint64(r.Int64N(1 << 45))
+		for range n {
+			switch r.IntN(4) {
+			case 0:
+				ms += uint64(r.IntN(3))
+			case 1:
+				ms += uint64(r.IntN(300))
+			case 2:
+				ms += uint64(r.Int64N(1 << 30))
+			}
+			id := streamID{ms, uint64(r.IntN(4))}
+			if s.nodes.Get(id) == nil {
+				s.nodes.Insert(id, nodeRef{})
+			}
+		}
+		prefixes := map[string]map[byte]bool{}
+		s.nodes.Range(func(id streamID, _ *nodeRef) bool {
+			k := string(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, id.ms), id.seq))
+			for d := 0; d <= 16; d++ {
+				if prefixes[k[:d]] == nil {
+					prefixes[k[:d]] = map[byte]bool{}
+				}
+				if d < 16 {
+					prefixes[k[:d]][k[d]] = true
+				}
+			}
+			return true
+		})
+		want := int64(1)
+		for p := range prefixes {
+			if p != "" && (len(prefixes[p[:len(p)-1]]) >= 2 || len(prefixes[p]) >= 2 || len(p) == 16) {
+				want++
+			}
+		}
+		if got := s.countRaxNodes(); got != want {
+			t.Fatalf("round %d, %d keys: %d nodes, want %d", round, s.nodes.Len(), got, want)
+		}
+	}
 }

@@ -46,7 +46,10 @@ type stream struct {
 	// tail is the last node's listpack while it grows (with its
 	// capacity); every other node's is allocated to its exact size.
 	tail    []byte
-	lpBytes int64 // listpacks' allocations, size-classed
+	// raxNodes caches XINFO's radix-tree-nodes (0: to compute), for
+	// the node set it was computed for.
+	raxNodes int64
+	lpBytes  int64 // listpacks' allocations, size-classed
 	mem     int64 // everything else
 }
 
@@ -408,6 +411,7 @@ func (s *stream) removeNode(c *idCursor[nodeRef]) {
 	if s.tail != nil && r.p == &s.tail[0] {
 		s.tail = nil
 	}
+	s.raxNodes = 0
 	c.DeleteAt()
 }
 
@@ -521,6 +525,7 @@ func (s *stream) appendEntry(id streamID, args [][]byte, lim nodeLimits) {
 		lp = vlpAppendInt(lp, 0)
 		flags |= streamFlagSameFields
 		s.nodes.Insert(id, nodeRef{})
+		s.raxNodes = 0
 		c = s.nodes.End()
 	} else {
 		master = c.ID()
