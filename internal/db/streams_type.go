@@ -45,12 +45,12 @@ type stream struct {
 	groups       []*streamCG
 	// tail is the last node's listpack while it grows (with its
 	// capacity); every other node's is allocated to its exact size.
-	tail    []byte
+	tail []byte
 	// raxNodes caches XINFO's radix-tree-nodes (0: to compute), for
 	// the node set it was computed for.
 	raxNodes int64
 	lpBytes  int64 // listpacks' allocations, size-classed
-	mem     int64 // everything else
+	mem      int64 // everything else
 }
 
 // nodeRef is a node's listpack as the index holds it: its first byte.
