@@ -33,7 +33,7 @@ func NewBuffer(off, size int64) *Buffer {
 	return &Buffer{end: off, size: max(size, 1)}
 }
 
-// Append adds p to the stream and wakes the readers waiting for it.
+// Append adds p to the stream (Kick wakes the readers waiting for it).
 func (b *Buffer) Append(p []byte) {
 	if len(p) == 0 {
 		return
@@ -55,13 +55,31 @@ func (b *Buffer) Append(p []byte) {
 		b.end += int64(n)
 		p = p[n:]
 	}
+	b.trim()
+	b.mu.Unlock()
+}
+
+// AppendKick is Append followed by Kick.
+func (b *Buffer) AppendKick(p []byte) {
+	b.Append(p)
+	b.Kick()
+}
+
+// Kick wakes the readers that have bytes to read. Append does not: its
+// callers kick once per batch of appends (an event loop at the end of
+// its round, as Valkey writes its replicas' output before it sleeps), so
+// a sender writes what a round appended in one go rather than waking
+// for every command.
+func (b *Buffer) Kick() {
+	b.mu.Lock()
 	for _, r := range b.readers {
-		select {
-		case r.ready <- struct{}{}:
-		default:
+		if r.pos <= b.end {
+			select {
+			case r.ready <- struct{}{}:
+			default:
+			}
 		}
 	}
-	b.trim()
 	b.mu.Unlock()
 }
 
@@ -180,8 +198,8 @@ func (r *Reader) Next() []byte {
 	return p
 }
 
-// Ready is signalled after an append; Next may still return nil (the
-// reader took the bytes already).
+// Ready is signalled by Kick when there is something to read; Next may
+// still return nil (the reader took the bytes already).
 func (r *Reader) Ready() <-chan struct{} { return r.ready }
 
 // Pos is the offset of the next byte the reader returns.

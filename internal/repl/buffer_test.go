@@ -26,7 +26,7 @@ func pattern(off int64, n int) []byte {
 func appendPattern(b *Buffer, n, chunk int) {
 	for n > 0 {
 		c := min(n, chunk)
-		b.Append(pattern(b.End()+1, c))
+		b.AppendKick(pattern(b.End()+1, c))
 		n -= c
 	}
 }
@@ -86,7 +86,7 @@ func TestBufferOffsets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := NewBuffer(tc.start, tc.size)
 			for _, n := range tc.append {
-				b.Append(pattern(b.End()+1, n))
+				b.AppendKick(pattern(b.End()+1, n))
 			}
 			if got := offsetsOf(b); got != tc.want {
 				t.Fatalf("First, End, HistLen = %v, want %v", got, tc.want)
@@ -159,7 +159,7 @@ func TestBufferTrim(t *testing.T) {
 	for _, size := range []int64{1, 100, blockSize - 1, blockSize, blockSize + 1, 3*blockSize + 17} {
 		b := NewBuffer(42, size)
 		for range 300 {
-			b.Append(pattern(b.End()+1, 1+rng.IntN(3*blockSize/2)))
+			b.AppendKick(pattern(b.End()+1, 1+rng.IntN(3*blockSize/2)))
 			first, end, hist := b.First(), b.End(), b.HistLen()
 			backlog := end + 1 - size // the backlog's first byte
 			if first > max(backlog, 43) {
@@ -215,7 +215,7 @@ func TestBufferPin(t *testing.T) {
 	r2 := b.Reader(3*blockSize + 1)
 	kept := r2.Next() // the fourth block: stays valid and unchanged when it goes
 	r2.Close()
-	b.Append([]byte("x"))
+	b.AppendKick([]byte("x"))
 	if b.First() != 4*blockSize+1 {
 		t.Fatalf("First %d after the reader moved to %d", b.First(), r.Pos())
 	}
@@ -289,7 +289,8 @@ func TestBufferReaderBounds(t *testing.T) {
 	}
 }
 
-// TestBufferReady: Ready is signalled by an append (once, however many),
+// TestBufferReady: Ready is signalled by Kick when there is something to
+// read (once, however many appends came before), never by Append alone,
 // and Next then returns the bytes.
 func TestBufferReady(t *testing.T) {
 	b := NewBuffer(0, 1<<20)
@@ -306,8 +307,15 @@ func TestBufferReady(t *testing.T) {
 	b.Append([]byte("def"))
 	select {
 	case <-r.Ready():
+		t.Fatal("Ready after an append without Kick")
 	default:
-		t.Fatal("no Ready after an append")
+	}
+	b.Kick()
+	b.Kick()
+	select {
+	case <-r.Ready():
+	default:
+		t.Fatal("no Ready after Kick")
 	}
 	select {
 	case <-r.Ready():
@@ -317,7 +325,7 @@ func TestBufferReady(t *testing.T) {
 	if p := r.Next(); string(p) != "abcdef" {
 		t.Fatalf("Next %q", p)
 	}
-	b.Append(nil) // nothing: no signal
+	b.AppendKick(nil) // nothing to read: no signal
 	select {
 	case <-r.Ready():
 		t.Fatal("Ready after an empty append")
@@ -379,7 +387,7 @@ func TestBufferCloseWakes(t *testing.T) {
 	if b.Readers() != 0 {
 		t.Fatalf("Readers %d", b.Readers())
 	}
-	b.Append([]byte("after")) // a closed reader is not signalled any more
+	b.AppendKick([]byte("after")) // a closed reader is not signalled any more
 	select {
 	case <-r.Ready():
 		t.Fatal("a closed reader was signalled")
@@ -472,7 +480,7 @@ func TestBufferConcurrent(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				c = min(total-n, 1+rng.IntN(64))
 			}
-			b.Append(pattern(int64(start+1+n), c))
+			b.AppendKick(pattern(int64(start+1+n), c))
 			n += c
 			if n > total/4 && n-c <= total/4 {
 				victim.Close()

@@ -461,6 +461,9 @@ func (c *Client) notePanic(r any) {
 // flush writes pending replies in one syscall, their calls counted first.
 func (c *Client) flush() bool {
 	c.flushCalls()
+	if c.nc == nil || c.offLoop {
+		c.srv.replKick() // on a loop, its round's end does (beforeFlush)
+	}
 	if c.w.Len() == 0 {
 		return true
 	}

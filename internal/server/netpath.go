@@ -53,6 +53,14 @@ import (
 // blocking writes, then gives the client back. See docs/architecture.md,
 // "Network path".
 
+// beforeFlush runs on every event loop at the end of each round, before
+// the round's replies are written: the AOF's wait (aofBeforeFlush), then
+// the replicas get what the round appended (replKick).
+func (s *Server) beforeFlush() {
+	s.aofBeforeFlush()
+	s.replKick()
+}
+
 // netLoops is the number of event loops for cfg; 0 means the goroutine
 // path.
 func netLoops(cfg *config.Config) int {
@@ -87,7 +95,7 @@ func (s *Server) startNetloop() error {
 	}
 	ring := s.cfg.NetEngine() == config.NetEngineIOURing
 	e, err := netloop.New(netloop.Options{Loops: n, Tick: time.Second, RawWait: true, DeferWrite: true,
-		LockThread: true, URing: ring, BeforeFlush: s.aofBeforeFlush})
+		LockThread: true, URing: ring, BeforeFlush: s.beforeFlush})
 	if err != nil {
 		return err
 	}

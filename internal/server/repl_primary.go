@@ -219,7 +219,18 @@ func (s *Server) appendStream(argv ...[]byte) {
 		return
 	}
 	if b := s.repl.buf.Load(); b != nil {
-		b.Append(effects.AppendCommand(nil, argv...))
+		b.AppendKick(effects.AppendCommand(nil, argv...))
+	}
+}
+
+// replKick wakes the replicas' senders for what was appended since they
+// last woke: an event loop calls it at the end of each round, a client
+// off the loops after each batch (replSink only appends), so a replica
+// gets a round's commands in one write, as Valkey writes its replicas'
+// output once per event-loop iteration.
+func (s *Server) replKick() {
+	if b := s.repl.buf.Load(); b != nil {
+		b.Kick()
 	}
 }
 
@@ -404,11 +415,17 @@ func (r *replica) name() string { return net.JoinHostPort(r.ip, strconv.Itoa(r.p
 // them ends.
 func (s *Server) sendStream(rep *replica) {
 	rd := rep.rd.Load()
+	// Units committed off the clients' paths (active expiry, eviction)
+	// are not followed by a kick: the ticker picks them up.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		p := rd.Next()
 		if p == nil {
 			select {
 			case <-rd.Ready():
+				continue
+			case <-tick.C:
 				continue
 			case <-rep.done:
 				return

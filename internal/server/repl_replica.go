@@ -654,6 +654,7 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 			t.kept = t.kept[len(raw):]
 			consumed = end
 		}
+		s.replKick() // what this read forwarded, to the sub-replicas at once
 		// Keep the unapplied tail only.
 		if len(t.kept) == 0 {
 			t.kept = t.kept[:0:0]
