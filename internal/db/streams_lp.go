@@ -3,6 +3,8 @@ package db
 import (
 	"encoding/binary"
 	"strconv"
+
+	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // Stream nodes are listpacks in Valkey's own byte layout (listpack.c), so
@@ -213,23 +215,6 @@ func vlpEncodeInt(b []byte, v int64) []byte {
 	return binary.LittleEndian.AppendUint64(b, uint64(v))
 }
 
-// vlpEncodedIntSize is len(vlpEncodeInt(nil, v)).
-func vlpEncodedIntSize(v int64) int {
-	switch {
-	case v >= 0 && v <= 127:
-		return 1
-	case v >= -4096 && v <= 4095:
-		return 2
-	case v >= -32768 && v <= 32767:
-		return 3
-	case v >= -8388608 && v <= 8388607:
-		return 4
-	case v >= -2147483648 && v <= 2147483647:
-		return 5
-	}
-	return 9
-}
-
 // vlpAppendBacklen appends the backlen of an element of l bytes.
 func vlpAppendBacklen(b []byte, l int) []byte {
 	switch {
@@ -250,7 +235,7 @@ func vlpAppendBacklen(b []byte, l int) []byte {
 func vlpStrSize(s []byte) int {
 	var h int
 	if v, ok := ParseInt(s); ok && isCanonicalInt(s) {
-		h = vlpEncodedIntSize(v)
+		h = ds.ListpackIntSize(v)
 	} else {
 		switch l := len(s); {
 		case l < 64:

@@ -18,23 +18,30 @@ const (
 // qlOptimizationLevel are the node size limits of fill -1..-5.
 var qlOptimizationLevel = [...]int{4096, 8192, 16384, 32768, 65536}
 
+// ListpackIntSize is the size of n's listpack encoding (Valkey's
+// lpEncodeIntegerGetType): 7-bit, 13-bit, 16-, 24-, 32- or 64-bit, the
+// encoding byte included, the backlen not.
+func ListpackIntSize(n int64) int {
+	switch {
+	case n >= 0 && n <= 127:
+		return 1
+	case n >= -4096 && n <= 4095:
+		return 2
+	case n >= -32768 && n <= 32767:
+		return 3
+	case n >= -8388608 && n <= 8388607:
+		return 4
+	case n >= -2147483648 && n <= 2147483647:
+		return 5
+	}
+	return 9
+}
+
 // vlpEntrySize is the size of v as one Valkey listpack entry: encoding,
 // data and backlen. Canonical integers are stored in binary.
 func vlpEntrySize(v []byte) int {
 	if n, ok := lpStringToInt(v); ok {
-		switch {
-		case n >= 0 && n <= 127:
-			return 2
-		case n >= -4096 && n <= 4095:
-			return 3
-		case n >= -32768 && n <= 32767:
-			return 4
-		case n >= -8388608 && n <= 8388607:
-			return 5
-		case n >= -2147483648 && n <= 2147483647:
-			return 6
-		}
-		return 10
+		return ListpackIntSize(n) + 1 // a backlen of one byte
 	}
 	l := len(v)
 	var enc int

@@ -3,6 +3,8 @@ package rdb
 import (
 	"encoding/binary"
 	"strconv"
+
+	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // Listpacks in Valkey's serialized layout (listpack.c):
@@ -55,19 +57,7 @@ func lpEntrySize(v []byte) int {
 
 func lpEncodedSize(v []byte) int {
 	if i, ok := parseInt(v); ok {
-		switch {
-		case i >= 0 && i <= 127:
-			return 1
-		case i >= -4096 && i <= 4095:
-			return 2
-		case i >= -32768 && i <= 32767:
-			return 3
-		case i >= -8388608 && i <= 8388607:
-			return 4
-		case i >= -2147483648 && i <= 2147483647:
-			return 5
-		}
-		return 9
+		return ds.ListpackIntSize(i)
 	}
 	switch l := len(v); {
 	case l < 64:
