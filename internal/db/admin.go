@@ -53,7 +53,7 @@ func (ks *Keyspace) KeyCounts() (keys, expires []int) {
 // FlushDB empties database db (db < 0: all). All stripes must be locked.
 func (ks *Keyspace) FlushDB(db int) int {
 	ks.beforeWriteDB(db)
-	ks.watch.touchDB(db, ks.holds) // before the keys are gone
+	ks.touchWatchedDB(db, -1) // before the keys are gone
 	ks.flushed(db)
 	ks.dbGone(db)
 	n := 0
@@ -88,9 +88,8 @@ func (ks *Keyspace) SwapDB(a, b int) {
 	ks.beforeWriteDB(b)
 	// A watcher of a key in a or b sees a change when the key exists on
 	// either side (Valkey: touchAllWatchedKeysInDb(a, b) and (b, a)).
-	either := func(_ int, key string) bool { return ks.holds(a, key) || ks.holds(b, key) }
-	ks.watch.touchDB(a, either)
-	ks.watch.touchDB(b, either)
+	ks.touchWatchedDB(a, b)
+	ks.touchWatchedDB(b, a)
 	for i := range ks.stripes {
 		sh := ks.stripes[i].shards
 		sh[a], sh[b] = sh[b], sh[a]

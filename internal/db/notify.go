@@ -101,7 +101,7 @@ func (c *Ctx) NotifyDB(class int, event string, key []byte, db int) {
 
 // keyChanged is Valkey's signalModifiedKey: WATCHes and tracking.
 func (ks *Keyspace) keyChanged(db int, key []byte, by any) {
-	ks.watch.touch(db, key)
+	ks.touchWatched(db, key)
 	if ks.notify.tracking.Load() && ks.notify.obs != nil {
 		ks.notify.obs.KeyChanged(db, key, by)
 	}

@@ -105,6 +105,7 @@ func execCommand(c *Client) {
 		return
 	}
 	var locks db.LockSet
+	ks.LockWatched(&c.watch, &locks) // to see whether they expired
 	for _, q := range m.cmds {
 		if q.cm.lock != db.LockKeys || q.cm.proc != nil {
 			locks.All()
@@ -134,14 +135,16 @@ func execCommand(c *Client) {
 			defer c.ctx.ReleaseHeld()
 		}
 	}
-	if c.watch.Dirty.Load() {
+	ctx := &c.ctx
+	ctx.SetNow()
+	// A watched key that expired since WATCH fails the EXEC as a change
+	// would (Valkey's isWatchedKeyExpired), even before anything deletes it.
+	if c.watch.Dirty.Load() || ks.WatchedExpired(&c.watch, ctx.Now) {
 		ks.Unwatch(&c.watch)
 		c.w.NullArray()
 		return
 	}
 	ks.Unwatch(&c.watch)
-	ctx := &c.ctx
-	ctx.SetNow()
 	ctx.Locked = true
 	defer func() { ctx.Locked = held }()
 	// The transaction is one unit of the effects stream, committed with

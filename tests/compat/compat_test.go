@@ -25,8 +25,9 @@ func scriptFiles(t *testing.T) []string {
 // corvidDifferences (Corvid's reply given there instead).
 func TestScripts(t *testing.T) {
 	testutil.ValkeyServerPath(t)
-	corvid := testutil.StartCorvid(t)
-	valkey := testutil.StartValkey(t)
+	// DEBUG SET-ACTIVE-EXPIRE holds stale keys still for the WATCH lines.
+	corvid := testutil.StartCorvid(t, "--enable-debug-command", "yes")
+	valkey := testutil.StartValkey(t, "--enable-debug-command", "yes")
 	used := map[string]bool{}
 	for _, f := range scriptFiles(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".txt")
@@ -55,8 +56,8 @@ func TestScripts(t *testing.T) {
 func TestScriptsRedis(t *testing.T) {
 	testutil.ValkeyServerPath(t)
 	testutil.RedisServerPath(t)
-	redis := testutil.StartRedis(t)
-	valkey := testutil.StartValkey(t)
+	redis := testutil.StartRedis(t, "--enable-debug-command", "yes")
+	valkey := testutil.StartValkey(t, "--enable-debug-command", "yes")
 	used := map[string]bool{}
 	for _, f := range scriptFiles(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".txt")
