@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"syscall"
 
+	lua "github.com/corvid-kv/corvid/internal/lua"
 	"github.com/corvid-kv/corvid/internal/resp"
 	"github.com/corvid-kv/corvid/internal/script/lualib"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // The version fields of the server table, Valkey 8.0.1's.

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	lua "github.com/corvid-kv/corvid/internal/lua"
 	"github.com/corvid-kv/corvid/internal/script/lualib"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // Lua 5.1 functions whose gopher-lua versions answer differently: tonumber

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	lua "github.com/corvid-kv/corvid/internal/lua"
 	"github.com/corvid-kv/corvid/internal/resp"
 	"github.com/corvid-kv/corvid/internal/script/lualib"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // replyDepth is how deep Valkey's Lua-to-RESP conversion goes before

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/corvid-kv/corvid/internal/lua"
+	"github.com/corvid-kv/corvid/internal/lua/parse"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // Functions (FUNCTION LOAD, FCALL): libraries of named Lua functions.

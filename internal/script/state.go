@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	lua "github.com/corvid-kv/corvid/internal/lua"
 	"github.com/corvid-kv/corvid/internal/resp"
 	"github.com/corvid-kv/corvid/internal/script/lualib"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // Host runs what a script asks of the server. Its methods are called on

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // Argument checking with the messages of Lua 5.1's lauxlib, which the C

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/corvid-kv/corvid/internal/lua"
+	"github.com/corvid-kv/corvid/internal/lua/parse"
 )
 
 // Benchmarks for the scripting engine decision: what gopher-lua costs for

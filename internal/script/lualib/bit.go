@@ -3,7 +3,7 @@ package lualib
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // bit: LuaBitOp 1.0.2 on Lua 5.1 with double numbers. Every operation works

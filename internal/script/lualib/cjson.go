@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // cjson: lua_cjson 2.1.0 as Valkey builds it (no DISABLE_INVALID_NUMBERS,

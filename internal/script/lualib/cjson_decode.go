@@ -3,7 +3,7 @@ package lualib
 import (
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // cjson.decode: lua_cjson's tokenizer and recursive descent parser, with

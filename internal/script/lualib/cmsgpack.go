@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // cmsgpack: lua-cmsgpack 0.4.0 on Lua 5.1 and a 64-bit build, as Valkey

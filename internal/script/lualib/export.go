@@ -1,6 +1,6 @@
 package lualib
 
-import lua "github.com/yuin/gopher-lua"
+import lua "github.com/corvid-kv/corvid/internal/lua"
 
 // Conversions the scripting engine (package script) shares with the
 // libraries, so that a number reads the same in a reply, in an argument and

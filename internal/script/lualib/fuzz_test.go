@@ -3,7 +3,7 @@ package lualib
 import (
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // The decoders take arbitrary bytes from scripts: they must answer every

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	lua "github.com/corvid-kv/corvid/internal/lua"
 	"github.com/corvid-kv/corvid/tests/testutil"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // The differential harness: an expression runs as "return <expr>" through

@@ -1,7 +1,7 @@
 package lualib
 
 import (
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // libState is what the libraries opened in one LState share: the cjson.null

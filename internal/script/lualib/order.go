@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/bits"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // The order of Lua 5.1's next().

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/corvid-kv/corvid/internal/lua"
 )
 
 // struct: the struct library (struct.c 1.7 with Valkey's fixes for integer
