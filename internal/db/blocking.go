@@ -300,7 +300,11 @@ func (r *blockRegistry) serveOne(c *Ctx, w *waiter, db int, key []byte, m *strip
 	// keeps a mistaken one from crashing the pusher's connection. What
 	// the serving does is a unit of its own in the stream (Valkey
 	// propagates each served client's command after the pusher's).
-	sc := Ctx{KS: ks, W: resp.NewWriter(0), DB: db, Now: c.Now, Locked: true, Client: servingMarker}
+	// The clock is read anew (Valkey updates its cached time before it
+	// re-runs a blocked command): a key that expired since the pusher's
+	// command started (a DEBUG SLEEP inside its EXEC) is gone for the
+	// waiter, which keeps waiting.
+	sc := Ctx{KS: ks, W: resp.NewWriter(0), DB: db, Now: time.Now().UnixMilli(), Locked: true, Client: servingMarker}
 	if ks.Effects.Active() {
 		sc.Prop = new(effects.Unit)
 	}

@@ -93,3 +93,50 @@ func TestActiveExpiry(t *testing.T) {
 		t.Fatal("active expiry removed a key without a TTL")
 	}
 }
+
+// TestBlockedKeyExpiredBeforeServed: a client blocked on a key that a
+// transaction fills, but which has expired by the time the transaction
+// ends (DEBUG SLEEP inside it), is not served: the key is gone when its
+// command runs again, and it keeps waiting until its timeout (Valkey 8
+// re-runs the blocked command with its clock updated). Run on Corvid and,
+// when present, on valkey-server 8.0.1.
+func TestBlockedKeyExpiredBeforeServed(t *testing.T) {
+	servers := map[string]*testutil.Proc{"corvid": testutil.StartCorvid(t, "--enable-debug-command", "yes")}
+	if testutil.HaveValkey(t) {
+		servers["valkey"] = testutil.StartValkey(t, "--enable-debug-command", "yes")
+	}
+	cases := []struct {
+		block []string // the blocking command, timeout 0.5 s
+		fill  []string // what the transaction writes to its key
+		key   string
+	}{
+		{[]string{"BLPOP", "bl", "0.5"}, []string{"RPUSH", "bl", "a"}, "bl"},
+		{[]string{"BLMPOP", "0.5", "1", "bm", "LEFT"}, []string{"RPUSH", "bm", "a"}, "bm"},
+		{[]string{"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0.5"}, []string{"RPUSH", "src", "a"}, "src"},
+		{[]string{"BZPOPMIN", "bz", "0.5"}, []string{"ZADD", "bz", "1", "a"}, "bz"},
+		{[]string{"BZMPOP", "0.5", "1", "bzm", "MIN"}, []string{"ZADD", "bzm", "1", "a"}, "bzm"},
+	}
+	for name, srv := range servers {
+		t.Run(name, func(t *testing.T) {
+			r := testutil.Dial(t, srv.Addr)
+			expect(t, r, "+OK", "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+			for _, tc := range cases {
+				rd := testutil.Dial(t, srv.Addr)
+				rd.Send(tc.block...)
+				if !waitFor(hangTimeout, func() bool { return infoFields(t, r, "clients")["blocked_clients"] == "1" }) {
+					t.Fatalf("%s: the client did not block", tc.block[0])
+				}
+				expect(t, r, "+OK", "MULTI")
+				expect(t, r, "+QUEUED", tc.fill...)
+				expect(t, r, "+QUEUED", "PEXPIRE", tc.key, "50")
+				expect(t, r, "+QUEUED", "DEBUG", "SLEEP", "0.1")
+				expect(t, r, "*[:1, :1, +OK]", "EXEC")
+				if got := rd.Read(); got != "(nil-array)" && got != "(nil)" {
+					t.Errorf("%s after its key expired inside the filling EXEC: %s, want a timeout", tc.block[0], got)
+				}
+				expect(t, r, ":0", "EXISTS", tc.key)
+				rd.Close()
+			}
+		})
+	}
+}
