@@ -159,11 +159,10 @@ func mathMin(L *LState) int {
 	return 1
 }
 
+// mathMod is math.mod, which Lua 5.1 (LUA_COMPAT_MOD) makes another name
+// for math.fmod.
 func mathMod(L *LState) int {
-	lhs := L.CheckNumber(1)
-	rhs := L.CheckNumber(2)
-	L.Push(luaModulo(lhs, rhs))
-	return 1
+	return mathFmod(L)
 }
 
 func mathModf(L *LState) int {

@@ -2,6 +2,7 @@ package lua
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -140,20 +141,16 @@ func isArrayKey(v LNumber) bool {
 	return isInteger(v) && v < LNumber(int((^uint(0))>>1)) && v > LNumber(0) && v < LNumber(MaxArrayIndex)
 }
 
+// parseNumber converts a string to a number as Lua 5.1 does (luaO_str2d):
+// arithmetic on strings, tonumber, number literals.
 func parseNumber(number string) (LNumber, error) {
-	var value LNumber
-	number = strings.Trim(number, " \t\n")
-	if v, err := strconv.ParseInt(number, 0, LNumberBit); err != nil {
-		if v2, err2 := strconv.ParseFloat(number, LNumberBit); err2 != nil {
-			return LNumber(0), err2
-		} else {
-			value = LNumber(v2)
-		}
-	} else {
-		value = LNumber(v)
+	if v, ok := Str2Number(number); ok {
+		return LNumber(v), nil
 	}
-	return value, nil
+	return LNumber(0), errNotNumber
 }
+
+var errNotNumber = errors.New("not a number")
 
 func popenArgs(arg string) (string, []string) {
 	cmd := "/bin/sh"

@@ -111,11 +111,10 @@ func (st LString) Format(f fmt.State, c rune) {
 	}
 }
 
+// String is Lua 5.1's conversion of a number to a string ("%.14g"): what
+// tostring and .. give.
 func (nm LNumber) String() string {
-	if isInteger(nm) {
-		return fmt.Sprint(int64(nm))
-	}
-	return fmt.Sprint(float64(nm))
+	return NumberToString(float64(nm))
 }
 
 func (nm LNumber) Type() LValueType { return LTNumber }

@@ -2265,14 +2265,13 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// luaModulo is Lua 5.1's luai_nummod, a - floor(a/b)*b, rounded step by
+// step as C computes it (not math.Mod's exact remainder): 1e17 % 3 is 0,
+// 1 % 0 is x86's default NaN (-nan), 1 % math.huge is NaN.
 func luaModulo(lhs, rhs LNumber) LNumber {
-	flhs := float64(lhs)
-	frhs := float64(rhs)
-	v := math.Mod(flhs, frhs)
-	if frhs > 0 && v < 0 || frhs < 0 && v > 0 {
-		v += frhs
-	}
-	return LNumber(v)
+	a, b := float64(lhs), float64(rhs)
+	m := float64(math.Floor(a/b) * b) // the conversion keeps the product from fusing
+	return LNumber(a - m)
 }
 
 func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {

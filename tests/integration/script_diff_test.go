@@ -525,6 +525,18 @@ func sdCases() []sdCase {
 		// Numbers and their strings.
 		sdOne("tostring-numbers", sdEval0(`return {tostring(1e15), tostring(1e16), tostring(0.1), tostring(1/3), tostring(1e100), tostring(-0), tostring(2^53), tostring(2^63), tostring(-1.5e-7), tostring(100), tostring(123456789012)}`),
 			sdEval0(`return {tostring(0/0), tostring(1/0), tostring(-1/0)}`), sdEval0(`return 1e15 .. ' ' .. 0.1 .. ' ' .. 2^31`)),
+		// Numbers become strings as Lua 5.1's %.14g wherever Lua converts
+		// them (.., the string library, table.concat), strings become
+		// numbers as its strtod (arithmetic on strings), and % is
+		// a - floor(a/b)*b as C rounds it.
+		sdOne("concat-numbers", sdEval0(`return 1e15 .. ' ' .. 123456789012345 .. ' ' .. 99999999999999 .. ' ' .. 100000000000000`),
+			sdEval0(`return 2^63 .. ' ' .. 2^53 .. ' ' .. -0.0 .. ' ' .. 1/3 .. ' ' .. 2^-1074 .. ' ' .. (0/0) .. ' ' .. 1e300 * 1e10`),
+			sdEval0(`return {string.rep(1e15, 2), table.concat({1e15, 0.1, -0.0, 2^53}, ','), string.len(0.1), string.upper(1e15), string.sub(12345.678, 2)}`),
+			sdEval0(`return string.format('%s', 1e100)`), sdEval0(`local t = {} t[1e15] = 'a' for k in pairs(t) do return k .. '' end`)),
+		sdOne("string-arith", sdEval0(`return ' 0x10 ' + 0`), sdEval0(`return '10' * '2'`), sdEval0(`return tostring('inf' + 0)`),
+			sdEval0(`return '0b101' + 0`), sdEval0(`return '1_000' + 0`), sdEval0(`return '1e' + 0`), sdEval0(`return '0x' + 0`)),
+		sdOne("modulo", sdEval0(`return 1e17 % 3`), sdEval0(`return {tostring(5 % math.huge), tostring(-5 % math.huge), tostring(5.5 % -2)}`),
+			sdEval0(`local a, b = 7.5, 0 return tostring(a % b)`), sdEval0(`return {math.mod(-7, 3), math.fmod(-7, 3), -7 % 3}`)),
 		sdOne("string-format", sdEval0(`return string.format('%.14g', 3.14159265358979)`), sdEval0(`return string.format('%.17g', 0.1)`),
 			sdEval0(`return string.format('%d', 3.7)`), sdEval0(`return string.format('%5.2f|%-5d|%05d', 3.14159, 42, 7)`),
 			sdEval0(`return string.format('%x %X %o', 255, 255, 8)`), sdEval0(`return string.format('%q', 'a\nb"c\0')`),
@@ -718,8 +730,6 @@ var sdCorvidDifferences = map[string]string{
 	"sandbox-os/4":               "gopher-lua's runtime errors do not name the variable",
 	"sandbox-string-metatable/2": "gopher-lua's runtime errors do not name the variable",
 	"script-flush-resets-lua/1":  "gopher-lua's runtime errors do not name the variable",
-	"tostring-numbers/2":         "gopher-lua's .. formats numbers its own way (tostring is Lua's %.14g)",
-	"arith/4":                    "NaN's sign: x86's default NaN prints -nan, Go's nan",
 	"keys-argv-mutable/1":        "# of a table with holes counts gopher-lua's array part",
 	"sandbox-globals-list":       "gopher-lua's _G differs by one entry",
 	"script-help":                "SCRIPT HELP's text is Corvid's own words (Valkey's prose is not copied)",
