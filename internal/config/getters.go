@@ -85,6 +85,7 @@ var (
 	idxBusyReplyThreshold   = mustIdx("busy-reply-threshold")
 	idxAclFile              = mustIdx("aclfile")
 	idxAclLogMaxLen         = mustIdx("acllog-max-len")
+	idxAclPubsubDefault     = mustIdx("acl-pubsub-default")
 	idxTrackingMaxKeys      = mustIdx("tracking-table-max-keys")
 	idxLazyEviction         = mustIdx("lazyfree-lazy-eviction")
 	idxLazyExpire           = mustIdx("lazyfree-lazy-expire")
@@ -327,6 +328,10 @@ func (c *Config) ClientOutputBufferLimits() [3]OutputBufferLimit {
 func (c *Config) BusyReplyThreshold() int64 { return c.n(idxBusyReplyThreshold) }
 func (c *Config) AclFile() string           { return c.s(idxAclFile) }
 func (c *Config) AclLogMaxLen() int64       { return c.n(idxAclLogMaxLen) }
+
+// AclPubsubDefault reports acl-pubsub-default allchannels (new users and
+// selectors may use every channel).
+func (c *Config) AclPubsubDefault() bool { return c.n(idxAclPubsubDefault) != 0 }
 func (c *Config) TrackingTableMaxKeys() int64 {
 	return clampU64(c.n(idxTrackingMaxKeys))
 }

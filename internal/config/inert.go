@@ -24,7 +24,6 @@ const (
 	waitRDB     = "waits for RDB persistence"
 	waitCluster = "waits for cluster mode"
 	waitTLS     = "waits for TLS"
-	waitACL     = "waits for ACL users"
 	noJemalloc  = "no effect: Corvid's memory is Go's allocator (no jemalloc, no active defragmentation)"
 	noCrashLog  = "no effect: a Go panic prints its own stack trace, and the server contains panics per client"
 )
@@ -63,8 +62,6 @@ var inertDirectives = map[string]string{
 	"tls-client-cert-file": waitTLS, "tls-client-key-file": waitTLS, "tls-client-key-file-pass": waitTLS,
 	"tls-dh-params-file": waitTLS, "tls-ca-cert-file": waitTLS, "tls-ca-cert-dir": waitTLS, "tls-protocols": waitTLS,
 	"tls-ciphers": waitTLS, "tls-ciphersuites": waitTLS, "max-new-tls-connections-per-cycle": waitTLS,
-	// ACL.
-	"acl-pubsub-default": waitACL,
 	// Not applicable to a Go server, or not built.
 	"jemalloc-bg-thread": noJemalloc, "activedefrag": noJemalloc, "active-defrag-cycle-min": noJemalloc,
 	"active-defrag-cycle-max": noJemalloc, "active-defrag-threshold-lower": noJemalloc,

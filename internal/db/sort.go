@@ -23,6 +23,20 @@ func sortCommand(c *Ctx) { c.sortGeneric(false) }
 // SORT_RO key [BY pattern] [LIMIT offset count] [GET pattern ...] [ASC | DESC] [ALPHA]
 func sortroCommand(c *Ctx) { c.sortGeneric(true) }
 
+// KeyAccessChecker is implemented by a client whose ACL user may not read
+// every key: SORT's BY and GET patterns name keys the key specs cannot
+// see, so Valkey accepts them only from a user who may read any key.
+type KeyAccessChecker interface {
+	// FullReadAccess reports whether the running command's user may
+	// read every key.
+	FullReadAccess() bool
+}
+
+func (c *Ctx) fullKeyAccess() bool {
+	k, ok := c.Client.(KeyAccessChecker)
+	return !ok || k.FullReadAccess()
+}
+
 // sortElem is one element being sorted (Valkey's redisSortObject).
 type sortElem struct {
 	obj   []byte
@@ -64,8 +78,16 @@ func (c *Ctx) sortGeneric(readonly bool) {
 			// A pattern without '*' names no key per element: keep the
 			// native order ("BY nosort").
 			dontsort = bytes.IndexByte(cstr(sortby), '*') < 0
+			if !dontsort && !c.fullKeyAccess() {
+				c.W.Error("ERR BY option of SORT denied due to insufficient ACL permissions.")
+				return
+			}
 			j++
 		case EqualFold(a, "GET") && left >= 1:
+			if !c.fullKeyAccess() {
+				c.W.Error("ERR GET option of SORT denied due to insufficient ACL permissions.")
+				return
+			}
 			gets = append(gets, argv[j+1])
 			j++
 		default:

@@ -392,3 +392,26 @@ func appendBulk[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, s...)
 	return append(b, '\r', '\n')
 }
+
+// AnySubscription reports whether fn is true of any of c's subscriptions
+// (kind and channel or pattern). It walks the whole registry under its
+// read lock, so it is for rare events: ACL changes that revoke channel
+// permissions (the subscriber's own State belongs to its goroutine). A
+// subscription made while it runs may be missed.
+func (r *Registry) AnySubscription(c Subscriber, fn func(k Kind, name string) bool) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, k := range [...]Kind{Channel, Shard} {
+		for name, s := range r.byName[nameIdx(k)] {
+			if slices.Contains(s.list, c) && fn(k, name) {
+				return true
+			}
+		}
+	}
+	for _, p := range r.patterns {
+		if slices.Contains(p.list, c) && fn(Pattern, p.pattern) {
+			return true
+		}
+	}
+	return false
+}

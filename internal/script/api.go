@@ -254,8 +254,9 @@ func (st *State) setRepl(L *lua.LState) int {
 	return 0
 }
 
-// aclCheckCmd answers as Valkey's default user, who may run every command:
-// true for a known command, Valkey's error for an unknown one.
+// aclCheckCmd answers whether the calling user may run the command
+// (Valkey's acl_check_cmd): a boolean for a known command, Valkey's error
+// for an unknown one.
 func (st *State) aclCheckCmd(L *lua.LState) int {
 	if L.GetTop() < 1 {
 		return st.raise("Please specify at least one argument for this call")
@@ -274,7 +275,7 @@ func (st *State) aclCheckCmd(L *lua.LState) int {
 	if !st.run.Host.Known(argv) {
 		return st.raise("Invalid command passed to server.acl_check_cmd()")
 	}
-	L.Push(lua.LTrue)
+	L.Push(lua.LBool(st.run.Host.Allowed(argv)))
 	return 1
 }
 

@@ -33,6 +33,9 @@ func (h *fakeHost) Known(argv [][]byte) bool {
 	return ok
 }
 
+// Allowed: the fake host's user may run everything.
+func (h *fakeHost) Allowed(argv [][]byte) bool { return true }
+
 func run(t *testing.T, e *Engine, h *fakeHost, body string, proto int, keys, args []string) string {
 	t.Helper()
 	sc, msg := e.Load([]byte(body))

@@ -503,6 +503,7 @@ func (loadHost) Call([][]byte, int) ([]byte, bool) { return nil, false }
 func (loadHost) Log(int, string)                   {}
 func (loadHost) Wrote() bool                       { return false }
 func (loadHost) Known([][]byte) bool               { return false }
+func (loadHost) Allowed([][]byte) bool             { return false }
 
 // functionClosure returns this State's closure of f, running f's library
 // in this State first if it has not yet (or changed since).

@@ -31,6 +31,9 @@ type Host interface {
 	// Known reports whether argv names a command (with its subcommand)
 	// that exists, for acl_check_cmd.
 	Known(argv [][]byte) bool
+	// Allowed reports whether the calling client's ACL user may run
+	// argv (a known command), for acl_check_cmd.
+	Allowed(argv [][]byte) bool
 }
 
 // Log levels of redis.log, Valkey's LL_*.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/acl"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/effects"
 	"github.com/corvid-kv/corvid/internal/netloop"
@@ -65,7 +66,12 @@ type Client struct {
 	// start, so a pipelined batch reads the clock once per command.
 	lastEnd int64
 
-	authed    bool
+	authed bool
+	// user is the ACL user the connection runs as (acl.go); nil for
+	// the internal clients that may run anything (a primary's link, the
+	// AOF replay), as Valkey's NULL user. Written by the owner, read by
+	// CLIENT KILL and ACL DELUSER.
+	user      atomic.Pointer[acl.User]
 	replyMode int // replyOn, replyOff, replySkip
 	skipNext  bool
 	multi     *multiState
@@ -190,7 +196,8 @@ func (s *Server) accept(conn net.Conn) {
 	_, c.unix = conn.(*net.UnixConn)
 	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard, PropUnit: &c.unit}
 	c.proto.Store(2)
-	c.authed = s.cfg.RequirePass() == ""
+	c.user.Store(s.acl.Default())
+	c.authed = !s.acl.AuthRequired()
 	c.mu.user = "default"
 	c.lastActive.Store(c.created.UnixMilli())
 
@@ -236,7 +243,7 @@ func (s *Server) accept(conn net.Conn) {
 // protectedModeRefusal returns Valkey's DENIED message when protected mode
 // is on, no password is set, and the peer is not loopback.
 func (s *Server) protectedModeRefusal(conn net.Conn) string {
-	if !s.cfg.ProtectedMode() || s.cfg.RequirePass() != "" {
+	if !s.cfg.ProtectedMode() || !s.acl.Default().Perms().NoPass() {
 		return ""
 	}
 	ta, ok := conn.RemoteAddr().(*net.TCPAddr)

@@ -507,8 +507,7 @@ func clientKillCommand(c *Client) {
 			case db.EqualFold(opt, "laddr"):
 				laddr, hasLaddr = string(val), true
 			case db.EqualFold(opt, "user"):
-				// The default user is the only ACL user so far.
-				if string(val) != "default" {
+				if c.srv.acl.Get(string(val)) == nil {
 					c.w.Error("ERR No such user '" + string(val) + "'")
 					return
 				}

@@ -75,6 +75,7 @@ func configResetstatCommand(c *Client) {
 }
 
 func (s *Server) resetStats() {
+	s.acl.Log.ResetStats()
 	st := &s.stats
 	for _, a := range []interface{ Store(int64) }{
 		&st.connsReceived, &st.commands, &st.rejectedConns, &st.netInput,

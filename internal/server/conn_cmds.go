@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
@@ -72,28 +71,17 @@ func resetCommand(c *Client) {
 	c.w.Proto = 2
 	c.proto.Store(2)
 	c.replyMode, c.skipNext = replyOn, false
-	c.authed = c.srv.cfg.RequirePass() == ""
+	if c.user.Load() != nil {
+		// clientSetDefaultAuth: the default user, authenticated if it
+		// needs no password.
+		c.setUser(c.srv.acl.Default(), !c.srv.acl.AuthRequired())
+	}
 	c.mu.Lock()
 	c.mu.name = ""
 	c.mu.noEvict, c.mu.noTouch = false, false
-	c.mu.user = "default"
 	c.mu.Unlock()
 	c.ctx.NoTouch = false
 	c.w.Simple("RESET")
-}
-
-// checkPassword compares in constant time, as Valkey's time-independent
-// comparison does.
-func (c *Client) checkPassword(user, pass []byte) bool {
-	want := c.srv.cfg.RequirePass()
-	if user != nil && string(user) != "default" {
-		return false
-	}
-	if want == "" {
-		// With no password, "default" is nopass: any password works.
-		return true
-	}
-	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
 }
 
 // AUTH [username] password
@@ -105,19 +93,18 @@ func authCommand(c *Client) {
 	}
 	var user, pass []byte
 	if len(argv) == 2 {
-		if c.srv.cfg.RequirePass() == "" {
+		if c.srv.acl.Default().Perms().NoPass() {
 			c.w.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 			return
 		}
-		pass = argv[1]
+		user, pass = []byte("default"), argv[1]
 	} else {
 		user, pass = argv[1], argv[2]
 	}
-	if !c.checkPassword(user, pass) {
+	if !c.authenticate(user, pass) {
 		c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
 		return
 	}
-	c.authed = true
 	c.w.OK()
 }
 
@@ -162,13 +149,12 @@ func helloCommand(c *Client) {
 		}
 	}
 	if user != nil {
-		if !c.checkPassword(user, pass) {
+		if !c.authenticate(user, pass) {
 			c.w.Error("WRONGPASS invalid username-password pair or user is disabled.")
 			return
 		}
-		c.authed = true
 	}
-	if !c.authed {
+	if !c.authed && c.srv.acl.AuthRequired() {
 		c.w.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}

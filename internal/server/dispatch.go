@@ -44,7 +44,7 @@ func (c *Client) execute(argv [][]byte) {
 		c.reject(cm, "ERR wrong number of arguments for '"+cm.name+"' command")
 		return
 	}
-	if !c.authed && cm.meta.Flags&command.FlagNoAuth == 0 {
+	if !c.authed && cm.meta.Flags&command.FlagNoAuth == 0 && s.acl.AuthRequired() {
 		c.reject(cm, "NOAUTH Authentication required.")
 		return
 	}
@@ -52,16 +52,24 @@ func (c *Client) execute(argv [][]byte) {
 		c.reject(cm, msg)
 		return
 	}
+	if c.multi != nil && cm.meta.Flags&command.FlagNoMulti != 0 {
+		c.reject(cm, "ERR Command not allowed inside a transaction")
+		return
+	}
+	// ACLs, after the transaction check and before the rest, as Valkey's
+	// processCommand. An unrestricted user (the default one: +@all ~* &*)
+	// costs two loads and this branch.
+	if u := c.user.Load(); u != nil {
+		if p := u.Perms(); !p.Unrestricted() && c.aclRefused(cm, argv, p) {
+			return
+		}
+	}
 	if s.scripts.Busy() && cm.meta.Flags&command.FlagAllowBusy == 0 && !c.inScript {
 		if s.scripts.BusyFunction() {
 			c.reject(cm, busyFunctionError)
 		} else {
 			c.reject(cm, busyScriptError)
 		}
-		return
-	}
-	if c.multi != nil && cm.meta.Flags&command.FlagNoMulti != 0 {
-		c.reject(cm, "ERR Command not allowed inside a transaction")
 		return
 	}
 	if s.ks.MaxMemory() > 0 && c.oomRefused(cm) {

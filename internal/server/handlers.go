@@ -8,7 +8,7 @@ import (
 
 // serverHandlers lists the commands implemented in this package.
 func serverHandlers() []srvHandler {
-	return []srvHandler{
+	return append(aclHandlers(), []srvHandler{
 		{spec: command.Ping, proc: pingCommand},
 		{spec: command.Echo, proc: echoCommand},
 		{spec: command.Select, proc: selectCommand},
@@ -136,5 +136,5 @@ func serverHandlers() []srvHandler {
 		{spec: command.MemoryMallocStats, proc: memoryMallocStatsCommand},
 		{spec: command.MemoryPurge, proc: memoryPurgeCommand},
 		{spec: command.MemoryHelp, proc: memoryHelpCommand},
-	}
+	}...)
 }

@@ -342,10 +342,10 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("eventloop_duration_cmd_sum", 0)
 		w.int("instantaneous_eventloop_cycles_per_sec", 0)
 		w.int("instantaneous_eventloop_duration_usec", 0)
-		w.int("acl_access_denied_auth", 0)
-		w.int("acl_access_denied_cmd", 0)
-		w.int("acl_access_denied_key", 0)
-		w.int("acl_access_denied_channel", 0)
+		w.int("acl_access_denied_auth", s.acl.Log.AuthFailures.Load())
+		w.int("acl_access_denied_cmd", s.acl.Log.CommandDenials.Load())
+		w.int("acl_access_denied_key", s.acl.Log.KeyDenials.Load())
+		w.int("acl_access_denied_channel", s.acl.Log.ChannelDenials.Load())
 		// Corvid's own: commands that panicked (a bug) and were confined
 		// to their client (docs/architecture.md, "Failure containment").
 		w.int("contained_panics", s.stats.panics.Load())

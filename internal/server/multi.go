@@ -154,7 +154,14 @@ func execCommand(c *Client) {
 		ctx.Prop = &c.unit
 	}
 	c.w.ArrayLen(len(m.cmds))
+	u := c.user.Load()
 	for _, q := range m.cmds {
+		if u != nil {
+			// The rules may have changed since the command was queued.
+			if p := u.Perms(); !p.Unrestricted() && c.execDenied(q.cm, q.argv, p) {
+				continue
+			}
+		}
 		c.call(q.cm, q.argv)
 	}
 	if ctx.Prop != nil {

@@ -56,6 +56,9 @@ func TestProtectedModeRefusal(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := &Server{cfg: cfg}
+			if err := s.initACL(); err != nil {
+				t.Fatal(err)
+			}
 			if got := s.protectedModeRefusal(peerConn{remote: tc.peer}); got != tc.want {
 				t.Errorf("refusal:\n got: %q\nwant: %q", got, tc.want)
 			}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/acl"
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/resp"
@@ -76,6 +77,25 @@ func (h *scriptHost) Known(argv [][]byte) bool {
 	return cm != nil
 }
 
+// Allowed checks argv against the calling user's ACLs (acl_check_cmd);
+// argv names a known command (Known).
+func (h *scriptHost) Allowed(argv [][]byte) bool {
+	u := h.c.user.Load()
+	if u == nil {
+		return true
+	}
+	p := u.Perms()
+	if p.Unrestricted() {
+		return true
+	}
+	m := acl.Resolve(argv)
+	if m == nil {
+		return false
+	}
+	r, _ := p.Check(m, argv)
+	return r == acl.OK
+}
+
 func (h *scriptHost) Log(level int, msg string) {
 	s := h.c.srv
 	switch level {
@@ -106,6 +126,15 @@ func (h *scriptHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 		return h.reject(cm, "ERR Wrong number of args calling command from script")
 	case cm.meta.Flags&command.FlagNoScript != 0 && !c.srv.scriptDenyOff.Load():
 		return h.reject(cm, "ERR This Redis command is not allowed from script")
+	}
+	if u := c.user.Load(); u != nil {
+		// The calling user's ACLs (Valkey's scriptVerifyACL).
+		if p := u.Perms(); !p.Unrestricted() {
+			if reason, pos := p.Check(cm.meta, argv); reason != acl.OK {
+				c.logDenial(reason, acl.Lua, cm, argv, pos, u.Name())
+				return h.reject(cm, "ERR ACL failure in script: "+acl.Message(reason, u.Name(), cm.meta, argv[pos], false))
+			}
+		}
 	}
 	write := cm.meta.Flags&command.FlagWrite != 0
 	if h.ro && cm.meta.Flags&command.FlagMayReplicate != 0 {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/acl"
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/db"
@@ -41,6 +42,8 @@ type Server struct {
 	// clients in MONITOR mode (monitor.go).
 	pubsub   *pubsub.Registry
 	monitors monitors
+	// acl holds the users (acl.go, package acl).
+	acl      *acl.Users
 	table    *table
 	log      *logger
 
@@ -152,6 +155,9 @@ func New(cfg *config.Config) (*Server, error) {
 	s.initMemory()
 	s.slow.init()
 	s.errs.init()
+	if err := s.initACL(); err != nil {
+		return nil, err
+	}
 	s.applyConfig()
 	return s, nil
 }
