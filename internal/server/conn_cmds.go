@@ -1,7 +1,6 @@
 package server
 
 import (
-
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
 )

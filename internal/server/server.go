@@ -43,9 +43,9 @@ type Server struct {
 	pubsub   *pubsub.Registry
 	monitors monitors
 	// acl holds the users (acl.go, package acl).
-	acl      *acl.Users
-	table    *table
-	log      *logger
+	acl   *acl.Users
+	table *table
+	log   *logger
 
 	// lnMu guards listeners (CONFIG SET port and bind replace them).
 	lnMu      sync.Mutex
