@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ func (s *Server) initACL() error {
 	s.acl.SetRequirePass(cfg.RequirePass())
 	users := cfg.Users()
 	if cfg.AclFile() != "" && len(users) > 0 {
-		return errors.New("Configuring Valkey with users defined in the configuration file and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your configuration file, but not both.")
+		return errors.New("Configuring Valkey with users defined in valkey.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your valkey.conf, but not both.")
 	}
 	for _, u := range users {
 		if i, msg := acl.ValidateConfigUser(u); i >= 0 {
@@ -41,6 +42,10 @@ func (s *Server) initACL() error {
 		return err
 	}
 	if f := cfg.AclFile(); f != "" {
+		if !filepath.IsAbs(f) && cfg.Dir() != "" {
+			// Relative to dir, as at run time (the server runs in dir).
+			f = filepath.Join(cfg.Dir(), f)
+		}
 		if _, _, msg := s.acl.LoadFile(f); msg != "" {
 			return errors.New("Aborting Valkey startup because of ACL errors: " + msg)
 		}
