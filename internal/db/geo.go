@@ -1,7 +1,8 @@
 package db
 
 import (
-	"slices"
+	"sort"
+	"sync"
 
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/ds"
@@ -172,20 +173,30 @@ func geosearchCommand(c *Ctx) { c.georadiusGeneric(1, geoSearch) }
 // GEOSEARCHSTORE dst src FROMMEMBER ... | FROMLONLAT ... BYRADIUS ... | BYBOX ... [options] [STOREDIST]
 func geosearchstoreCommand(c *Ctx) { c.georadiusGeneric(2, geoSearch|geoSearchStore) }
 
-// geoPoint is one member found by a search.
+// geoPoint is one member found by a search. Its member is not copied:
+// the set is not modified while the search's points are in use.
 type geoPoint struct {
-	lon, lat float64
-	dist     float64 // from the center, in meters: fast unless exact
-	exact    bool
-	score    float64
-	member   []byte
+	dist   float64 // from the center, in meters: fast unless exact
+	score  float64
+	member []byte    // a listpack's member (aliasing the set)
+	node   *ds.ZNode // a skiplist's member, loaded only when named
+	exact  bool
+}
+
+// name returns the member's bytes.
+func (p *geoPoint) name() []byte {
+	if p.node != nil {
+		return p.node.Member()
+	}
+	return p.member
 }
 
 // exactDist makes p's distance Valkey's (geoDistance from the center):
 // where it is shown, stored, or compared with a distance close to it.
 func (p *geoPoint) exactDist(s *geoShape) {
 	if !p.exact {
-		p.dist = geoDistance(s.xy[0], s.xy[1], p.lon, p.lat)
+		lon, lat := geoDecode(p.score)
+		p.dist = geoDistance(s.xy[0], s.xy[1], lon, lat)
 		p.exact = true
 	}
 }
@@ -210,34 +221,15 @@ func geoMemberPos(o *Object, member []byte) (xy [2]float64, ok bool) {
 	return xy, ok
 }
 
-// geoPointsInRange is geoGetPointsInRange: the members with scores in
-// [min, max) that lie in the shape, appended to ga until it holds limit
-// points (0: no limit).
-func geoPointsInRange(o *Object, min, max float64, shape *geoShape, ga []geoPoint, limit int) []geoPoint {
-	spec := scoreSpec{ds.ScoreRange{Min: min, Max: max, MaxEx: true}}
-	z, _ := zsetFirstIn(o, spec)
-	for ; z.valid(); z.next() {
-		m, score := z.get()
-		if !spec.lteMax(&z) {
-			break
-		}
-		if lon, lat, dist, exact, ok := shape.within(score); ok {
-			ga = append(ga, geoPoint{lon: lon, lat: lat, dist: dist, exact: exact, score: score, member: append([]byte(nil), m...)})
-		}
-		if len(ga) > 0 && limit > 0 && len(ga) >= limit {
-			break
-		}
-	}
-	return ga
-}
-
 // geoMembersOfAllNeighbors is membersOfAllNeighbors: the center cell and
 // its 8 neighbours, skipping zeroed ones and a cell equal to the one
-// processed just before (huge radii make neighbours coincide).
-func geoMembersOfAllNeighbors(o *Object, n *geoRadius, shape *geoShape, limit int) []geoPoint {
+// processed just before (huge radii make neighbours coincide). The
+// points are appended to ga.
+func geoMembersOfAllNeighbors(o *Object, n *geoRadius, shape *geoShape, limit int, ga []geoPoint) []geoPoint {
+	var g geoScan
+	g.init(shape)
 	cells := [9]geoHashBits{n.hash, n.neighbors.north, n.neighbors.south, n.neighbors.east, n.neighbors.west,
 		n.neighbors.northEast, n.neighbors.northWest, n.neighbors.southEast, n.neighbors.southWest}
-	var ga []geoPoint
 	last := 0
 	for i, cell := range cells {
 		if cell.isZero() {
@@ -253,7 +245,7 @@ func geoMembersOfAllNeighbors(o *Object, n *geoRadius, shape *geoShape, limit in
 		min := geohashAlign52Bits(cell)
 		cell.bits++
 		max := geohashAlign52Bits(cell)
-		ga = geoPointsInRange(o, float64(min), float64(max), shape, ga, limit)
+		ga = g.pointsInRange(o, float64(min), float64(max), ga, limit)
 		last = i
 	}
 	return ga
@@ -305,7 +297,7 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 
 	withDist, withHash, withCoords := false, false, false
 	fromMember, fromLoc, byRadius, byBox := false, false, false, false
-	sort := geoSortNone
+	order := geoSortNone
 	anyOpt := false
 	var count int64
 	search := flags&geoSearch != 0
@@ -324,9 +316,9 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 		case EqualFold(arg, "any"):
 			anyOpt = true
 		case EqualFold(arg, "asc"):
-			sort = geoSortAsc
+			order = geoSortAsc
 		case EqualFold(arg, "desc"):
-			sort = geoSortDesc
+			order = geoSortDesc
 		case EqualFold(arg, "count") && i+1 < remaining:
 			if count, ok = c.IntArg(j + 1); !ok {
 				return
@@ -416,8 +408,8 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 	}
 
 	// COUNT without an order means the nearest ones (not with ANY).
-	if count != 0 && sort == geoSortNone && !anyOpt {
-		sort = geoSortAsc
+	if count != 0 && order == geoSortNone && !anyOpt {
+		order = geoSortAsc
 	}
 
 	areas := shape.areasByShape()
@@ -425,7 +417,9 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 	if anyOpt {
 		limit = int(min(count, int64(^uint(0)>>1)))
 	}
-	ga := geoMembersOfAllNeighbors(zobj, &areas, &shape, limit)
+	buf := geoPointPool.Get().(*[]geoPoint)
+	ga := geoMembersOfAllNeighbors(zobj, &areas, &shape, limit, (*buf)[:0])
+	defer geoPutPoints(buf, ga)
 
 	if len(ga) == 0 && storeKey == nil {
 		c.W.ArrayLen(0)
@@ -436,13 +430,10 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 	if count != 0 && int64(len(ga)) > count {
 		returned = int(count)
 	}
-	if sort != geoSortNone {
-		cmp := func(a, b *geoPoint) int { return geoCmpDist(&shape, a, b) }
-		if sort == geoSortDesc {
-			cmp = func(a, b *geoPoint) int { return -geoCmpDist(&shape, a, b) }
-		}
+	if order != geoSortNone {
+		cmp := geoOrder{&shape, order == geoSortDesc}
 		if returned == len(ga) {
-			slices.SortStableFunc(ga, func(a, b geoPoint) int { return cmp(&a, &b) })
+			sort.Stable(&geoSorter{ga, cmp})
 		} else {
 			geoPartialSort(ga, cmp, 0, returned-1)
 		}
@@ -471,7 +462,7 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 			if optionLength > 0 {
 				c.W.ArrayLen(optionLength + 1)
 			}
-			c.W.Bulk(gp.member)
+			c.W.Bulk(gp.name())
 			if withDist {
 				c.W.Bulk(appendGeoDistance(tmp[:0], gp.dist))
 			}
@@ -479,9 +470,10 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 				c.W.Int(int64(gp.score))
 			}
 			if withCoords {
+				lon, lat := geoDecode(gp.score)
 				c.W.ArrayLen(2)
-				c.replyHumanDouble(gp.lon)
-				c.replyHumanDouble(gp.lat)
+				c.replyHumanDouble(lon)
+				c.replyHumanDouble(lat)
 			}
 		}
 		return
@@ -502,8 +494,9 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 		if storeDist {
 			score = gp.dist
 		}
-		maxLen = max(maxLen, len(gp.member))
-		res.Add(gp.member, score)
+		m := gp.name()
+		maxLen = max(maxLen, len(m))
+		res.Add(m, score)
 	}
 	o := &Object{Type: TypeZSet, Val: res}
 	zsetMaybeToPack(c.cfg(), o, maxLen)
@@ -516,6 +509,45 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 	}
 	c.W.Int(int64(returned))
 }
+
+// geoPointPool recycles searches' point buffers (*[]geoPoint).
+var geoPointPool = sync.Pool{New: func() any { return new([]geoPoint) }}
+
+// geoPutPoints returns ga, a search's points, to the pool in buf, cleared
+// (its members must not keep their sets' memory alive) and unless large.
+func geoPutPoints(buf *[]geoPoint, ga []geoPoint) {
+	if cap(ga) > 4096 {
+		return
+	}
+	clear(ga)
+	*buf = ga[:0]
+	geoPointPool.Put(buf)
+}
+
+// geoOrder is the order of a search's reply: sort_gp_asc or
+// sort_gp_desc.
+type geoOrder struct {
+	shape *geoShape
+	desc  bool
+}
+
+func (o geoOrder) cmp(a, b *geoPoint) int {
+	if o.desc {
+		return -geoCmpDist(o.shape, a, b)
+	}
+	return geoCmpDist(o.shape, a, b)
+}
+
+// geoSorter sorts a search's points stably (sort.Stable: Valkey's qsort
+// of all of them, see geo_sort.go), comparing them in place.
+type geoSorter struct {
+	ga  []geoPoint
+	ord geoOrder
+}
+
+func (s *geoSorter) Len() int           { return len(s.ga) }
+func (s *geoSorter) Less(i, j int) bool { return s.ord.cmp(&s.ga[i], &s.ga[j]) < 0 }
+func (s *geoSorter) Swap(i, j int)      { s.ga[i], s.ga[j] = s.ga[j], s.ga[i] }
 
 // cmpDist is sort_gp_asc's comparison.
 func cmpDist(a, b float64) int {

@@ -432,23 +432,6 @@ func geoInRectangle(widthM, heightM, x1, y1, x2, y2 float64) (dist float64, in, 
 	return geoDistance(x1, y1, x2, y2), true, true
 }
 
-// within is geoWithinShape: the decoded position of score and its
-// distance from the center, ok when inside the shape. The distance is
-// the fast one unless exact: geoPoint.exactDist makes it Valkey's where
-// it is shown, stored or compared with a close one.
-func (s *geoShape) within(score float64) (lon, lat, dist float64, exact, ok bool) {
-	lon, lat, ok = decodeGeohash(score)
-	if !ok {
-		return
-	}
-	if s.typ == geoCircular {
-		dist, ok, exact = geoWithinDistance(s.xy[0], s.xy[1], lon, lat, s.radius*s.conversion)
-		return
-	}
-	dist, ok, exact = geoInRectangle(s.width*s.conversion, s.height*s.conversion, s.xy[0], s.xy[1], lon, lat)
-	return
-}
-
 // appendGeoDistance is addReplyDoubleDistance's text (fixedpoint_d2string
 // with 4 digits): d*10^4 rounded half to even (llrint), then placed.
 func appendGeoDistance(dst []byte, d float64) []byte {

@@ -8,24 +8,24 @@ package db
 
 // geoPartialSort is pqsort(a, len(a), cmp, lrange, rrange): it sorts a
 // enough that elements lrange..rrange are in their sorted places.
-func geoPartialSort(a []geoPoint, cmp func(x, y *geoPoint) int, lrange, rrange int) {
+func geoPartialSort(a []geoPoint, cmp geoOrder, lrange, rrange int) {
 	pqsortRange(a, 0, len(a), cmp, lrange, rrange)
 }
 
-func med3(a []geoPoint, i, j, k int, cmp func(x, y *geoPoint) int) int {
-	if cmp(&a[i], &a[j]) < 0 {
-		if cmp(&a[j], &a[k]) < 0 {
+func med3(a []geoPoint, i, j, k int, cmp geoOrder) int {
+	if cmp.cmp(&a[i], &a[j]) < 0 {
+		if cmp.cmp(&a[j], &a[k]) < 0 {
 			return j
 		}
-		if cmp(&a[i], &a[k]) < 0 {
+		if cmp.cmp(&a[i], &a[k]) < 0 {
 			return k
 		}
 		return i
 	}
-	if cmp(&a[j], &a[k]) > 0 {
+	if cmp.cmp(&a[j], &a[k]) > 0 {
 		return j
 	}
-	if cmp(&a[i], &a[k]) < 0 {
+	if cmp.cmp(&a[i], &a[k]) < 0 {
 		return i
 	}
 	return k
@@ -40,11 +40,11 @@ func vecswap(a []geoPoint, i, j, n int) {
 }
 
 // pqsortRange is _pqsort on the n elements from base, in element units.
-func pqsortRange(a []geoPoint, base, n int, cmp func(x, y *geoPoint) int, lrange, rrange int) {
+func pqsortRange(a []geoPoint, base, n int, cmp geoOrder, lrange, rrange int) {
 	for {
 		if n < 7 {
 			for pm := base + 1; pm < base+n; pm++ {
-				for pl := pm; pl > base && cmp(&a[pl-1], &a[pl]) > 0; pl-- {
+				for pl := pm; pl > base && cmp.cmp(&a[pl-1], &a[pl]) > 0; pl-- {
 					a[pl], a[pl-1] = a[pl-1], a[pl]
 				}
 			}
@@ -67,7 +67,7 @@ func pqsortRange(a []geoPoint, base, n int, cmp func(x, y *geoPoint) int, lrange
 		pc, pd := base+n-1, base+n-1
 		for {
 			for pb <= pc {
-				r := cmp(&a[pb], &a[base])
+				r := cmp.cmp(&a[pb], &a[base])
 				if r > 0 {
 					break
 				}
@@ -78,7 +78,7 @@ func pqsortRange(a []geoPoint, base, n int, cmp func(x, y *geoPoint) int, lrange
 				pb++
 			}
 			for pb <= pc {
-				r := cmp(&a[pc], &a[base])
+				r := cmp.cmp(&a[pc], &a[base])
 				if r < 0 {
 					break
 				}

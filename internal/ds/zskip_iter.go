@@ -41,6 +41,11 @@ func (it *ZIter) Valid() bool { return it.leaf != nil && it.i >= 0 && it.i < int
 // Node returns the member at the position, which must be valid.
 func (it *ZIter) Node() *ZNode { return it.leaf.slots()[it.i].node.get() }
 
+// Score returns the score of the member at the position, which must be
+// valid, from the leaf's slot: unlike Node().Score(), it does not load the
+// member's node (a walk that filters by score touches only the leaves).
+func (it *ZIter) Score() float64 { return it.leaf.slots()[it.i].score }
+
 // slot returns the leaf slot at the position, which must be valid.
 func (it *ZIter) slot() *zSlot { return &it.leaf.slots()[it.i] }
 

@@ -28,7 +28,8 @@ func zsCmp(a, b zsEnt) int {
 }
 
 // checkZSkip verifies z against the sorted model: order both ways (ZIter
-// from each end, and from past either end back in), spans (ByRank and
+// from each end, and from past either end back in; ZIter.Score is the
+// node's score), spans (ByRank and
 // Rank) and the hash index.
 func checkZSkip(t *testing.T, z *ZSkip, model []zsEnt) {
 	t.Helper()
@@ -38,7 +39,7 @@ func checkZSkip(t *testing.T, z *ZSkip, model []zsEnt) {
 	i := 0
 	for it := z.IterAt(0); it.Valid(); it.Next() {
 		n := it.Node()
-		if i >= len(model) || n.MemberString() != model[i].m || n.Score() != model[i].s {
+		if i >= len(model) || n.MemberString() != model[i].m || n.Score() != model[i].s || it.Score() != n.Score() {
 			t.Fatalf("rank %d: (%s %v), want %v", i, n.MemberString(), n.Score(), model[min(i, len(model)-1)])
 		}
 		i++

@@ -313,6 +313,47 @@ func TestGeoDifferential(t *testing.T) {
 		}
 	}
 
+	// bench/types' geosearch case: 10,000 members in a 10-degree box, 50
+	// km searches around 16 centers inside it, and its variations (radii
+	// from a meter to 300 km, boxes, every reply option, DESC, ANY,
+	// STOREDIST) over the same set.
+	{
+		key := "gbench"
+		for i := 0; i < 10000; i += 200 {
+			args := []string{"GEOADD", key}
+			for j := i; j < i+200; j++ {
+				args = append(args, fmtF(10*rng.Float64()), fmtF(45+10*rng.Float64()), "m:"+strconv.Itoa(j))
+			}
+			p.same(true, args...)
+		}
+		p.same(true, "OBJECT", "ENCODING", key)
+		variants := [][]string{
+			{"BYRADIUS", "50", "km", "ASC", "COUNT", "10"},
+			{"BYRADIUS", "50", "km", "ASC", "COUNT", "10", "WITHDIST", "WITHCOORD", "WITHHASH"},
+			{"BYRADIUS", "50", "km", "DESC", "COUNT", "10", "WITHDIST"},
+			{"BYRADIUS", "50", "km", "ASC", "WITHDIST"},
+			{"BYRADIUS", "50", "km", "COUNT", "10", "ANY", "WITHDIST"},
+			{"BYRADIUS", "1", "m", "ASC"},
+			{"BYRADIUS", "3", "km", "DESC", "WITHDIST", "WITHCOORD"},
+			{"BYRADIUS", "31", "mi", "ASC", "COUNT", "100", "WITHDIST"},
+			{"BYRADIUS", "300", "km", "ASC", "COUNT", "40", "WITHDIST"},
+			{"BYBOX", "100", "100", "km", "ASC", "COUNT", "10", "WITHDIST"},
+			{"BYBOX", "40", "120", "km", "DESC", "WITHDIST", "WITHCOORD"},
+			{"BYBOX", "300", "20", "mi", "ASC", "COUNT", "25"},
+		}
+		for c := 0; c < 16; c++ {
+			lon := strconv.FormatFloat(1+8*rng.Float64(), 'f', 4, 64)
+			lat := strconv.FormatFloat(46+8*rng.Float64(), 'f', 4, 64)
+			for _, v := range variants {
+				p.same(true, append([]string{"GEOSEARCH", key, "FROMLONLAT", lon, lat}, v...)...)
+			}
+			p.same(true, "GEORADIUS", key, lon, lat, "50", "km", "ASC", "COUNT", "10", "WITHDIST")
+			p.same(true, "GEOSEARCHSTORE", "gdst4", key, "FROMLONLAT", lon, lat, "BYRADIUS", "50", "km", "ASC", "COUNT", "10", "STOREDIST")
+			p.sameScores("gdst4")
+			p.same(true, "GEOSEARCH", key, "FROMMEMBER", "m:"+strconv.Itoa(rng.IntN(10000)), "BYRADIUS", "50", "km", "ASC", "COUNT", "10", "WITHDIST")
+		}
+	}
+
 	// GEOADD's options and replies, and the ZADD it is.
 	p.same(true, "GEOADD", "gadd", "1", "2", "a", "3", "4", "b")
 	p.same(true, "GEOADD", "gadd", "NX", "1", "2", "a", "5", "6", "c")
