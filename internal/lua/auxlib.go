@@ -386,7 +386,7 @@ func (ls *LState) LoadFile(path string) (*LFunction, error) {
 		}
 	}
 
-	return ls.Load(reader, path)
+	return ls.Load(reader, "@"+path)
 }
 
 func (ls *LState) LoadString(source string) (*LFunction, error) {

@@ -169,7 +169,7 @@ func loadaux(L *LState, reader io.Reader, chunkname string) int {
 
 func baseLoad(L *LState) int {
 	fn := L.CheckFunction(1)
-	chunkname := L.OptString(2, "?")
+	chunkname := L.OptString(2, "=(load)")
 	top := L.GetTop()
 	buf := []string{}
 	for {
@@ -201,7 +201,7 @@ func baseLoadFile(L *LState) int {
 	var err error
 	if L.GetTop() < 1 {
 		reader = os.Stdin
-		chunkname = "<stdin>"
+		chunkname = "=stdin"
 	} else {
 		chunkname = L.CheckString(1)
 		reader, err = os.Open(chunkname)
@@ -211,12 +211,15 @@ func baseLoadFile(L *LState) int {
 			return 2
 		}
 		defer reader.(*os.File).Close()
+		chunkname = "@" + chunkname
 	}
 	return loadaux(L, reader, chunkname)
 }
 
 func baseLoadString(L *LState) int {
-	return loadaux(L, strings.NewReader(L.CheckString(1)), L.OptString(2, "<string>"))
+	// Lua 5.1 names the chunk by its text.
+	s := L.CheckString(1)
+	return loadaux(L, strings.NewReader(s), L.OptString(2, s))
 }
 
 func baseNext(L *LState) int {

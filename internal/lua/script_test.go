@@ -23,7 +23,6 @@ var gluaTests []string = []string{
 	"vm.lua",
 	"math.lua",
 	"strings.lua",
-	"goto.lua",
 }
 
 var luaTests []string = []string{

@@ -781,7 +781,7 @@ func (ls *LState) where(level int, skipg bool) string {
 	proto := cf.Fn.Proto
 	sourcename := "[G]"
 	if proto != nil {
-		sourcename = proto.SourceName
+		sourcename = parse.ChunkID(proto.SourceName, parse.IDSize)
 	} else if skipg {
 		return ls.where(level+1, skipg)
 	}
@@ -852,14 +852,14 @@ func (ls *LState) frameFuncName(fr *callFrame) (string, bool) {
 			if call.Pc == pc {
 				name := call.Name
 				if (name == "?" || fr.TailCall > 0) && !fr.Fn.IsG {
-					name = fmt.Sprintf("<%v:%v>", fr.Fn.Proto.SourceName, fr.Fn.Proto.LineDefined)
+					name = fmt.Sprintf("<%v:%v>", parse.ChunkID(fr.Fn.Proto.SourceName, parse.IDSize), fr.Fn.Proto.LineDefined)
 				}
 				return name, false
 			}
 		}
 	}
 	if !fr.Fn.IsG {
-		return fmt.Sprintf("<%v:%v>", fr.Fn.Proto.SourceName, fr.Fn.Proto.LineDefined), false
+		return fmt.Sprintf("<%v:%v>", parse.ChunkID(fr.Fn.Proto.SourceName, parse.IDSize), fr.Fn.Proto.LineDefined), false
 	}
 	return "(anonymous)", false
 }

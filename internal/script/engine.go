@@ -234,7 +234,7 @@ func (e *Engine) Load(body []byte) (*Script, string) {
 	if msg != "" {
 		return nil, msg
 	}
-	proto, err := compile(code, "user_script")
+	proto, err := compile(code, "@user_script")
 	if err != "" {
 		return nil, "ERR Error compiling script (new function): " + err
 	}
@@ -320,42 +320,19 @@ func parseShebang(src string) (Flags, string, string) {
 	return flags, code, ""
 }
 
-// compile parses and compiles a chunk; the error is in Lua's
-// "name:line: message" form.
+// compile parses and compiles a chunk named name (Lua's chunk name:
+// "@user_script" is "user_script" in messages); the error is Lua 5.1's
+// ("user_script:1: '=' expected near 'x'").
 func compile(code, name string) (*lua.FunctionProto, string) {
-	chunk, err := parse.Parse(strings.NewReader(code), name)
+	chunk, err := parse.ParseString(code, name)
 	if err != nil {
-		return nil, parseError(err, name, code)
+		return nil, err.Error()
 	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		return nil, err.Error()
 	}
 	return proto, ""
-}
-
-// parseError rewrites gopher-lua's parse errors ("name line:N(column:M)
-// near 'tok':   syntax error") in Lua 5.1's layout ("name:N: syntax
-// error near 'tok'"); the messages themselves are gopher-lua's.
-func parseError(err error, name, code string) string {
-	if pe, ok := err.(*parse.Error); ok {
-		msg := strings.TrimSpace(pe.Message)
-		line := pe.Pos.Line
-		if line < 1 {
-			// At the end of the input: Lua names the last line.
-			line = strings.Count(code, "\n") + 1
-			pe.Token = "EOF"
-		}
-		if pe.Token != "" {
-			if pe.Token == "EOF" || pe.Token == "<EOF>" {
-				msg += " near '<eof>'"
-			} else {
-				msg += " near '" + pe.Token + "'"
-			}
-		}
-		return name + ":" + itoa(int64(line)) + ": " + msg
-	}
-	return err.Error()
 }
 
 // StopAll stops every running script, written or not (SHUTDOWN NOSAVE).

@@ -142,7 +142,7 @@ func (e *Engine) compileLibrary(code string) (*Library, string) {
 	if msg != "" {
 		return nil, msg
 	}
-	proto, err := compile(body, "user_function")
+	proto, err := compile(body, "@user_function")
 	if err != "" {
 		return nil, "ERR Error compiling function: " + err
 	}

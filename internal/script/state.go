@@ -462,7 +462,7 @@ func (st *State) errorHandler(L *lua.LState) int {
 		if dbg.What == "G" {
 			continue
 		}
-		t.RawSetString("source", lua.LString("@"+strings.TrimPrefix(dbg.Source, "@")))
+		t.RawSetString("source", lua.LString(dbg.Source))
 		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
 		break
 	}

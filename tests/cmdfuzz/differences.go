@@ -30,11 +30,5 @@ func knownDifference(env *Env, argv []string, corvid, ref Reply) string {
 			return "Valkey's LSET truncates its index to 32 bits (not copied)"
 		}
 	}
-	// Lua syntax errors: gopher-lua's parser words them its own way
-	// (docs/compatibility.md); both servers refuse the script.
-	if corvid.IsErr() && ref.IsErr() && strings.HasPrefix(corvid.Str, "ERR Error compiling script") &&
-		strings.HasPrefix(ref.Str, "ERR Error compiling script") {
-		return "Lua syntax errors are worded by gopher-lua's parser"
-	}
 	return ""
 }

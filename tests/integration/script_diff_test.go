@@ -713,16 +713,6 @@ func sdCases() []sdCase {
 // (so a crash or a hang still fails) and are logged; a listed step that
 // agrees with Valkey again fails, so the list cannot go stale.
 var sdCorvidDifferences = map[string]string{
-	"compile-errors":             "syntax errors are worded by gopher-lua's parser",
-	"compile-error-load/0":       "syntax errors are worded by gopher-lua's parser",
-	"compile-error-load/1":       "syntax errors are worded by gopher-lua's parser",
-	"errorstats-compile/0":       "syntax errors are worded by gopher-lua's parser",
-	"errorstats-compile/1":       "syntax errors are worded by gopher-lua's parser",
-	"script-load/6":              "syntax errors are worded by gopher-lua's parser",
-	"shebang-bad/10":             "syntax errors are worded by gopher-lua's parser",
-	"shebang-line-numbers/1":     "syntax errors are worded by gopher-lua's parser",
-	"sandbox-loadstring/2":       "syntax errors are worded by gopher-lua's parser (and chunks are named <string>)",
-	"sandbox-loadstring/3":       "loadstring's chunks are named <string>, Lua 5.1 names them by their text",
 	"sandbox-loadstring/4":       "gopher-lua has no string.dump",
 	"runtime-errors":             "gopher-lua's runtime errors do not name the variable (local 'x', field 'x', method 'x')",
 	"runtime-error-lines":        "gopher-lua's runtime errors do not name the variable",

@@ -86,7 +86,7 @@ end
 
 local function range (i, j)
   local ret = {}
-  for k=i, j do; table.insert(ret, k); end
+  for k=i, j do table.insert(ret, k); end
   return unpack(ret)
 end
 

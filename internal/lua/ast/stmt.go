@@ -23,6 +23,9 @@ type LocalAssignStmt struct {
 
 	Names []string
 	Exprs []Expr
+	// Function: `local function name`, whose body sees the name (in
+	// `local name = function` it does not).
+	Function bool
 }
 
 type FuncCallStmt struct {

@@ -4,19 +4,19 @@ import (
 	"math"
 	"strings"
 
-	lua "github.com/corvid-kv/corvid/internal/lua"
+	"github.com/corvid-kv/corvid/internal/lua/num"
 )
 
 // Number conversions as Valkey's Lua performs them: glibc's printf and
-// strtod (in package lua, which converts numbers so too), and the
+// strtod (package lua/num, which the Lua VM converts numbers with too), and the
 // conversions an x86-64 C compiler emits for casts from double to integer
 // types.
 
-func formatG(f float64, prec int) string           { return lua.FormatG(f, prec) }
-func appendG(b []byte, f float64, prec int) []byte { return lua.AppendG(b, f, prec) }
-func numberToString(f float64) string              { return lua.NumberToString(f) }
-func strtod(s string, i int) (float64, int)        { return lua.Strtod(s, i) }
-func str2number(s string) (float64, bool)          { return lua.Str2Number(s) }
+func formatG(f float64, prec int) string           { return num.FormatG(f, prec) }
+func appendG(b []byte, f float64, prec int) []byte { return num.AppendG(b, f, prec) }
+func numberToString(f float64) string              { return num.NumberToString(f) }
+func strtod(s string, i int) (float64, int)        { return num.Strtod(s, i) }
+func str2number(s string) (float64, bool)          { return num.Str2Number(s) }
 
 // The conversions of double to integer types as x86-64 executes them:
 // cvttsd2si gives the "integer indefinite" value (the type's minimum) for
