@@ -485,6 +485,10 @@ const (
 	outError   // CLIENT UNBLOCK id ERROR, kill, disconnect
 )
 
+// deadlineNoter is a BlockingClient that shows whether its wait has a
+// deadline (INFO clients_in_timeout_table counts those that do).
+type deadlineNoter interface{ SetBlockDeadline(has bool) }
+
 // wait parks until w is served or woken to retry, or the wait ends
 // otherwise, and says how it ended.
 func (c *Ctx) wait(w *waiter, bc BlockingClient, deadline time.Time) int {
@@ -497,6 +501,9 @@ func (c *Ctx) wait(w *waiter, bc BlockingClient, deadline time.Time) int {
 		default:
 		}
 		bc.Flush()
+		if dn, ok := bc.(deadlineNoter); ok {
+			dn.SetBlockDeadline(!deadline.IsZero())
+		}
 		bc.SetBlocked(true)
 		defer bc.SetBlocked(false)
 		unblock = bc.UnblockChan()

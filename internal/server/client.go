@@ -133,6 +133,14 @@ type Client struct {
 	pending             callCounts  // calls not yet in the shared counters (dispatch.go)
 	unblock             chan int    // CLIENT UNBLOCK, kill; buffered 1
 	blocked             atomic.Bool // inside a blocking command's wait
+	// postponed: the command waits for a CLIENT PAUSE (Valkey's
+	// BLOCKED_POSTPONE: counted in blocked_clients, flag b, no timeout).
+	postponed atomic.Bool
+	// timed: the blocking wait has a deadline (clients_in_timeout_table).
+	timed atomic.Bool
+	// argvMem is the size of the waiting command's arguments, for the
+	// argv-mem field other clients' CLIENT LIST shows while it waits.
+	argvMem atomic.Int64
 
 	// Disconnect watcher, active only while blocked (see SetBlocked).
 	watching  bool
@@ -531,11 +539,27 @@ func (c *Client) UnblockChan() <-chan int { return c.unblock }
 // buffers a blocked client's input.
 func (c *Client) SetBlocked(on bool) {
 	c.blocked.Store(on)
+	c.publishArgvMem(on)
 	if on {
 		c.startWatcher()
 	} else {
 		c.stopWatcher()
 	}
+}
+
+// SetBlockDeadline records whether the coming wait has a deadline.
+func (c *Client) SetBlockDeadline(has bool) { c.timed.Store(has) }
+
+// publishArgvMem publishes the size of the waiting command's arguments
+// (on) or clears it.
+func (c *Client) publishArgvMem(on bool) {
+	n := 0
+	if on {
+		for _, a := range c.ctx.Argv {
+			n += len(a)
+		}
+	}
+	c.argvMem.Store(int64(n))
 }
 
 // Disconnected is closed when the peer goes away while the client is

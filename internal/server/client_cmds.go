@@ -213,6 +213,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 		if lastCmd == "" {
 			lastCmd = "NULL"
 		}
+		argvMem = int(c.argvMem.Load())
 	}
 
 	// Flag letters in catClientInfoString's order.
@@ -231,7 +232,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	if strings.Contains(pubFlags, "x") {
 		fl = append(fl, 'x')
 	}
-	if c.blocked.Load() {
+	if c.blocked.Load() || c.postponed.Load() {
 		fl = append(fl, 'b')
 	}
 	fl, redir := c.trackingListFlags(fl)

@@ -101,7 +101,15 @@ func (c *Client) execute(argv [][]byte) {
 			c.detachArgv = argv
 			return
 		}
+		// Waiting, the command is visible to CLIENT LIST and INFO as
+		// Valkey's postponed clients are.
+		c.publishState(cm)
+		c.ctx.Argv = argv
+		c.publishArgvMem(true)
+		c.postponed.Store(true)
 		s.pause.wait(c)
+		c.postponed.Store(false)
+		c.publishArgvMem(false)
 		if !c.killed.Load() && !s.isStopping() {
 			// Check again from the top, as Valkey reprocesses a paused
 			// command: the server may be a replica now (FAILOVER), or

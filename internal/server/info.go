@@ -162,10 +162,15 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 	}
 
 	if req.want("clients") {
-		blocked, watching := 0, 0
+		blocked, timeouts, watching := 0, 0, 0
 		for _, o := range s.clientsSnapshot() {
 			if o.blocked.Load() {
 				blocked++
+				if o.timed.Load() {
+					timeouts++
+				}
+			} else if o.postponed.Load() {
+				blocked++ // no timeout: not in the timeout table
 			}
 			n := 0
 			if o == c {
@@ -189,7 +194,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("tracking_clients", trackClients)
 		w.int("pubsub_clients", int64(s.pubsub.Clients()))
 		w.int("watching_clients", int64(watching))
-		w.int("clients_in_timeout_table", int64(blocked))
+		w.int("clients_in_timeout_table", int64(timeouts))
 		w.int("total_watched_keys", int64(s.ks.WatchingKeys()))
 		w.int("total_blocking_keys", 0)
 		w.int("total_blocking_keys_on_nokey", 0)

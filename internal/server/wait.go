@@ -112,6 +112,7 @@ func (c *Client) blockUntilOr(deadline int64, ch <-chan struct{}) int {
 	default:
 	}
 	c.Flush()
+	c.SetBlockDeadline(deadline > 0)
 	c.SetBlocked(true)
 	defer c.SetBlocked(false)
 	var timer <-chan time.Time
