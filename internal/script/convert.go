@@ -134,13 +134,13 @@ func (st *State) parseReply(b []byte, depth int) (lua.LValue, []byte) {
 		if n < 0 {
 			return lua.LFalse, rest
 		}
-		if n+2 > len(rest) {
+		if n > len(rest)-2 {
 			return lua.LNil, nil
 		}
 		return lua.LString(rest[:n]), rest[n+2:]
 	case '=':
 		n, _ := strconv.Atoi(string(line))
-		if n < 4 || n+2 > len(rest) {
+		if n < 4 || n > len(rest)-2 {
 			return lua.LNil, nil
 		}
 		s := rest[:n]
