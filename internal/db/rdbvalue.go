@@ -101,6 +101,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 	e.DB, e.Key = db, key
 	e.String = nil
 	e.List, e.Set, e.ZSet, e.Hash = e.List[:0], e.Set[:0], e.ZSet[:0], e.Hash[:0]
+	e.ListNodes = e.ListNodes[:0]
 	e.Stream = nil
 	e.ExpireMs = exportExpire(o.Expire)
 	e.Idle, e.Freq = -1, -1
@@ -115,10 +116,12 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 		e.Kind, e.String = rdb.KindString, o.Str
 	case TypeList:
 		e.Kind = rdb.KindList
-		listOf(o).Scan(false, func(v []byte) bool {
+		ql := listOf(o)
+		ql.Scan(false, func(v []byte) bool {
 			e.List = append(e.List, v)
 			return true
 		})
+		e.ListNodes = ql.NodeCounts(e.ListNodes[:0])
 	case TypeSet:
 		e.Kind = rdb.KindSet
 		exportSet(o, e)

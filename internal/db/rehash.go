@@ -83,3 +83,25 @@ func stripeShare(n int64) int {
 	mean := float64(n) / StripeCount
 	return int(mean + 4*math.Sqrt(mean) + 1)
 }
+
+// TableStats sums the bucket and key counts of database db's key tables
+// (expires: of its TTL tables) over every stripe, main and rehashing
+// target apart (DEBUG HTSTATS). It locks each stripe in turn unless the
+// caller holds them all (held).
+func (ks *Keyspace) TableStats(db int, expires, held bool) (mainSlots, mainUsed, targetSlots, targetUsed int) {
+	for i := range ks.stripes {
+		st := &ks.stripes[i]
+		ks.lockStripe(i, held)
+		if sh := st.shards[db]; sh != nil {
+			var a, b, c, d int
+			if expires {
+				a, b, c, d = sh.expires.Stats()
+			} else {
+				a, b, c, d = sh.keys.Stats()
+			}
+			mainSlots, mainUsed, targetSlots, targetUsed = mainSlots+a, mainUsed+b, targetSlots+c, targetUsed+d
+		}
+		ks.unlockStripe(i, held)
+	}
+	return
+}

@@ -250,3 +250,9 @@ func (d *Dict[V]) rehashDone() {
 	d.tables[1], d.used[1] = nil, 0
 	d.rehashIdx = -1
 }
+
+// Stats is the bucket and key counts of the main table and, while
+// rehashing, of the target table (DEBUG HTSTATS).
+func (d *Dict[V]) Stats() (mainSlots, mainUsed, targetSlots, targetUsed int) {
+	return len(d.tables[0]), d.used[0], len(d.tables[1]), d.used[1]
+}

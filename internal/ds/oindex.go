@@ -376,3 +376,10 @@ func ownerScan(n int, cursor uint64) (slot uint64, ok bool) {
 	}
 	return i - 1, true
 }
+
+// Stats describes the index as DEBUG HTSTATS-KEY does a Valkey dict: the
+// slots and live entries of the main table and, while resizing, of the
+// target table (slots 0 when there is none).
+func (x *oIndex) Stats() (mainSlots, mainUsed, targetSlots, targetUsed int) {
+	return len(x.tables[0].slots), int(x.tables[0].used), len(x.tables[1].slots), int(x.tables[1].used)
+}

@@ -1,5 +1,7 @@
 package ds
 
+import "strconv"
+
 // Quicklist is the value of a list: a sequence of qlNodes, each a packed run
 // of entries, as Valkey's quicklist of listpacks. It has Valkey's two
 // encodings:
@@ -439,4 +441,47 @@ func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
 			}
 		}
 	}
+}
+
+// DebugObjectExtra is what DEBUG OBJECT adds for a list in the quicklist
+// encoding, as Valkey's: the node count, the average elements per node,
+// the fill the list was built with, whether nodes are compressed, and the
+// nodes' total size as listpacks (plain nodes: their element's length).
+func (q *Quicklist) DebugObjectExtra(fast bool) string {
+	if q.packed {
+		return ""
+	}
+	n := q.NodeCount()
+	avg := 0.0
+	if n > 0 {
+		avg = float64(q.count) / float64(n)
+	}
+	sz := 0
+	for _, nd := range q.nodes() {
+		sz += int(nd.sz)
+	}
+	b := make([]byte, 0, 120)
+	b = append(b, " ql_nodes:"...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, " ql_avg_node:"...)
+	b = strconv.AppendFloat(b, avg, 'f', 2, 64)
+	b = append(b, " ql_listpack_max:"...)
+	b = strconv.AppendInt(b, int64(q.fill), 10)
+	b = append(b, " ql_compressed:0 ql_uncompressed_size:"...)
+	b = strconv.AppendInt(b, int64(sz), 10)
+	return string(b)
+}
+
+// NodeCounts appends the list's node layout to dst and returns it: each
+// node's number of elements, -1 for a plain node. A list in the listpack
+// encoding is one node.
+func (q *Quicklist) NodeCounts(dst []int) []int {
+	for _, n := range q.nodes() {
+		if n.plain {
+			dst = append(dst, -1)
+		} else {
+			dst = append(dst, int(n.count))
+		}
+	}
+	return dst
 }

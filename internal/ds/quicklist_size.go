@@ -1,5 +1,7 @@
 package ds
 
+import "sync/atomic"
+
 // Valkey decides when a list changes encoding, and where quicklist node
 // boundaries fall, from the byte size its listpacks would have. Our packed
 // format is different (see listpack.go), so each node also keeps the size
@@ -145,8 +147,38 @@ func qlExceedsLimit(fill, newSz, newCount int) bool {
 	return newCount > count
 }
 
+// qlPackedThreshold is quicklist.c's packed_threshold (DEBUG
+// QUICKLIST-PACKED-THRESHOLD): process-wide, as Valkey's. While it is not
+// the default, an element of at least that many bytes is large whatever
+// the fill.
+var qlPackedThreshold atomic.Int64
+
+const qlDefaultPackedThreshold = 1 << 30
+
+func init() { qlPackedThreshold.Store(qlDefaultPackedThreshold) }
+
+// SetQuicklistPackedThreshold sets packed_threshold; 0 restores the
+// default. It reports false (nothing changed) for a value at or above
+// 4 GiB - 1 MiB, as quicklistSetPackedThreshold.
+func SetQuicklistPackedThreshold(n uint64) bool {
+	if n > 1<<32-1<<20 {
+		return false
+	}
+	if n == 0 {
+		n = qlDefaultPackedThreshold
+	}
+	qlPackedThreshold.Store(int64(n))
+	return true
+}
+
+// QuicklistPackedThreshold is packed_threshold.
+func QuicklistPackedThreshold() int64 { return qlPackedThreshold.Load() }
+
 // qlIsLarge is isLargeElement: such an element gets a node of its own.
 func qlIsLarge(sz, fill int) bool {
+	if t := qlPackedThreshold.Load(); t != qlDefaultPackedThreshold {
+		return int64(sz) >= t
+	}
 	if fill >= 0 {
 		return sz > qlSizeSafetyLimit
 	}

@@ -311,3 +311,40 @@ func BenchmarkQuicklistPushHead(b *testing.B) {
 // qlSeed is the second seed word of TestQuicklistModel's random stream
 // (change it to explore other sequences).
 var qlSeed uint64 = 7
+
+// TestQuicklistPackedThreshold: while DEBUG QUICKLIST-PACKED-THRESHOLD is
+// set, an element of at least that many bytes gets a plain node whatever
+// the fill; 0 restores the default (only elements beyond a negative
+// fill's node size are plain); a value near 4 GiB is refused.
+func TestQuicklistPackedThreshold(t *testing.T) {
+	defer SetQuicklistPackedThreshold(0)
+	build := func() []int {
+		q := NewQuicklist()
+		q.fill = -1 // 4 KiB nodes
+		q.packed = false
+		for _, n := range []int{6312, 2202, 1000, 999} {
+			q.PushTail(bytes.Repeat([]byte{'y'}, n))
+		}
+		return q.NodeCounts(nil)
+	}
+	tests := []struct {
+		threshold uint64
+		want      []int
+	}{
+		{0, []int{-1, 2, 1}},
+		{1000, []int{-1, -1, -1, 1}},
+		{1024, []int{-1, -1, 2}},
+		{0, []int{-1, 2, 1}},
+	}
+	for _, tc := range tests {
+		if !SetQuicklistPackedThreshold(tc.threshold) {
+			t.Fatalf("threshold %d refused", tc.threshold)
+		}
+		if got := build(); !slices.Equal(got, tc.want) {
+			t.Errorf("threshold %d: nodes %v, want %v", tc.threshold, got, tc.want)
+		}
+	}
+	if SetQuicklistPackedThreshold(1<<32 - 1<<20 + 1) {
+		t.Error("a threshold near 4 GiB was accepted")
+	}
+}

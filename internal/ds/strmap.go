@@ -317,3 +317,8 @@ func (m *StrMap) Random(r Source) (key, val []byte, ok bool) {
 	x := m.owners[rnd(r)%uint64(len(m.owners))]
 	return x.key(), x.val(), true
 }
+
+// TableStats is the index's Stats (DEBUG HTSTATS-KEY).
+func (m *StrMap) TableStats() (mainSlots, mainUsed, targetSlots, targetUsed int) {
+	return m.idx.Stats()
+}

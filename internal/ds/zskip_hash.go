@@ -67,3 +67,8 @@ func (z *ZSkip) Scan(cursor uint64, fn func(n *ZNode)) uint64 {
 	}
 	return i
 }
+
+// TableStats is the member index's Stats (DEBUG HTSTATS-KEY).
+func (z *ZSkip) TableStats() (mainSlots, mainUsed, targetSlots, targetUsed int) {
+	return z.idx.Stats()
+}

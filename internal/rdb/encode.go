@@ -101,6 +101,9 @@ func (e *encoder) appendValue(b []byte, en *Entry) ([]byte, byte, error) {
 	case KindString:
 		return e.appendString(b, en.String), typeString, nil
 	case KindList:
+		if len(en.ListNodes) > 0 {
+			return e.appendListNodes(b, en.List, en.ListNodes), typeListQuicklist2, nil
+		}
 		return e.appendList(b, en.List), typeListQuicklist2, nil
 	case KindSet:
 		if len(en.Set) <= intsetMaxEntries(l.SetMaxIntsetEntries) {
@@ -226,6 +229,30 @@ func isLargeElement(sz, fill int) bool {
 	}
 	szl, _ := nodeLimit(fill)
 	return sz > szl
+}
+
+// appendListNodes writes a list with the node layout it has in memory
+// (Entry.ListNodes): a listpack per packed node, a plain string per
+// plain node. The counts must add up to len(elems).
+func (e *encoder) appendListNodes(b []byte, elems [][]byte, counts []int) []byte {
+	b = appendLen(b, uint64(len(counts)))
+	i := 0
+	for _, n := range counts {
+		if n < 0 {
+			b = appendLen(b, containerPlain)
+			b = e.appendString(b, elems[i])
+			i++
+			continue
+		}
+		lp := newListpack(0)
+		for _, v := range elems[i : i+n] {
+			lp.append(v)
+		}
+		i += n
+		b = appendLen(b, containerPacked)
+		b = e.appendString(b, lp.bytes())
+	}
+	return b
 }
 
 // appendList writes a list as Valkey 8.0.1 holds one built by RPUSHing its

@@ -64,6 +64,12 @@ type Entry struct {
 
 	String []byte
 	List   [][]byte
+	// ListNodes, when set, is the list's node layout (the number of
+	// elements of each node, negative for a plain node of one element):
+	// the writer then keeps it, as Valkey saves its quicklist's nodes as
+	// they are. Without it the writer lays the nodes out as RPUSHing the
+	// elements under the current list-max-listpack-size would.
+	ListNodes []int
 	Set    [][]byte
 	ZSet   []ZMember
 	Hash   []HashField

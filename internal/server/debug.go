@@ -13,6 +13,8 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/ds"
+	"github.com/corvid-kv/corvid/internal/rdb"
 )
 
 // DEBUG, the subcommands Valkey's own tooling and test suites rely on.
@@ -87,14 +89,10 @@ func debugCommand(c *Client) {
 		w.OK()
 	case sub == "quicklist-packed-threshold" && argc == 3:
 		n, ok := memToBytes(string(argv[2]))
-		if !ok || n > 1<<32-1<<20 {
+		if !ok || !ds.SetQuicklistPackedThreshold(n) { // 0 restores the default
 			w.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
 			return
 		}
-		if n == 0 {
-			n = 1 << 30 // 0 restores the default
-		}
-		s.ext().packedThreshold.Store(int64(n))
 		w.OK()
 	case sub == "listpack" && argc == 3:
 		debugEncodingDump(c, "listpack", "Not a listpack encoded object.", "Listpack structure printed on stdout")
@@ -111,6 +109,13 @@ func debugCommand(c *Client) {
 		debugReload(c)
 	case sub == "loadaof":
 		debugLoadAOF(c)
+	case sub == "pause-cron" && argc == 3:
+		s.cronPaused.Store(atoiPrefix(argv[2]) != 0)
+		w.OK()
+	case sub == "htstats" && argc >= 3:
+		debugHTStats(c)
+	case sub == "htstats-key" && argc >= 3:
+		debugHTStatsKey(c)
 	case sub == "jmap":
 		w.Error("ERR DEBUG JMAP is not supported")
 	default:
@@ -135,6 +140,12 @@ var debugHelp = []string{
 	"    Reply with low level facts about the value at <key>.",
 	"POPULATE <count> [<prefix>] [<size>]",
 	"    Create <count> string keys <prefix>:<n> (prefix 'key') that do not exist yet.",
+	"HTSTATS <dbid> [full]",
+	"    Reply with the sizes of the key and TTL tables of database <dbid>.",
+	"HTSTATS-KEY <key> [full]",
+	"    Reply with the sizes of the hash table behind the value at <key>.",
+	"PAUSE-CRON <0|1>",
+	"    Stop (1) or resume (0) the periodic jobs: active expiry, save points, replication cron.",
 	"PROTOCOL <type>",
 	"    Reply with a sample value of a RESP type: string, integer, double, bignum,",
 	"    null, array, set, map, attrib, push, verbatim, true or false.",
@@ -266,8 +277,6 @@ type (
 	debugDigester interface {
 		DigestElements(fn func(parts ...[]byte))
 	}
-	// debugSerializer reports the value's RDB serialized length.
-	debugSerializer interface{ SerializedLen() int64 }
 	// debugDescriber adds encoding details to DEBUG OBJECT (" ql_nodes:3 ...").
 	debugDescriber interface{ DebugObjectExtra(fast bool) string }
 	// debugDumper prints the encoding's internal layout (DEBUG LISTPACK).
@@ -394,7 +403,7 @@ func debugObject(c *Client) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Value at:%p refcount:%d encoding:%s", o, objectRefcount(o), db.ObjectEncoding(o))
 	if !fast {
-		fmt.Fprintf(&b, " serializedlength:%d", serializedLen(o))
+		fmt.Fprintf(&b, " serializedlength:%d", c.serializedLen(key, o))
 	}
 	// Either pair is meaningful, depending on maxmemory-policy; Valkey 8
 	// prints both (Redis 7.0 has no lfu_* fields).
@@ -496,42 +505,18 @@ func objectRefcount(o *db.Object) int64 {
 	return 1
 }
 
-// serializedLen estimates rdbSavedObjectLen. Strings follow Valkey's
-// rules (small integers in 2/3/5 bytes, else a length prefix and the
-// bytes) except that LZF compression of long strings is not modelled.
-func serializedLen(o *db.Object) int64 {
-	if o.Type != db.TypeString {
-		if sz, ok := o.Val.(debugSerializer); ok {
-			return sz.SerializedLen()
-		}
+// serializedLen is rdbSavedObjectLen: the size of the value as the RDB
+// writer stores it (compressed as rdbcompression says), which is a DUMP
+// payload without its type byte and its 10-byte footer.
+func (c *Client) serializedLen(key []byte, o *db.Object) int64 {
+	var e rdb.Entry
+	ks := c.srv.ks
+	ks.ExportEntry(c.ctx.DB, key, o, &e)
+	p, err := rdb.DumpPayload(&e, ks.RDBOptions())
+	if err != nil {
 		return 0
 	}
-	b := o.Str
-	if len(b) <= 11 {
-		if n, err := strconv.ParseInt(string(b), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(b) {
-			switch {
-			case n >= math.MinInt8 && n <= math.MaxInt8:
-				return 2
-			case n >= math.MinInt16 && n <= math.MaxInt16:
-				return 3
-			case n >= math.MinInt32 && n <= math.MaxInt32:
-				return 5
-			}
-		}
-	}
-	return rdbLenSize(int64(len(b))) + int64(len(b))
-}
-
-func rdbLenSize(n int64) int64 {
-	switch {
-	case n < 1<<6:
-		return 1
-	case n < 1<<14:
-		return 2
-	case n <= math.MaxUint32:
-		return 5
-	}
-	return 9
+	return int64(len(p) - 11)
 }
 
 // memToBytes parses Valkey's memory values: digits with an optional
@@ -602,4 +587,74 @@ func globFuzz(rounds int) {
 	for i := 0; i < rounds; i++ {
 		command.Glob(rnd(32), rnd(32), i%2 == 0)
 	}
+}
+
+// tableStatsText renders table sizes as Valkey's dictGetStats does in its
+// short form (Corvid's tables have no chains to describe, so "full" adds
+// nothing): the main table, then the rehashing target if there is one.
+func tableStatsText(b *strings.Builder, mainSlots, mainUsed, targetSlots, targetUsed int) {
+	one := func(i int, name string, slots, used int) {
+		fmt.Fprintf(b, "Hash table %d stats (%s):\n", i, name)
+		if used == 0 {
+			b.WriteString("No stats available for empty dictionaries\n")
+			return
+		}
+		fmt.Fprintf(b, " table size: %d\n number of elements: %d\n", slots, used)
+	}
+	one(0, "main hash table", mainSlots, mainUsed)
+	if targetSlots > 0 {
+		one(1, "rehashing target", targetSlots, targetUsed)
+	}
+}
+
+// DEBUG HTSTATS dbid [full]: the key and TTL tables of a database, summed
+// over the stripes (each stripe has its own pair).
+func debugHTStats(c *Client) {
+	argv := c.ctx.Argv
+	dbid, ok := db.ParseInt(argv[2])
+	if !ok {
+		c.w.Error(db.ErrNotInt)
+		return
+	}
+	if dbid < 0 || dbid >= int64(c.srv.cfg.Databases()) {
+		c.w.Error("ERR Out of range database")
+		return
+	}
+	var b strings.Builder
+	ks := c.srv.ks
+	for _, part := range []struct {
+		title   string
+		expires bool
+	}{{"[Dictionary HT]\n", false}, {"[Expires HT]\n", true}} {
+		b.WriteString(part.title)
+		ms, mu, ts, tu := ks.TableStats(int(dbid), part.expires, c.ctx.Locked)
+		if mu+tu > 0 {
+			tableStatsText(&b, ms, mu, ts, tu)
+		}
+	}
+	c.w.Verbatim("txt", b.String())
+}
+
+// DEBUG HTSTATS-KEY key [full]: the member table of a set, hash or sorted
+// set in its hashtable or skiplist encoding.
+func debugHTStatsKey(c *Client) {
+	key := c.ctx.Argv[2]
+	unlock := c.lockKey(key)
+	defer unlock()
+	o := c.ctx.LookupDB(c.ctx.DB, key)
+	if o == nil {
+		c.w.Error(db.ErrNoSuchKey)
+		return
+	}
+	t, ok := o.Val.(interface {
+		TableStats() (mainSlots, mainUsed, targetSlots, targetUsed int)
+	})
+	if !ok {
+		c.w.Error("ERR The value stored at the specified key is not represented using an hash table")
+		return
+	}
+	var b strings.Builder
+	ms, mu, ts, tu := t.TableStats()
+	tableStatsText(&b, ms, mu, ts, tu)
+	c.w.Verbatim("txt", b.String())
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // serverExtras is the state behind the introspection commands: INFO's
@@ -39,9 +40,6 @@ type serverExtras struct {
 
 	lastSave atomic.Int64 // unix seconds, LASTSAVE
 
-	// packedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD; lists read it
-	// through Server.QuicklistPackedThreshold.
-	packedThreshold atomic.Int64
 }
 
 // histSlot is a command's latency histogram, one per stats shard (see
@@ -91,7 +89,6 @@ func newServerExtras(s *Server) *serverExtras {
 		}
 	}
 	e.lastSave.Store(s.start.Unix())
-	e.packedThreshold.Store(1 << 30)
 	e.lat.init()
 	e.startupMem()
 	return e
@@ -119,6 +116,9 @@ func (s *Server) startIntrospection() {
 			case <-s.stop:
 				return
 			case now := <-t.C:
+				if s.cronPaused.Load() {
+					continue
+				}
 				ms := now.UnixMilli()
 				e.ops.sample(s.stats.commands.Load(), ms)
 				e.netIn.sample(s.stats.netInput.Load(), ms)
@@ -154,7 +154,7 @@ func (s *Server) observeCall(cm *cmd, shard int, ns int64) {
 
 // QuicklistPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD's value in
 // bytes (default 1 GB), for the list encoding.
-func (s *Server) QuicklistPackedThreshold() int64 { return s.ext().packedThreshold.Load() }
+func (s *Server) QuicklistPackedThreshold() int64 { return ds.QuicklistPackedThreshold() }
 
 // rateSampler is Valkey's instantaneous metric: a ring of the last 16
 // per-second rates, each computed over one 100 ms sampling period.

@@ -332,6 +332,10 @@ func TestDebugSubcommands(t *testing.T) {
 	if got := s.QuicklistPackedThreshold(); got != 4096 {
 		t.Errorf("packed threshold %d, want 4096", got)
 	}
+	cv.Do("DEBUG", "QUICKLIST-PACKED-THRESHOLD", "0") // process-wide, as Valkey's: restore it
+	if got := s.QuicklistPackedThreshold(); got != 1<<30 {
+		t.Errorf("packed threshold %d after 0, want the default", got)
+	}
 	before := infoField(t, cv.Do("INFO", "replication"), "master_replid")
 	cv.Do("DEBUG", "CHANGE-REPL-ID")
 	if after := infoField(t, cv.Do("INFO", "replication"), "master_replid"); after == before || len(after) != 40 {

@@ -360,7 +360,9 @@ func (s *Server) every(d time.Duration, fn func(now time.Time)) {
 		case <-s.stop:
 			return
 		case now := <-t.C:
-			fn(now)
+			if !s.cronPaused.Load() {
+				fn(now)
+			}
 		}
 	}
 }

@@ -76,6 +76,10 @@ type Server struct {
 	errs   errorStats
 	pause  pauseState
 	expire atomic.Bool // DEBUG SET-ACTIVE-EXPIRE
+	// cronPaused (DEBUG PAUSE-CRON 1) stops the periodic jobs, as
+	// Valkey's serverCron returns at once: active expiry and rehashing,
+	// the save points, the replication cron, the metrics sampling.
+	cronPaused atomic.Bool
 	// diskDeny is diskOK, or why commands are refused: MISCONF, or
 	// LOADING while the dataset loads (misconf.go).
 	diskDeny atomic.Int32
@@ -212,8 +216,8 @@ func (s *Server) Serve() error {
 		s.ks.RunExpiry(s.stop,
 			func() time.Duration { return time.Second / time.Duration(max(1, s.cfg.Hz())) },
 			func() int { return s.cfg.ActiveExpireEffort() },
-			func() bool { return s.expire.Load() && !s.repl.isReplica.Load() },
-			s.cfg.ActiveRehashing)
+			func() bool { return s.expire.Load() && !s.repl.isReplica.Load() && !s.cronPaused.Load() },
+			func() bool { return s.cfg.ActiveRehashing() && !s.cronPaused.Load() })
 	}()
 	go func() {
 		defer s.wg.Done()
