@@ -12,7 +12,7 @@ import (
 // The commands of bench/types.sh's geo and HyperLogLog cases, through the
 // procedures with their stripe locked, as the dispatcher runs them:
 //
-//	go test ./internal/db -run XXX -bench 'Geo|PFAdd' -benchmem
+//	go test ./internal/db -run XXX -bench 'Geo' -benchmem
 
 // cpuMeter reports the process's CPU time per op (user+system, with the
 // collector's), steadier than ns/op on a busy machine:
@@ -109,8 +109,42 @@ func BenchmarkGeoSearch(b *testing.B) {
 	}
 }
 
+// BenchmarkGeoSearchKeys is the geosearch case over its 100 sets (GEO_KEYS)
+// of 10,000 members, the sets and centers cycled: the data no longer fits
+// the caches, as in the server.
+func BenchmarkGeoSearchKeys(b *testing.B) {
+	ks := New(16)
+	c := &Ctx{KS: ks, W: resp.NewWriter(1 << 16), Now: testNow}
+	const nkeys = 100
+	keys := make([][]byte, nkeys)
+	for k := range keys {
+		keys[k] = []byte("geo:" + strconv.Itoa(k+1))
+		benchGeoSet(b, c, string(keys[k]), 10000)
+	}
+	centers := benchSearchCenters()
+	argv := [][]byte{[]byte("GEOSEARCH"), nil, []byte("FROMLONLAT"), nil, nil,
+		[]byte("BYRADIUS"), []byte("50"), []byte("km"), []byte("ASC"), []byte("COUNT"), []byte("10")}
+	b.ReportAllocs()
+	defer cpuMeter(b)()
+	i := 0
+	for b.Loop() {
+		k := keys[(i*37)%nkeys]
+		argv[1] = k
+		argv[3], argv[4] = centers[i%len(centers)][0], centers[i%len(centers)][1]
+		i++
+		c.Argv = argv
+		c.W.Reset()
+		st := ks.StripeOf(k)
+		ks.LockStripe(st)
+		geosearchCommand(c)
+		ks.UnlockStripe(st)
+	}
+}
+
 // BenchmarkGeoAdd is bench/types' geoadd case: GEOADD geo:<n> <lon> <lat>
-// <16 random bytes> over 1,000 keys, 64 fixed positions cycled.
+// <16 random bytes> over 1,000 keys, 64 fixed positions cycled. The sets
+// grow with b.N: -benchtime 500000x is about an 8-second run of the case
+// (500 members a key at the end).
 func BenchmarkGeoAdd(b *testing.B) {
 	ks := New(16)
 	c := &Ctx{KS: ks, W: resp.NewWriter(1 << 16), Now: testNow}
@@ -140,34 +174,6 @@ func BenchmarkGeoAdd(b *testing.B) {
 		st := ks.StripeOf(k)
 		ks.LockStripe(st)
 		geoaddCommand(c)
-		ks.UnlockStripe(st)
-	}
-}
-
-// BenchmarkPFAdd is bench/types' pfadd case: PFADD hll:<n> <16 random
-// bytes> over 1,000 keys.
-func BenchmarkPFAdd(b *testing.B) {
-	ks := New(16)
-	c := &Ctx{KS: ks, W: resp.NewWriter(1 << 16), Now: testNow}
-	keys := make([][]byte, 1000)
-	for i := range keys {
-		keys[i] = []byte("hll:" + strconv.Itoa(i+1))
-	}
-	member := make([]byte, 16)
-	argv := [][]byte{[]byte("PFADD"), nil, member}
-	b.ReportAllocs()
-	defer cpuMeter(b)()
-	i := 0
-	for b.Loop() {
-		k := keys[(i*7919)%len(keys)]
-		argv[1] = k
-		uniqueMember(member, i)
-		i++
-		c.Argv = argv
-		c.W.Reset()
-		st := ks.StripeOf(k)
-		ks.LockStripe(st)
-		pfaddCommand(c)
 		ks.UnlockStripe(st)
 	}
 }

@@ -1,9 +1,12 @@
 package db
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/corvid-kv/corvid/internal/resp"
 )
 
 // The expected values here were read from Valkey 8.0.1 (PFDEBUG DECODE,
@@ -227,5 +230,132 @@ func BenchmarkHLLDenseMerge(b *testing.B) {
 	var m [hllRegisters]uint8
 	for b.Loop() {
 		hllDenseMerge(&m, s[hllHdrSize:])
+	}
+}
+
+// hllSparseSeekRef is hllSparseSeek as Valkey's hllSparseSet walks:
+// one opcode at a time.
+func hllSparseSeekRef(s []byte, index int) (p, first, prev, span int) {
+	p, prev = hllHdrSize, -1
+	for p < len(s) {
+		b := s[p]
+		oplen := 1
+		switch {
+		case spIsZero(b):
+			span = spZeroLen(b)
+		case spIsVal(b):
+			span = spValLen(b)
+		default:
+			span = spXZeroLen(s, p)
+			oplen = 2
+		}
+		if index <= first+span-1 {
+			break
+		}
+		prev = p
+		p += oplen
+		first += span
+	}
+	return
+}
+
+// TestHLLSparseSeek: the word-at-a-time walk stops where the
+// opcode-at-a-time one does, on sparse HLLs of every size up to the
+// dense conversion and on random (corrupt) opcode bytes.
+func TestHLLSparseSeek(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	check := func(s []byte, index int) {
+		t.Helper()
+		p, f, pr, sp := hllSparseSeek(s, index)
+		rp, rf, rpr, rsp := hllSparseSeekRef(s, index)
+		// The span of a walk that read no opcode one by one is unused.
+		if p != rp || pr != rpr || p < len(s) && (f != rf || sp != rsp) {
+			t.Fatalf("index %d in %x: %d %d %d %d, want %d %d %d %d", index, s[hllHdrSize:], p, f, pr, sp, rp, rf, rpr, rsp)
+		}
+	}
+	s := newHLL()
+	for i := 0; s[4] == hllSparse; i++ {
+		if i%97 == 0 {
+			for index := range hllRegisters {
+				check(s, index)
+			}
+		}
+		s, _ = hllAdd(s, []byte("s"+strconv.Itoa(i)), 3000)
+	}
+	for range 20000 {
+		b := make([]byte, hllHdrSize+rng.IntN(64))
+		for i := hllHdrSize; i < len(b); i++ {
+			b[i] = byte(rng.Uint32())
+			if rng.IntN(3) > 0 {
+				b[i] &^= 0x40 // fewer XZEROs: longer runs of one-byte opcodes
+			}
+		}
+		check(b, rng.IntN(hllRegisters+1000))
+		check(b, rng.IntN(200))
+	}
+}
+
+// BenchmarkHLLSparseSet is PFADD of one element to a sparse HLL of n
+// elements (bench/types' pfadd case keeps its 1,000 keys sparse, up to
+// ~750 elements each): the walk to the register's opcode, and a change
+// there (new) or none (again: the register already holds as much).
+func BenchmarkHLLSparseSet(b *testing.B) {
+	for _, n := range []int{100, 500, 1000} {
+		s := newHLL()
+		for i := range n {
+			s, _ = hllAdd(s, []byte("e"+strconv.Itoa(i)), 3000)
+		}
+		if s[4] != hllSparse {
+			b.Fatalf("%d elements: dense", n)
+		}
+		b.Run("again/"+strconv.Itoa(n), func(b *testing.B) {
+			defer cpuMeter(b)()
+			i := 0
+			for b.Loop() {
+				if _, r := hllAdd(s, []byte("e"+strconv.Itoa(i%n)), 3000); r != 0 {
+					b.Fatal("changed")
+				}
+				i++
+			}
+		})
+		b.Run("new/"+strconv.Itoa(n), func(b *testing.B) {
+			defer cpuMeter(b)()
+			t := make([]byte, len(s), 3000)
+			i := 0
+			for b.Loop() {
+				t = append(t[:0], s...)
+				hllAdd(t, []byte("n"+strconv.Itoa(i)), 3000)
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkPFAdd is bench/types' pfadd case: PFADD hll:<n> <16 random
+// bytes> over 1,000 keys, all sparse at first. -benchtime 750000x is a
+// 10-second run of the case: every key ends with 750 elements, sparse.
+func BenchmarkPFAdd(b *testing.B) {
+	ks := New(16)
+	c := &Ctx{KS: ks, W: resp.NewWriter(1 << 16), Now: testNow}
+	keys := make([][]byte, 1000)
+	for i := range keys {
+		keys[i] = []byte("hll:" + strconv.Itoa(i+1))
+	}
+	member := make([]byte, 16)
+	argv := [][]byte{[]byte("PFADD"), nil, member}
+	b.ReportAllocs()
+	defer cpuMeter(b)()
+	i := 0
+	for b.Loop() {
+		k := keys[(i*7919)%len(keys)]
+		argv[1] = k
+		uniqueMember(member, i)
+		i++
+		c.Argv = argv
+		c.W.Reset()
+		st := ks.StripeOf(k)
+		ks.LockStripe(st)
+		pfaddCommand(c)
+		ks.UnlockStripe(st)
 	}
 }
