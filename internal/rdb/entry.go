@@ -70,10 +70,10 @@ type Entry struct {
 	// they are. Without it the writer lays the nodes out as RPUSHing the
 	// elements under the current list-max-listpack-size would.
 	ListNodes []int
-	Set    [][]byte
-	ZSet   []ZMember
-	Hash   []HashField
-	Stream *Stream
+	Set       [][]byte
+	ZSet      []ZMember
+	Hash      []HashField
+	Stream    *Stream
 
 	// ExpireMs is the absolute expiry in Unix milliseconds, or -1 for none.
 	ExpireMs int64
