@@ -37,21 +37,29 @@ const oomError = "OOM command not allowed when used memory > 'maxmemory'."
 const clientFixedMem = int64(unsafe.Sizeof(Client{})) + 8<<10
 
 // initMemory measures the start-up base (used_memory_startup) and declares
-// it to the keyspace. The base is everything the Go runtime holds apart
-// from free heap space: live heap objects (the command table, config...),
-// goroutine stacks and the runtime's own metadata.
+// it to the keyspace. The base is the live heap objects after a
+// collection (the command table, the configuration, the stripes' arrays,
+// the pools), as Valkey's is what zmalloc handed out: the runtime's own
+// metadata (span structures, GC bitmaps) and the goroutines' stacks are
+// not allocations of the server's, as jemalloc's metadata and the threads'
+// stacks are not in Valkey's, and they do not count against maxmemory.
 func (s *Server) initMemory() {
 	runtime.GC()
-	base := runtimeInUse()
+	base := runtimeHeapObjects()
 	s.ext().startup.Store(base)
 	s.ks.AddOverhead(base)
 }
 
-// runtimeInUse is the runtime's mapped memory minus free and released heap
-// pages and unused space in heap spans.
-func runtimeInUse() int64 {
-	return runtimeTotalLess("/memory/classes/heap/free:bytes",
-		"/memory/classes/heap/released:bytes", "/memory/classes/heap/unused:bytes")
+// runtimeHeapObjects is the bytes of live and not yet swept heap objects
+// (/memory/classes/heap/objects:bytes); right after a collection, the
+// live ones.
+func runtimeHeapObjects() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // runtimeTotalLess is the runtime's total mapped memory

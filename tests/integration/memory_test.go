@@ -332,3 +332,30 @@ func TestIdleAtLimitDoesNotSpinGC(t *testing.T) {
 		t.Errorf("the idle server used %d%% of a core at its memory limit", used/2)
 	}
 }
+
+// TestSmallMaxmemoryAcceptsWrites: used_memory at start-up counts what the
+// server allocated (about Valkey's figure), not the runtime's metadata,
+// so a maxmemory of 2 MB leaves room for data on Corvid as on Valkey
+// 8.0.1 (run on both when Valkey is present).
+func TestSmallMaxmemoryAcceptsWrites(t *testing.T) {
+	servers := map[string]*testutil.Proc{"corvid": testutil.StartCorvid(t, "--maxmemory", "2mb")}
+	if testutil.HaveValkey(t) {
+		servers["valkey"] = testutil.StartValkey(t, "--maxmemory", "2mb")
+	}
+	for name, srv := range servers {
+		t.Run(name, func(t *testing.T) {
+			c := testutil.Dial(t, srv.Addr)
+			f := infoFields(t, c, "memory")
+			startup, _ := strconv.ParseInt(f["used_memory_startup"], 10, 64)
+			if startup <= 0 || startup > 1536<<10 {
+				t.Errorf("used_memory_startup = %d, want (0, 1.5 MiB]", startup)
+			}
+			for i := range 200 {
+				expect(t, c, "+OK", "SET", "k"+strconv.Itoa(i), strings.Repeat("v", 100))
+			}
+			if got := c.Do("DBSIZE"); got != ":200" {
+				t.Errorf("DBSIZE = %s", got)
+			}
+		})
+	}
+}
