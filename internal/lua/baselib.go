@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -156,10 +157,20 @@ func baseIpairs(L *LState) int {
 	return 3
 }
 
+// loadError is an error raised by load's reader function: its value.
+type loadError struct{ obj LValue }
+
+func (e *loadError) Error() string { return e.obj.String() }
+
 func loadaux(L *LState, reader io.Reader, chunkname string) int {
 	if fn, err := L.Load(reader, chunkname); err != nil {
 		L.Push(LNil)
-		L.Push(LString(err.Error()))
+		var le *loadError
+		if errors.As(err, &le) {
+			L.Push(le.obj)
+		} else {
+			L.Push(LString(err.Error()))
+		}
 		return 2
 	} else {
 		L.Push(fn)
@@ -170,29 +181,53 @@ func loadaux(L *LState, reader io.Reader, chunkname string) int {
 func baseLoad(L *LState) int {
 	fn := L.CheckFunction(1)
 	chunkname := L.OptString(2, "=(load)")
-	top := L.GetTop()
-	buf := []string{}
-	for {
-		L.SetTop(top)
-		L.Push(fn)
-		L.Call(0, 1)
-		ret := L.reg.Pop()
-		if ret == LNil {
-			break
-		} else if LVCanConvToString(ret) {
-			str := ret.String()
-			if len(str) > 0 {
-				buf = append(buf, string(str))
-			} else {
-				break
+	return loadaux(L, &loadReader{L: L, fn: fn}, chunkname)
+}
+
+// loadReader reads a chunk from load's reader function, a piece per call
+// as the parser asks for it (Lua's generic_reader): nil or an empty
+// string ends it; an error in the function, or a value that is not a
+// string, is load's error.
+type loadReader struct {
+	L       *LState
+	fn      *LFunction
+	pending string
+}
+
+func (r *loadReader) Read(b []byte) (int, error) {
+	if r.pending == "" {
+		L := r.L
+		L.Push(r.fn)
+		if err := L.PCall(0, 1, L.LoadErrorFunc); err != nil {
+			if ae, ok := err.(*ApiError); ok {
+				return 0, &loadError{ae.Object}
 			}
-		} else {
-			L.Push(LNil)
-			L.Push(LString("reader function must return a string"))
-			return 2
+			return 0, err
+		}
+		ret := L.reg.Pop()
+		switch v := ret.(type) {
+		case *LNilType:
+			return 0, io.EOF
+		case LString, LNumber:
+			r.pending = v.String()
+		default:
+			// luaL_error: the position of the calling Lua code.
+			msg := LString(L.where(0, true) + " reader function must return a string")
+			if f := L.LoadErrorFunc; f != nil {
+				L.Push(f)
+				L.Push(msg)
+				L.Call(1, 1)
+				return 0, &loadError{L.reg.Pop()}
+			}
+			return 0, &loadError{msg}
+		}
+		if r.pending == "" {
+			return 0, io.EOF
 		}
 	}
-	return loadaux(L, strings.NewReader(strings.Join(buf, "")), chunkname)
+	n := copy(b, r.pending)
+	r.pending = r.pending[n:]
+	return n, nil
 }
 
 func baseLoadFile(L *LState) int {

@@ -706,7 +706,15 @@ func compileAssignStmtLeft(context *funcContext, stmt *ast.AssignStmt) (int, []*
 			acs = append(acs, &assigncontext{ec, 0, 0, false, false})
 		case *ast.AttrGetExpr:
 			ac := &assigncontext{&expcontext{ecTable, regNotDefined, 0}, 0, 0, false, false}
-			compileExprWithKMVPropagation(context, st.Object, &reg, &ac.ec.reg)
+			if len(stmt.Lhs) > 1 {
+				// The table in a register of its own: a local
+				// assigned by the same statement may be the table
+				// (`t.x, t = 1, 2` sets x in the table t was).
+				ac.ec.reg = reg
+				reg += compileExpr(context, reg, st.Object, ecnone(0))
+			} else {
+				compileExprWithKMVPropagation(context, st.Object, &reg, &ac.ec.reg)
+			}
 			ac.keyrk = reg
 			reg += compileExpr(context, reg, st.Key, ecnone(0))
 			if _, ok := st.Key.(*ast.StringExpr); ok {
@@ -751,6 +759,21 @@ func compileAssignStmtRight(context *funcContext, stmt *ast.AssignStmt, reg int,
 
 		if expr == nil {
 			expr = stmt.Rhs[namesassigned]
+		}
+		if lennames > 1 {
+			// Every value in a register of its own before any is
+			// assigned: a value read from a local the statement
+			// assigns must be the local's old value (`a, b = b, a`).
+			idx := reg
+			reginc := compileExpr(context, reg, expr, ecnone(0))
+			if ec.ctype == ecTable {
+				ac.valuerk = idx
+			} else {
+				ac.needmove = true
+			}
+			reg += reginc
+			namesassigned += 1
+			continue
 		}
 		idx := reg
 		reginc := compileExpr(context, reg, expr, ec)

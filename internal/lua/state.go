@@ -46,6 +46,9 @@ func newApiErrorE(code ApiErrorType, err error) *ApiError {
 	return &ApiError{code, LString(err.Error()), "", err}
 }
 
+// Unwrap returns the error the ApiError was made from, if any.
+func (e *ApiError) Unwrap() error { return e.Cause }
+
 func (e *ApiError) Error() string {
 	if len(e.StackTrace) > 0 {
 		return fmt.Sprintf("%s\n%s", e.Object.String(), e.StackTrace)

@@ -182,6 +182,10 @@ type LState struct {
 	Panic   func(*LState)
 	Dead    bool
 	Options Options
+	// LoadErrorFunc is the error handler an error raised by load's
+	// reader function goes through (Lua's lua_load keeps the running
+	// pcall's errfunc), nil for none.
+	LoadErrorFunc *LFunction
 
 	stop         int32
 	reg          *registry

@@ -233,6 +233,7 @@ func (e *Engine) newState() *State {
 	L.SetMetatable(fg, fmt)
 	st.fenv = st.readOnly(fg)
 	st.errfn = L.NewFunction(st.errorHandler)
+	L.LoadErrorFunc = st.errfn
 	st.keysT, st.argvT = L.NewTable(), L.NewTable()
 	g.RawSetString("KEYS", st.keysT)
 	g.RawSetString("ARGV", st.argvT)

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"io"
 	"strconv"
 	"strings"
 
@@ -92,7 +93,9 @@ type token struct {
 // lexState is LexState.
 type lexState struct {
 	src        string
-	pos        int // the index of the byte after current
+	pos        int       // the index of the byte after current
+	reader     io.Reader // where more of src comes from, nil when none
+	rbuf       []byte
 	current    int // the current byte, or eoz
 	linenumber int
 	lastline   int // the line of the last token consumed
@@ -122,13 +125,42 @@ func (ls *lexState) init(src, source string) {
 }
 
 func (ls *lexState) next() {
-	if ls.pos < len(ls.src) {
-		ls.current = int(ls.src[ls.pos])
-		ls.pos++
-	} else {
+	if ls.pos >= len(ls.src) && !ls.fill() {
 		ls.current = eoz
+		return
+	}
+	ls.current = int(ls.src[ls.pos])
+	ls.pos++
+}
+
+// fill reads the next piece of the chunk from the reader, as luaZ_fill
+// does (Lua reads a chunk as it parses it: load's reader function is
+// called for each piece); false at its end.
+func (ls *lexState) fill() bool {
+	if ls.reader == nil {
+		return false
+	}
+	if ls.rbuf == nil {
+		ls.rbuf = make([]byte, 4096)
+	}
+	for {
+		n, err := ls.reader.Read(ls.rbuf)
+		if n > 0 {
+			ls.src, ls.pos = string(ls.rbuf[:n]), 0
+			return true
+		}
+		if err != nil {
+			if err != io.EOF {
+				panic(readError{err})
+			}
+			ls.reader = nil
+			return false
+		}
 	}
 }
+
+// readError carries a reader's error out of the parser.
+type readError struct{ err error }
 
 func (ls *lexState) currIsNewline() bool { return ls.current == '\n' || ls.current == '\r' }
 

@@ -83,26 +83,32 @@ type parser struct {
 // Parse reads a chunk of Lua 5.1. name is the chunk's name as Lua's
 // lua_load takes it ("@file", "=name", or the code itself), which syntax
 // errors quote as luaO_chunkid does. The error is an *Error.
+// The reader is read as the parser needs it, as Lua's is (up to the
+// error, if there is one); its error other than io.EOF is Parse's.
 func Parse(reader io.Reader, name string) (chunk []ast.Stmt, err error) {
-	src, err := io.ReadAll(reader)
-	if err != nil {
-		return nil, err
-	}
-	return ParseString(string(src), name)
+	return parse("", reader, name)
 }
 
 // ParseString is Parse of a string.
 func ParseString(src, name string) (chunk []ast.Stmt, err error) {
+	return parse(src, nil, name)
+}
+
+func parse(src string, reader io.Reader, name string) (chunk []ast.Stmt, err error) {
 	p := &parser{}
 	defer func() {
 		if r := recover(); r != nil {
-			e, ok := r.(*Error)
-			if !ok {
+			switch e := r.(type) {
+			case *Error:
+				chunk, err = nil, e
+			case readError:
+				chunk, err = nil, e.err
+			default:
 				panic(r)
 			}
-			chunk, err = nil, e
 		}
 	}()
+	p.ls.reader = reader
 	p.ls.init(src, name)
 	fs := &funcState{isVararg: true} // the main function is vararg
 	p.openFunc(fs)
