@@ -23,7 +23,6 @@ package config
 const (
 	waitRDB     = "waits for RDB persistence"
 	waitCluster = "waits for cluster mode"
-	waitTLS     = "waits for TLS"
 	noJemalloc  = "no effect: Corvid's memory is Go's allocator (no jemalloc, no active defragmentation)"
 	noCrashLog  = "no effect: a Go panic prints its own stack trace, and the server contains panics per client"
 )
@@ -55,13 +54,8 @@ var inertDirectives = map[string]string{
 	"cluster-announce-bus-port": waitCluster, "cluster-announce-port": waitCluster,
 	"cluster-announce-tls-port": waitCluster, "cluster-blacklist-ttl": waitCluster, "cluster-node-timeout": waitCluster,
 	"cluster-ping-interval": waitCluster, "cluster-link-sendbuf-limit": waitCluster,
-	// TLS.
-	"tls-session-cache-size": waitTLS, "tls-session-cache-timeout": waitTLS, "tls-cluster": waitTLS,
-	"tls-replication": waitTLS, "tls-auth-clients": waitTLS, "tls-prefer-server-ciphers": waitTLS,
-	"tls-session-caching": waitTLS, "tls-cert-file": waitTLS, "tls-key-file": waitTLS, "tls-key-file-pass": waitTLS,
-	"tls-client-cert-file": waitTLS, "tls-client-key-file": waitTLS, "tls-client-key-file-pass": waitTLS,
-	"tls-dh-params-file": waitTLS, "tls-ca-cert-file": waitTLS, "tls-ca-cert-dir": waitTLS, "tls-protocols": waitTLS,
-	"tls-ciphers": waitTLS, "tls-ciphersuites": waitTLS, "max-new-tls-connections-per-cycle": waitTLS,
+	// TLS: the rest is live (internal/tlsconf, internal/server/tls.go).
+	"max-new-tls-connections-per-cycle": "no effect: each TLS handshake runs on its connection's own goroutine, not in a per-cycle budget",
 	// Not applicable to a Go server, or not built.
 	"jemalloc-bg-thread": noJemalloc, "activedefrag": noJemalloc, "active-defrag-cycle-min": noJemalloc,
 	"active-defrag-cycle-max": noJemalloc, "active-defrag-threshold-lower": noJemalloc,
