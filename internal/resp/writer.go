@@ -323,3 +323,11 @@ func init() {
 		smallArrays[i] = []byte("*" + strconv.Itoa(i) + "\r\n")
 	}
 }
+
+// Resize gives an empty writer a new buffer of capacity n (the client's
+// reply buffer resizing); it does nothing while output is pending.
+func (w *Writer) Resize(n int) {
+	if len(w.buf) == 0 && cap(w.buf) != n {
+		w.buf = make([]byte, 0, n)
+	}
+}

@@ -133,6 +133,7 @@ type Client struct {
 	pending             callCounts  // calls not yet in the shared counters (dispatch.go)
 	unblock             chan int    // CLIENT UNBLOCK, kill; buffered 1
 	blocked             atomic.Bool // inside a blocking command's wait
+	rbuf                replyBuf    // reply buffer resizing (replybuf.go)
 	// postponed: the command waits for a CLIENT PAUSE (Valkey's
 	// BLOCKED_POSTPONE: counted in blocked_clients, flag b, no timeout).
 	postponed atomic.Bool
@@ -201,6 +202,7 @@ func (s *Server) accept(conn net.Conn) {
 		unblock: make(chan int, 1),
 	}
 	c.shard = int(c.id % statShards)
+	c.rbuf.init()
 	_, c.unix = conn.(*net.UnixConn)
 	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard, PropUnit: &c.unit}
 	c.proto.Store(2)
@@ -281,18 +283,39 @@ func (c *Client) serve() {
 	idleDeadline := false // a read deadline for the timeout setting is set
 	var idleAt time.Time  // ... and when it falls
 	pushed := false       // a push's deadline interrupted the last Read
+	// The reply buffer's cron (replybuf.go) runs once a second while the
+	// buffer is not settled; a read deadline wakes an idle client for it.
+	rbufAt := time.Now()       // when it is next due; zero: settled
+	var rbufDeadline time.Time // the read deadline set for it
 	for {
+		if now := time.Now(); !rbufAt.IsZero() && !now.Before(rbufAt) {
+			if c.replyBufCron(now.UnixMilli()) {
+				rbufAt = time.Time{}
+			} else {
+				rbufAt = now.Add(replyBufTick)
+			}
+		}
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			idleAt = time.Now().Add(time.Duration(t) * time.Second)
-			c.conn.SetReadDeadline(idleAt)
-			idleDeadline = true
-		} else if idleDeadline || pushed {
+			at := idleAt
+			if !rbufAt.IsZero() && rbufAt.Before(at) {
+				at = rbufAt
+			}
+			c.conn.SetReadDeadline(at)
+			idleDeadline, rbufDeadline = true, time.Time{}
+		} else if !rbufAt.IsZero() {
+			if pushed || idleDeadline || !rbufDeadline.Equal(rbufAt) {
+				c.conn.SetReadDeadline(rbufAt)
+				rbufDeadline = rbufAt
+			}
+			idleDeadline = false
+		} else if idleDeadline || pushed || !rbufDeadline.IsZero() {
 			// Inside MULTI (or with timeout 0 now) the client is exempt:
 			// drop the deadline set before the batch that entered MULTI
 			// (or by a push, whose output is sent next). A push's
 			// deadline is past: left set, every Read would fail at once.
 			c.conn.SetReadDeadline(time.Time{})
-			idleDeadline = false
+			idleDeadline, rbufDeadline = false, time.Time{}
 		}
 		pushed = false
 		// Pushed output (push.go), after the deadline is set: a push
@@ -325,10 +348,14 @@ func (c *Client) serve() {
 			if c.w.Shrink(keptReplyBuf) {
 				c.noteMem()
 			}
+			if rbufAt.IsZero() {
+				rbufAt = time.Now().Add(replyBufTick) // wrote: not settled
+			}
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && (!idleDeadline || time.Now().Before(idleAt)) {
-				// A push interrupted the Read: send it.
+				// A push interrupted the Read (send it), or the reply
+				// buffer's cron is due.
 				pushed = true
 				continue
 			}
@@ -487,6 +514,7 @@ func (c *Client) flush() bool {
 		// the round's writes before sending them (aofBeforeFlush).
 		c.waitAOF()
 	}
+	c.notePeak(c.w.Len())
 	n, err := c.conn.Write(c.w.Bytes())
 	c.srv.stats.netOutput.Add(c.shard, int64(n))
 	c.netOut.Add(int64(n))

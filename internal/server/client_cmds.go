@@ -255,7 +255,11 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	// tot-mem approximates Valkey's getClientMemoryUsage: reply buffer,
 	// output beyond it, pending query bytes, the client struct, arguments
 	// and MULTI queue.
-	totMem := replyBufSize + 2048 + argvMem + multiMem + int(omem)
+	rbs, rbp := c.rbuf.published()
+	if isSelf {
+		rbs, rbp = c.rbuf.size, c.rbuf.peak
+	}
+	totMem := rbs + 2048 + argvMem + multiMem + int(omem)
 	// oll: Valkey's reply list holds blocks of at least 16 KiB.
 	oll := (omem + replyBufSize - 1) / replyBufSize
 	if qbuf > 0 {
@@ -292,8 +296,8 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	ki("qbuf-free", int64(qbufFree))
 	ki("argv-mem", int64(argvMem))
 	ki("multi-mem", int64(multiMem))
-	ki("rbs", replyBufSize)
-	ki("rbp", replyBufSize)
+	ki("rbs", int64(rbs))
+	ki("rbp", int64(rbp))
 	ki("obl", int64(obl))
 	ki("oll", oll)
 	ki("omem", omem)

@@ -112,6 +112,30 @@ func debugCommand(c *Client) {
 	case sub == "pause-cron" && argc == 3:
 		s.cronPaused.Store(atoiPrefix(argv[2]) != 0)
 		w.OK()
+	case sub == "replybuffer" && argc == 4:
+		arg := string(argv[3])
+		switch strings.ToLower(string(argv[2])) {
+		case "peak-reset-time":
+			switch {
+			case strings.EqualFold(arg, "never"):
+				s.rbufs.peakReset.Store(-1)
+			case strings.EqualFold(arg, "reset"):
+				s.rbufs.peakReset.Store(replyPeakResetDefault)
+			default:
+				n, ok := db.ParseInt(argv[3])
+				if !ok {
+					w.Error(db.ErrNotInt)
+					return
+				}
+				s.rbufs.peakReset.Store(n)
+			}
+		case "resizing":
+			s.rbufs.off.Store(atoiPrefix(argv[3]) == 0)
+		default:
+			c.subcommandSyntaxError()
+			return
+		}
+		w.OK()
 	case sub == "htstats" && argc >= 3:
 		debugHTStats(c)
 	case sub == "htstats-key" && argc >= 3:
@@ -153,6 +177,10 @@ var debugHelp = []string{
 	"    Dump the quicklist behind <key> to the server's standard output.",
 	"QUICKLIST-PACKED-THRESHOLD <size>",
 	"    Set the size above which list elements are stored as plain nodes (0: default).",
+	"REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|milliseconds>",
+	"    Set how often a client's reply buffer peak is forgotten (RESET: 5000 ms).",
+	"REPLYBUFFER RESIZING <0|1>",
+	"    Switch the resizing of clients' reply buffers off (0) or on (1).",
 	"SET-ACTIVE-EXPIRE <0|1>",
 	"    Switch the background expiry of keys off (0) or on (1).",
 	"SET-DISABLE-DENY-SCRIPTS <0|1>",

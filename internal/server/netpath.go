@@ -338,6 +338,9 @@ func (c *Client) OnClose(*netloop.Conn) {
 // OnTick closes a client idle for longer than the timeout setting, as the
 // goroutine path's read deadline does (not inside MULTI, as there).
 func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
+	if c.w.Len() == 0 {
+		c.replyBufCron(now.UnixMilli())
+	}
 	t := c.srv.hot.timeoutSec.Load()
 	if t > 0 && c.multi == nil && now.UnixMilli()-c.lastActive.Load() > t*1000 {
 		nc.Close()

@@ -80,6 +80,7 @@ type Server struct {
 	// Valkey's serverCron returns at once: active expiry and rehashing,
 	// the save points, the replication cron, the metrics sampling.
 	cronPaused atomic.Bool
+	rbufs      replyBufSettings // reply buffer resizing (replybuf.go)
 	// diskDeny is diskOK, or why commands are refused: MISCONF, or
 	// LOADING while the dataset loads (misconf.go).
 	diskDeny atomic.Int32
@@ -147,6 +148,7 @@ func New(cfg *config.Config) (*Server, error) {
 	s.runID = hex.EncodeToString(id[:])
 	s.mu.clients = make(map[int64]*Client)
 	s.expire.Store(true)
+	s.rbufs.peakReset.Store(replyPeakResetDefault)
 	s.table = buildTable(dataHandlers(), serverHandlers())
 	s.extras = newServerExtras(s)
 	s.initRDB()

@@ -48,6 +48,9 @@ func TestPausedClientsCounted(t *testing.T) {
 			b1 := testutil.Dial(t, srv.Addr)
 			b0 := testutil.Dial(t, srv.Addr)
 			b1.Send("BLPOP", "nolist", "100")
+			if !waitFor(hangTimeout, func() bool { return infoFields(t, r, "clients")["blocked_clients"] == "1" }) {
+				t.Fatalf("the first pop did not block: %v", infoFields(t, r, "clients"))
+			}
 			b0.Send("BLPOP", "nolist", "0")
 			if !waitFor(hangTimeout, func() bool { return infoFields(t, r, "clients")["blocked_clients"] == "2" }) {
 				t.Fatalf("the pops did not block: %v", infoFields(t, r, "clients"))

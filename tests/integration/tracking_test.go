@@ -965,6 +965,15 @@ func TestTrackingDifferential(t *testing.T) {
 	randomKey := regexp.MustCompile(`>2\r\n\$10\r\ninvalidate\r\n\*1\r\n\$1\r\n[a-h]\r\n`)
 	for _, sc := range scripts {
 		t.Run(sc.name, func(t *testing.T) {
+			// The previous script's tracking clients are gone first: a
+			// closed connection is cleaned up after its close is seen.
+			for _, addr := range []string{cv.Addr, vk.Addr} {
+				c := testutil.Dial(t, addr)
+				if !waitFor(hangTimeout, func() bool { return infoFields(t, c, "clients")["tracking_clients"] == "0" }) {
+					t.Fatalf("%s: tracking clients left from the previous script", addr)
+				}
+				c.Close()
+			}
 			got := runTracking(t, cv.Addr, sc.nconn, sc.steps)
 			want := runTracking(t, vk.Addr, sc.nconn, sc.steps)
 			for i := range got {

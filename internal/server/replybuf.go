@@ -1,0 +1,112 @@
+package server
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Reply buffer resizing, as Valkey's clientsCronResizeOutputBuffer.
+//
+// Valkey gives each client a reply buffer of 16 KiB (PROTO_REPLY_CHUNK_BYTES)
+// that its cron resizes: once a second or so it shrinks a buffer whose peak
+// use (since the peak was last reset) is under half its size to that peak
+// (at least 1 KiB, PROTO_REPLY_MIN_BYTES), and doubles one whose peak filled
+// it (up to 16 KiB); the peak is reset every reply-buffer peak reset time
+// (5 s; DEBUG REPLYBUFFER PEAK-RESET-TIME), so an idle client's buffer comes
+// down to 1 KiB. CLIENT LIST shows the size as rbs and the peak as rbp,
+// INFO stats counts reply_buffer_shrinks and _expands.
+//
+// Corvid's reply buffer is the client's resp.Writer, which grows past its
+// size when a batch's replies need it (where Valkey appends reply blocks);
+// the peak counts what a flush found in it, up to the size, as Valkey's
+// counts what its static buffer held. The resizing runs where the client's
+// owner can touch the writer: on its event loop's tick (OnTick, once a
+// second) and, on the goroutine path, after each batch and on a read
+// deadline set while the buffer is not settled at 1 KiB. It also gives back
+// a buffer that grew past the size for a large batch.
+
+const (
+	replyMinBytes   = 1 << 10  // PROTO_REPLY_MIN_BYTES
+	replyChunkBytes = 16 << 10 // PROTO_REPLY_CHUNK_BYTES
+	// replyPeakResetDefault is REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME (ms).
+	replyPeakResetDefault = 5000
+)
+
+// replyBufSettings are DEBUG REPLYBUFFER's knobs and the INFO counters.
+type replyBufSettings struct {
+	peakReset atomic.Int64 // ms; -1: never
+	off       atomic.Bool  // RESIZING 0
+	shrinks   atomic.Int64
+	expands   atomic.Int64
+}
+
+// replyBuf is a client's reply buffer state, owned by whoever runs its
+// batches; pub mirrors size<<32|peak for other clients' CLIENT LIST.
+type replyBuf struct {
+	size, peak int
+	resetAt    int64 // ms of the last peak reset
+	pub        atomic.Int64
+}
+
+func (r *replyBuf) init() {
+	r.size, r.peak = replyChunkBytes, replyChunkBytes
+	r.publish()
+}
+
+func (r *replyBuf) publish() { r.pub.Store(int64(r.size)<<32 | int64(r.peak)) }
+
+// published returns rbs and rbp as another goroutine may read them.
+func (r *replyBuf) published() (size, peak int) {
+	v := r.pub.Load()
+	return int(v >> 32), int(uint32(v))
+}
+
+// notePeak records what a flush found in the writer (n bytes).
+func (c *Client) notePeak(n int) {
+	r := &c.rbuf
+	if n > r.peak && r.peak < r.size {
+		r.peak = min(n, r.size)
+		r.publish()
+	}
+}
+
+// replyBufCron resizes the client's reply buffer (see above). The writer
+// must be empty (between batches). It reports whether the buffer is
+// settled: at its smallest with no peak to reset, so nothing will change
+// until the client writes again.
+func (c *Client) replyBufCron(nowMs int64) bool {
+	s := c.srv
+	r := &c.rbuf
+	if s.rbufs.off.Load() {
+		return true
+	}
+	newSize := 0
+	shrinkTo, expandTo := r.size/2, r.size*2
+	switch {
+	case shrinkTo >= replyMinBytes && r.peak < shrinkTo:
+		newSize = max(replyMinBytes, r.peak+1)
+		s.rbufs.shrinks.Add(1)
+	case expandTo < replyChunkBytes*2 && r.peak == r.size:
+		newSize = min(replyChunkBytes, expandTo)
+		s.rbufs.expands.Add(1)
+	}
+	if t := s.rbufs.peakReset.Load(); t >= 0 && nowMs-r.resetAt >= t {
+		r.peak = 0 // the writer is empty: Valkey's bufpos
+		r.resetAt = nowMs
+	}
+	if newSize != 0 {
+		r.size = newSize
+	}
+	r.publish()
+	// The writer's buffer follows the size; one that grew past it for a
+	// large batch is given back too.
+	if cap(c.w.Bytes()) != r.size && c.w.Len() == 0 {
+		c.w.Resize(r.size)
+		c.noteMem()
+	}
+	return r.size == replyMinBytes && r.peak == 0
+}
+
+// replyBufTick is the cron's period on the goroutine path (an event loop
+// ticks once a second).
+const replyBufTick = time.Second
