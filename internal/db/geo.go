@@ -1,7 +1,7 @@
 package db
 
 import (
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/corvid-kv/corvid/internal/command"
@@ -433,7 +433,10 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 	if order != geoSortNone {
 		cmp := geoOrder{&shape, order == geoSortDesc}
 		if returned == len(ga) {
-			sort.Stable(&geoSorter{ga, cmp})
+			tbuf := geoPointPool.Get().(*[]geoPoint)
+			tmp := slices.Grow((*tbuf)[:0], len(ga))[:len(ga)]
+			geoStableSort(ga, tmp, cmp)
+			geoPutPoints(tbuf, tmp)
 		} else {
 			geoPartialSort(ga, cmp, 0, returned-1)
 		}
@@ -537,17 +540,6 @@ func (o geoOrder) cmp(a, b *geoPoint) int {
 	}
 	return geoCmpDist(o.shape, a, b)
 }
-
-// geoSorter sorts a search's points stably (sort.Stable: Valkey's qsort
-// of all of them, see geo_sort.go), comparing them in place.
-type geoSorter struct {
-	ga  []geoPoint
-	ord geoOrder
-}
-
-func (s *geoSorter) Len() int           { return len(s.ga) }
-func (s *geoSorter) Less(i, j int) bool { return s.ord.cmp(&s.ga[i], &s.ga[j]) < 0 }
-func (s *geoSorter) Swap(i, j int)      { s.ga[i], s.ga[j] = s.ga[j], s.ga[i] }
 
 // cmpDist is sort_gp_asc's comparison.
 func cmpDist(a, b float64) int {

@@ -1,10 +1,45 @@
 package db
 
 // Valkey sorts a search's points with qsort when it returns all of them
-// (glibc's qsort is a merge sort there: stable, as slices.SortStableFunc)
+// (glibc's qsort is a merge sort there: stable, as geoStableSort)
 // and with pqsort (its partial quicksort, pqsort.c, from NetBSD's qsort)
 // when COUNT keeps fewer: points at equal distances then come out in
 // pqsort's order, which geoPartialSort reproduces step by step.
+
+// geoStableSort sorts a stably, as Valkey's qsort of all the points:
+// a merge sort (insertion sort below 12 points), tmp holding at least
+// len(a) points of scratch.
+func geoStableSort(a, tmp []geoPoint, cmp geoOrder) {
+	if len(a) <= 12 {
+		for i := 1; i < len(a); i++ {
+			for j := i; j > 0 && cmp.cmp(&a[j-1], &a[j]) > 0; j-- {
+				a[j], a[j-1] = a[j-1], a[j]
+			}
+		}
+		return
+	}
+	m := len(a) / 2
+	geoStableSort(a[:m], tmp, cmp)
+	geoStableSort(a[m:], tmp, cmp)
+	if cmp.cmp(&a[m-1], &a[m]) <= 0 {
+		return // in order already
+	}
+	// Merge the left half (moved to tmp) with the right one, the left's
+	// point first among equals.
+	copy(tmp, a[:m])
+	i, j, k := 0, m, 0
+	for i < m && j < len(a) {
+		if cmp.cmp(&a[j], &tmp[i]) < 0 {
+			a[k] = a[j]
+			j++
+		} else {
+			a[k] = tmp[i]
+			i++
+		}
+		k++
+	}
+	copy(a[k:], tmp[i:m])
+}
 
 // geoPartialSort is pqsort(a, len(a), cmp, lrange, rrange): it sorts a
 // enough that elements lrange..rrange are in their sorted places.
