@@ -59,9 +59,10 @@ func ddDivF(a dd, b float64) dd {
 // pi/2 in three parts.
 var ddPio2 = [3]float64{1.5707963267948966, 6.123233995736766e-17, -1.4973849048591698e-33}
 
-// ddSinReduced and ddCosReduced are the Taylor series of sin and cos
-// of r, |r| <= pi/4 (about).
-func ddSinReduced(r dd) dd {
+// ddSinSeries and ddCosSeries are the Taylor series of sin and cos of r,
+// |r| <= pi/4 (about), summed until the terms are below 1e-34: they make
+// ddTrigTab (and are the tests' reference).
+func ddSinSeries(r dd) dd {
 	r2 := ddMul(r, r)
 	term, s := r, r
 	for n := 1.0; n < 60; n += 2 {
@@ -74,7 +75,7 @@ func ddSinReduced(r dd) dd {
 	return s
 }
 
-func ddCosReduced(r dd) dd {
+func ddCosSeries(r dd) dd {
 	r2 := ddMul(r, r)
 	term, c := dd{1, 0}, dd{1, 0}
 	for n := 0.0; n < 60; n += 2 {
@@ -85,6 +86,101 @@ func ddCosReduced(r dd) dd {
 		c = ddAdd(c, term)
 	}
 	return c
+}
+
+// ddTrigStep is the step of ddTrigTab: a reduced argument r is j/128 + t
+// with |t| <= 1/256, where the series need 5 terms past the first.
+const ddTrigStep = 128
+
+// ddTrigTab holds sin(j/128) and cos(j/128) for j = 0..101 (pi/4 is
+// 100.5/128), from the full series.
+var ddTrigTab = func() (t [102][2]dd) {
+	for j := range t {
+		x := dd{float64(j) / ddTrigStep, 0}
+		t[j] = [2]dd{ddSinSeries(x), ddCosSeries(x)}
+	}
+	return t
+}()
+
+// Taylor coefficients: (-1)^k/(2k+1)! and (-1)^k/(2k)!, k = 1..5.
+var ddSinCoef, ddCosCoef = func() (s, c [5]dd) {
+	f := 1.0 // n!, exact up to 11!
+	for n := 1; n <= 11; n++ {
+		f *= float64(n)
+		k := n / 2
+		if k == 0 {
+			continue
+		}
+		v := ddRecip(dd{f, 0})
+		if k%2 == 1 {
+			v = ddNeg(v)
+		}
+		if n%2 == 1 {
+			s[k-1] = v
+		} else {
+			c[k-1] = v
+		}
+	}
+	return s, c
+}()
+
+// ddRecip is 1/a in double-double (a > 0), by one Newton step from the
+// double reciprocal.
+func ddRecip(a dd) dd {
+	q := 1 / a.hi
+	// r = 1 - a*q, then q + q*r.
+	r := ddAdd(dd{1, 0}, ddNeg(ddMul(a, dd{q, 0})))
+	return ddAdd(dd{q, 0}, ddMul(dd{q, 0}, r))
+}
+
+// ddSinCosSmall returns sin t and cos t for |t| <= 1/256 (about): the
+// series to t^11 and t^10 in Horner form, whose first omitted terms are
+// below 1e-37 of the result. Their terms from t^7 and t^6 on are under
+// 1e-18 of it and are summed in float64 (an error below 1e-33); the
+// first ones in double-double.
+func ddSinCosSmall(t dd) (sin, cos dd) {
+	t2 := ddMul(t, t)
+	x := t2.hi
+	ps := ddSinCoef[2].hi + x*(ddSinCoef[3].hi+x*ddSinCoef[4].hi)
+	pc := ddCosCoef[2].hi + x*(ddCosCoef[3].hi+x*ddCosCoef[4].hi)
+	qs := ddAdd(ddSinCoef[1], ddMul(t2, dd{ps, 0}))
+	qc := ddAdd(ddCosCoef[1], ddMul(t2, dd{pc, 0}))
+	qs = ddAdd(ddSinCoef[0], ddMul(t2, qs))
+	qc = ddAdd(ddCosCoef[0], ddMul(t2, qc))
+	sin = ddAdd(t, ddMul(ddMul(t, t2), qs))
+	cos = ddAdd(dd{1, 0}, ddMul(t2, qc))
+	return sin, cos
+}
+
+// ddSinReduced and ddCosReduced are sin and cos of r, |r| <= pi/4
+// (about): r = j/128 + t, sin r = sin(j/128) cos t + cos(j/128) sin t
+// and cos r = cos(j/128) cos t - sin(j/128) sin t from the table and
+// the short series (a quarter of the full series' time).
+func ddSinReduced(r dd) dd {
+	j := math.Round(r.hi * ddTrigStep)
+	neg := j < 0
+	if neg {
+		r, j = ddNeg(r), -j
+	}
+	t := ddAdd(r, dd{-j / ddTrigStep, 0})
+	st, ct := ddSinCosSmall(t)
+	e := &ddTrigTab[int(j)]
+	s := ddAdd(ddMul(e[0], ct), ddMul(e[1], st))
+	if neg {
+		s = ddNeg(s)
+	}
+	return s
+}
+
+func ddCosReduced(r dd) dd {
+	j := math.Round(r.hi * ddTrigStep)
+	if j < 0 {
+		r, j = ddNeg(r), -j
+	}
+	t := ddAdd(r, dd{-j / ddTrigStep, 0})
+	st, ct := ddSinCosSmall(t)
+	e := &ddTrigTab[int(j)]
+	return ddAdd(ddMul(e[1], ct), ddNeg(ddMul(e[0], st)))
 }
 
 // ddReduce returns x - k*pi/2 and k mod 4.
