@@ -2,6 +2,7 @@ package db
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 )
 
@@ -466,6 +467,9 @@ func appendHumanDouble(dst []byte, f float64) []byte {
 		return append(dst, "nan"...)
 	}
 	start := len(dst)
+	if b, ok := appendFixed17(dst, f); ok {
+		return b
+	}
 	dst = strconv.AppendFloat(dst, f, 'f', 17, 64)
 	l := len(dst)
 	for dst[l-1] == '0' {
@@ -479,6 +483,69 @@ func appendHumanDouble(dst []byte, f float64) []byte {
 		dst = append(dst[:start], '0')
 	}
 	return dst
+}
+
+// appendFixed17 is appendHumanDouble for a finite f of magnitude 2^-57
+// to 184 (every coordinate a geohash decodes to but those within 2^-57
+// of 0): f's exact value times 10^17, rounded half to even, in 128-bit
+// integer arithmetic, then the trailing zeros dropped. strconv's "%.17f"
+// takes its slow exact path for these (18 or more digits): ~10x the
+// time. ok is false outside that range.
+func appendFixed17(dst []byte, f float64) ([]byte, bool) {
+	const pow17 = 100000000000000000
+	fb := math.Float64bits(f)
+	e := int(fb>>52&0x7ff) - 1075 // f = ±m * 2^e
+	m := fb&(1<<52-1) | 1<<52
+	if fb&^(1<<63) == 0 {
+		return append(dst, '0'), true
+	}
+	if e >= 0 || e < -109 || math.Abs(f) >= 184 {
+		return dst, false // also NaN, inf and subnormals
+	}
+	n := uint(-e) // fractional bits: m*10^17 (< 2^110) >> n is the value
+	hi, lo := bits.Mul64(m, pow17)
+	var q uint64
+	var up bool // the part shifted out is above half, or half and q odd
+	if n < 64 {
+		q = hi<<(64-n) | lo>>n
+		rem, half := lo&(1<<n-1), uint64(1)<<(n-1)
+		up = rem > half || rem == half && q&1 == 1
+	} else {
+		q = hi >> (n - 64)
+		remHi, remLo := hi&(1<<(n-64)-1), lo
+		var halfHi, halfLo uint64
+		if n == 64 {
+			halfLo = 1 << 63
+		} else {
+			halfHi = 1 << (n - 65)
+		}
+		up = remHi > halfHi || remHi == halfHi && (remLo > halfLo || remLo == halfLo && q&1 == 1)
+	}
+	if up {
+		q++
+	}
+	if q == 0 {
+		return append(dst, '0'), true
+	}
+	if fb>>63 != 0 {
+		dst = append(dst, '-')
+	}
+	dst = strconv.AppendUint(dst, q/pow17, 10)
+	frac := q % pow17
+	if frac == 0 {
+		return dst, true
+	}
+	var d [17]byte
+	for i := 16; i >= 0; i-- {
+		d[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	l := 17
+	for d[l-1] == '0' {
+		l--
+	}
+	dst = append(dst, '.')
+	return append(dst, d[:l]...), true
 }
 
 // appendCFloat is C's "%f" (6 decimals; inf and nan spelled as glibc does).

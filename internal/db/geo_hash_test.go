@@ -2,6 +2,8 @@ package db
 
 import (
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -125,6 +127,49 @@ func TestGeoStepsByRadius(t *testing.T) {
 	for _, tc := range tests {
 		if got := geohashEstimateStepsByRadius(tc.r, tc.lat); got != tc.want {
 			t.Errorf("steps(%v,%v) = %d, want %d", tc.r, tc.lat, got, tc.want)
+		}
+	}
+}
+
+// TestAppendFixed17: the integer "%.17f" is strconv's (exact, half to
+// even) for decoded coordinates, random doubles of every magnitude it
+// takes, exact ties at the 18th decimal (k * 2^-18) and the edges of its
+// range; outside the range it declines.
+func TestAppendFixed17(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	var xs []float64
+	for range 40000 {
+		lon, lat := geoDecode(float64(rng.Uint64() >> 12))
+		xs = append(xs, lon, lat)
+		xs = append(xs, (2*rng.Float64()-1)*184, (2*rng.Float64()-1)*math.Pow(2, -60*rng.Float64()))
+		xs = append(xs, float64(rng.IntN(1<<30)-1<<29)*math.Pow(2, -18), float64(rng.IntN(1000))*math.Pow(2, -float64(rng.IntN(70))))
+	}
+	xs = append(xs, 0, math.Copysign(0, -1), 184, -184, math.Nextafter(184, 0), math.Pow(2, -57), -math.Pow(2, -57),
+		math.Pow(2, -58), 5e-18, 5.000000000000001e-18, 4.999999999999999e-18, -5e-18, 1.5e-17, 2.5e-17, 0.5, 1,
+		math.Inf(1), math.NaN(), math.SmallestNonzeroFloat64, 1e300, 1<<53)
+	for _, x := range xs {
+		got, ok := appendFixed17(nil, x)
+		w := strconv.AppendFloat(nil, x, 'f', 17, 64)
+		l := len(w)
+		for l > 0 && w[l-1] == '0' {
+			l--
+		}
+		if l > 0 && w[l-1] == '.' {
+			l--
+		}
+		want := string(w[:l])
+		if want == "-0" {
+			want = "0"
+		}
+		inRange := x == 0 || math.Abs(x) < 184 && math.Abs(x) >= math.Pow(2, -57)
+		if ok != inRange {
+			t.Fatalf("%v (%x): ok %v", x, x, ok)
+		}
+		if ok && string(got) != want {
+			t.Fatalf("%v (%x): %q, want %q", x, x, got, want)
+		}
+		if string(appendHumanDouble(nil, x)) != want && !math.IsInf(x, 0) && !math.IsNaN(x) {
+			t.Fatalf("appendHumanDouble(%v) = %q, want %q", x, appendHumanDouble(nil, x), want)
 		}
 	}
 }
