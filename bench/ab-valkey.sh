@@ -39,7 +39,6 @@ trap cleanup EXIT
 build_revisions "$tmp" "$A" "$B"
 raw=${OUT:-$tmp/raw.txt}
 : >"$raw"
-hz=$(getconf CLK_TCK)
 echo "A=$A ($(git rev-parse --short "$A"))  B=$B ($(git rev-parse --short "$B"))  valkey $("$VALKEY" --version | awk '{print $3}')"
 echo "memtier_benchmark -t 2 -c 25, ${T}s per run, $R rounds, pipelines $PIPES; $(nproc) cores, $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC')"
 for P in $PIPES; do
@@ -54,19 +53,11 @@ for P in $PIPES; do
 					"$tmp/corvid-$who" --port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" >/dev/null 2>&1 &
 				fi
 				pid=$!
-				for _ in $(seq 100); do
-					(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-					sleep 0.05
-				done
-				t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
-				line=$("$MEMTIER" -s 127.0.0.1 -p "$port" -t 2 -c 25 --test-time "$T" --pipeline "$P" \
-					--distinct-client-seed --command "$cmdline" --command-key-pattern R --key-prefix "$prefix" \
-					--key-minimum 1 --key-maximum 500 --random-data --data-size 128 --hide-histogram \
-					--print-percentiles 50,99 2>/dev/null | awk '$1=="Totals"{print $2, $5}')
-				t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+				wait_port "$port"
+				line=$(memtier_cpu "$pid" "$port" "$T" "$P" "$cmdline" "$prefix")
 				kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 				set -- $line
-				cpu=$(awk -v t="$((t1 - t0))" -v hz="$hz" -v o="$1" -v s="$T" 'BEGIN{printf "%.3f", t/hz/(o*s)*1e6}')
+				cpu=$3
 				echo "$P $CMD $round $who $1 $2 $cpu" >>"$raw"
 			done
 		done

@@ -65,3 +65,31 @@ build_corvid() {
 remove_corvid_src() {
 	[ -n "${REV:-}" ] && git worktree remove --force "$1/src" 2>/dev/null || true
 }
+
+# wait_port PORT waits (up to 5 s) until 127.0.0.1:PORT accepts.
+wait_port() {
+	local _
+	for _ in $(seq 100); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return
+		sleep 0.05
+	done
+}
+
+# memtier_cpu PID PORT SECONDS PIPELINE CMDLINE PREFIX [memtier flags...]
+# runs the seed's load (memtier -t 2 -c 25, 128-byte random values, keys
+# 1..500 at random) against the server PID listening on PORT and prints
+# "ops/s p99-ms cpu-us-per-op": the server's utime+stime from
+# /proc/PID/stat over the run, per operation. MEMTIER names the binary.
+memtier_cpu() {
+	local pid=$1 port=$2 t=$3 p=$4 cmd=$5 prefix=$6 t0 t1 line
+	shift 6
+	t0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+	line=$("$MEMTIER" -s 127.0.0.1 -p "$port" -t 2 -c 25 --test-time "$t" --pipeline "$p" \
+		--distinct-client-seed --command "$cmd" --command-key-pattern R --key-prefix "$prefix" \
+		--key-minimum 1 --key-maximum 500 --random-data --data-size 128 --hide-histogram \
+		--print-percentiles 50,99 "$@" 2>/dev/null | awk '$1=="Totals"{print $2, $5}')
+	t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+	set -- $line
+	awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v o="$1" -v l="$2" -v s="$t" \
+		'BEGIN{printf "%s %s %.3f\n", o, l, t/hz/(o*s)*1e6}'
+}
