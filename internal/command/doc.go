@@ -4,9 +4,13 @@
 //
 // The table is data. specs_gen.go is generated from Valkey's JSON command
 // specs by ./gen and holds facts only (names, numbers, flags, key specs,
-// argument names/types/tokens); Valkey's prose (summaries, complexity,
-// history, argument descriptions, key spec notes, replaced_by) is not copied.
-// The JSON directory is not needed to build or test this package.
+// argument names/types/tokens, big-O complexity, replaced_by, the versions
+// in a command's history); Valkey's prose (summaries, history texts,
+// argument descriptions, key spec notes) is not copied. The one-line
+// summaries and history notes COMMAND DOCS reports are Corvid's own, written
+// in summaries.go and history.go and keyed by full name; the package's tests
+// check that every command has them and that none is Valkey's sentence. The
+// JSON directory is not needed to build or test this package.
 //
 // Every command and subcommand is an exported *Meta variable named after its
 // full name in CamelCase: Get, ClientList, ClientNoEvict, SortRo (see ident

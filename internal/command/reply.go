@@ -140,9 +140,11 @@ func writeIntField(w *resp.Writer, name string, v int) {
 }
 
 // WriteDocs writes m's COMMAND DOCS map (the value only; the caller writes
-// the full name before it). Field order follows Valkey 8's
-// addReplyCommandDocs; summary, complexity, history and replaced_by are
-// omitted because Corvid does not copy Valkey's prose.
+// the full name before it), with Valkey 8's addReplyCommandDocs's fields in
+// its order: summary, since, group, complexity, doc_flags, deprecated_since,
+// replaced_by, history, arguments, subcommands, each present only when the
+// command has it. The summary and the history notes are Corvid's own words
+// (summaries.go, history.go); the rest are facts from Valkey's specs.
 func WriteDocs(w *resp.Writer, m *Meta) { WriteDocsSubs(w, m, m.subList) }
 
 // WriteDocsSubs is WriteDocs listing subs, a subset of m's subcommands in
@@ -150,13 +152,15 @@ func WriteDocs(w *resp.Writer, m *Meta) { WriteDocsSubs(w, m, m.subList) }
 // unless m is a container.
 func WriteDocsSubs(w *resp.Writer, m *Meta, subs []*Meta) {
 	n := 1 // group
-	if m.Since != "" {
-		n++
+	for _, s := range [...]string{m.Summary, m.Since, m.Complexity, m.DeprecatedSince, m.ReplacedBy} {
+		if s != "" {
+			n++
+		}
 	}
 	if m.DocFlags != 0 {
 		n++
 	}
-	if m.DeprecatedSince != "" {
+	if len(m.History) > 0 {
 		n++
 	}
 	if len(m.Args) > 0 {
@@ -166,12 +170,11 @@ func WriteDocsSubs(w *resp.Writer, m *Meta, subs []*Meta) {
 		n++
 	}
 	w.MapLen(n)
-	if m.Since != "" {
-		w.BulkString("since")
-		w.BulkString(m.Since)
-	}
+	writeStringField(w, "summary", m.Summary)
+	writeStringField(w, "since", m.Since)
 	w.BulkString("group")
 	w.BulkString(m.Group)
+	writeStringField(w, "complexity", m.Complexity)
 	if m.DocFlags != 0 {
 		w.BulkString("doc_flags")
 		names := m.DocFlags.Names()
@@ -180,9 +183,17 @@ func WriteDocsSubs(w *resp.Writer, m *Meta, subs []*Meta) {
 			w.Simple(s)
 		}
 	}
-	if m.DeprecatedSince != "" {
-		w.BulkString("deprecated_since")
-		w.BulkString(m.DeprecatedSince)
+	writeStringField(w, "deprecated_since", m.DeprecatedSince)
+	writeStringField(w, "replaced_by", m.ReplacedBy)
+	if len(m.History) > 0 {
+		// A set of [version, changes] pairs (addReplyCommandHistory).
+		w.BulkString("history")
+		w.SetLen(len(m.History))
+		for _, h := range m.History {
+			w.ArrayLen(2)
+			w.BulkString(h.Since)
+			w.BulkString(h.Changes)
+		}
 	}
 	if len(m.Args) > 0 {
 		w.BulkString("arguments")
@@ -198,7 +209,18 @@ func WriteDocsSubs(w *resp.Writer, m *Meta, subs []*Meta) {
 	}
 }
 
-// writeArgs ports addReplyCommandArgList (without argument summaries).
+// writeStringField writes one name/bulk-string pair of a map, nothing
+// when v is empty (the field is absent, as Valkey leaves out a NULL one).
+func writeStringField(w *resp.Writer, name, v string) {
+	if v == "" {
+		return
+	}
+	w.BulkString(name)
+	w.BulkString(v)
+}
+
+// writeArgs ports addReplyCommandArgList. Valkey 8.0.1's specs give no
+// argument a summary, so none is written.
 func writeArgs(w *resp.Writer, args []Arg) {
 	w.ArrayLen(len(args))
 	for i := range args {

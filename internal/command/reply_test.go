@@ -1,6 +1,7 @@
 package command_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/command"
@@ -83,23 +84,39 @@ func TestWriteInfoContainer(t *testing.T) {
 }
 
 func TestWriteDocs(t *testing.T) {
+	// summary is Corvid's own text, whatever it says: the expected replies
+	// take it from the table.
+	summary := func(name string) string {
+		s := command.LookupFullName([]byte(name)).Summary
+		return "$7\r\nsummary\r\n" + bulk(s)
+	}
 	tests := []struct {
 		name string
 		want string
 	}{
-		// Valkey 8 adds display_text after type for non-nested arguments.
-		{"get", "*6\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$9\r\narguments\r\n" +
+		// Valkey 8's field order (summary, since, group, complexity, ...)
+		// and display_text after type for non-nested arguments.
+		{"get", "*10\r\n" + summary("get") + "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n" +
+			"$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n" +
 			"*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$12\r\ndisplay_text\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n"},
-		{"flushdb", "*6\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\narguments\r\n" +
+		{"flushdb", "*12\r\n" + summary("flushdb") + "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n" +
+			"$10\r\ncomplexity\r\n" + bulk("O(N) where N is the number of keys in the selected database") +
+			"$7\r\nhistory\r\n*2\r\n" +
+			"*2\r\n$5\r\n4.0.0\r\n" + bulk(command.Flushdb.History[0].Changes) +
+			"*2\r\n$5\r\n6.2.0\r\n" + bulk(command.Flushdb.History[1].Changes) +
+			"$9\r\narguments\r\n" +
 			"*1\r\n*8\r\n$4\r\nname\r\n$10\r\nflush-type\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n" +
 			"*2\r\n" +
 			"*10\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$12\r\ndisplay_text\r\n$5\r\nasync\r\n$5\r\ntoken\r\n$5\r\nASYNC\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n" +
 			"*10\r\n$4\r\nname\r\n$4\r\nsync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$12\r\ndisplay_text\r\n$4\r\nsync\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n"},
-		{"setnx", "*10\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n" +
-			"$9\r\ndoc_flags\r\n*1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$6\r\n2.6.12\r\n$9\r\narguments\r\n" +
+		{"setnx", "*16\r\n" + summary("setnx") + "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n" +
+			"$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\ndoc_flags\r\n*1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$6\r\n2.6.12\r\n" +
+			"$11\r\nreplaced_by\r\n" + bulk("`SET` with the `NX` argument") + "$9\r\narguments\r\n" +
 			"*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$12\r\ndisplay_text\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*6\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n$12\r\ndisplay_text\r\n$5\r\nvalue\r\n"},
-		{"zcard", "*6\r\n$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$9\r\narguments\r\n" +
+		{"zcard", "*10\r\n" + summary("zcard") + "$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n" +
+			"$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n" +
 			"*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$12\r\ndisplay_text\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n"},
 	}
 	for _, tt := range tests {
@@ -111,11 +128,16 @@ func TestWriteDocs(t *testing.T) {
 	}
 }
 
+// bulk is s as a RESP bulk string.
+func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+
 func TestWriteDocsContainer(t *testing.T) {
 	w := resp.NewWriter(1 << 16)
 	w.Proto = 3
 	command.WriteDocs(w, command.Lookup([]byte("config")))
-	want := "%3\r\n$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$11\r\nsubcommands\r\n%5\r\n$10\r\nconfig|get\r\n"
+	want := "%5\r\n$7\r\nsummary\r\n" + bulk(command.Config.Summary) +
+		"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+		bulk("Depends on subcommand.") + "$11\r\nsubcommands\r\n%5\r\n$10\r\nconfig|get\r\n"
 	if got := string(w.Bytes()); len(got) < len(want) || got[:len(want)] != want {
 		t.Errorf("CONFIG docs start %q, want %q", got[:min(len(got), len(want))], want)
 	}

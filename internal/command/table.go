@@ -47,8 +47,11 @@ func buildTable(specs []*Meta) *table {
 }
 
 // derive fills in the facts Valkey computes at startup in
-// populateCommandStructure.
+// populateCommandStructure, and attaches Corvid's own documentation text
+// (summary and history notes) to the generated facts.
 func derive(m *Meta) {
+	m.Summary = summaries[m.FullName]
+	attachHistory(m, historyNotes[m.FullName])
 	m.ACL = effectiveACL(m.ACL, m.Flags)
 	m.first, m.last, m.step = legacyRange(m)
 	for _, ks := range m.KeySpecs {
@@ -122,4 +125,22 @@ func legacyRange(m *Meta) (first, last, step int) {
 		return 0, 0, 0
 	}
 	return firstKey, lastKey, 1
+}
+
+// attachHistory gives m's generated history entries the notes written for
+// them, when the notes list the same versions in the same order. On any
+// mismatch the entries keep no text (COMMAND DOCS then shows an empty one)
+// and TestHistoryNotes fails: init never panics over documentation.
+func attachHistory(m *Meta, notes []HistoryEntry) {
+	if len(notes) != len(m.History) {
+		return
+	}
+	for i := range notes {
+		if notes[i].Since != m.History[i].Since {
+			return
+		}
+	}
+	for i := range notes {
+		m.History[i].Changes = notes[i].Changes
+	}
 }

@@ -37,9 +37,24 @@ type Meta struct {
 	// command has no subcommands.
 	Subs map[string]*Meta
 
-	// DocFlags and DeprecatedSince are COMMAND DOCS facts.
+	// Summary is Corvid's own one-line description of the command, shown by
+	// COMMAND DOCS and valkey-cli's HELP (from summaries.go; Valkey's text is
+	// not copied).
+	Summary string
+	// Complexity is the time complexity Valkey's spec states, in big-O
+	// terms ("" for a few commands that state none).
+	Complexity string
+
+	// DocFlags, DeprecatedSince and ReplacedBy (the command or form to use
+	// instead of a deprecated one, as the spec names it) are COMMAND DOCS
+	// facts.
 	DocFlags        DocFlag
 	DeprecatedSince string
+	ReplacedBy      string
+
+	// History lists the versions that changed the command, oldest first,
+	// with Corvid's own note on each change (from history.go).
+	History []HistoryEntry
 
 	// GetKeysFunc is the name of Valkey's custom key-extraction function
 	// ("sortGetKeys", ...) or "" when the key specs suffice. The Go port of
@@ -68,6 +83,13 @@ func (m *Meta) CheckArity(argc int) bool {
 		return argc == m.Arity
 	}
 	return argc >= -m.Arity
+}
+
+// HistoryEntry is one change to a command: the version that made it (a
+// fact from the spec) and what changed, in Corvid's words.
+type HistoryEntry struct {
+	Since   string
+	Changes string
 }
 
 // Arg is one node of a command's argument grammar, mirroring Valkey's

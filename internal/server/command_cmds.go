@@ -182,7 +182,7 @@ var commandHelp = []string{
 	"COUNT",
 	"    Reply with the number of commands.",
 	"DOCS [<command-name> ...]",
-	"    Reply with the documentation facts of the given commands (default: all).",
+	"    Reply with the documentation of the given commands (default: all).",
 	"GETKEYS <full-command>",
 	"    Reply with the keys a complete command line names.",
 	"GETKEYSANDFLAGS <full-command>",

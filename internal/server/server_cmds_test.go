@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
@@ -422,7 +423,7 @@ func TestCommandIntrospection(t *testing.T) {
 		t.Errorf("COMMAND LIST ACLCAT: %s", got)
 	}
 	docs := a.Do("COMMAND", "DOCS", "client", "nosuch")
-	if !strings.HasPrefix(docs, `*["client", *["since", "2.4.0", "group", "connection", "subcommands", *["client|caching", *[`) || !strings.Contains(docs, `"client|tracking"`) {
+	if !strings.HasPrefix(docs, `*["client", *["summary", "`+command.Client.Summary+`", "since", "2.4.0", "group", "connection", "complexity", "Depends on subcommand.", "subcommands", *["client|caching", *[`) || !strings.Contains(docs, `"client|tracking"`) {
 		t.Errorf("COMMAND DOCS client: %s", docs[:min(300, len(docs))])
 	}
 
