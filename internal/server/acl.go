@@ -348,6 +348,10 @@ func aclSaveCommand(c *Client) {
 // ACL CAT [category]
 func aclCatCommand(c *Client) {
 	argv := c.ctx.Argv
+	if len(argv) > 3 {
+		c.subcommandSyntaxError() // Valkey's aclCommand: two or three arguments
+		return
+	}
 	if len(argv) == 2 {
 		c.w.BulkStrings(acl.Categories())
 		return
@@ -363,6 +367,10 @@ func aclCatCommand(c *Client) {
 // ACL GENPASS [bits]
 func aclGenpassCommand(c *Client) {
 	argv := c.ctx.Argv
+	if len(argv) > 3 {
+		c.subcommandSyntaxError() // Valkey's aclCommand: two or three arguments
+		return
+	}
 	bits := int64(256)
 	if len(argv) == 3 {
 		n, ok := db.ParseInt(argv[2])
@@ -385,6 +393,10 @@ func aclGenpassCommand(c *Client) {
 // ACL LOG [count | RESET]
 func aclLogCommand(c *Client) {
 	argv := c.ctx.Argv
+	if len(argv) > 3 {
+		c.subcommandSyntaxError() // Valkey's aclCommand: two or three arguments
+		return
+	}
 	count := int64(10)
 	if len(argv) == 3 {
 		if db.EqualFold(argv[2], "reset") {

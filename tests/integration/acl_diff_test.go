@@ -84,6 +84,10 @@ var aclDiffSteps = [][]string{
 	{"ACL", "CAT", "nosuch"},
 	{"ACL", "GENPASS", "0"},
 	{"ACL", "GENPASS", "x"},
+	{"ACL", "GENPASS", "64", "x"}, // CAT, GENPASS and LOG take two or three arguments
+	{"ACL", "LOG", "5", "x"},
+	{"ACL", "LOG", "RESET", "x"},
+	{"ACL", "CAT", "string", "x"},
 	{"ACL", "LOAD"},
 	{"ACL", "SAVE"},
 	{"ACL", "LOG", "x"},
