@@ -149,7 +149,6 @@ func TestLoadErrors(t *testing.T) {
 
 		// Corvid's Unsupported hooks: the "on" values are refused at the line.
 		{conf: "cluster-enabled yes", line: 1, msg: "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"},
-		{conf: "tls-port 6380", line: 1, msg: "tls-port is not supported by Corvid yet: TLS is not implemented"},
 		{conf: "unixsocket /tmp/corvid.sock", line: 1, msg: "unixsocket is not supported by Corvid yet: only TCP listeners are implemented"},
 		{conf: "loadmodule /usr/lib/x.so arg", line: 1, msg: "loadmodule is not supported by Corvid: modules are not implemented"},
 	}

@@ -54,7 +54,6 @@ func TestSetErrors(t *testing.T) {
 		// Alias and canonical name are distinct entries upstream: no duplicate.
 		{[]string{"slave-priority", "1", "replica-priority", "x"}, "ERR CONFIG SET failed (possibly related to argument 'replica-priority') - argument couldn't be parsed into an integer"},
 		// Corvid refusals.
-		{[]string{"tls-port", "6380"}, "ERR CONFIG SET failed (possibly related to argument 'tls-port') - tls-port is not supported by Corvid yet: TLS is not implemented"},
 		{[]string{"cluster-enabled", "yes"}, "ERR CONFIG SET failed (possibly related to argument 'cluster-enabled') - can't set immutable config"},
 	}
 	for _, tc := range tests {

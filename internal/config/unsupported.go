@@ -19,12 +19,6 @@ func DefaultUnsupported() map[string]func(value string) string {
 			}
 			return ""
 		},
-		"tls-port": func(v string) string {
-			if v != "0" {
-				return "tls-port is not supported by Corvid yet: TLS is not implemented"
-			}
-			return ""
-		},
 		"unixsocket": func(v string) string {
 			if v != "" {
 				return "unixsocket is not supported by Corvid yet: only TCP listeners are implemented"

@@ -326,6 +326,9 @@ func (c *Client) trafficCounters() (in, out, cmds int64) {
 
 // connFD returns the socket's file descriptor, or -1.
 func connFD(conn net.Conn) int {
+	if t, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		conn = t.NetConn() // TLS: the socket under it
+	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return -1

@@ -158,7 +158,12 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.str("executable", exe)
 		w.str("config_file", s.cfg.ConfigFile())
 		w.int("io_threads_active", 0)
-		w.str("listener0", s.listenerInfo())
+		if s.port.Load() != 0 {
+			w.str("listener0", s.listenerInfo())
+		}
+		if l := s.tlsListenerInfo(); l != "" {
+			w.str("listener2", l)
+		}
 	}
 
 	if req.want("clients") {
@@ -525,9 +530,13 @@ func safeInfoString(s string) string {
 }
 
 // listenerInfo is getListensInfoString's "name=tcp,bind=...,port=..." value.
-func (s *Server) listenerInfo() string {
+func (s *Server) listenerInfo() string { return s.listenerLine("tcp", s.port.Load()) }
+
+// listenerLine is one listener's "name=...,bind=...,port=..." value.
+func (s *Server) listenerLine(name string, port int64) string {
 	var b strings.Builder
-	b.WriteString("name=tcp")
+	b.WriteString("name=")
+	b.WriteString(name)
 	binds := s.cfg.Bind()
 	if len(binds) == 0 {
 		binds = []string{"127.0.0.1"}
@@ -537,7 +546,7 @@ func (s *Server) listenerInfo() string {
 		b.WriteString(a)
 	}
 	b.WriteString(",port=")
-	b.WriteString(strconv.FormatInt(s.port.Load(), 10))
+	b.WriteString(strconv.FormatInt(port, 10))
 	return b.String()
 }
 

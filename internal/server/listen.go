@@ -19,25 +19,47 @@ import (
 // fails with Valkey's text and its rollback reopens the old ones. CONFIG SET dir changes the working directory
 // (it is a protected config: enable-protected-configs must allow it).
 
-// Listen opens the configured listeners. Port 0 picks a free port (tests).
+// Listen opens the configured listeners. Port 0 picks a free port
+// (tests), unless tls-port is set: then, as in Valkey, it means no
+// plaintext listener (tls.go opens the TLS ones).
 func (s *Server) Listen() error {
-	lns, port, err := openListeners(s.cfg.Bind(), s.cfg.Port())
-	if err != nil {
+	if err := s.configureTLS(); err != nil {
 		return err
+	}
+	var lns []net.Listener
+	port := 0
+	if s.plaintext() {
+		var err error
+		if lns, port, err = openListeners(s.cfg.Bind(), s.cfg.Port()); err != nil {
+			return err
+		}
 	}
 	s.lnMu.Lock()
 	s.listeners = lns
 	s.lnMu.Unlock()
 	s.port.Store(int64(port))
+	if err := s.listenTLS(); err != nil {
+		s.closeListeners()
+		return err
+	}
 	if err := s.startNetloop(); err != nil {
 		s.closeListeners()
 		return err
 	}
 	s.cfg.OnChange("port", func(*config.Config) error { return s.relisten("Unable to listen on this port. Check server logs.") })
-	s.cfg.OnChange("bind", func(*config.Config) error { return s.relisten("Failed to bind to specified addresses.") })
+	s.cfg.OnChange("bind", func(*config.Config) error {
+		if err := s.relisten("Failed to bind to specified addresses."); err != nil {
+			return err
+		}
+		return s.relistenTLS()
+	})
 	s.cfg.OnChange("dir", func(c *config.Config) error { return chdir(c.Dir()) })
 	return nil
 }
+
+// plaintext reports whether the server listens in plaintext: port 0 is
+// "no plaintext listener" when tls-port is set, a free port otherwise.
+func (s *Server) plaintext() bool { return s.cfg.Port() != 0 || s.cfg.TLSPort() == 0 }
 
 // openListeners listens on every bind address (a leading '-' marks one
 // that may be missing, "*" is every IPv4 address) on port; port 0 picks
@@ -86,6 +108,10 @@ func (s *Server) relisten(msg string) error {
 		ln.Close()
 	}
 	s.listeners = nil
+	s.port.Store(0)
+	if !s.plaintext() {
+		return nil
+	}
 	lns, port, err := openListeners(s.cfg.Bind(), s.cfg.Port())
 	if err != nil {
 		s.log.warn("%v", err)
@@ -105,6 +131,7 @@ func (s *Server) startAccepting() {
 	defer s.lnMu.Unlock()
 	s.serving = true
 	s.acceptOn(s.listeners)
+	s.acceptOn(s.tls.listeners)
 }
 
 // acceptOn starts the accept loops of lns. s.lnMu is held.
@@ -122,6 +149,9 @@ func (s *Server) closeListeners() {
 	s.lnMu.Lock()
 	defer s.lnMu.Unlock()
 	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	for _, ln := range s.tls.listeners {
 		ln.Close()
 	}
 }

@@ -283,6 +283,14 @@ func (l *primaryLink) session() error {
 	if tc, ok := conn.(*net.TCPConn); ok {
 		tc.SetNoDelay(!s.cfg.ReplDisableTCPNoDelay())
 	}
+	if s.cfg.TLSReplication() {
+		tc, err := s.dialTLS(conn, timeout)
+		if err != nil {
+			conn.Close()
+			return fmt.Errorf("Error condition on socket for SYNC: TLS handshake: %v", err)
+		}
+		conn = tc
+	}
 	l.connMu.Lock()
 	if l.stopped.Load() {
 		l.connMu.Unlock()
@@ -429,6 +437,11 @@ func (l *primaryLink) session() error {
 
 // listenPort is the TCP port the server accepts on.
 func (s *Server) listenPort() int {
+	if s.cfg.TLSReplication() {
+		if p := s.tls.port.Load(); p != 0 {
+			return int(p) // replicas are reached on the TLS port
+		}
+	}
 	if _, p, err := net.SplitHostPort(s.Addr()); err == nil {
 		if n, err := strconv.Atoi(p); err == nil {
 			return n

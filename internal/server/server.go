@@ -55,6 +55,7 @@ type Server struct {
 	runID     string
 	start     time.Time
 	port      atomic.Int64 // tcp_port (the listeners' port)
+	tls       tlsState     // tls-port's listeners and the TLS configuration (tls.go)
 
 	mu struct {
 		sync.Mutex
@@ -274,6 +275,10 @@ func (s *Server) acceptLoop(ln net.Listener) error {
 		}
 		delay = 0
 		s.stats.connsReceived.Add(1)
+		if _, ok := ln.(tlsListener); ok {
+			go s.acceptTLS(conn) // the handshake must not hold up accepting
+			continue
+		}
 		s.accept(conn)
 	}
 }
@@ -393,7 +398,12 @@ loading:
 		s.Close()
 		return lerr
 	}
-	s.log.notice("Ready to accept connections tcp on %s", s.Addr())
+	if a := s.Addr(); a != "" {
+		s.log.notice("Ready to accept connections tcp on %s", a)
+	}
+	if a := s.TLSAddr(); a != "" {
+		s.log.notice("Ready to accept connections tls on %s", a)
+	}
 	s.notifyReady()
 wait:
 	for {

@@ -8,11 +8,14 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -130,4 +133,64 @@ func (f *TLSFiles) ClientConfig(t testing.TB, withCert bool) *tls.Config {
 		c.Certificates = []tls.Certificate{cert}
 	}
 	return c
+}
+
+// StartCorvidTLS runs corvid-server with a TLS listener on a free port
+// (tls-auth-clients as args set it; yes by default) and waits until it
+// answers PING over TLS with the client certificate. With plaintext
+// false it runs with port 0: TLS only. Proc.Port and Proc.Addr are the
+// plaintext listener's (0 and "" without one); the TLS address is
+// returned.
+func StartCorvidTLS(t testing.TB, f *TLSFiles, plaintext bool, args ...string) (p *Proc, tlsAddr string) {
+	t.Helper()
+	bin := ServerBinary(t)
+	args = WithNetEngine(args)
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		dir := t.TempDir()
+		port, tport := 0, FreePort(t)
+		if plaintext {
+			port = FreePort(t)
+		}
+		full := append(append([]string{}, args...), f.ServerArgs(tport)...)
+		full = append(full, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir)
+		p = spawn(t, exec.Command(bin, full...), dir, port)
+		if !plaintext {
+			p.Port, p.Addr = 0, ""
+		}
+		tlsAddr = "127.0.0.1:" + strconv.Itoa(tport)
+		if err := waitReadyTLS(p, tlsAddr, f.ClientConfig(t, true), 10*time.Second); err != nil {
+			p.Stop()
+			lastErr = fmt.Errorf("%v\n%s", err, p.Output())
+			continue
+		}
+		t.Cleanup(func() { p.Stop() })
+		return p, tlsAddr
+	}
+	t.Fatalf("server did not start: %v", lastErr)
+	return nil, ""
+}
+
+// waitReadyTLS is waitReady over TLS.
+func waitReadyTLS(p *Proc, addr string, cfg *tls.Config, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if p.Exited() {
+			return fmt.Errorf("process exited before answering PING: %v", p.exitErr)
+		}
+		d := &net.Dialer{Timeout: 500 * time.Millisecond}
+		conn, err := tls.DialWithDialer(d, "tcp", addr, cfg)
+		if err == nil {
+			conn.SetDeadline(time.Now().Add(2 * time.Second))
+			conn.Write([]byte("PING\r\n"))
+			buf := make([]byte, 64)
+			n, _ := conn.Read(buf)
+			conn.Close()
+			if n > 0 && (strings.HasPrefix(string(buf[:n]), "+PONG") || strings.HasPrefix(string(buf[:n]), "-NOAUTH")) {
+				return nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("no PONG over TLS from %s within %v", addr, timeout)
 }
