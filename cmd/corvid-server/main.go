@@ -58,7 +58,7 @@ func main() {
 	if len(args) > 0 && (len(args[0]) < 2 || args[0][:2] != "--") {
 		path, args = args[0], args[1:]
 	}
-	cfg, err := config.Load(path, args)
+	cfg, err := config.LoadWith(config.LoadOptions{Path: path, Args: args, CommandExists: server.CommandExists})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

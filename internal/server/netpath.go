@@ -147,6 +147,13 @@ func offLoopCommands(t *table) *offLoopSet {
 			o.first[c.name[0]&^0x20] = true
 		}
 	}
+	// Commands renamed by rename-command are called by their new names.
+	for name, c := range t.byName {
+		if o.cmds[c] || o.scripts[c] {
+			o.first[name[0]] = true
+			o.first[name[0]&^0x20] = true
+		}
+	}
 	return o
 }
 

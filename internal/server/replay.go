@@ -76,6 +76,9 @@ func (c *Client) replayOne(argv [][]byte) error {
 	c.lastEnd = 0
 	cm := c.lookupCmd(argv[0])
 	if cm == nil {
+		cm = c.srv.table.original(argv[0]) // rename-command: as Valkey's lookupCommandOrOriginal
+	}
+	if cm == nil {
 		return fmt.Errorf("unknown command '%s'", argv[0])
 	}
 	if cm.subs != nil && len(argv) >= 2 {

@@ -151,6 +151,9 @@ func New(cfg *config.Config) (*Server, error) {
 	s.expire.Store(true)
 	s.rbufs.peakReset.Store(replyPeakResetDefault)
 	s.table = buildTable(dataHandlers(), serverHandlers())
+	if err := s.table.applyRenames(cfg.RenamedCommands()); err != nil {
+		return nil, err
+	}
 	s.extras = newServerExtras(s)
 	s.initRDB()
 	s.initRepl()

@@ -72,6 +72,9 @@ func (st *cmdStats) reset() {
 // start-up and read without locks.
 type table struct {
 	cmds map[string]*cmd
+	// byName is what clients call commands by: cmds itself, unless
+	// rename-command renamed or removed some (rename.go).
+	byName map[string]*cmd
 }
 
 // buildTable builds the table from the bindings: each db.Handler and
@@ -104,6 +107,7 @@ func buildTable(dbHandlers [][]db.Handler, srvHandlers []srvHandler) *table {
 		c := bind(h.spec)
 		c.proc, c.lock = h.proc, h.lock
 	}
+	t.byName = t.cmds
 	return t
 }
 
@@ -164,7 +168,7 @@ type srvHandler struct {
 // which the compiler does not copy.
 func (t *table) lookup(name []byte, scratch []byte) (*cmd, []byte) {
 	scratch = foldLower(scratch, name)
-	return t.cmds[string(scratch)], scratch
+	return t.byName[string(scratch)], scratch
 }
 
 // foldLower copies name into scratch in ASCII lower case; command and

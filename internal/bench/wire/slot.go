@@ -1,48 +1,18 @@
 package wire
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"strconv"
+
+	"github.com/corvid-kv/corvid/internal/cluster"
 )
 
-// Slots is the number of Redis Cluster hash slots.
-const Slots = 16384
-
-var crcTable = func() (t [256]uint16) {
-	for i := range t {
-		c := uint16(i) << 8
-		for j := 0; j < 8; j++ {
-			if c&0x8000 != 0 {
-				c = c<<1 ^ 0x1021
-			} else {
-				c <<= 1
-			}
-		}
-		t[i] = c
-	}
-	return t
-}()
-
-// crc16 is CRC-16/XMODEM, the cluster key hash.
-func crc16(b []byte) uint16 {
-	var c uint16
-	for _, x := range b {
-		c = c<<8 ^ crcTable[byte(c>>8)^x]
-	}
-	return c
-}
+// Slots is the number of cluster hash slots.
+const Slots = cluster.Slots
 
 // Slot maps a key to its hash slot, honouring {hash tags}.
-func Slot(key []byte) int {
-	if i := bytes.IndexByte(key, '{'); i >= 0 {
-		if j := bytes.IndexByte(key[i+1:], '}'); j > 0 {
-			key = key[i+1 : i+1+j]
-		}
-	}
-	return int(crc16(key)) & (Slots - 1)
-}
+func Slot(key []byte) int { return cluster.KeySlot(key) }
 
 // SlotRange is one CLUSTER SLOTS entry: slots [Start, End] served by Addr.
 type SlotRange struct {
