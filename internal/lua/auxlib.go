@@ -241,12 +241,20 @@ func (ls *LState) OptUserData(n int, d *LUserData) *LUserData {
 
 /* error operations {{{ */
 
+// ArgError raises luaL_argerror's error: "bad argument #n to 'name'
+// (message)", the function named as its Lua caller called it.
 func (ls *LState) ArgError(n int, message string) {
-	ls.RaiseError("bad argument #%v to %v (%v)", n, ls.rawFrameFuncName(ls.currentFrame), message)
+	ls.argError(n, message)
 }
 
+// TypeError raises luaL_typerror's error ("string expected, got no
+// value" for an argument that was not given).
 func (ls *LState) TypeError(n int, typ LValueType) {
-	ls.RaiseError("bad argument #%v to %v (%v expected, got %v)", n, ls.rawFrameFuncName(ls.currentFrame), typ.String(), ls.Get(n).Type().String())
+	got := "no value"
+	if n <= ls.GetTop() {
+		got = ls.Get(n).Type().String()
+	}
+	ls.argError(n, typ.String()+" expected, got "+got)
 }
 
 /* }}} */

@@ -263,6 +263,9 @@ func baseNext(L *LState) int {
 	if L.GetTop() >= 2 {
 		index = L.Get(2)
 	}
+	if index != LNil && !tb.hasKey(index) {
+		L.runError("invalid key to 'next'")
+	}
 	key, value := tb.Next(index)
 	if key == LNil {
 		L.Push(LNil)
@@ -354,29 +357,24 @@ func baseRawSet(L *LState) int {
 	return 0
 }
 
+// baseSelect is Lua 5.1's luaB_select: a string starting with '#'
+// counts, anything else is an index.
 func baseSelect(L *LState) int {
-	L.CheckTypes(1, LTNumber, LTString)
-	switch lv := L.Get(1).(type) {
-	case LNumber:
-		idx := int(lv)
-		num := L.GetTop()
-		if idx < 0 {
-			idx = num + idx
-		} else if idx > num {
-			idx = num
-		}
-		if 1 > idx {
-			L.ArgError(1, "index out of range")
-		}
-		return num - idx
-	case LString:
-		if string(lv) != "#" {
-			L.ArgError(1, "invalid string '"+string(lv)+"'")
-		}
-		L.Push(LNumber(L.GetTop() - 1))
+	n := L.GetTop()
+	if s, ok := L.Get(1).(LString); ok && len(s) > 0 && s[0] == '#' {
+		L.Push(LNumber(n - 1))
 		return 1
 	}
-	return 0
+	i := L.CheckInt(1)
+	if i < 0 {
+		i = n + i
+	} else if i > n {
+		i = n
+	}
+	if 1 > i {
+		L.ArgError(1, "index out of range")
+	}
+	return n - i
 }
 
 func baseSetFEnv(L *LState) int {
@@ -423,10 +421,9 @@ func baseSetFEnv(L *LState) int {
 }
 
 func baseSetMetatable(L *LState) int {
-	L.CheckTypes(2, LTNil, LTTable)
-	obj := L.Get(1)
-	if obj == LNil {
-		L.RaiseError("cannot set metatable to a nil object.")
+	obj := L.CheckTable(1)
+	if t := L.Get(2).Type(); t != LTNil && t != LTTable {
+		L.ArgError(2, "nil or table expected")
 	}
 	mt := L.Get(2)
 	if m := L.metatable(obj, true); m != LNil {
@@ -496,8 +493,17 @@ func baseUnpack(L *LState) int {
 }
 
 func baseXPCall(L *LState) int {
-	fn := L.CheckFunction(1)
-	errfunc := L.CheckFunction(2)
+	L.CheckAny(2)
+	L.SetTop(2)
+	fn := L.Get(1)
+	errfunc, ok := L.Get(2).(*LFunction)
+	if !ok {
+		// Lua 5.1: a handler that is not a function fails when called.
+		errfunc = L.NewFunction(func(L *LState) int {
+			L.Push(LString("error in error handling"))
+			return 1
+		})
+	}
 
 	top := L.GetTop()
 	L.Push(fn)

@@ -11,7 +11,9 @@ import (
 
 /* internal constants & structs  {{{ */
 
-const maxRegisters = 200
+// maxRegisters is Lua 5.1's MAXSTACK: the registers a function may use
+// (the parser holds locals to LUAI_MAXVARS, 200, as Lua's does).
+const maxRegisters = 250
 
 type expContextType int
 
@@ -605,7 +607,7 @@ func (fc *funcContext) EndScope() {
 
 func (fc *funcContext) SetRegTop(top int) {
 	if top > maxRegisters {
-		raiseCompileError(fc, fc.Proto.LineDefined, "too many local variables")
+		raiseCompileError(fc, fc.Proto.LineDefined, "function or expression too complex")
 	}
 	fc.regTop = top
 }
@@ -1076,6 +1078,7 @@ func compileNumberForStmt(context *funcContext, stmt *ast.NumberForStmt) { // {{
 
 	context.EnterBlock(endlabel, stmt)
 	reg := context.RegTop()
+	hidden := len(context.Proto.DbgLocals)
 	rindex := context.RegisterLocalVar("(for index)")
 	ecupdate(ec, ecLocal, rindex, 0)
 	compileExpr(context, reg, stmt.Init, ec)
@@ -1094,6 +1097,12 @@ func compileNumberForStmt(context *funcContext, stmt *ast.NumberForStmt) { // {{
 	ecupdate(ec, ecLocal, rstep, 0)
 	compileExpr(context, reg, stmt.Step, ec)
 
+	// Lua 5.1's control variables are active from the loop on, not
+	// while their expressions are evaluated (errors name what those
+	// call, not "(for index)").
+	for _, l := range context.Proto.DbgLocals[hidden : hidden+3] {
+		l.StartPc = code.LastPC() + 1
+	}
 	code.AddASbx(OP_FORPREP, rindex, 0, sline(stmt))
 
 	context.RegisterLocalVar(stmt.Name)
@@ -1119,11 +1128,15 @@ func compileGenericForStmt(context *funcContext, stmt *ast.GenericForStmt) { // 
 	nnames := len(stmt.Names)
 
 	context.EnterBlock(endlabel, stmt)
+	hidden := len(context.Proto.DbgLocals)
 	rgen := context.RegisterLocalVar("(for generator)")
 	context.RegisterLocalVar("(for state)")
 	context.RegisterLocalVar("(for control)")
 
 	compileRegAssignment(context, stmt.Names, stmt.Exprs, context.RegTop()-3, 3, sline(stmt))
+	for _, l := range context.Proto.DbgLocals[hidden : hidden+3] {
+		l.StartPc = code.LastPC() + 1 // as in the numeric for
+	}
 
 	code.AddASbx(OP_JMP, 0, fllabel, sline(stmt))
 
@@ -1863,7 +1876,7 @@ func patchCode(context *funcContext) { // {{{
 	}
 	maxreg++
 	if maxreg > maxRegisters {
-		raiseCompileError(context, context.Proto.LineDefined, "register overflow(too many local variables)")
+		raiseCompileError(context, context.Proto.LineDefined, "function or expression too complex")
 	}
 	context.Proto.NumUsedRegisters = uint8(maxreg)
 } // }}}

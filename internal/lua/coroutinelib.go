@@ -17,7 +17,10 @@ var coFuncs = map[string]LGFunction{
 }
 
 func coCreate(L *LState) int {
-	fn := L.CheckFunction(1)
+	fn, ok := L.Get(1).(*LFunction)
+	if !ok || fn.IsG {
+		L.ArgError(1, "Lua function expected")
+	}
 	newthread, _ := L.NewThread()
 	base := 0
 	newthread.stack.Push(callFrame{
@@ -40,9 +43,12 @@ func coYield(L *LState) int {
 }
 
 func coResume(L *LState) int {
-	th := L.CheckThread(1)
+	th, ok := L.Get(1).(*LState)
+	if !ok {
+		L.ArgError(1, "coroutine expected")
+	}
 	if L.G.CurrentThread == th {
-		msg := "can not resume a running thread"
+		msg := "cannot resume running coroutine"
 		if th.wrapped {
 			L.RaiseError("%s", msg)
 			return 0
@@ -52,7 +58,7 @@ func coResume(L *LState) int {
 		return 2
 	}
 	if th.Dead {
-		msg := "can not resume a dead thread"
+		msg := "cannot resume dead coroutine"
 		if th.wrapped {
 			L.RaiseError("%s", msg)
 			return 0

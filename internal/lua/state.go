@@ -744,7 +744,9 @@ func (ls *LState) raiseError(level int, format string, args ...interface{}) {
 		message = fmt.Sprintf(format, args...)
 	}
 	if level > 0 {
-		message = fmt.Sprintf("%v %v", ls.where(level-1, true), message)
+		if where := ls.where(level-1, true); where != "" {
+			message = where + " " + message
+		}
 	}
 	if ls.reg.IsFull() {
 		// if the registry is full then it won't be possible to push a value, in this case, force a larger size
@@ -786,7 +788,12 @@ func (ls *LState) where(level int, skipg bool) string {
 	if proto != nil {
 		sourcename = parse.ChunkID(proto.SourceName, parse.IDSize)
 	} else if skipg {
-		return ls.where(level+1, skipg)
+		// luaL_where(L, 1): an error a Go function raises is placed
+		// at its caller when that is Lua code, else nowhere.
+		if caller, ok := ls.GetStack(level + 1); !ok || caller.frame.Fn.Proto == nil {
+			return ""
+		}
+		return ls.where(level+1, false)
 	}
 	line := ""
 	if proto != nil {
@@ -1138,7 +1145,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 		ls.reg.Insert(fn, cf.LocalBase)
 	}
 	if cf.Fn == nil {
-		ls.RaiseError("attempt to call a non-function object")
+		ls.typeError(fn, ls.opReg("call"), "call")
 	}
 	if ls.stack.IsFull() {
 		ls.RaiseError("stack overflow")
@@ -1289,7 +1296,7 @@ func (ls *LState) getField(obj LValue, key LValue) LValue {
 		metaindex := ls.metaOp1(curobj, "__index")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key.String())
+				ls.indexError(curobj, i)
 			}
 			return LNil
 		}
@@ -1303,7 +1310,7 @@ func (ls *LState) getField(obj LValue, key LValue) LValue {
 			curobj = metaindex
 		}
 	}
-	ls.RaiseError("too many recursions in gettable")
+	ls.runError("loop in gettable")
 	return nil
 }
 
@@ -1320,7 +1327,7 @@ func (ls *LState) getFieldString(obj LValue, key string) LValue {
 		metaindex := ls.metaOp1(curobj, "__index")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key)
+				ls.indexError(curobj, i)
 			}
 			return LNil
 		}
@@ -1334,7 +1341,7 @@ func (ls *LState) getFieldString(obj LValue, key string) LValue {
 			curobj = metaindex
 		}
 	}
-	ls.RaiseError("too many recursions in gettable")
+	ls.runError("loop in gettable")
 	return nil
 }
 
@@ -1351,7 +1358,7 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 		metaindex := ls.metaOp1(curobj, "__newindex")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key.String())
+				ls.indexError(curobj, i)
 			}
 			ls.RawSet(tb, key, value)
 			return
@@ -1367,7 +1374,7 @@ func (ls *LState) setField(obj LValue, key LValue, value LValue) {
 			curobj = metaindex
 		}
 	}
-	ls.RaiseError("too many recursions in settable")
+	ls.runError("loop in settable")
 }
 
 func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
@@ -1383,7 +1390,7 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 		metaindex := ls.metaOp1(curobj, "__newindex")
 		if metaindex == LNil {
 			if !istable {
-				ls.RaiseError("attempt to index a non-table object(%v) with key '%s'", curobj.Type().String(), key)
+				ls.indexError(curobj, i)
 			}
 			tb.RawSetString(key, value)
 			return
@@ -1399,7 +1406,7 @@ func (ls *LState) setFieldString(obj LValue, key string, value LValue) {
 			curobj = metaindex
 		}
 	}
-	ls.RaiseError("too many recursions in settable")
+	ls.runError("loop in settable")
 }
 
 /* }}} */
@@ -1916,9 +1923,9 @@ func (ls *LState) GetTable(obj LValue, key LValue) LValue {
 
 func (ls *LState) RawSet(tb *LTable, key LValue, value LValue) {
 	if n, ok := key.(LNumber); ok && math.IsNaN(float64(n)) {
-		ls.RaiseError("table index is NaN")
+		ls.runError("table index is NaN")
 	} else if key == LNil {
-		ls.RaiseError("table index is nil")
+		ls.runError("table index is nil")
 	}
 	tb.RawSet(key, value)
 }

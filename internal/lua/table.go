@@ -385,3 +385,14 @@ func (tb *LTable) Next(key LValue) (LValue, LValue) {
 	}
 	return LNil, LNil
 }
+
+// hasKey reports whether next may continue from key: a key of the array
+// part's range or one the table holds (or held: a key whose value was
+// set to nil while a traversal went on), as Lua 5.1's findindex.
+func (tb *LTable) hasKey(key LValue) bool {
+	if n, ok := key.(LNumber); ok && isArrayKey(n) && int(n) <= len(tb.array) {
+		return true
+	}
+	_, ok := tb.k2i[key]
+	return ok
+}

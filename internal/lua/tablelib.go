@@ -1,7 +1,7 @@
 package lua
 
 import (
-	"sort"
+	"strings"
 )
 
 func OpenTable(L *LState) int {
@@ -19,14 +19,124 @@ var tableFuncs = map[string]LGFunction{
 	"sort":   tableSort,
 }
 
+// The table library as Lua 5.1's ltablib.c: the length is the table's
+// border (#), elements are read and written raw, and sort is Lua's own
+// quicksort (the order it leaves elements its comparison finds equal in,
+// and when it finds an order function invalid, are Lua's).
+
 func tableSort(L *LState) int {
 	tbl := L.CheckTable(1)
-	sorter := lValueArraySorter{L, nil, tbl.array}
-	if L.GetTop() != 1 {
-		sorter.Fn = L.CheckFunction(2)
+	n := tbl.Len()
+	var fn LValue = LNil
+	if L.GetTop() >= 2 && L.Get(2) != LNil {
+		fn = L.CheckFunction(2)
 	}
-	sort.Sort(sorter)
+	L.SetTop(2)
+	s := &luaSorter{L: L, t: tbl, fn: fn}
+	s.auxsort(1, n)
 	return 0
+}
+
+type luaSorter struct {
+	L  *LState
+	t  *LTable
+	fn LValue
+}
+
+// lt is sort_comp: the order function's answer, or a < b.
+func (s *luaSorter) lt(a, b LValue) bool {
+	if s.fn == LNil {
+		return lessThan(s.L, a, b)
+	}
+	L := s.L
+	L.Push(s.fn)
+	L.Push(a)
+	L.Push(b)
+	L.Call(2, 1)
+	return LVAsBool(L.reg.Pop())
+}
+
+func (s *luaSorter) get(i int) LValue    { return s.t.RawGetInt(i) }
+func (s *luaSorter) set(i int, v LValue) { s.L.RawSetInt(s.t, i, v) }
+
+// auxsort is ltablib.c's auxsort, with its stack slots as variables.
+func (s *luaSorter) auxsort(l, u int) {
+	for l < u { // for tail recursion
+		// sort elements a[l], a[(l+u)/2] and a[u]
+		al, au := s.get(l), s.get(u)
+		if s.lt(au, al) { // a[u] < a[l]?
+			s.set(l, au)
+			s.set(u, al)
+		}
+		if u-l == 1 {
+			break // only 2 elements
+		}
+		i := (l + u) / 2
+		ai := s.get(i)
+		al = s.get(l)
+		if s.lt(ai, al) { // a[i] < a[l]?
+			s.set(i, al)
+			s.set(l, ai)
+		} else {
+			au = s.get(u)
+			if s.lt(au, ai) { // a[u] < a[i]?
+				s.set(i, au)
+				s.set(u, ai)
+			}
+		}
+		if u-l == 2 {
+			break // only 3 elements
+		}
+		p := s.get(i) // the pivot
+		s.set(i, s.get(u-1))
+		s.set(u-1, p)
+		// a[l] <= P == a[u-1] <= a[u], only need to sort from l+1 to u-2
+		i = l
+		j := u - 1
+		for { // invariant: a[l..i] <= P <= a[j..u]
+			var aj LValue
+			for { // repeat ++i until a[i] >= P
+				i++
+				ai = s.get(i)
+				if !s.lt(ai, p) {
+					break
+				}
+				if i > u {
+					s.L.RaiseError("invalid order function for sorting")
+				}
+			}
+			for { // repeat --j until a[j] <= P
+				j--
+				aj = s.get(j)
+				if !s.lt(p, aj) {
+					break
+				}
+				if j < l {
+					s.L.RaiseError("invalid order function for sorting")
+				}
+			}
+			if j < i {
+				break
+			}
+			s.set(i, aj)
+			s.set(j, ai)
+		}
+		au1 := s.get(u - 1)
+		s.set(u-1, s.get(i)) // swap the pivot (a[u-1]) with a[i]
+		s.set(i, au1)
+		// a[l..i-1] <= a[i] == P <= a[i+1..u]; sort the smaller half
+		// recursively and the larger one in the loop
+		if i-l < u-i {
+			j = l
+			i = i - 1
+			l = i + 2
+		} else {
+			j = i + 1
+			i = u
+			u = j - 2
+		}
+		s.auxsort(j, i)
+	}
 }
 
 func tableGetN(L *LState) int {
@@ -34,67 +144,88 @@ func tableGetN(L *LState) int {
 	return 1
 }
 
+// tableMaxN is Lua 5.1's maxn: the largest positive numeric key, 0 when
+// there is none.
 func tableMaxN(L *LState) int {
-	L.Push(LNumber(L.CheckTable(1).MaxN()))
+	tbl := L.CheckTable(1)
+	var max LNumber
+	for k, _ := tbl.Next(LNil); k != LNil; k, _ = tbl.Next(k) {
+		if n, ok := k.(LNumber); ok && n > max {
+			max = n
+		}
+	}
+	L.Push(max)
 	return 1
 }
 
+// tableRemove is Lua 5.1's tremove: nothing when the position is out of
+// 1..#t, else the element, the ones after it moved down.
 func tableRemove(L *LState) int {
 	tbl := L.CheckTable(1)
-	if L.GetTop() == 1 {
-		L.Push(tbl.Remove(-1))
-	} else {
-		L.Push(tbl.Remove(L.CheckInt(2)))
+	e := tbl.Len()
+	pos := L.OptInt(2, e)
+	if !(1 <= pos && pos <= e) {
+		return 0 // nothing to remove
 	}
+	L.Push(tbl.RawGetInt(pos))
+	for ; pos < e; pos++ {
+		L.RawSetInt(tbl, pos, tbl.RawGetInt(pos+1))
+	}
+	L.RawSetInt(tbl, e, LNil)
 	return 1
 }
 
+// tableConcat is Lua 5.1's tconcat: the interval is not clamped to the
+// table's length, and a value that is not a string or a number is an
+// error.
 func tableConcat(L *LState) int {
+	sep := L.OptString(2, "")
 	tbl := L.CheckTable(1)
-	sep := LString(L.OptString(2, ""))
 	i := L.OptInt(3, 1)
-	j := L.OptInt(4, tbl.Len())
-	if L.GetTop() == 3 {
-		if i > tbl.Len() || i < 1 {
-			L.Push(emptyLString)
-			return 1
-		}
+	last := L.OptInt(4, 0)
+	if L.Get(4) == LNil {
+		last = tbl.Len()
 	}
-	i = intMax(intMin(i, tbl.Len()), 1)
-	j = intMin(intMin(j, tbl.Len()), tbl.Len())
-	if i > j {
-		L.Push(emptyLString)
-		return 1
-	}
-	//TODO should flushing?
-	retbottom := L.GetTop()
-	for ; i <= j; i++ {
+	var b strings.Builder
+	field := func(i int) {
 		v := tbl.RawGetInt(i)
 		if !LVCanConvToString(v) {
-			L.RaiseError("invalid value (%s) at index %d in table for concat", v.Type().String(), i)
+			// Valkey's Lua words it so (stock 5.1: "(at index %d)")
+			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), i)
 		}
-		L.Push(v)
-		if i != j {
-			L.Push(sep)
-		}
+		b.WriteString(LVAsString(v))
 	}
-	L.Push(stringConcat(L, L.GetTop()-retbottom, L.reg.Top()-1))
+	for ; i < last; i++ {
+		field(i)
+		b.WriteString(sep)
+	}
+	if i == last { // the last value, when the interval was not empty
+		field(i)
+	}
+	L.Push(LString(b.String()))
 	return 1
 }
 
+// tableInsert is Lua 5.1's tinsert: at #t+1, or at a position with the
+// elements from there moved up.
 func tableInsert(L *LState) int {
 	tbl := L.CheckTable(1)
-	nargs := L.GetTop()
-	if nargs == 1 {
-		L.RaiseError("wrong number of arguments")
+	e := tbl.Len() + 1 // the first empty element
+	var pos int
+	switch L.GetTop() {
+	case 2:
+		pos = e
+	case 3:
+		pos = L.CheckInt(2)
+		if pos > e {
+			e = pos // "grow" the array if necessary
+		}
+		for i := e; i > pos; i-- { // move up elements
+			L.RawSetInt(tbl, i, tbl.RawGetInt(i-1))
+		}
+	default:
+		L.RaiseError("wrong number of arguments to 'insert'")
 	}
-
-	if L.GetTop() == 2 {
-		tbl.Append(L.Get(2))
-		return 0
-	}
-	tbl.Insert(int(L.CheckInt(2)), L.CheckAny(3))
+	L.RawSetInt(tbl, pos, L.Get(L.GetTop()))
 	return 0
 }
-
-//

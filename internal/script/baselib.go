@@ -125,7 +125,7 @@ func argTypeError(L *lua.LState, n int, fn, want string) {
 	if n <= L.GetTop() {
 		got = L.Get(n).Type().String()
 	}
-	L.RaiseError("bad argument #%d to '%s' (%s expected, got %s)", n, fn, want, got)
+	L.ArgError(n, want+" expected, got "+got)
 }
 
 // luaFormat is Lua 5.1's str_format.

@@ -154,37 +154,23 @@ func (e *Engine) newState() *State {
 		return 1
 	}))
 	g.RawSetString("os", osT)
-	// tostring of numbers as Lua 5.1 ("%.14g").
-	baseToString := g.RawGetString("tostring")
-	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
-		if n, ok := L.Get(1).(lua.LNumber); ok && L.GetTop() >= 1 {
-			L.Push(lua.LString(lualib.NumberToString(float64(n))))
-			return 1
-		}
-		L.Push(baseToString)
-		L.Insert(L.Get(-1), 1)
-		L.Pop(1)
-		L.Call(L.GetTop()-1, 1)
-		return 1
-	}))
 	st.openBase(g)
 	st.openMath(g.RawGetString("math").(*lua.LTable))
 	st.rand = srand48(int32(rand.Uint32()))
 	api := st.newAPI()
 	g.RawSetString("redis", api)
 	g.RawSetString("server", api)
-	// pairs and next see through the read-only proxies.
+	// pairs and next see through the read-only proxies. The wrappers
+	// here run the function they wrap in their own call (GFunction), so
+	// that its argument errors name the function as the script called
+	// it ("bad argument #1 to 'next'").
 	baseNext := g.RawGetString("next").(*lua.LFunction)
 	next := L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		if real := st.proxies[t]; real != nil {
 			L.Replace(1, real)
 		}
-		L.Push(baseNext)
-		L.Insert(L.Get(-1), 1)
-		L.Pop(1)
-		L.Call(L.GetTop()-1, 2)
-		return 2
+		return baseNext.GFunction(L)
 	})
 	g.RawSetString("next", next)
 	g.RawSetString("pairs", L.NewFunction(func(L *lua.LState) int {
@@ -560,31 +546,9 @@ func (st *State) openBase(g *lua.LTable) {
 	str := g.RawGetString("string").(*lua.LTable)
 	str.RawSetString("format", L.NewFunction(luaFormat))
 	str.RawSetString("char", L.NewFunction(luaChar))
-	tbl := g.RawGetString("table").(*lua.LTable)
-	baseSort := tbl.RawGetString("sort").(*lua.LFunction)
-	tbl.RawSetString("sort", L.NewFunction(func(L *lua.LState) int {
-		// A comparison error raised inside sort (Lua's C code) has no
-		// position in Lua 5.1.
-		L.Push(baseSort)
-		L.Insert(L.Get(-1), 1)
-		L.Pop(1)
-		if err := L.PCall(L.GetTop()-1, 0, nil); err != nil {
-			v := err.(*lua.ApiError).Object
-			if s, ok := v.(lua.LString); ok {
-				if i := strings.Index(string(s), "attempt to compare"); i > 0 {
-					v = s[i:]
-				}
-			}
-			L.Error(v, 0)
-		}
-		return 0
-	}))
 	basePcall := g.RawGetString("pcall").(*lua.LFunction)
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
-		L.Push(basePcall)
-		L.Insert(L.Get(-1), 1)
-		L.Pop(1)
-		L.Call(L.GetTop()-1, lua.MultRet)
+		basePcall.GFunction(L) // leaves only its results
 		if ok, _ := L.Get(1).(lua.LBool); !ok && L.GetTop() >= 2 {
 			switch e := L.Get(2).(type) {
 			case *lua.LTable:
@@ -630,20 +594,17 @@ func (st *State) guardBase(g *lua.LTable) {
 		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
 		return 0
 	}
-	wrap := func(name string, guard func(L *lua.LState) bool, after func(L *lua.LState)) {
+	wrap := func(name string, guard func(L *lua.LState) bool, after func(L *lua.LState, first int)) {
 		base := g.RawGetString(name).(*lua.LFunction)
 		g.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			if guard != nil && guard(L) {
 				return readonly(L)
 			}
-			L.Push(base)
-			L.Insert(L.Get(-1), 1)
-			L.Pop(1)
-			L.Call(L.GetTop()-1, lua.MultRet)
-			if after != nil {
-				after(L)
+			n := base.GFunction(L) // its n results are on top
+			if after != nil && n > 0 {
+				after(L, L.GetTop()-n+1)
 			}
-			return L.GetTop()
+			return n
 		}))
 	}
 	isProxy := func(L *lua.LState) bool {
@@ -652,8 +613,8 @@ func (st *State) guardBase(g *lua.LTable) {
 	}
 	wrap("rawset", isProxy, nil)
 	wrap("setmetatable", isProxy, nil)
-	setEnv := func(L *lua.LState) {
-		if fn, ok := L.Get(1).(*lua.LFunction); ok {
+	setEnv := func(L *lua.LState, first int) {
+		if fn, ok := L.Get(first).(*lua.LFunction); ok {
 			fn.Env = st.env
 		}
 	}
@@ -661,9 +622,8 @@ func (st *State) guardBase(g *lua.LTable) {
 	wrap("load", nil, setEnv)
 }
 
-// luaMessage rewords gopher-lua's runtime error messages as Lua 5.1's
-// where the meaning is the same (Lua 5.1 also names the variable when it
-// knows it; gopher-lua does not, see docs/compatibility.md).
+// luaMessage rewords the runtime error messages of gopher-lua's libraries
+// that the fork (internal/lua) has not made Lua 5.1's yet.
 func luaMessage(s string) string {
 	for _, r := range messageRewrites {
 		if i := strings.Index(s, r.from); i >= 0 {
@@ -677,32 +637,8 @@ var messageRewrites = []struct {
 	from string
 	to   func(rest string) string
 }{
-	// "cannot perform add operation between nil and number"
-	{"cannot perform ", func(rest string) string {
-		op, rest, _ := strings.Cut(rest, " operation between ")
-		a, b, _ := strings.Cut(rest, " and ")
-		bad := a
-		if a == "number" || op == "concat" && a == "string" {
-			bad = b
-		}
-		if op == "concat" {
-			return "attempt to concatenate a " + bad + " value"
-		}
-		return "attempt to perform arithmetic on a " + bad + " value"
-	}},
-	// "attempt to index a non-table object(nil) with key 'x'"
-	{"attempt to index a non-table object(", func(rest string) string {
-		typ, _, _ := strings.Cut(rest, ")")
-		return "attempt to index a " + typ + " value"
-	}},
-	{"in table for concat", func(rest string) string {
-		return "in table for 'concat'" + rest
-	}},
 	{"unfinished capture at EOS", func(rest string) string {
 		return "unfinished capture" + rest
-	}},
-	{"attempt to call a non-function object", func(rest string) string {
-		return "attempt to call a nil value" + rest
 	}},
 	// "bad argument #2 to assert (" -> "bad argument #2 to 'assert' ("
 	{"bad argument #", func(rest string) string {

@@ -317,6 +317,17 @@ func sdCases() []sdCase {
 			sdEval0(`return ('x'):bad()`), sdEval0(`return string.rep()`), sdEval0(`return math.floor('a')`)),
 		sdOne("runtime-error-lines", sdEval0("local a = 1\nlocal b = 2\nlocal c = nil\nreturn a + b + c"),
 			sdEval0("local function f(x)\n  return x.field\nend\n\nreturn f(nil)")),
+		// Runtime errors name the value as Lua 5.1's getobjname does
+		// (local, global, field, upvalue, method), library functions
+		// their arguments as luaL_argerror, each placed as Lua places it.
+		sdOne("runtime-names-index", sdEval0(`local t = {} return t[1].x`), sdEval0(`local t = {} return t.a.b.c`), sdEval0(`local t = {a = {}} return t.a.b.c`), sdEval0(`local k = 'x' local t = {} return t[k].y`), sdEval0(`local t = {} t.x.y = 1`), sdEval0(`local t = {} t[1][2] = 3`), sdEval0(`local s = nil s.x = 1`), sdEval0(`local x = nil return x[1]`), sdEval0(`local x = 5 return x.y`), sdEval0(`local x = 'str' return x.y.z`), sdEval0(`local x = true return x.y`)),
+		sdOne("runtime-names-upvalue-concat", sdEval0(`local f = function() end return f.x`), sdEval0(`local u local function g() return u.x end return g()`), sdEval0(`local u local function g() return u + 1 end return g()`), sdEval0(`local u local function g() u() end return g()`), sdEval0(`local a, b return a .. b`), sdEval0(`local a = 'x' local b return a .. b`), sdEval0(`local a local b = 'x' return a .. b`), sdEval0(`return 'a' .. {} .. 'b'`), sdEval0(`local t = {} return 'a' .. t.x`), sdEval0(`local t = {} return t.x .. 'a'`)),
+		sdOne("runtime-names-unary-compare", sdEval0(`return 'x' .. nil`), sdEval0(`local x return -x`), sdEval0(`local x = {} return -x`), sdEval0(`return -{}`), sdEval0(`local x = '5' return -x`), sdEval0(`local x = 'abc' return -x`), sdEval0(`local x = {} return #x.y`), sdEval0(`local x return #x`), sdEval0(`local s = 'abc' return #s`), sdEval0(`return #5`), sdEval0(`local t = {} return t < 1`), sdEval0(`local t = {} return t < {}`), sdEval0(`return nil < nil`), sdEval0(`return true < false`), sdEval0(`return 'a' < 1`), sdEval0(`return 1 <= nil`), sdEval0(`local f = function() end return f < f`)),
+		sdOne("runtime-names-call", sdEval0(`return {} == {}`), sdEval0(`local t = {} t:nomethod()`), sdEval0(`local t = {} return t.x:y()`), sdEval0(`local s = 'x' return s:nomethod()`), sdEval0(`local n = 5 return n:m()`), sdEval0(`return (nil)()`), sdEval0(`return (5)()`), sdEval0(`local t = {} t.f()`), sdEval0(`local t = {f = 5} t.f()`), sdEval0(`local t = {{}} t[1].f()`)),
+		sdOne("runtime-for-loops", sdEval0(`local t = {} t[1]()`), sdEval0(`local t = {} local k = 'f' t[k]()`), sdEval0(`for i = 1, 'x' do end`), sdEval0(`for i = nil, 2 do end`), sdEval0(`for i = 1, 2, {} do end`), sdEval0(`for i = '1', '3' do end return 1`), sdEval0(`for k, v in nil do end`), sdEval0(`for k, v in 5 do end`)),
+		sdOne("runtime-arith-meta", sdEval0(`local t = {} for k, v in t do end`), sdEval0(`local t = {} for k, v in pairs(nil) do end`), sdEval0(`local x = 1 + nil`), sdEval0(`local x = 1 local y = x + {}`), sdEval0(`local a, b = 1 return a + b`), sdEval0(`local a = {} a.b = a.b + 1`), sdEval0(`local t = setmetatable({}, {__index = function(t, k) return nil end}) return t.x.y`), sdEval0(`local t = setmetatable({}, {__index = 5}) return t.x`)),
+		sdOne("argument-errors", sdEval0(`local t = setmetatable({}, {__newindex = 5}) t.x = 1`), sdEval0(`return string.rep('x', -1, 5) .. nil`), sdEval0(`return ('x'):rep('a')`), sdEval0(`return string.sub()`), sdEval0(`return string.format('%d', 'x')`), sdEval0(`local s = string return s.rep()`), sdEval0(`local r = string.rep return r()`), sdEval0(`return pcall(string.rep)`), sdEval0(`return select(2, pcall(string.rep))`), sdEval0(`return tostring()`), sdEval0(`return tonumber()`), sdEval0(`return setmetatable(1, {})`), sdEval0(`return getmetatable()`), sdEval0(`return ipairs()`), sdEval0(`return ipairs(nil)`), sdEval0(`return unpack()`), sdEval0(`return next()`), sdEval0(`return next({}, 'nokey')`), sdEval0(`return rawget()`), sdEval0(`return rawequal(1)`)),
+		sdOne("argument-errors-more", sdEval0(`return table.insert()`), sdEval0(`return table.insert({}, 1, 2, 3)`), sdEval0(`return table.concat({{}})`), sdEval0(`return table.concat({1, {}, 3})`), sdEval0(`return table.sort({3, 'a', 1})`), sdEval0(`return math.max()`), sdEval0(`return math.floor()`), sdEval0(`return string.byte()`), sdEval0(`return string.char(-1)`), sdEval0(`return ('x'):len(1)`), sdEval0(`return coroutine.resume(1)`), sdEval0(`return coroutine.wrap(5)`), sdEval0(`return error()`), sdEval0(`return assert(false, nil)`), sdEval0(`return cjson.encode()`), sdEval0(`return select()`), sdEval0(`return select(0)`), sdEval0(`return select(-1, 1)`), sdEval0(`return xpcall()`), sdEval0(`return loadstring()`), sdEval0(`local t = {} t[0/0] = 1`), sdEval0(`local t = {} rawset(t, nil, 1)`), sdEval0(`return redis.call('GET', 1, {})`)),
 		sdOne("stack-overflow", sdEval0(`local function f() return 1 + f() end return f()`)),
 		sdOne("compile-errors", sdEval0(badCode), sdEval0(`x x x`), sdEval0(`return 'unterminated`), sdEval0(`end`),
 			sdEval0("local a = 1\nlocal b = \nreturn"), sdEval0(`return 1 +`), sdEval0(`for`), sdEval0(`return [[`),
@@ -735,16 +746,10 @@ func sdCases() []sdCase {
 // (so a crash or a hang still fails) and are logged; a listed step that
 // agrees with Valkey again fails, so the list cannot go stale.
 var sdCorvidDifferences = map[string]string{
-	"sandbox-loadstring/4":       "gopher-lua has no string.dump",
-	"runtime-errors":             "gopher-lua's runtime errors do not name the variable (local 'x', field 'x', method 'x')",
-	"runtime-error-lines":        "gopher-lua's runtime errors do not name the variable",
-	"pcall-error/2":              "gopher-lua's runtime errors do not name the variable",
-	"sandbox-os/4":               "gopher-lua's runtime errors do not name the variable",
-	"sandbox-string-metatable/2": "gopher-lua's runtime errors do not name the variable",
-	"script-flush-resets-lua/1":  "gopher-lua's runtime errors do not name the variable",
-	"keys-argv-mutable/1":        "# of a table with holes counts gopher-lua's array part",
-	"sandbox-globals-list":       "gopher-lua's _G differs by one entry",
-	"script-help":                "SCRIPT HELP's text is Corvid's own words (Valkey's prose is not copied)",
+	"sandbox-loadstring/4": "gopher-lua has no string.dump",
+	"keys-argv-mutable/1":  "# of a table with holes counts gopher-lua's array part",
+	"sandbox-globals-list": "gopher-lua's _G differs by one entry",
+	"script-help":          "SCRIPT HELP's text is Corvid's own words (Valkey's prose is not copied)",
 }
 
 // sdAgainstValkey: CORVID_SERVER_BIN puts Valkey on the Corvid side (the

@@ -164,7 +164,7 @@ assert(s:match("([^-]+)-world") == "hello")
 -- issue 93
 local t = {}
 local ok, msg = pcall(function() t.notfound() end)
-assert(not ok and string.find(msg, "attempt to call a non-function object", 1, true))
+assert(not ok and string.find(msg, "attempt to call field 'notfound' (a nil value)", 1, true))
 
 -- issue 150
 local util = {
@@ -214,7 +214,7 @@ assert(message == "attempt to call a number value")
 ok, message = pcall(function()
   pcall()
 end)
-assert(not ok and string.find(message, "bad argument #1 to pcall", 1, true))
+assert(not ok and string.find(message, "bad argument #1 to 'pcall'", 1, true))
 
 -- issue 216
 local function bar()

@@ -2,7 +2,7 @@ for i, v in ipairs({"hoge", {}, function() end, true, nil}) do
   local ok, msg = pcall(function()
     print(-v)
   end)
-  assert(not ok and string.find(msg, "__unm undefined"))
+  assert(not ok and string.find(msg, "attempt to perform arithmetic on"))
 end
 
 assert(#"abc" == 3)
@@ -10,7 +10,7 @@ local tbl = {1,2,3}
 setmetatable(tbl, {__len = function(self)
   return 10
 end})
-assert(#tbl == 10)
+assert(#tbl == 3) -- Lua 5.1 does not call __len for a table
 
 setmetatable(tbl, nil)
 assert(#tbl == 3)
@@ -30,31 +30,31 @@ local ok, msg = pcall(function()
     print(1)
   end
 end)
-assert(not ok and string.find(msg, "for statement init must be a number"))
+assert(not ok and string.find(msg, "'for' initial value must be a number"))
 
 local ok, msg = pcall(function()
   for n = 1,nil do
     print(1)
   end
 end)
-assert(not ok and string.find(msg, "for statement limit must be a number"))
+assert(not ok and string.find(msg, "'for' limit must be a number"))
 
 local ok, msg = pcall(function()
   for n = 1,10,nil do
     print(1)
   end
 end)
-assert(not ok and string.find(msg, "for statement step must be a number"))
+assert(not ok and string.find(msg, "'for' step must be a number"))
 
 local ok, msg = pcall(function()
   return {} + (function() end)
 end)
-assert(not ok and string.find(msg, "cannot perform add operation between table and function"))
+assert(not ok and string.find(msg, "attempt to perform arithmetic on a table value"))
 
 local ok, msg = pcall(function()
   return {} .. (function() end)
 end)
-assert(not ok and string.find(msg, "cannot perform concat operation between table and function"))
+assert(not ok and string.find(msg, "attempt to concatenate a table value"))
 
 -- test table with initial elements over 511
 local bigtable = {1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
