@@ -811,27 +811,30 @@ func compileAssignStmt(context *funcContext, stmt *ast.AssignStmt) { // {{{
 	lennames := len(stmt.Lhs)
 	reg, acs := compileAssignStmtLeft(context, stmt)
 	reg, acs = compileAssignStmtRight(context, stmt, reg, acs)
+	// Lua 5.1 stores after reading the values: at the line of the
+	// statement's last token.
+	storeline := eline(stmt)
 
 	for i := lennames - 1; i >= 0; i-- {
 		ex := stmt.Lhs[i]
 		switch acs[i].ec.ctype {
 		case ecLocal:
 			if acs[i].needmove {
-				code.AddABC(OP_MOVE, context.FindLocalVar(ex.(*ast.IdentExpr).Value), reg, 0, sline(ex))
+				code.AddABC(OP_MOVE, context.FindLocalVar(ex.(*ast.IdentExpr).Value), reg, 0, storeline)
 				reg -= 1
 			}
 		case ecGlobal:
-			code.AddABx(OP_SETGLOBAL, reg, context.ConstIndex(LString(ex.(*ast.IdentExpr).Value)), sline(ex))
+			code.AddABx(OP_SETGLOBAL, reg, context.ConstIndex(LString(ex.(*ast.IdentExpr).Value)), storeline)
 			reg -= 1
 		case ecUpvalue:
-			code.AddABC(OP_SETUPVAL, reg, context.Upvalues.RegisterUnique(ex.(*ast.IdentExpr).Value), 0, sline(ex))
+			code.AddABC(OP_SETUPVAL, reg, context.Upvalues.RegisterUnique(ex.(*ast.IdentExpr).Value), 0, storeline)
 			reg -= 1
 		case ecTable:
 			opcode := OP_SETTABLE
 			if acs[i].keyks {
 				opcode = OP_SETTABLEKS
 			}
-			code.AddABC(opcode, acs[i].ec.reg, acs[i].keyrk, acs[i].valuerk, sline(ex))
+			code.AddABC(opcode, acs[i].ec.reg, acs[i].keyrk, acs[i].valuerk, storeline)
 			if !opIsK(acs[i].valuerk) {
 				reg -= 1
 			}
@@ -1062,11 +1065,11 @@ func compileFuncDefStmt(context *funcContext, stmt *ast.FuncDefStmt) { // {{{
 		compileExprWithKMVPropagation(context, stmt.Name.Receiver, &reg, &treg)
 		kreg = loadRk(context, &reg, stmt.Func, LString(stmt.Name.Method))
 		compileExpr(context, reg, stmt.Func, ecfuncdef)
-		context.Code.AddABC(OP_SETTABLE, treg, kreg, reg, sline(stmt.Name.Receiver))
+		context.Code.AddABC(OP_SETTABLE, treg, kreg, reg, sline(stmt))
 	} else {
 		astmt := &ast.AssignStmt{Lhs: []ast.Expr{stmt.Name.Func}, Rhs: []ast.Expr{stmt.Func}}
-		astmt.SetLine(sline(stmt.Func))
-		astmt.SetLastLine(eline(stmt.Func))
+		astmt.SetLine(sline(stmt))
+		astmt.SetLastLine(sline(stmt)) // Lua places the store at `function`
 		compileAssignStmt(context, astmt)
 	}
 } // }}}
@@ -1103,7 +1106,11 @@ func compileNumberForStmt(context *funcContext, stmt *ast.NumberForStmt) { // {{
 	for _, l := range context.Proto.DbgLocals[hidden : hidden+3] {
 		l.StartPc = code.LastPC() + 1
 	}
-	code.AddASbx(OP_FORPREP, rindex, 0, sline(stmt))
+	prepline := sline(stmt)
+	if stmt.PrepLine > 0 {
+		prepline = stmt.PrepLine
+	}
+	code.AddASbx(OP_FORPREP, rindex, 0, prepline)
 
 	context.RegisterLocalVar(stmt.Name)
 
@@ -1150,7 +1157,11 @@ func compileGenericForStmt(context *funcContext, stmt *ast.GenericForStmt) { // 
 	context.LeaveBlock()
 
 	context.SetLabelPc(fllabel, code.LastPC())
-	code.AddABC(OP_TFORLOOP, rgen, 0, nnames, sline(stmt))
+	callline := sline(stmt)
+	if stmt.CallLine > 0 {
+		callline = stmt.CallLine
+	}
+	code.AddABC(OP_TFORLOOP, rgen, 0, nnames, callline)
 	code.AddASbx(OP_JMP, 0, bodylabel, sline(stmt))
 
 	context.SetLabelPc(endlabel, code.LastPC())

@@ -70,6 +70,9 @@ type NumberForStmt struct {
 	Limit Expr
 	Step  Expr
 	Stmts []Stmt
+	// PrepLine is the line of `do`, where Lua 5.1 checks the loop's
+	// values (0: the statement's line).
+	PrepLine int
 }
 
 type GenericForStmt struct {
@@ -78,6 +81,9 @@ type GenericForStmt struct {
 	Names []string
 	Exprs []Expr
 	Stmts []Stmt
+	// CallLine is the line after `in`, where Lua 5.1 places the calls
+	// of the iterator (0: the statement's line).
+	CallLine int
 }
 
 type FuncDefStmt struct {

@@ -756,10 +756,11 @@ func (p *parser) repeatStat(line int) ast.Stmt {
 	return s
 }
 
-// forBody is `DO block`.
-func (p *parser) forBody(nvars int) []ast.Stmt {
+// forBody is `DO block`; doline is where `do` was.
+func (p *parser) forBody(nvars int, doline *int) []ast.Stmt {
 	p.adjustLocalVars(3) // the control variables
 	p.checkNext(tkDo)
+	*doline = p.lastline()
 	var bl blockCnt
 	p.enterBlock(&bl, false) // the declared variables' scope
 	p.adjustLocalVars(nvars)
@@ -781,7 +782,7 @@ func (p *parser) forNum(varname string, line int) ast.Stmt {
 	if p.testNext(',') {
 		s.Step = p.expr().node
 	}
-	s.Stmts = p.forBody(1)
+	s.Stmts = p.forBody(1, &s.PrepLine)
 	return s
 }
 
@@ -801,9 +802,11 @@ func (p *parser) forList(indexname string) ast.Stmt {
 		names = append(names, name)
 	}
 	p.checkNext(tkIn)
+	callline := p.line()
 	exprs, _ := p.expList1()
-	s := &ast.GenericForStmt{Names: names, Exprs: exprs}
-	s.Stmts = p.forBody(nvars - 3)
+	s := &ast.GenericForStmt{Names: names, Exprs: exprs, CallLine: callline}
+	var doline int
+	s.Stmts = p.forBody(nvars-3, &doline)
 	return s
 }
 
