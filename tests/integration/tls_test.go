@@ -101,6 +101,39 @@ func TestTLSClients(t *testing.T) {
 	if line == nil || line.LAddr != taddr || line.FD <= 0 {
 		t.Fatalf("CLIENT INFO over TLS: %+v", line)
 	}
+
+	// CLIENT KILL of a TLS client closes it at once; QUIT answers +OK and
+	// closes.
+	for _, how := range []string{"kill", "quit"} {
+		victim, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", taddr, f.ClientConfig(t, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		victim.SetDeadline(time.Now().Add(20 * time.Second))
+		victim.Write([]byte("CLIENT ID\r\n"))
+		buf := make([]byte, 64)
+		n, err := victim.Read(buf)
+		if err != nil || buf[0] != ':' {
+			t.Fatalf("CLIENT ID over TLS: %q %v", buf[:n], err)
+		}
+		id := strings.TrimSpace(string(buf[1:n]))
+		if how == "kill" {
+			if k := plain.ClientKillByFilter(ctx, "ID", id).Val(); k != 1 {
+				t.Fatalf("CLIENT KILL ID %s killed %d", id, k)
+			}
+		} else {
+			victim.Write([]byte("QUIT\r\n"))
+			if n, _ := victim.Read(buf); string(buf[:n]) != "+OK\r\n" {
+				t.Fatalf("QUIT over TLS: %q", buf[:n])
+			}
+		}
+		if n, err := victim.Read(buf); err == nil {
+			t.Fatalf("%s: the TLS client still reads: %q", how, buf[:n])
+		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatalf("%s: the TLS client was not closed", how)
+		}
+		victim.Close()
+	}
 }
 
 func TestTLSAuthClientsModes(t *testing.T) {
