@@ -34,6 +34,9 @@ type tlsState struct {
 	bundle    atomic.Pointer[tlsconf.Bundle] // nil while TLS is not configured
 	listeners []net.Listener                 // tls-port's, guarded by Server.lnMu
 	port      atomic.Int64                   // their port, 0 without
+	// handshaking counts connections in their handshake: they count
+	// against maxclients, as Valkey's client exists before its handshake.
+	handshaking atomic.Int64
 }
 
 // tlsListener marks a tls-port listener for acceptLoop.
@@ -150,6 +153,16 @@ func (s *Server) acceptTLS(raw net.Conn) {
 	b := s.tls.bundle.Load()
 	if b == nil {
 		raw.Close()
+		return
+	}
+	// maxclients before the handshake, so a flood of silent connections
+	// cannot hold more than maxclients goroutines; there is no TLS yet
+	// to say why, so the connection is just closed.
+	n := s.tls.handshaking.Add(1)
+	defer s.tls.handshaking.Add(-1)
+	if s.nclients.Load()+n > int64(s.cfg.MaxClients()) {
+		raw.Close()
+		s.stats.rejectedConns.Add(1)
 		return
 	}
 	if tc, ok := raw.(*net.TCPConn); ok {

@@ -402,3 +402,38 @@ func TestTLSReplicaRedis(t *testing.T) {
 	waitKey(t, creplica, "streamed", "1")
 
 }
+
+// Connections in their handshake count against maxclients: silent peers
+// on the TLS port cannot hold more than maxclients goroutines, and once
+// they go a TLS client is served again.
+func TestTLSMaxClients(t *testing.T) {
+	f := testutil.NewTLSFiles(t)
+	_, taddr := testutil.StartCorvidTLS(t, f, false, "--maxclients", "2")
+	ctx := testCtx(t, time.Minute)
+	var silent []net.Conn
+	for range 2 {
+		c, err := net.DialTimeout("tcp", taddr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		silent = append(silent, c)
+	}
+	refused := waitFor(hangTimeout, func() bool {
+		c := tlsClient(t, taddr, f.ClientConfig(t, true), 2)
+		defer c.Close()
+		return c.Ping(ctx).Err() != nil
+	})
+	if !refused {
+		t.Fatal("a third connection was served with two silent ones in their handshake and maxclients 2")
+	}
+	for _, c := range silent {
+		c.Close()
+	}
+	if !waitFor(hangTimeout, func() bool {
+		c := tlsClient(t, taddr, f.ClientConfig(t, true), 2)
+		defer c.Close()
+		return c.Ping(ctx).Err() == nil
+	}) {
+		t.Fatal("no TLS client served after the silent connections closed")
+	}
+}
