@@ -1449,16 +1449,24 @@ func compileTableExpr(context *funcContext, reg int, ex *ast.TableExpr, ec *expc
 				line = field.Key
 			}
 			if c > 511 {
-				c = 0
-			}
-			code.AddABC(OP_SETLIST, tablereg, b, c, sline(line))
-			if c == 0 {
+				// the block number in the next word
+				code.AddABC(OP_SETLIST, tablereg, b, 0, sline(line))
 				code.Add(uint32(c), sline(line))
+			} else {
+				code.AddABC(OP_SETLIST, tablereg, b, c, sline(line))
 			}
 		}
 	}
+	// luac's sizes: the list items but a last one with several values,
+	// and the record fields
+	nrec := 0
+	for _, f := range ex.Fields {
+		if f.Key != nil {
+			nrec++
+		}
+	}
 	code.SetB(tablepc, int2Fb(arraycount))
-	code.SetC(tablepc, int2Fb(len(ex.Fields)-arraycount))
+	code.SetC(tablepc, int2Fb(nrec))
 	if shouldmove(ec, tablereg) {
 		code.AddABC(OP_MOVE, ec.reg, tablereg, 0, sline(ex))
 	}

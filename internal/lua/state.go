@@ -1122,6 +1122,7 @@ func (ls *LState) initCallFrame(cf *callFrame) { // +inline-start
 				ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 				if (proto.IsVarArg & VarArgNeedsArg) != 0 {
 					argtb := newLTable(nvarargs, 0)
+					argtb.luaCreate(nvarargs, 1) // luaH_new(L, nvar, 1)
 					for i := 0; i < nvarargs; i++ {
 						argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 					}
@@ -1234,6 +1235,7 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 					ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 					if (proto.IsVarArg & VarArgNeedsArg) != 0 {
 						argtb := newLTable(nvarargs, 0)
+						argtb.luaCreate(nvarargs, 1) // luaH_new(L, nvar, 1)
 						for i := 0; i < nvarargs; i++ {
 							argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 						}
@@ -1610,11 +1612,22 @@ func (ls *LState) Remove(index int) {
 
 /* object allocation {{{ */
 
+// NewTable is lua_newtable.
 func (ls *LState) NewTable() *LTable {
 	return newLTable(defaultArrayCap, defaultHashCap)
 }
 
-func (ls *LState) CreateTable(acap, hcap int) *LTable {
+// CreateTable is lua_createtable: a table that Lua sizes for narr array
+// elements and nrec others.
+func (ls *LState) CreateTable(narr, nrec int) *LTable {
+	tb := newLTable(narr, nrec)
+	tb.luaCreate(narr, nrec)
+	return tb
+}
+
+// NewTableCap is lua_newtable with room made for acap array elements and
+// hcap others (to Lua the table is empty, sized 0).
+func (ls *LState) NewTableCap(acap, hcap int) *LTable {
 	return newLTable(acap, hcap)
 }
 

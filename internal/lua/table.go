@@ -3,31 +3,8 @@ package lua
 const defaultArrayCap = 32
 const defaultHashCap = 32
 
-type lValueArraySorter struct {
-	L      *LState
-	Fn     *LFunction
-	Values []LValue
-}
-
-func (lv lValueArraySorter) Len() int {
-	return len(lv.Values)
-}
-
-func (lv lValueArraySorter) Swap(i, j int) {
-	lv.Values[i], lv.Values[j] = lv.Values[j], lv.Values[i]
-}
-
-func (lv lValueArraySorter) Less(i, j int) bool {
-	if lv.Fn != nil {
-		lv.L.Push(lv.Fn)
-		lv.L.Push(lv.Values[i])
-		lv.L.Push(lv.Values[j])
-		lv.L.Call(2, 1)
-		return LVAsBool(lv.L.reg.Pop())
-	}
-	return lessThan(lv.L, lv.Values[i], lv.Values[j])
-}
-
+// newLTable makes an empty table with room for acap array elements and
+// hcap others; to Lua it is lua_newtable's (its sizes are 0).
 func newLTable(acap int, hcap int) *LTable {
 	if acap < 0 {
 		acap = 0
@@ -46,99 +23,31 @@ func newLTable(acap int, hcap int) *LTable {
 	return tb
 }
 
-// Len returns length of this LTable without using __len.
+// Len returns the length of this LTable without using __len: the border
+// Lua 5.1's luaH_getn finds (luatable.go).
 func (tb *LTable) Len() int {
-	if tb.array == nil {
-		return 0
-	}
-	var prev LValue = LNil
-	for i := len(tb.array) - 1; i >= 0; i-- {
-		v := tb.array[i]
-		if prev == LNil && v != LNil {
-			return i + 1
-		}
-		prev = v
-	}
-	return 0
+	return tb.luaGetN()
 }
 
-// Append appends a given LValue to this LTable.
+// Append sets t[#t+1] to value (nothing for nil).
 func (tb *LTable) Append(value LValue) {
 	if value == LNil {
 		return
 	}
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, defaultArrayCap)
-	}
-	if len(tb.array) == 0 || tb.array[len(tb.array)-1] != LNil {
-		tb.array = append(tb.array, value)
-	} else {
-		i := len(tb.array) - 2
-		for ; i >= 0; i-- {
-			if tb.array[i] != LNil {
-				break
-			}
-		}
-		tb.array[i+1] = value
-	}
+	tb.RawSetInt(tb.Len()+1, value)
 }
 
-// Insert inserts a given LValue at position `i` in this table.
-func (tb *LTable) Insert(i int, value LValue) {
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, defaultArrayCap)
-	}
-	if i > len(tb.array) {
-		tb.RawSetInt(i, value)
-		return
-	}
-	if i <= 0 {
-		tb.RawSet(LNumber(i), value)
-		return
-	}
-	i -= 1
-	tb.array = append(tb.array, LNil)
-	copy(tb.array[i+1:], tb.array[i:])
-	tb.array[i] = value
-}
-
-// MaxN returns a maximum number key that nil value does not exist before it.
-func (tb *LTable) MaxN() int {
-	if tb.array == nil {
-		return 0
-	}
-	for i := len(tb.array) - 1; i >= 0; i-- {
-		if tb.array[i] != LNil {
-			return i + 1
-		}
-	}
-	return 0
-}
-
-// Remove removes from this table the element at a given position.
-func (tb *LTable) Remove(pos int) LValue {
-	if tb.array == nil {
-		return LNil
-	}
-	larray := len(tb.array)
-	if larray == 0 {
-		return LNil
-	}
-	i := pos - 1
-	oldval := LNil
-	switch {
-	case i >= larray:
-		// nothing to do
-	case i == larray-1 || i < 0:
-		oldval = tb.array[larray-1]
-		tb.array = tb.array[:larray-1]
-	default:
-		oldval = tb.array[i]
-		copy(tb.array[i:], tb.array[i+1:])
-		tb.array[larray-1] = nil
-		tb.array = tb.array[:larray-1]
-	}
-	return oldval
+// Clear empties the table, which becomes to Lua a new one
+// (lua_newtable's), keeping its storage.
+func (tb *LTable) Clear() {
+	clear(tb.array)
+	tb.array = tb.array[:0]
+	clear(tb.dict)
+	clear(tb.strdict)
+	clear(tb.keys)
+	tb.keys = tb.keys[:0]
+	clear(tb.k2i)
+	tb.lsa, tb.lnode, tb.lfree, tb.ldead = 0, 0, 0, nil
 }
 
 // RawSet sets a given LValue to a given index without the __newindex metamethod.
@@ -148,22 +57,7 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
-			if tb.array == nil {
-				tb.array = make([]LValue, 0, defaultArrayCap)
-			}
-			index := int(v) - 1
-			alen := len(tb.array)
-			switch {
-			case index == alen:
-				tb.array = append(tb.array, value)
-			case index > alen:
-				for i := 0; i < (index - alen); i++ {
-					tb.array = append(tb.array, LNil)
-				}
-				tb.array = append(tb.array, value)
-			case index < alen:
-				tb.array[index] = value
-			}
+			tb.RawSetInt(int(v), value)
 			return
 		}
 	case LString:
@@ -179,6 +73,9 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 	if key < 1 || key >= MaxArrayIndex {
 		tb.RawSetH(LNumber(key), value)
 		return
+	}
+	if key > int(tb.lsa) { // a key of Lua's hash part
+		tb.luaSetNodeInt(key, tb.RawGetInt(key) != LNil, value == LNil)
 	}
 	if tb.array == nil {
 		tb.array = make([]LValue, 0, 32)
@@ -208,15 +105,20 @@ func (tb *LTable) RawSetString(key string, value LValue) {
 		tb.k2i = map[LValue]int{}
 	}
 
+	n := len(tb.strdict)
 	if value == LNil {
 		// TODO tb.keys and tb.k2i should also be removed
 		delete(tb.strdict, key)
+		tb.luaSetNodeStr(key, len(tb.strdict) < n, false, true)
 	} else {
 		tb.strdict[key] = value
-		lkey := LString(key)
-		if _, ok := tb.k2i[lkey]; !ok {
-			tb.k2i[lkey] = len(tb.keys)
-			tb.keys = append(tb.keys, lkey)
+		if len(tb.strdict) > n { // a new key
+			tb.luaSetNodeStr(key, false, true, false)
+			var lkey LValue = LString(key) // boxed once for both uses
+			if _, ok := tb.k2i[lkey]; !ok {
+				tb.k2i[lkey] = len(tb.keys)
+				tb.keys = append(tb.keys, lkey)
+			}
 		}
 	}
 }
@@ -235,6 +137,13 @@ func (tb *LTable) RawSetH(key LValue, value LValue) {
 		tb.k2i = map[LValue]int{}
 	}
 
+	if n, ok := key.(LNumber); ok && isArrayKey(n) && int(n) <= int(tb.lsa) {
+		// a key of Lua's array part stored here (CreateTable's sizes
+		// beyond MaxArrayIndex)
+	} else {
+		_, had := tb.dict[key]
+		tb.luaSetNode(key, had, false, value == LNil)
+	}
 	if value == LNil {
 		// TODO tb.keys and tb.k2i should also be removed
 		delete(tb.dict, key)

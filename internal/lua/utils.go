@@ -216,6 +216,17 @@ func readBufioLine(reader *bufio.Reader) ([]byte, error, bool) {
 	return result, e, len(result) == 0 && err == io.EOF
 }
 
+// fb2Int is luaO_fb2int, the inverse of int2Fb.
+func fb2Int(x int) int {
+	e := (x >> 3) & 31
+	if e == 0 {
+		return x
+	}
+	return ((x & 7) + 8) << (e - 1)
+}
+
+// int2Fb is luaO_int2fb: x as a "floating point byte" (eeeeexxx), rounded
+// up.
 func int2Fb(val int) int {
 	e := 0
 	x := val

@@ -147,6 +147,12 @@ type LTable struct {
 	strdict map[string]LValue
 	keys    []LValue
 	k2i     map[LValue]int
+
+	// The sizes Lua 5.1 would give this table (luatable.go), for #.
+	lsa   int32               // sizearray
+	lnode int32               // nodes, 0 for the dummy node
+	lfree int32               // nodes no key has taken since the last rehash
+	ldead map[LValue]struct{} // node keys whose value is nil
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }

@@ -680,7 +680,11 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
-			v := newLTable(B, C)
+			// B and C are the constructor's sizes as luac encodes
+			// them (luaO_int2fb), the table's sizes to Lua.
+			narr, nrec := fb2Int(B), fb2Int(C)
+			v := newLTable(narr, nrec)
+			v.luaCreate(narr, nrec)
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
@@ -1145,6 +1149,7 @@ func init() {
 								ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 								if (proto.IsVarArg & VarArgNeedsArg) != 0 {
 									argtb := newLTable(nvarargs, 0)
+									argtb.luaCreate(nvarargs, 1) // luaH_new(L, nvar, 1)
 									for i := 0; i < nvarargs; i++ {
 										argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 									}
@@ -1325,6 +1330,7 @@ func init() {
 								ls.reg.SetTop(cf.LocalBase + nargs + np + 1)
 								if (proto.IsVarArg & VarArgNeedsArg) != 0 {
 									argtb := newLTable(nvarargs, 0)
+									argtb.luaCreate(nvarargs, 1) // luaH_new(L, nvar, 1)
 									for i := 0; i < nvarargs; i++ {
 										argtb.RawSetInt(i+1, ls.reg.Get(cf.LocalBase+np+i))
 									}
@@ -1909,6 +1915,9 @@ func init() {
 			nelem := B
 			if B == 0 {
 				nelem = reg.Top() - RA - 1
+			}
+			if last := offset + nelem; last > int(table.lsa) {
+				table.luaResizeArray(last) // Lua 5.1's SETLIST
 			}
 			for i := 1; i <= nelem; i++ {
 				table.RawSetInt(offset+i, reg.Get(RA+i))

@@ -157,7 +157,9 @@ func (st *State) parseReply(b []byte, depth int) (lua.LValue, []byte) {
 		}
 		// Every element takes 3 bytes or more: a count the bytes cannot
 		// hold is a malformed reply, not a size to allocate.
-		t := L.CreateTable(min(n, len(rest)/3), 0)
+		// Valkey makes it with lua_newtable (# of it with holes
+		// depends on that); the room is only a hint.
+		t := L.NewTableCap(min(n, len(rest)/3), 0)
 		for i := 1; i <= n && rest != nil; i++ {
 			var v lua.LValue
 			v, rest = st.parseReply(rest, depth+1)

@@ -401,17 +401,11 @@ func fillArgs(t *lua.LTable, args [][]byte) *lua.LTable {
 
 // clearArgs empties t after a run (the run's arguments are not kept
 // alive by the State; whatever the script added to the table goes too).
+// To Lua the table is a new one again, as Valkey makes KEYS and ARGV
+// for every run (lua_newtable), so # of them answers as there.
 func clearArgs(t *lua.LTable) {
-	for i := t.Len(); i > 0; i-- {
-		t.RawSetInt(i, lua.LNil)
-	}
-	if k, _ := t.Next(lua.LNil); k != lua.LNil {
-		var keys []lua.LValue
-		t.ForEach(func(k, _ lua.LValue) { keys = append(keys, k) })
-		for _, k := range keys {
-			t.RawSet(k, lua.LNil)
-		}
-	}
+	t.Clear()
+	t.Metatable = lua.LNil
 }
 
 // killedError is the error of a run stopped by SCRIPT KILL.
