@@ -1365,11 +1365,12 @@ func compileFunctionExpr(context *funcContext, funcexpr *ast.FunctionExpr, ec *e
 		context.RegisterLocalVar(name)
 	}
 	if funcexpr.ParList.HasVargs {
-		if CompatVarArg {
+		// LUA_COMPAT_VARARG: a function declared with ... has a local
+		// arg, the table of its extra arguments unless it uses ...; the
+		// main chunk is vararg without one.
+		if CompatVarArg && context.Parent != nil {
 			context.Proto.IsVarArg = VarArgHasArg | VarArgNeedsArg
-			if context.Parent != nil {
-				context.RegisterLocalVar("arg")
-			}
+			context.RegisterLocalVar("arg")
 		}
 		context.Proto.IsVarArg |= VarArgIsVarArg
 	}

@@ -82,9 +82,19 @@ func strChar(L *LState) int {
 	return 1
 }
 
+// strDump is Lua 5.1's string.dump: the function as a binary chunk in
+// ldump.c's format (ldump.go). Valkey's loadstring refuses binary chunks
+// (it parses them as text), so a dump is only ever a string to scripts.
 func strDump(L *LState) int {
-	L.RaiseError("GopherLua does not support the string.dump")
-	return 0
+	fn, ok := L.Get(1).(*LFunction)
+	if !ok {
+		L.TypeError(1, LTFunction)
+	}
+	if fn.IsG {
+		L.RaiseError("unable to dump given function")
+	}
+	L.Push(LString(dumpFunction(fn.Proto)))
+	return 1
 }
 
 func strFind(L *LState) int {

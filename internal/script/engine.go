@@ -12,13 +12,6 @@ import (
 	"github.com/corvid-kv/corvid/internal/lua/parse"
 )
 
-func init() {
-	// Lua 5.1 gives a vararg chunk no "arg" table; gopher-lua builds one
-	// on every call of a vararg function unless told not to, which cost
-	// a small script five times its own run time.
-	lua.CompatVarArg = false
-}
-
 // Flags are a script's shebang flags (#!lua flags=...).
 type Flags uint16
 

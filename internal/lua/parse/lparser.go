@@ -392,6 +392,9 @@ func (p *parser) parList() *ast.ParList {
 				pl.Names = append(pl.Names, name)
 			case tkDots:
 				p.next()
+				// LUA_COMPAT_VARARG: "arg" is a local
+				p.newLocalVar("arg", nparams)
+				nparams++
 				fs.isVararg = true
 				pl.HasVargs = true
 			default:
