@@ -410,13 +410,32 @@ func TestTLSMaxClients(t *testing.T) {
 	f := testutil.NewTLSFiles(t)
 	_, taddr := testutil.StartCorvidTLS(t, f, false, "--maxclients", "2")
 	ctx := testCtx(t, time.Minute)
-	var silent []net.Conn
-	for range 2 {
-		c, err := net.DialTimeout("tcp", taddr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
+	// Two silent connections the server keeps (one refused because the
+	// start-up probe's client was not yet gone is opened again).
+	alive := func(c net.Conn) bool {
+		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		_, err := c.Read(make([]byte, 1))
+		ne, ok := err.(net.Error)
+		return ok && ne.Timeout()
+	}
+	silent := make([]net.Conn, 2)
+	if !waitFor(hangTimeout, func() bool {
+		for i, c := range silent {
+			if c != nil && alive(c) {
+				continue
+			}
+			if c != nil {
+				c.Close()
+			}
+			var err error
+			if silent[i], err = net.DialTimeout("tcp", taddr, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			return false
 		}
-		silent = append(silent, c)
+		return true
+	}) {
+		t.Fatal("the server did not keep two silent connections")
 	}
 	refused := waitFor(hangTimeout, func() bool {
 		c := tlsClient(t, taddr, f.ClientConfig(t, true), 2)
