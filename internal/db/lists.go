@@ -71,7 +71,7 @@ func (c *Ctx) listRemoved(key []byte, ql *ds.Quicklist, n int, event string) {
 
 // listPush pushes one value onto ql, converting its encoding first.
 func (c *Ctx) listPush(ql *ds.Quicklist, v []byte, head bool) {
-	ql.PrepareGrow(c.cfg().listFill(), len(v), 1)
+	ql.PrepareGrow(c.cfg().listConfig(), len(v), 1)
 	if head {
 		ql.PushHead(v)
 	} else {
@@ -112,7 +112,7 @@ func (c *Ctx) pushGeneric(head, xx bool) {
 	for _, v := range vals {
 		total += len(v)
 	}
-	ql.PrepareGrow(c.cfg().listFill(), total, len(vals))
+	ql.PrepareGrow(c.cfg().listConfig(), total, len(vals))
 	for _, v := range vals {
 		if head {
 			ql.PushHead(v)
@@ -290,7 +290,7 @@ func lsetCommand(c *Ctx) {
 	v := c.Argv[3]
 	// The growing check runs first, even if the index turns out to be out
 	// of range (the conversion then stays), as in Valkey.
-	ql.PrepareGrow(c.cfg().listFill(), len(v), 1)
+	ql.PrepareGrow(c.cfg().listConfig(), len(v), 1)
 	if i < -int64(ql.Len()) || i >= int64(ql.Len()) || !ql.Replace(int(i), v) {
 		c.W.Error(ErrOutOfRange)
 		return

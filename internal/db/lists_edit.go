@@ -26,7 +26,7 @@ func linsertCommand(c *Ctx) {
 	v := c.Argv[4]
 	// Converted before the pivot is searched, found or not (Valkey cannot
 	// convert while it iterates, so it converts up front).
-	ql.PrepareGrow(c.cfg().listFill(), len(v), 1)
+	ql.PrepareGrow(c.cfg().listConfig(), len(v), 1)
 	if !ql.Insert(c.Argv[3], v, after) {
 		c.W.Int(-1)
 		return

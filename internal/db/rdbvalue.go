@@ -101,7 +101,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 	e.DB, e.Key = db, key
 	e.String = nil
 	e.List, e.Set, e.ZSet, e.Hash = e.List[:0], e.Set[:0], e.ZSet[:0], e.Hash[:0]
-	e.ListNodes = e.ListNodes[:0]
+	e.ListNodes, e.ListCompress = e.ListNodes[:0], 0
 	e.Stream = nil
 	e.ExpireMs = exportExpire(o.Expire)
 	e.Idle, e.Freq = -1, -1
@@ -122,6 +122,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 			return true
 		})
 		e.ListNodes = ql.NodeCounts(e.ListNodes[:0])
+		e.ListCompress = ql.CompressDepth()
 	case TypeSet:
 		e.Kind = rdb.KindSet
 		exportSet(o, e)
@@ -361,9 +362,9 @@ func (ks *Keyspace) buildValue(e *rdb.Entry, v *Object) error {
 	case rdb.KindList:
 		v.Type = TypeList
 		ql := ds.NewQuicklist()
-		fill := s.listFill()
+		lc := s.listConfig()
 		for _, x := range e.List {
-			ql.PrepareGrow(fill, len(x), 1)
+			ql.PrepareGrow(lc, len(x), 1)
 			ql.PushTail(x)
 		}
 		v.Val = ql

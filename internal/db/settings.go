@@ -1,6 +1,10 @@
 package db
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/corvid-kv/corvid/internal/ds"
+)
 
 // Settings are the configuration values a keyspace's procedures read:
 // Valkey's list-max-listpack-size, list-compress-depth,
@@ -19,7 +23,9 @@ type Settings struct {
 	// values -1..-5 cap a node at 4, 8, 16, 32 or 64 KiB; positive values
 	// cap its entry count (and its size at 8 KiB).
 	ListMaxListpackSize int64
-	// ListCompressDepth is accepted and stored; nodes are not compressed.
+	// ListCompressDepth is how many nodes at each end of a list stay
+	// raw, the interior ones being LZF-compressed (0: none). Like the
+	// fill, a list takes it when it becomes a quicklist.
 	ListCompressDepth int64
 
 	HashMaxListpackEntries int64
@@ -146,6 +152,13 @@ func (s *settings) listFill() int {
 		return -(1 << 31)
 	}
 	return int(v)
+}
+
+// listConfig is what a list takes when it becomes a quicklist:
+// list-max-listpack-size and list-compress-depth (clamped by the
+// quicklist to Valkey's maximum).
+func (s *settings) listConfig() ds.ListConfig {
+	return ds.ListConfig{Fill: s.listFill(), Compress: int(min(s.listCompressDepth.Load(), ds.QuicklistMaxDepth))}
 }
 
 // intsetMaxEntries is Valkey's intsetMaxEntries: set-max-intset-entries,

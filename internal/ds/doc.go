@@ -1,10 +1,11 @@
 // Package ds holds Corvid's hand-written data structures: the Dict hash table
 // behind the keyspace, StrMap (the hashtable encoding of sets and hashes)
 // and ZSkip (sorted sets) over the open-addressed oIndex, IntSet, listpacks
-// and the quicklist, Valkey's glob matcher, and the CRC64 checksum of RDB
-// files and DUMP payloads. Nothing here does I/O, and nothing here holds
-// state shared between its values except the process-wide hash seed
-// (hash.go).
+// and the quicklist (with its LZF-compressed interior nodes), Valkey's
+// glob matcher, and the LZF compressor and CRC64 checksum of RDB files
+// and DUMP payloads. Nothing here does I/O, and nothing here holds state
+// shared between its values except the process-wide hash seed (hash.go),
+// DEBUG QUICKLIST-PACKED-THRESHOLD, and a pool of LZF hash tables.
 //
 // # Locking
 //
@@ -37,6 +38,9 @@
 //     order) must not be used across Add, Remove or a DeleteRange method,
 //     which may move nodes to another slab and reshape the tree. See ZSkip
 //     and zskip_slab.go for the invariants.
+//   - A Quicklist's element slices alias its nodes' buffers, or for a
+//     compressed node a copy decompressed for the read, and are valid
+//     until the next change to the list.
 //   - StrMap's key and value slices alias its pointer-free records, which
 //     are never reused: they stay readable after a Delete, but a Set that
 //     fits the record's size class rewrites the value in place (see

@@ -37,10 +37,12 @@ func TestAllocSizeMatchesRuntime(t *testing.T) {
 }
 
 // TestQuicklistMemUsageIncremental runs random list operations and checks
-// that the O(1) MemUsage always equals a recount over the nodes.
+// that the O(1) MemUsage always equals a recount over the nodes, without
+// and with compressed nodes.
 func TestQuicklistMemUsageIncremental(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, fill := range []int{-2, -1, 4, 128} {
+	for _, cfg := range []ListConfig{{-2, 0}, {-1, 0}, {4, 0}, {128, 0}, {-2, 1}, {4, 2}, {-1, 3}} {
+		fill := cfg.Fill
 		q := NewQuicklist()
 		val := func() []byte {
 			n := r.IntN(40)
@@ -53,11 +55,11 @@ func TestQuicklistMemUsageIncremental(t *testing.T) {
 			switch op := r.IntN(10); {
 			case op < 3:
 				v := val()
-				q.PrepareGrow(fill, len(v), 1)
+				q.PrepareGrow(cfg, len(v), 1)
 				q.PushHead(v)
 			case op < 6:
 				v := val()
-				q.PrepareGrow(fill, len(v), 1)
+				q.PrepareGrow(cfg, len(v), 1)
 				q.PushTail(v)
 			case op == 6 && q.Len() > 0:
 				q.PopHead(nil)
@@ -65,7 +67,7 @@ func TestQuicklistMemUsageIncremental(t *testing.T) {
 				q.DelRange(r.IntN(q.Len()), r.IntN(5))
 			case op == 8 && q.Len() > 0:
 				v := val()
-				q.PrepareGrow(fill, len(v), 1)
+				q.PrepareGrow(cfg, len(v), 1)
 				if !q.Insert(bytes.Repeat([]byte{'a'}, r.IntN(3)), v, r.IntN(2) == 0) {
 					q.Replace(r.IntN(q.Len()), v)
 				}
@@ -76,7 +78,7 @@ func TestQuicklistMemUsageIncremental(t *testing.T) {
 			got := q.MemUsage()
 			q.recount()
 			if want := q.MemUsage(); got != want {
-				t.Fatalf("fill %d step %d: MemUsage %d, recount %d", fill, step, got, want)
+				t.Fatalf("%+v step %d: MemUsage %d, recount %d", cfg, step, got, want)
 			}
 		}
 		if c := q.Clone(); c.MemUsage() > q.MemUsage()+64 {

@@ -23,8 +23,13 @@ import "strconv"
 // index is a walk over a contiguous array of pointers. The zero value is
 // not usable; call NewQuicklist.
 //
+// With a compress depth (list-compress-depth) the nodes beyond that depth
+// from either end are held LZF-compressed, as in Valkey
+// (quicklist_compress.go).
+//
 // Byte slices returned by Head, Tail, Index, Range and Scan alias the
-// nodes' buffers and are valid only until the next change to the list.
+// nodes' buffers (or a decompressed copy of a compressed node) and are
+// valid only until the next change to the list.
 type Quicklist struct {
 	ring   []*qlNode // live nodes are ring[lo:hi]
 	lo, hi int
@@ -32,6 +37,11 @@ type Quicklist struct {
 	// fill is list-max-listpack-size as it was when the list became a
 	// quicklist; quicklist.c keeps it per list in the same way.
 	fill int
+	// compress is list-compress-depth as it was when the list became a
+	// quicklist (clamped to QuicklistMaxDepth): the number of nodes at
+	// each end kept raw, the others being compressed
+	// (quicklist_compress.go). 0 turns compression off.
+	compress int
 	// packed reports the listpack encoding.
 	packed bool
 	// nodeBytes is the heap held by the live nodes (struct plus buffer,
@@ -88,8 +98,9 @@ func (q *Quicklist) capHint() int {
 
 // PrepareGrow is listTypeTryConversionAppend: called before adding
 // addCount elements of addBytes total length, it converts a listpack that
-// would exceed the limit of fill into a quicklist.
-func (q *Quicklist) PrepareGrow(fill, addBytes, addCount int) {
+// would exceed the limit of cfg.Fill into a quicklist with cfg's fill and
+// compress depth.
+func (q *Quicklist) PrepareGrow(cfg ListConfig, addBytes, addCount int) {
 	if !q.packed {
 		return
 	}
@@ -97,9 +108,10 @@ func (q *Quicklist) PrepareGrow(fill, addBytes, addCount int) {
 	if q.NodeCount() > 0 {
 		sz = int(q.node(0).sz)
 	}
-	if qlExceedsLimit(fill, sz+addBytes, q.count+addCount) {
+	if qlExceedsLimit(cfg.Fill, sz+addBytes, q.count+addCount) {
 		q.packed = false
-		q.fill = fill
+		q.fill = cfg.Fill
+		q.compress = clampDepth(cfg.Compress)
 		if q.count == 0 {
 			q.clearNodes()
 		}
@@ -125,11 +137,12 @@ func (q *Quicklist) TryShrink(fill int) {
 		return
 	}
 	q.packed = true
+	q.compress = 0 // a lone node is raw; converting back takes the setting anew
 }
 
 // Clone returns a deep copy with tight buffers (COPY).
 func (q *Quicklist) Clone() *Quicklist {
-	c := &Quicklist{count: q.count, fill: q.fill, packed: q.packed}
+	c := &Quicklist{count: q.count, fill: q.fill, compress: q.compress, packed: q.packed}
 	c.ring = make([]*qlNode, q.NodeCount())
 	c.hi = len(c.ring)
 	for i, n := range q.nodes() {
@@ -254,15 +267,21 @@ func (q *Quicklist) PushHead(v []byte) {
 	sz := len(v)
 	if qlIsLarge(sz, q.fill) {
 		q.insertNode(0, newPlainNode(v))
+		if q.compress > 0 {
+			q.settle()
+		}
 		return
 	}
 	var h *qlNode
 	if q.NodeCount() > 0 {
-		h = q.node(0)
+		h = q.node(0) // raw: within the compress depth
 	}
 	if !qlAllowInsert(h, q.fill, sz) {
 		h = newQLNode()
 		q.insertNode(0, h)
+		if q.compress > 0 {
+			q.settle()
+		}
 	}
 	before := nodeMem(h)
 	h.pushFront(v, q.capHint())
@@ -285,15 +304,21 @@ func (q *Quicklist) PushTail(v []byte) {
 	sz := len(v)
 	if qlIsLarge(sz, q.fill) {
 		q.insertNode(q.NodeCount(), newPlainNode(v))
+		if q.compress > 0 {
+			q.settle()
+		}
 		return
 	}
 	var t *qlNode
 	if q.NodeCount() > 0 {
-		t = q.node(q.NodeCount() - 1)
+		t = q.node(q.NodeCount() - 1) // raw: within the compress depth
 	}
 	if !qlAllowInsert(t, q.fill, sz) {
 		t = newQLNode()
 		q.insertNode(q.NodeCount(), t)
+		if q.compress > 0 {
+			q.settle()
+		}
 	}
 	before := nodeMem(t)
 	t.pushBack(v, q.capHint())
@@ -349,6 +374,9 @@ func (q *Quicklist) delEntry(ni int, n *qlNode, p int) bool {
 	q.count--
 	if n.plain || n.count == 1 {
 		q.removeNode(ni)
+		if q.compress > 0 {
+			q.settle()
+		}
 		return true
 	}
 	before := nodeMem(n)
@@ -366,7 +394,7 @@ func (q *Quicklist) Index(i int) ([]byte, bool) {
 		return nil, false
 	}
 	ni, ei := q.locate(i)
-	n := q.node(ni)
+	n := q.view(ni)
 	v, _ := lpGet(n.buf(), n.seek(ei))
 	return v, true
 }
@@ -379,7 +407,7 @@ func (q *Quicklist) Range(start, n int, reverse bool, fn func(v []byte)) {
 		return
 	}
 	ni, ei := q.locate(start)
-	node := q.node(ni)
+	node := q.view(ni)
 	p := node.seek(ei)
 	if !reverse {
 		for {
@@ -393,7 +421,7 @@ func (q *Quicklist) Range(start, n int, reverse bool, fn func(v []byte)) {
 				return
 			}
 			ni++
-			node = q.node(ni)
+			node = q.view(ni)
 			p = int(node.off)
 		}
 	}
@@ -410,7 +438,7 @@ func (q *Quicklist) Range(start, n int, reverse bool, fn func(v []byte)) {
 			return
 		}
 		ni--
-		node = q.node(ni)
+		node = q.view(ni)
 		p = int(node.end)
 	}
 }
@@ -419,7 +447,8 @@ func (q *Quicklist) Range(start, n int, reverse bool, fn func(v []byte)) {
 // fromTail is set) until fn returns false. fn must not change the list.
 func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
 	if !fromTail {
-		for _, node := range q.nodes() {
+		for i := range q.NodeCount() {
+			node := q.view(i)
 			for p := int(node.off); p < int(node.end); {
 				var v []byte
 				v, p = lpGet(node.buf(), p)
@@ -430,9 +459,8 @@ func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
 		}
 		return
 	}
-	ns := q.nodes()
-	for i := len(ns) - 1; i >= 0; i-- {
-		node := ns[i]
+	for i := q.NodeCount() - 1; i >= 0; i-- {
+		node := q.view(i)
 		for p := int(node.end); p > int(node.off); {
 			var v []byte
 			v, p = lpGetBack(node.buf(), p)
@@ -445,7 +473,8 @@ func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
 
 // DebugObjectExtra is what DEBUG OBJECT adds for a list in the quicklist
 // encoding, as Valkey's: the node count, the average elements per node,
-// the fill the list was built with, whether nodes are compressed, and the
+// the fill the list was built with, whether it compresses nodes (a
+// compress depth is set, whether or not a node is compressed yet), and the
 // nodes' total size as listpacks (plain nodes: their element's length).
 func (q *Quicklist) DebugObjectExtra(fast bool) string {
 	if q.packed {
@@ -467,7 +496,13 @@ func (q *Quicklist) DebugObjectExtra(fast bool) string {
 	b = strconv.AppendFloat(b, avg, 'f', 2, 64)
 	b = append(b, " ql_listpack_max:"...)
 	b = strconv.AppendInt(b, int64(q.fill), 10)
-	b = append(b, " ql_compressed:0 ql_uncompressed_size:"...)
+	b = append(b, " ql_compressed:"...)
+	if q.compress != 0 {
+		b = append(b, '1')
+	} else {
+		b = append(b, '0')
+	}
+	b = append(b, " ql_uncompressed_size:"...)
 	b = strconv.AppendInt(b, int64(sz), 10)
 	return string(b)
 }

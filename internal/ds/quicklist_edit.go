@@ -7,7 +7,13 @@ import "bytes"
 // replacement by index (LSET). They follow quicklist.c's node handling:
 // deletions drop emptied nodes and never merge; an insertion into a full
 // node uses a neighbour with room, a new node, or a split followed by
-// merging; a replacement that does not fit splits the node around it.
+// merging; a replacement is made in place, unless the new value is large
+// (it then gets a plain node, splitting the old one around it).
+//
+// With a compress depth, a compressed node is only decompressed for good
+// (touch) when it is about to change; the edits end by compressing the
+// interior nodes they changed or created again (settleAll; DelRange:
+// settle and compressAt).
 
 // DelRange removes n elements starting at index start (0 <= start); it is
 // clipped to the end of the list.
@@ -17,6 +23,7 @@ func (q *Quicklist) DelRange(start, n int) {
 	}
 	n = min(n, q.count-start)
 	ni, ei := q.locate(start)
+	first := ni
 	for n > 0 {
 		node := q.node(ni)
 		c := int(node.count)
@@ -28,6 +35,9 @@ func (q *Quicklist) DelRange(start, n int) {
 			continue
 		}
 		del := min(n, c-ei)
+		if q.compress > 0 {
+			q.touch(node)
+		}
 		before := nodeMem(node)
 		node.deleteRange(ei, del)
 		q.nodeBytes += nodeMem(node) - before
@@ -40,6 +50,14 @@ func (q *Quicklist) DelRange(start, n int) {
 		}
 		ei = 0
 	}
+	if q.compress > 0 {
+		// The nodes left partly deleted are the first one and the one
+		// after it; the others are gone.
+		q.settle()
+		for i := first; i <= first+1 && i < q.NodeCount(); i++ {
+			q.compressAt(i)
+		}
+	}
 }
 
 // Remove deletes up to count elements equal to v (all of them when count
@@ -47,7 +65,7 @@ func (q *Quicklist) DelRange(start, n int) {
 // returns how many it removed.
 func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
 	// O(n) anyway: recount the nodes rather than track each step.
-	defer q.recount()
+	defer q.settleAll()
 	removed := 0
 	limit := func() int {
 		if count == 0 {
@@ -55,9 +73,14 @@ func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
 		}
 		return count - removed
 	}
+	var scratch []byte // decompressed nodes without v, reused
 	if !fromTail {
 		for ni := 0; ni < q.NodeCount() && limit() != 0; {
 			node := q.node(ni)
+			if !editable(node, v, &scratch) {
+				ni++
+				continue
+			}
 			k := node.filter(v, limit(), false)
 			removed += k
 			q.count -= k
@@ -71,6 +94,9 @@ func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
 	}
 	for ni := q.NodeCount() - 1; ni >= 0 && limit() != 0; ni-- {
 		node := q.node(ni)
+		if !editable(node, v, &scratch) {
+			continue
+		}
 		k := node.filter(v, limit(), true)
 		removed += k
 		q.count -= k
@@ -86,16 +112,60 @@ func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
 // found.
 func (q *Quicklist) Insert(pivot, v []byte, after bool) bool {
 	// O(n) anyway: recount the nodes rather than track each step.
-	defer q.recount()
-	for ni, node := range q.nodes() {
+	defer q.settleAll()
+	var scratch []byte // decompressed nodes without the pivot, reused
+	for ni := range q.NodeCount() {
+		node := q.node(ni)
+		var raw qlNode
+		if node.lzf {
+			raw = node.inflatedInto(scratch)
+			node = &raw
+		}
 		ei := 0
 		for p := int(node.off); p < int(node.end); ei++ {
 			e, next := lpGet(node.buf(), p)
 			if bytes.Equal(e, pivot) {
+				if n := q.node(ni); n != node {
+					*n = raw // keep the decompressed copy
+				}
 				q.insertAt(ni, ei, p, next, v, after)
 				return true
 			}
 			p = next
+		}
+		if node == &raw {
+			scratch = raw.buf()
+		}
+	}
+	return false
+}
+
+// editable prepares node for Remove's filter of v: a compressed node that
+// holds v is decompressed in place, one that does not stays as it is (and
+// editable reports false). The decompression uses *scratch, which the
+// node keeps when it holds v. The node's failed compression is
+// forgotten: it is about to change.
+func editable(node *qlNode, v []byte, scratch *[]byte) bool {
+	if node.lzf {
+		raw := node.inflatedInto(*scratch)
+		if !raw.holds(v) {
+			*scratch = raw.buf()
+			return false
+		}
+		*node = raw
+		*scratch = nil
+	}
+	node.noCompress = false
+	return true
+}
+
+// holds reports whether one of n's entries is v.
+func (n *qlNode) holds(v []byte) bool {
+	for p := int(n.off); p < int(n.end); {
+		var e []byte
+		e, p = lpGet(n.buf(), p)
+		if bytes.Equal(e, v) {
+			return true
 		}
 	}
 	return false
@@ -105,6 +175,7 @@ func (q *Quicklist) Insert(pivot, v []byte, after bool) bool {
 // next entry at next) of node ni.
 func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 	node := q.node(ni)
+	q.touch(node) // raw already; it may change
 	q.count++
 	if q.packed {
 		if after {
@@ -151,8 +222,10 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 	case !full:
 		node.insertAt(p, v, placeCenter, 0)
 	case atTail && availNext:
+		q.touch(nxt)
 		nxt.pushFront(v, 0)
 	case atHead && availPrev:
+		q.touch(prev)
 		prev.pushBack(v, 0)
 	case atTail || atHead:
 		n := newQLNode()
@@ -210,6 +283,8 @@ func (q *Quicklist) mergeAround(c int) {
 // mergeNodes merges node i+1 into node i.
 func (q *Quicklist) mergeNodes(i int) {
 	a, b := q.node(i), q.node(i+1)
+	q.touch(a)
+	q.touch(b)
 	a.appendNode(b)
 	q.removeNode(i + 1)
 }
@@ -219,7 +294,7 @@ func (q *Quicklist) mergeNodes(i int) {
 // called PrepareGrow.
 func (q *Quicklist) Replace(i int, v []byte) bool {
 	// O(n) anyway: recount the nodes rather than track each step.
-	defer q.recount()
+	defer q.settleAll()
 	if i < 0 {
 		i += q.count
 	}
@@ -228,6 +303,7 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 	}
 	ni, ei := q.locate(i)
 	node := q.node(ni)
+	q.touch(node)
 	p := node.seek(ei)
 	if q.packed {
 		node.replaceAt(p, v)
@@ -235,12 +311,11 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 	}
 	fill, sz := q.fill, len(v)
 	if !node.plain && !qlIsLarge(sz, fill) {
-		old, _ := lpGet(node.buf(), p)
-		projected := int(node.sz) - vlpEntrySize(old) + vlpEntrySize(v)
-		if !qlExceedsLimit(fill, projected, int(node.count)) {
-			node.replaceAt(p, v)
-			return true
-		}
+		// In place, even past the node's size limit: Valkey 8.0.1's
+		// quicklistReplaceEntry does not check it (later versions split
+		// such a node).
+		node.replaceAt(p, v)
+		return true
 	}
 	if node.plain {
 		if qlIsLarge(sz, fill) {
@@ -255,21 +330,13 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 		q.removeNode(ni)
 		return true
 	}
-	// The node would be too big (or v is large): split off the entries
-	// after ei, give v a node of its own between, then drop the old entry,
-	// now the last of node.
+	// v is large: split off the entries after ei, give v a plain node of
+	// its own between, then drop the old entry, now the last of node.
 	var rest *qlNode
 	if ei != int(node.count)-1 {
 		rest = node.splitAt(ei + 1)
 	}
-	var nn *qlNode
-	if qlIsLarge(sz, fill) {
-		nn = newPlainNode(v)
-	} else {
-		nn = newQLNode()
-		nn.pushBack(v, 0)
-	}
-	q.insertNode(ni+1, nn)
+	q.insertNode(ni+1, newPlainNode(v))
 	if rest != nil {
 		q.insertNode(ni+2, rest)
 	}

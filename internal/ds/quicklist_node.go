@@ -24,6 +24,13 @@ type qlNode struct {
 	// plain marks a node that holds one element too large to share a node
 	// (QUICKLIST_NODE_CONTAINER_PLAIN).
 	plain bool
+	// lzf marks a compressed node (QUICKLIST_NODE_ENCODING_LZF): its
+	// data is a raw length and the LZF stream of its entries, and none of
+	// the methods below may be called on it (quicklist_compress.go).
+	lzf bool
+	// noCompress marks an interior node that compression did not shrink
+	// enough; it is not tried again until the node changes.
+	noCompress bool
 }
 
 // buf returns the node's whole buffer.

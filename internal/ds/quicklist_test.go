@@ -9,13 +9,18 @@ import (
 	"testing"
 )
 
-// check verifies the quicklist's bookkeeping against its bytes.
-func (q *Quicklist) check() error {
+// check verifies the quicklist's bookkeeping against its bytes, and the
+// compression invariant.
+func (q *Quicklist) check() error { return q.checkDeep(true) }
+
+// checkDeep is check; deep is checkCompression's.
+func (q *Quicklist) checkDeep(deep bool) error {
 	total := 0
 	if q.packed && q.NodeCount() > 1 {
 		return fmt.Errorf("listpack encoding with %d nodes", q.NodeCount())
 	}
-	for i, n := range q.nodes() {
+	for i := range q.NodeCount() {
+		n := q.view(i)
 		if n.count == 0 {
 			return fmt.Errorf("node %d empty", i)
 		}
@@ -54,7 +59,12 @@ func (q *Quicklist) check() error {
 	if total != q.count {
 		return fmt.Errorf("count %d, nodes hold %d", q.count, total)
 	}
-	return nil
+	mem := q.nodeBytes
+	q.recount()
+	if mem != q.nodeBytes {
+		return fmt.Errorf("nodeBytes %d, recount %d", mem, q.nodeBytes)
+	}
+	return q.checkCompression(deep)
 }
 
 func (q *Quicklist) all() [][]byte {
@@ -110,129 +120,156 @@ func TestQuicklistModel(t *testing.T) {
 	for _, fill := range []int{-2, -1, 0, 1, 3, 16, 128} {
 		t.Run(strconv.Itoa(fill), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(fill+100), qlSeed))
-			q := NewQuicklist()
-			var model [][]byte
-			val := func() []byte {
-				switch r.IntN(10) {
-				case 0:
-					return bytes.Repeat([]byte{byte('a' + r.IntN(3))}, 200+r.IntN(9000))
-				case 1, 2:
-					return []byte(strconv.Itoa(r.IntN(300) - 100))
-				}
-				return bytes.Repeat([]byte{byte('a' + r.IntN(3))}, r.IntN(130))
-			}
-			for step := 0; step < 4000; step++ {
-				op := r.IntN(11)
-				if step < 2000 && op > 2 && r.IntN(3) > 0 {
-					op = r.IntN(3) // grow first: many nodes
-				}
-				switch {
-				case op <= 2:
-					v := val()
-					q.PrepareGrow(fill, len(v), 1)
-					if op == 0 {
-						q.PushHead(v)
-						model = append([][]byte{v}, model...)
-					} else {
-						q.PushTail(v)
-						model = append(model, v)
-					}
-				case op == 3 && len(model) > 0:
-					got := q.PopHead(nil)
-					if !bytes.Equal(got, model[0]) {
-						t.Fatalf("step %d: PopHead %q want %q", step, got, model[0])
-					}
-					model = model[1:]
-				case op == 4 && len(model) > 0:
-					got := q.PopTail(nil)
-					if !bytes.Equal(got, model[len(model)-1]) {
-						t.Fatalf("step %d: PopTail wrong", step)
-					}
-					model = model[:len(model)-1]
-				case op == 5 && len(model) > 0:
-					s := r.IntN(len(model))
-					n := r.IntN(len(model)-s) + 1
-					if r.IntN(4) > 0 {
-						n = min(n, 3)
-					}
-					q.DelRange(s, n)
-					model = append(model[:s:s], model[s+n:]...)
-				case op == 6 && len(model) > 0:
-					v := model[r.IntN(len(model))]
-					cnt := r.IntN(3) - 1
-					fromTail := cnt < 0
-					if cnt < 0 {
-						cnt = -cnt
-					}
-					got := q.Remove(v, cnt, fromTail)
-					want := modelRemove(&model, v, cnt, fromTail)
-					if got != want {
-						t.Fatalf("step %d: Remove %d want %d", step, got, want)
-					}
-				case op == 7 && len(model) > 0:
-					pivot := model[r.IntN(len(model))]
-					v := val()
-					after := r.IntN(2) == 0
-					q.PrepareGrow(fill, len(v), 1)
-					if !q.Insert(pivot, v, after) {
-						t.Fatalf("step %d: pivot not found", step)
-					}
-					i := slices.IndexFunc(model, func(e []byte) bool { return bytes.Equal(e, pivot) })
-					if after {
-						i++
-					}
-					model = slices.Insert(model, i, v)
-				case op == 8 && len(model) > 0:
-					i := r.IntN(len(model))
-					v := val()
-					q.PrepareGrow(fill, len(v), 1)
-					if !q.Replace(i-len(model)*r.IntN(2), v) {
-						t.Fatalf("step %d: Replace out of range", step)
-					}
-					model[i] = v
-				case op == 9 && len(model) > 0:
-					i := r.IntN(len(model))
-					got, ok := q.Index(i)
-					if !ok || !bytes.Equal(got, model[i]) {
-						t.Fatalf("step %d: Index(%d) wrong", step, i)
-					}
-					s := r.IntN(len(model))
-					n := r.IntN(len(model)-s) + 1
-					var rg [][]byte
-					rev := r.IntN(2) == 0
-					if rev {
-						n = min(n, s+1)
-					}
-					q.Range(s, n, rev, func(v []byte) { rg = append(rg, bytes.Clone(v)) })
-					var want [][]byte
-					if !rev {
-						want = model[s : s+n]
-					} else {
-						for j := 0; j < n; j++ {
-							want = append(want, model[s-j])
-						}
-					}
-					if !slices.EqualFunc(rg, want, bytes.Equal) {
-						t.Fatalf("step %d: Range(%d,%d,%v) wrong", step, s, n, rev)
-					}
-				}
-				if len(model) > 0 {
-					q.TryShrink(fill)
-				} else if q.Len() == 0 {
-					q = NewQuicklist() // the key would be deleted
-				}
-				if err := q.check(); err != nil {
-					t.Fatalf("step %d: %v", step, err)
-				}
-				if got := q.all(); !slices.EqualFunc(got, model, bytes.Equal) {
-					t.Fatalf("step %d: contents differ: %d vs %d elements", step, len(got), len(model))
-				}
-			}
-			c := q.Clone()
-			if err := c.check(); err != nil || !slices.EqualFunc(c.all(), model, bytes.Equal) {
-				t.Fatalf("clone differs: %v", err)
-			}
+			runQuicklistModel(t, ListConfig{Fill: fill}, r, 4000, 1, modelValue(r), nil)
 		})
+	}
+}
+
+// modelValue returns the value generator of the model tests: mostly short
+// strings of one repeated letter, some small integers and some values too
+// large to share a node.
+func modelValue(r *rand.Rand) func() []byte {
+	return func() []byte {
+		switch r.IntN(10) {
+		case 0:
+			return bytes.Repeat([]byte{byte('a' + r.IntN(3))}, 200+r.IntN(9000))
+		case 1, 2:
+			return []byte(strconv.Itoa(r.IntN(300) - 100))
+		}
+		return bytes.Repeat([]byte{byte('a' + r.IntN(3))}, r.IntN(130))
+	}
+}
+
+// runQuicklistModel applies steps random operations (pushes and pops at
+// both ends, DelRange, Remove, Insert, Replace, Index and Range) to a
+// quicklist built with cfg and to a slice, requiring the same results
+// after each, and the same contents and sound bookkeeping (check) after
+// every every-th (the compression flags after each); then onStep, if
+// set, sees the list. The first half of the steps mostly pushes, so the
+// list gets many nodes.
+func runQuicklistModel(t *testing.T, cfg ListConfig, r *rand.Rand, steps, every int, val func() []byte, onStep func(*Quicklist)) {
+	t.Helper()
+	fill := cfg.Fill
+	q := NewQuicklist()
+	var model [][]byte
+	for step := 0; step < steps; step++ {
+		op := r.IntN(11)
+		if step < steps/2 && op > 2 && r.IntN(3) > 0 {
+			op = r.IntN(3) // grow first: many nodes
+		}
+		switch {
+		case op <= 2:
+			v := val()
+			q.PrepareGrow(cfg, len(v), 1)
+			if op == 0 {
+				q.PushHead(v)
+				model = append([][]byte{v}, model...)
+			} else {
+				q.PushTail(v)
+				model = append(model, v)
+			}
+		case op == 3 && len(model) > 0:
+			got := q.PopHead(nil)
+			if !bytes.Equal(got, model[0]) {
+				t.Fatalf("step %d: PopHead %q want %q", step, got, model[0])
+			}
+			model = model[1:]
+		case op == 4 && len(model) > 0:
+			got := q.PopTail(nil)
+			if !bytes.Equal(got, model[len(model)-1]) {
+				t.Fatalf("step %d: PopTail wrong", step)
+			}
+			model = model[:len(model)-1]
+		case op == 5 && len(model) > 0:
+			s := r.IntN(len(model))
+			n := r.IntN(len(model)-s) + 1
+			if r.IntN(4) > 0 {
+				n = min(n, 3)
+			}
+			q.DelRange(s, n)
+			model = append(model[:s:s], model[s+n:]...)
+		case op == 6 && len(model) > 0:
+			v := model[r.IntN(len(model))]
+			cnt := r.IntN(3) - 1
+			fromTail := cnt < 0
+			if cnt < 0 {
+				cnt = -cnt
+			}
+			got := q.Remove(v, cnt, fromTail)
+			want := modelRemove(&model, v, cnt, fromTail)
+			if got != want {
+				t.Fatalf("step %d: Remove %d want %d", step, got, want)
+			}
+		case op == 7 && len(model) > 0:
+			pivot := model[r.IntN(len(model))]
+			v := val()
+			after := r.IntN(2) == 0
+			q.PrepareGrow(cfg, len(v), 1)
+			if !q.Insert(pivot, v, after) {
+				t.Fatalf("step %d: pivot not found", step)
+			}
+			i := slices.IndexFunc(model, func(e []byte) bool { return bytes.Equal(e, pivot) })
+			if after {
+				i++
+			}
+			model = slices.Insert(model, i, v)
+		case op == 8 && len(model) > 0:
+			i := r.IntN(len(model))
+			v := val()
+			q.PrepareGrow(cfg, len(v), 1)
+			if !q.Replace(i-len(model)*r.IntN(2), v) {
+				t.Fatalf("step %d: Replace out of range", step)
+			}
+			model[i] = v
+		case op == 9 && len(model) > 0:
+			i := r.IntN(len(model))
+			got, ok := q.Index(i)
+			if !ok || !bytes.Equal(got, model[i]) {
+				t.Fatalf("step %d: Index(%d) wrong", step, i)
+			}
+			s := r.IntN(len(model))
+			n := r.IntN(len(model)-s) + 1
+			var rg [][]byte
+			rev := r.IntN(2) == 0
+			if rev {
+				n = min(n, s+1)
+			}
+			q.Range(s, n, rev, func(v []byte) { rg = append(rg, bytes.Clone(v)) })
+			var want [][]byte
+			if !rev {
+				want = model[s : s+n]
+			} else {
+				for j := 0; j < n; j++ {
+					want = append(want, model[s-j])
+				}
+			}
+			if !slices.EqualFunc(rg, want, bytes.Equal) {
+				t.Fatalf("step %d: Range(%d,%d,%v) wrong", step, s, n, rev)
+			}
+		}
+		if len(model) > 0 {
+			q.TryShrink(fill)
+		} else if q.Len() == 0 {
+			q = NewQuicklist() // the key would be deleted
+		}
+		if err := q.checkCompression(false); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if step%every == 0 || step == steps-1 {
+			if err := q.checkDeep(step%(16*every) == 0); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			if got := q.all(); !slices.EqualFunc(got, model, bytes.Equal) {
+				t.Fatalf("step %d: contents differ: %d vs %d elements", step, len(got), len(model))
+			}
+		}
+		if onStep != nil {
+			onStep(q)
+		}
+	}
+	c := q.Clone()
+	if err := c.check(); err != nil || !slices.EqualFunc(c.all(), model, bytes.Equal) {
+		t.Fatalf("clone differs: %v", err)
 	}
 }
 
@@ -276,7 +313,7 @@ func TestQuicklistEncodingThresholds(t *testing.T) {
 	v := bytes.Repeat([]byte{'x'}, 100) // 103 bytes as a Valkey entry
 	n := 0
 	for q.IsListpack() {
-		q.PrepareGrow(-2, len(v), 1)
+		q.PrepareGrow(ListConfig{Fill: -2}, len(v), 1)
 		q.PushTail(v)
 		n++
 	}
@@ -303,7 +340,7 @@ func BenchmarkQuicklistPushHead(b *testing.B) {
 	v := bytes.Repeat([]byte{'v'}, 128)
 	b.ReportAllocs()
 	for b.Loop() {
-		q.PrepareGrow(-2, len(v), 1)
+		q.PrepareGrow(ListConfig{Fill: -2}, len(v), 1)
 		q.PushHead(v)
 	}
 }

@@ -20,7 +20,9 @@
 // with RPUSH one element at a time and other types with one SADD, ZADD
 // or HSET): intset, listpack or hashtable sets; listpack or skiplist
 // sorted sets; listpack or hashtable hashes; quicklists of listpack nodes
-// with PLAIN nodes for large elements; streams as
+// with PLAIN nodes for large elements (with Entry.ListCompress, the
+// interior nodes Valkey holds compressed written as LZF blobs even with
+// compression off, as Valkey writes them); streams as
 // RDB_TYPE_STREAM_LISTPACKS_3 with their nodes' listpacks as given
 // (stream.go). Strings are integer-encoded and
 // LZF-compressed by Valkey's rules (rdbSaveRawString), with Valkey's own

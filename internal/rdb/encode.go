@@ -102,9 +102,9 @@ func (e *encoder) appendValue(b []byte, en *Entry) ([]byte, byte, error) {
 		return e.appendString(b, en.String), typeString, nil
 	case KindList:
 		if len(en.ListNodes) > 0 {
-			return e.appendListNodes(b, en.List, en.ListNodes), typeListQuicklist2, nil
+			return e.appendListNodes(b, en.List, en.ListNodes, en.ListCompress), typeListQuicklist2, nil
 		}
-		return e.appendList(b, en.List), typeListQuicklist2, nil
+		return e.appendList(b, en.List, en.ListCompress), typeListQuicklist2, nil
 	case KindSet:
 		if len(en.Set) <= intsetMaxEntries(l.SetMaxIntsetEntries) {
 			if vals, ok := intsetMembers(en.Set); ok {
@@ -233,14 +233,15 @@ func isLargeElement(sz, fill int) bool {
 
 // appendListNodes writes a list with the node layout it has in memory
 // (Entry.ListNodes): a listpack per packed node, a plain string per
-// plain node. The counts must add up to len(elems).
-func (e *encoder) appendListNodes(b []byte, elems [][]byte, counts []int) []byte {
+// plain node. The counts must add up to len(elems). depth is the list's
+// compress depth (appendListNode).
+func (e *encoder) appendListNodes(b []byte, elems [][]byte, counts []int, depth int) []byte {
 	b = appendLen(b, uint64(len(counts)))
 	i := 0
-	for _, n := range counts {
+	for k, n := range counts {
+		interior := depth > 0 && k >= depth && k < len(counts)-depth
 		if n < 0 {
-			b = appendLen(b, containerPlain)
-			b = e.appendString(b, elems[i])
+			b = e.appendListNode(b, containerPlain, elems[i], interior)
 			i++
 			continue
 		}
@@ -249,18 +250,54 @@ func (e *encoder) appendListNodes(b []byte, elems [][]byte, counts []int) []byte
 			lp.append(v)
 		}
 		i += n
-		b = appendLen(b, containerPacked)
-		b = e.appendString(b, lp.bytes())
+		b = e.appendListNode(b, containerPacked, lp.bytes(), interior)
 	}
 	return b
+}
+
+// Quicklist node compression (quicklist.c's MIN_COMPRESS_BYTES and
+// MIN_COMPRESS_IMPROVE).
+const (
+	qlMinCompressBytes   = 48
+	qlMinCompressImprove = 8
+)
+
+// appendListNode writes one quicklist node: its container, then its data
+// (a listpack, or a plain node's element). An interior node (beyond the
+// list's compress depth from either end) is one Valkey holds
+// LZF-compressed when compressing its sz >= 48 bytes into a buffer of sz
+// bytes gives fewer than sz-8 (__quicklistCompressNode), and rdbSaveObject
+// writes that LZF blob whatever rdbcompression says. With compression on,
+// appendString gives the same bytes (the same LZF stream, which fits its
+// smaller bound); with it off, the node is compressed here.
+func (e *encoder) appendListNode(b []byte, container uint64, data []byte, interior bool) []byte {
+	b = appendLen(b, container)
+	if !interior || e.compress || len(data) < qlMinCompressBytes {
+		return e.appendString(b, data)
+	}
+	if e.htab == nil {
+		e.htab = lzfTables.Get().(*lzfTable)
+	}
+	c := lzfCompress(data, len(data), e.htab, e.lzfOut)
+	if c == nil || len(c)+qlMinCompressImprove >= len(data) {
+		return e.appendString(b, data)
+	}
+	if cap(c) <= 1<<20 {
+		e.lzfOut = c[:0]
+	}
+	b = append(b, lenEnc<<6|encLZF)
+	b = appendLen(b, uint64(len(c)))
+	b = appendLen(b, uint64(len(data)))
+	return append(b, c...)
 }
 
 // appendList writes a list as Valkey 8.0.1 holds one built by RPUSHing its
 // elements one at a time: a listpack while it stays within
 // list-max-listpack-size (saved as a one-node quicklist), then a quicklist
 // whose tail node takes elements while quicklist's estimate allows, and
-// PLAIN nodes for elements larger than a node may be.
-func (e *encoder) appendList(b []byte, elems [][]byte) []byte {
+// PLAIN nodes for elements larger than a node may be; its interior nodes
+// compressed as appendListNode says for compress depth depth.
+func (e *encoder) appendList(b []byte, elems [][]byte, depth int) []byte {
 	fill := e.limits.ListMaxListpackSize
 	type node struct {
 		plain []byte
@@ -299,13 +336,12 @@ func (e *encoder) appendList(b []byte, elems [][]byte) []byte {
 		nodes = append(nodes, node{lp: cur})
 	}
 	b = appendLen(b, uint64(len(nodes)))
-	for _, n := range nodes {
+	for k, n := range nodes {
+		interior := depth > 0 && k >= depth && k < len(nodes)-depth
 		if n.lp == nil {
-			b = appendLen(b, containerPlain)
-			b = e.appendString(b, n.plain)
+			b = e.appendListNode(b, containerPlain, n.plain, interior)
 		} else {
-			b = appendLen(b, containerPacked)
-			b = e.appendString(b, n.lp.bytes())
+			b = e.appendListNode(b, containerPacked, n.lp.bytes(), interior)
 		}
 	}
 	return b

@@ -70,10 +70,18 @@ type Entry struct {
 	// they are. Without it the writer lays the nodes out as RPUSHing the
 	// elements under the current list-max-listpack-size would.
 	ListNodes []int
-	Set       [][]byte
-	ZSet      []ZMember
-	Hash      []HashField
-	Stream    *Stream
+
+	// ListCompress is the list's compress depth (list-compress-depth
+	// when it became a quicklist): Valkey holds the nodes beyond that
+	// depth from either end LZF-compressed when that saves more than 8
+	// bytes, and saves those as LZF strings even with rdbcompression
+	// off; the writer does the same.
+	ListCompress int
+
+	Set    [][]byte
+	ZSet   []ZMember
+	Hash   []HashField
+	Stream *Stream
 
 	// ExpireMs is the absolute expiry in Unix milliseconds, or -1 for none.
 	ExpireMs int64
