@@ -17,19 +17,20 @@ func (ls *LState) CheckAny(n int) LValue {
 	return ls.Get(n)
 }
 
+// CheckInt is luaL_checkint: a number, or a string that reads as one,
+// truncated.
 func (ls *LState) CheckInt(n int) int {
-	v := ls.Get(n)
-	if intv, ok := v.(LNumber); ok {
-		return int(intv)
+	if v, ok := numberOperand(ls.Get(n)); ok {
+		return int(v)
 	}
 	ls.TypeError(n, LTNumber)
 	return 0
 }
 
+// CheckInt64 is luaL_checkinteger.
 func (ls *LState) CheckInt64(n int) int64 {
-	v := ls.Get(n)
-	if intv, ok := v.(LNumber); ok {
-		return int64(intv)
+	if v, ok := numberOperand(ls.Get(n)); ok {
+		return int64(v)
 	}
 	ls.TypeError(n, LTNumber)
 	return 0
@@ -141,52 +142,36 @@ func (ls *LState) CheckOption(n int, options []string) int {
 
 /* optType {{{ */
 
+// OptInt is luaL_optint: d for none or nil.
 func (ls *LState) OptInt(n int, d int) int {
-	v := ls.Get(n)
-	if v == LNil {
+	if ls.Get(n) == LNil {
 		return d
 	}
-	if intv, ok := v.(LNumber); ok {
-		return int(intv)
-	}
-	ls.TypeError(n, LTNumber)
-	return 0
+	return ls.CheckInt(n)
 }
 
+// OptInt64 is luaL_optinteger.
 func (ls *LState) OptInt64(n int, d int64) int64 {
-	v := ls.Get(n)
-	if v == LNil {
+	if ls.Get(n) == LNil {
 		return d
 	}
-	if intv, ok := v.(LNumber); ok {
-		return int64(intv)
-	}
-	ls.TypeError(n, LTNumber)
-	return 0
+	return ls.CheckInt64(n)
 }
 
+// OptNumber is luaL_optnumber.
 func (ls *LState) OptNumber(n int, d LNumber) LNumber {
-	v := ls.Get(n)
-	if v == LNil {
+	if ls.Get(n) == LNil {
 		return d
 	}
-	if lv, ok := v.(LNumber); ok {
-		return lv
-	}
-	ls.TypeError(n, LTNumber)
-	return 0
+	return ls.CheckNumber(n)
 }
 
+// OptString is luaL_optstring: numbers are strings ("%.14g").
 func (ls *LState) OptString(n int, d string) string {
-	v := ls.Get(n)
-	if v == LNil {
+	if ls.Get(n) == LNil {
 		return d
 	}
-	if lv, ok := v.(LString); ok {
-		return string(lv)
-	}
-	ls.TypeError(n, LTString)
-	return ""
+	return ls.CheckString(n)
 }
 
 func (ls *LState) OptBool(n int, d bool) bool {

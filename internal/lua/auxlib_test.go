@@ -220,9 +220,11 @@ func TestOptString(t *testing.T) {
 		L.Push(LString("aaa"))
 		errorIfNotEqual(t, "aaa", L.OptString(2, "bbb"))
 		L.Push(LNumber(10))
-		L.OptString(3, "bbb")
+		errorIfNotEqual(t, "10", L.OptString(3, "bbb")) // Lua 5.1: a number is a string
+		L.Push(L.NewTable())
+		L.OptString(4, "bbb")
 		return 0
-	}, "string expected, got number")
+	}, "string expected, got table")
 }
 
 func TestOptBool(t *testing.T) {

@@ -57,6 +57,7 @@ var baseFuncs = map[string]LGFunction{
 }
 
 func baseAssert(L *LState) int {
+	L.CheckAny(1)
 	if !L.ToBool(1) {
 		L.RaiseError("%s", L.OptString(2, "assertion failed!"))
 		return 0
@@ -422,7 +423,7 @@ func baseSetFEnv(L *LState) int {
 
 func baseSetMetatable(L *LState) int {
 	obj := L.CheckTable(1)
-	if t := L.Get(2).Type(); t != LTNil && t != LTTable {
+	if t := L.Get(2).Type(); L.GetTop() < 2 || t != LTNil && t != LTTable {
 		L.ArgError(2, "nil or table expected")
 	}
 	mt := L.Get(2)

@@ -1723,7 +1723,11 @@ func compileLogicalOpExprAux(context *funcContext, reg int, expr ast.Expr, ec *e
 		}
 	} else {
 		reg += compileExpr(context, reg, expr, ecnone(0))
-		if !hasnextcond {
+		if !hasnextcond && jumplabel == lb.e && sreg != a {
+			// the value ends the expression (a false left operand of
+			// `and`): it is the result, in the target register
+			code.AddABC(OP_TESTSET, sreg, a, 0^flip, sline(expr))
+		} else if !hasnextcond {
 			code.AddABC(OP_TEST, a, 0, 0^flip, sline(expr))
 		} else {
 			code.AddABC(OP_TESTSET, sreg, a, 0^flip, sline(expr))

@@ -66,7 +66,8 @@ func mathAtan(L *LState) int {
 }
 
 func mathAtan2(L *LState) int {
-	L.Push(LNumber(math.Atan2(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
+	y := L.CheckNumber(2) // gcc evaluates lmathlib's arguments right to left
+	L.Push(LNumber(math.Atan2(float64(L.CheckNumber(1)), float64(y))))
 	return 1
 }
 
@@ -101,7 +102,8 @@ func mathFloor(L *LState) int {
 }
 
 func mathFmod(L *LState) int {
-	L.Push(LNumber(math.Mod(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
+	y := L.CheckNumber(2) // gcc evaluates lmathlib's arguments right to left
+	L.Push(LNumber(math.Mod(float64(L.CheckNumber(1)), float64(y))))
 	return 1
 }
 
@@ -113,7 +115,8 @@ func mathFrexp(L *LState) int {
 }
 
 func mathLdexp(L *LState) int {
-	L.Push(LNumber(math.Ldexp(float64(L.CheckNumber(1)), L.CheckInt(2))))
+	e := L.CheckInt(2) // gcc evaluates lmathlib's arguments right to left
+	L.Push(LNumber(math.Ldexp(float64(L.CheckNumber(1)), e)))
 	return 1
 }
 
@@ -167,7 +170,8 @@ func mathModf(L *LState) int {
 }
 
 func mathPow(L *LState) int {
-	L.Push(LNumber(math.Pow(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
+	y := L.CheckNumber(2) // gcc evaluates lmathlib's arguments right to left
+	L.Push(LNumber(math.Pow(float64(L.CheckNumber(1)), float64(y))))
 	return 1
 }
 

@@ -40,36 +40,37 @@ var strFuncs = map[string]LGFunction{
 	"upper":   strUpper,
 }
 
+// strByte is Lua 5.1's str_byte: the bytes i..j (j defaults to i).
 func strByte(L *LState) int {
 	str := L.CheckString(1)
-	start := L.OptInt(2, 1) - 1
-	end := L.OptInt(3, -1)
 	l := len(str)
-	if start < 0 {
-		start = l + start + 1
+	posi := posRelat(L.OptInt64(2, 1), l)
+	pose := posRelat(L.OptInt64(3, posi), l)
+	if posi <= 0 {
+		posi = 1
 	}
-	if end < 0 {
-		end = l + end + 1
+	if pose > int64(l) {
+		pose = int64(l)
 	}
+	if posi > pose {
+		return 0 // an empty interval: no values
+	}
+	for i := posi; i <= pose; i++ {
+		L.Push(LNumber(str[i-1]))
+	}
+	return int(pose - posi + 1)
+}
 
-	if L.GetTop() == 2 {
-		if start < 0 || start >= l {
-			return 0
-		}
-		L.Push(LNumber(str[start]))
-		return 1
+// posRelat is lstrlib.c's posrelat: a negative position counts from the
+// end.
+func posRelat(pos int64, l int) int64 {
+	if pos < 0 {
+		pos += int64(l) + 1
 	}
-
-	start = intMax(start, 0)
-	end = intMin(end, l)
-	if end < 0 || end <= start || start >= l {
-		return 0
+	if pos >= 0 {
+		return pos
 	}
-
-	for i := start; i < end; i++ {
-		L.Push(LNumber(str[i]))
-	}
-	return end - start
+	return 0
 }
 
 func strChar(L *LState) int {
@@ -156,11 +157,24 @@ func strFormat(L *LState) int {
 }
 
 func strGsub(L *LState) int {
+	// Lua 5.1's str_gsub: its checks in its order; a number is a
+	// replacement string
 	str := L.CheckString(1)
 	pat := L.CheckString(2)
-	L.CheckTypes(3, LTString, LTTable, LTFunction)
-	repl := L.CheckAny(3)
-	limit := L.OptInt(4, -1)
+	repl := L.Get(3)
+	limit := L.OptInt(4, len(str)+1)
+	switch repl.Type() {
+	case LTNumber:
+		repl = LString(repl.String())
+	case LTString, LTTable, LTFunction:
+	default:
+		L.ArgError(3, "string/function/table expected")
+	}
+	if limit <= 0 {
+		L.SetTop(1)
+		L.Push(LNumber(0))
+		return 2
+	}
 
 	mds, err := pm.Find(pat, unsafeFastStringToReadOnlyBytes(str), 0, limit)
 	if err != nil {
@@ -421,15 +435,22 @@ func strReverse(L *LState) int {
 	return 1
 }
 
+// strSub is Lua 5.1's str_sub.
 func strSub(L *LState) int {
 	str := L.CheckString(1)
-	start := luaIndex2StringIndex(str, L.CheckInt(2), true)
-	end := luaIndex2StringIndex(str, L.OptInt(3, -1), false)
 	l := len(str)
-	if start >= l || end < start {
-		L.Push(emptyLString)
+	start := posRelat(L.CheckInt64(2), l)
+	end := posRelat(L.OptInt64(3, -1), l)
+	if start < 1 {
+		start = 1
+	}
+	if end > int64(l) {
+		end = int64(l)
+	}
+	if start <= end {
+		L.Push(LString(str[start-1 : end]))
 	} else {
-		L.Push(LString(str[start:end]))
+		L.Push(emptyLString)
 	}
 	return 1
 }

@@ -293,9 +293,11 @@ func luaChar(L *lua.LState) int {
 	n := L.GetTop()
 	b := make([]byte, n)
 	for i := 1; i <= n; i++ {
-		c := lualib.ToInt64(checkNumber(L, i, "char"))
+		// luaL_checkint: (int)(lua_Integer)d, the low 32 bits of C's
+		// conversion (1e300 is 0)
+		c := int32(lualib.ToInt64(checkNumber(L, i, "char")))
 		if c < 0 || c > 255 {
-			L.RaiseError("bad argument #%d to 'char' (invalid value)", i)
+			L.ArgError(i, "invalid value")
 		}
 		b[i-1] = byte(c)
 	}

@@ -489,20 +489,41 @@ func (st *State) writeError(v lua.LValue) {
 		w.Error("ERR Error running script " + st.run.Name + ", " + msg)
 		return
 	}
-	out := ""
-	switch m := t.RawGetString("err").(type) {
-	case lua.LString:
-		out = string(m)
-	case lua.LNumber:
-		out = lualib.NumberToString(float64(m))
+	// luaExtractErrorInformation: lua_getfield (the table's __index
+	// too, run protected here: an __index that fails reads the fields
+	// raw), strings and numbers (lua_isstring) as text.
+	L := st.L
+	get := func(name string) lua.LValue { return t.RawGetString(name) }
+	if mt, ok := L.GetMetatable(t).(*lua.LTable); ok && mt.RawGetString("__index") != lua.LNil {
+		vals := map[string]lua.LValue{}
+		read := L.NewFunction(func(L *lua.LState) int {
+			for _, name := range []string{"err", "source", "line", "ignore_error_stats_update"} {
+				vals[name] = L.GetField(t, name)
+			}
+			return 0
+		})
+		L.Push(read)
+		if err := L.PCall(0, 0, nil); err == nil {
+			get = func(name string) lua.LValue { return vals[name] }
+		}
 	}
-	if t.RawGetString("ignore_error_stats_update") == lua.LTrue {
+	field := func(name string) (string, bool) {
+		switch x := get(name).(type) {
+		case lua.LString:
+			return string(x), true
+		case lua.LNumber:
+			return lualib.NumberToString(float64(x)), true
+		}
+		return "", false
+	}
+	out, _ := field("err")
+	if b, ok := get("ignore_error_stats_update").(lua.LBool); ok && bool(b) {
 		st.run.ErrorCounted = true
 	}
-	src, sok := t.RawGetString("source").(lua.LString)
-	line := t.RawGetString("line")
-	if sok && line != lua.LNil {
-		out += " script: " + st.run.Name + ", on " + string(src) + ":" + luaToString(line) + "."
+	src, sok := field("source")
+	line, lok := field("line")
+	if sok && lok {
+		out += " script: " + st.run.Name + ", on " + src + ":" + line + "."
 	}
 	w.Error(out)
 }
@@ -542,18 +563,29 @@ func (st *State) openBase(g *lua.LTable) {
 	str.RawSetString("char", L.NewFunction(luaChar))
 	basePcall := g.RawGetString("pcall").(*lua.LFunction)
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
-		basePcall.GFunction(L) // leaves only its results
-		if ok, _ := L.Get(1).(lua.LBool); !ok && L.GetTop() >= 2 {
-			switch e := L.Get(2).(type) {
+		if L.GetTop() == 0 {
+			// Valkey's luaRedisPcall calls the true it pushed first
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("attempt to call a boolean value"))
+			return 2
+		}
+		n := basePcall.GFunction(L) // its n results are on top
+		first := L.GetTop() - n + 1
+		if ok, _ := L.Get(first).(lua.LBool); !ok && n >= 2 {
+			switch e := L.Get(first + 1).(type) {
 			case *lua.LTable:
-				if s, isStr := e.RawGetString("err").(lua.LString); isStr {
-					L.Replace(2, s)
+				// lua_getfield: the table's __index too
+				switch s := L.GetField(e, "err").(type) {
+				case lua.LString:
+					L.Replace(first+1, s)
+				case lua.LNumber:
+					L.Replace(first+1, s)
 				}
 			case lua.LString:
-				L.Replace(2, lua.LString(luaMessage(string(e))))
+				L.Replace(first+1, lua.LString(luaMessage(string(e))))
 			}
 		}
-		return L.GetTop()
+		return n
 	}))
 	g.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
 		v := L.Get(1)

@@ -669,10 +669,46 @@ func (p *parser) subExpr(v *expDesc, limit int) int {
 		e.SetLine(p.lastline())
 		e.SetLastLine(p.lastline())
 		*v = expDesc{k: vOther, node: e}
+		// lcode.c emits no test for a constant that decides `and` or
+		// `or` to go on (K and e, nil or e): the value is e's own, and
+		// errors name it as e.
+		if op == oprAnd && isTrueConst(e.(*ast.LogicalOpExpr).Lhs) ||
+			op == oprOr && isFalseConst(e.(*ast.LogicalOpExpr).Lhs) {
+			switch x := v2.node.(type) { // one value, as an operand
+			case *ast.FuncCallExpr:
+				x.AdjustRet = true
+			case *ast.Comma3Expr:
+				x.AdjustRet = true
+			}
+			*v = expDesc{k: vOther, node: v2.node}
+		}
 		op = nextop
 	}
 	p.leaveLevel()
 	return op
+}
+
+// isTrueConst reports a constant lcode.c treats as true (VK, VKNUM,
+// VTRUE, and `not` of nil or false).
+func isTrueConst(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.NumberExpr, *ast.StringExpr, *ast.TrueExpr:
+		return true
+	case *ast.UnaryNotOpExpr:
+		return isFalseConst(x.Expr)
+	}
+	return false
+}
+
+// isFalseConst reports nil, false and `not` of a true constant.
+func isFalseConst(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.NilExpr, *ast.FalseExpr:
+		return true
+	case *ast.UnaryNotOpExpr:
+		return isTrueConst(x.Expr)
+	}
+	return false
 }
 
 func (p *parser) expr() expDesc {
