@@ -786,8 +786,7 @@ func sdCases() []sdCase {
 // (so a crash or a hang still fails) and are logged; a listed step that
 // agrees with Valkey again fails, so the list cannot go stale.
 var sdCorvidDifferences = map[string]string{
-	"sandbox-globals-list": "gopher-lua's _G differs by one entry",
-	"script-help":          "SCRIPT HELP's text is Corvid's own words (Valkey's prose is not copied)",
+	"script-help": "SCRIPT HELP's text is Corvid's own words (Valkey's prose is not copied)",
 }
 
 // sdAgainstValkey: CORVID_SERVER_BIN puts Valkey on the Corvid side (the
