@@ -17,8 +17,12 @@ func OpenString(L *LState) int {
 	gmatch := L.NewClosure(strGmatch, L.NewFunction(strGmatchIter))
 	mod.RawSetString("gmatch", gmatch)
 	mod.RawSetString("gfind", gmatch)
-	mod.RawSetString("__index", mod)
-	L.G.builtinMts[int(LTString)] = mod
+	// Lua 5.1's string metatable is a table of its own, {__index =
+	// string} (upstream made the library its own metatable, so changing
+	// getmetatable('') changed the library)
+	mt := L.NewTable()
+	mt.RawSetString("__index", mod)
+	L.G.builtinMts[int(LTString)] = mt
 	//}
 	L.Push(mod)
 	return 1

@@ -11,12 +11,59 @@ func OpenTable(L *LState) int {
 }
 
 var tableFuncs = map[string]LGFunction{
-	"getn":   tableGetN,
-	"concat": tableConcat,
-	"insert": tableInsert,
-	"maxn":   tableMaxN,
-	"remove": tableRemove,
-	"sort":   tableSort,
+	"getn":     tableGetN,
+	"concat":   tableConcat,
+	"foreach":  tableForeach,
+	"foreachi": tableForeachi,
+	"insert":   tableInsert,
+	"maxn":     tableMaxN,
+	"remove":   tableRemove,
+	"setn":     tableSetn,
+	"sort":     tableSort,
+}
+
+// tableForeach is Lua 5.1's (deprecated) foreach: f(k, v) for every
+// pair, stopping at the first value f returns that is not nil.
+func tableForeach(L *LState) int {
+	tbl := L.CheckTable(1)
+	fn := L.CheckFunction(2)
+	for k, v := tbl.Next(LNil); k != LNil; k, v = tbl.Next(k) {
+		L.Push(fn)
+		L.Push(k)
+		L.Push(v)
+		L.Call(2, 1)
+		if ret := L.Get(-1); ret != LNil {
+			return 1
+		}
+		L.Pop(1)
+	}
+	return 0
+}
+
+// tableForeachi is Lua 5.1's foreachi: f(i, t[i]) for i in 1..#t.
+func tableForeachi(L *LState) int {
+	tbl := L.CheckTable(1)
+	n := tbl.Len()
+	fn := L.CheckFunction(2)
+	for i := 1; i <= n; i++ {
+		L.Push(fn)
+		L.Push(LNumber(i))
+		L.Push(tbl.RawGetInt(i))
+		L.Call(2, 1)
+		if ret := L.Get(-1); ret != LNil {
+			return 1
+		}
+		L.Pop(1)
+	}
+	return 0
+}
+
+// tableSetn is Lua 5.1's setn, which a Lua built without LUA_COMPAT_GETN
+// (as Valkey's) refuses.
+func tableSetn(L *LState) int {
+	L.CheckTable(1)
+	L.RaiseError("'setn' is obsolete")
+	return 0
 }
 
 // The table library as Lua 5.1's ltablib.c: the length is the table's
