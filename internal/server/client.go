@@ -283,39 +283,24 @@ func (c *Client) serve() {
 	idleDeadline := false // a read deadline for the timeout setting is set
 	var idleAt time.Time  // ... and when it falls
 	pushed := false       // a push's deadline interrupted the last Read
-	// The reply buffer's cron (replybuf.go) runs once a second while the
-	// buffer is not settled; a read deadline wakes an idle client for it.
-	rbufAt := time.Now()       // when it is next due; zero: settled
-	var rbufDeadline time.Time // the read deadline set for it
 	for {
-		if now := time.Now(); !rbufAt.IsZero() && !now.Before(rbufAt) {
-			if c.replyBufCron(now.UnixMilli()) {
-				rbufAt = time.Time{}
-			} else {
-				rbufAt = now.Add(replyBufTick)
-			}
-		}
+		// The reply buffer's resizing (replybuf.go) runs here, between
+		// batches: no read deadline wakes an idle client for it (another
+		// goroutine may be reading this connection: a replica's ACKs, a
+		// blocked client's watcher), so an idle client keeps the size it
+		// had after its last batch. Its clock is the last batch's.
+		c.replyBufCron(c.batchNow)
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			idleAt = time.Now().Add(time.Duration(t) * time.Second)
-			at := idleAt
-			if !rbufAt.IsZero() && rbufAt.Before(at) {
-				at = rbufAt
-			}
-			c.conn.SetReadDeadline(at)
-			idleDeadline, rbufDeadline = true, time.Time{}
-		} else if !rbufAt.IsZero() {
-			if pushed || idleDeadline || !rbufDeadline.Equal(rbufAt) {
-				c.conn.SetReadDeadline(rbufAt)
-				rbufDeadline = rbufAt
-			}
-			idleDeadline = false
-		} else if idleDeadline || pushed || !rbufDeadline.IsZero() {
+			c.conn.SetReadDeadline(idleAt)
+			idleDeadline = true
+		} else if idleDeadline || pushed {
 			// Inside MULTI (or with timeout 0 now) the client is exempt:
 			// drop the deadline set before the batch that entered MULTI
 			// (or by a push, whose output is sent next). A push's
 			// deadline is past: left set, every Read would fail at once.
 			c.conn.SetReadDeadline(time.Time{})
-			idleDeadline, rbufDeadline = false, time.Time{}
+			idleDeadline = false
 		}
 		pushed = false
 		// Pushed output (push.go), after the deadline is set: a push
@@ -348,14 +333,10 @@ func (c *Client) serve() {
 			if c.w.Shrink(keptReplyBuf) {
 				c.noteMem()
 			}
-			if rbufAt.IsZero() {
-				rbufAt = time.Now().Add(replyBufTick) // wrote: not settled
-			}
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && (!idleDeadline || time.Now().Before(idleAt)) {
-				// A push interrupted the Read (send it), or the reply
-				// buffer's cron is due.
+				// A push interrupted the Read: send it.
 				pushed = true
 				continue
 			}

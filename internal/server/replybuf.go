@@ -1,9 +1,6 @@
 package server
 
-import (
-	"sync/atomic"
-	"time"
-)
+import "sync/atomic"
 
 // Reply buffer resizing, as Valkey's clientsCronResizeOutputBuffer.
 //
@@ -21,9 +18,12 @@ import (
 // the peak counts what a flush found in it, up to the size, as Valkey's
 // counts what its static buffer held. The resizing runs where the client's
 // owner can touch the writer: on its event loop's tick (OnTick, once a
-// second) and, on the goroutine path, after each batch and on a read
-// deadline set while the buffer is not settled at 1 KiB. It also gives back
-// a buffer that grew past the size for a large batch.
+// second) and, on the goroutine path, before each read (no timer wakes an
+// idle goroutine-path client for it: other goroutines may be reading its
+// connection, a replica's ACK reader or a blocked client's watcher, and a
+// read deadline would cut them; such a client keeps the size it had after
+// its last batch). It also gives back a buffer that grew past the size
+// for a large batch.
 
 const (
 	replyMinBytes   = 1 << 10  // PROTO_REPLY_MIN_BYTES
@@ -71,14 +71,12 @@ func (c *Client) notePeak(n int) {
 }
 
 // replyBufCron resizes the client's reply buffer (see above). The writer
-// must be empty (between batches). It reports whether the buffer is
-// settled: at its smallest with no peak to reset, so nothing will change
-// until the client writes again.
-func (c *Client) replyBufCron(nowMs int64) bool {
+// must be empty (between batches).
+func (c *Client) replyBufCron(nowMs int64) {
 	s := c.srv
 	r := &c.rbuf
 	if s.rbufs.off.Load() {
-		return true
+		return
 	}
 	newSize := 0
 	shrinkTo, expandTo := r.size/2, r.size*2
@@ -104,9 +102,4 @@ func (c *Client) replyBufCron(nowMs int64) bool {
 		c.w.Resize(r.size)
 		c.noteMem()
 	}
-	return r.size == replyMinBytes && r.peak == 0
 }
-
-// replyBufTick is the cron's period on the goroutine path (an event loop
-// ticks once a second).
-const replyBufTick = time.Second
