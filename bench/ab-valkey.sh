@@ -64,26 +64,18 @@ for P in $PIPES; do
 	done
 done
 # One row per (pipeline, command): medians over the rounds, then ratios.
-awk '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
+medians "$raw" | awk -v who='a b valkey' '
 { k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
-  n[k, $4]++; ops[k, $4, n[k, $4]] = $5; p99[k, $4, n[k, $4]] = $6; cpu[k, $4, n[k, $4]] = $7 }
+  O[k, $3] = $4; L[k, $3] = $5; C[k, $3] = $6 }
 END {
+	nw = split(who, W, " ")
 	printf "| P | command | A ops/s | B ops/s | valkey ops/s | B/A | A/valkey | B/valkey | A p99 ms | B p99 ms | valkey p99 ms | A cpu us/op | B cpu us/op | valkey cpu us/op | B/A cpu | B/valkey cpu |\n"
 	printf "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, f, " ")
-		for (w = 1; w <= 3; w++) {
-			who = w == 1 ? "a" : w == 2 ? "b" : "valkey"
-			m = n[k, who]
-			for (r = 1; r <= m; r++) { x[r] = ops[k, who, r]; y[r] = p99[k, who, r]; z[r] = cpu[k, who, r] }
-			O[who] = med(x, m); L[who] = med(y, m); C[who] = med(z, m)
-		}
+		for (w = 1; w <= nw; w++) { o[w] = O[k, W[w]]; l[w] = L[k, W[w]]; c[w] = C[k, W[w]] }
 		printf "| %s | %s | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
-			f[1], toupper(f[2]), O["a"], O["b"], O["valkey"], O["b"]/O["a"], O["a"]/O["valkey"], O["b"]/O["valkey"],
-			L["a"], L["b"], L["valkey"], C["a"], C["b"], C["valkey"], C["b"]/C["a"], C["b"]/C["valkey"]
+			f[1], toupper(f[2]), o[1], o[2], o[3], o[2]/o[1], o[1]/o[3], o[2]/o[3],
+			l[1], l[2], l[3], c[1], c[2], c[3], c[2]/c[1], c[2]/c[3]
 	}
-}' "$raw"
+}'

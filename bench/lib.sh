@@ -93,3 +93,23 @@ memtier_cpu() {
 	awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v o="$1" -v l="$2" -v s="$t" \
 		'BEGIN{printf "%s %s %.3f\n", o, l, t/hz/(o*s)*1e6}'
 }
+
+# medians RAW reads lines "pipeline command round who ops p99 cpu" (what
+# the scripts collect per run) and prints "pipeline command who ops p99
+# cpu" with the medians over the rounds, in the order first seen.
+medians() {
+	awk '
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+	}
+	{ k = $1 " " $2 " " $4; if (!(k in n)) order[++nk] = k
+	  n[k]++; ops[k, n[k]] = $5; p99[k, n[k]] = $6; cpu[k, n[k]] = $7 }
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = order[i]
+			for (r = 1; r <= n[k]; r++) { x[r] = ops[k, r]; y[r] = p99[k, r]; z[r] = cpu[k, r] }
+			print k, med(x, n[k]), med(y, n[k]), med(z, n[k])
+		}
+	}' "$1"
+}

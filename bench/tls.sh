@@ -73,26 +73,18 @@ for P in $PIPES; do
 		done
 	done
 done
-awk '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
+medians "$raw" | awk -v who='plain goroutine tls' '
 { k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
-  n[k, $4]++; ops[k, $4, n[k, $4]] = $5; p99[k, $4, n[k, $4]] = $6; cpu[k, $4, n[k, $4]] = $7 }
+  O[k, $3] = $4; L[k, $3] = $5; C[k, $3] = $6 }
 END {
-	split("plain goroutine tls", who, " ")
+	nw = split(who, W, " ")
 	printf "| P | command | ops/s (plain, goroutine, tls) | p99 ms (plain, goroutine, tls) | cpu us/op (plain, goroutine, tls) | tls/plain ops, cpu | tls/goroutine ops, cpu |\n"
 	printf "|---:|---|---:|---:|---:|---:|---:|\n"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, f, " ")
-		for (w = 1; w <= 3; w++) {
-			m = n[k, who[w]]
-			for (r = 1; r <= m; r++) { x[r] = ops[k, who[w], r]; y[r] = p99[k, who[w], r]; z[r] = cpu[k, who[w], r] }
-			O[w] = med(x, m); L[w] = med(y, m); C[w] = med(z, m)
-		}
+		for (w = 1; w <= nw; w++) { o[w] = O[k, W[w]]; l[w] = L[k, W[w]]; c[w] = C[k, W[w]] }
 		printf "| %s | %s | %.0f, %.0f, %.0f | %.2f, %.2f, %.2f | %.2f, %.2f, %.2f | %.3f, %.3f | %.3f, %.3f |\n",
-			f[1], toupper(f[2]), O[1], O[2], O[3], L[1], L[2], L[3], C[1], C[2], C[3],
-			O[3]/O[1], C[3]/C[1], O[3]/O[2], C[3]/C[2]
+			f[1], toupper(f[2]), o[1], o[2], o[3], l[1], l[2], l[3], c[1], c[2], c[3],
+			o[3]/o[1], c[3]/c[1], o[3]/o[2], c[3]/c[2]
 	}
-}' "$raw"
+}'
