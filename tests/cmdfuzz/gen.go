@@ -161,7 +161,7 @@ func (g *Gen) next() (Cmd, bool) {
 			}
 		}
 	}
-	if skippedName(argv) {
+	if skippedName(argv) || negativeRangeLimit(argv) {
 		return Cmd{}, false
 	}
 	argv = guard(g.r, argv, g.inMulti, g.env.SafeConfig)
@@ -765,4 +765,21 @@ func isToken(s string, toks []string) bool {
 func isNumeric(s string) bool {
 	_, err := strconv.ParseFloat(strings.TrimPrefix(s, "("), 64)
 	return err == nil
+}
+
+// negativeRangeLimit reports a ZRANGE-family command with a negative LIMIT
+// offset: on a skiplist Valkey 8.0.1 answers (and stores) elements counted
+// from the other end (a bug Corvid does not copy, docs/compatibility.md),
+// and what ZRANGESTORE stored differs from then on.
+func negativeRangeLimit(argv []string) bool {
+	if len(argv) == 0 || !strings.HasPrefix(strings.ToLower(argv[0]), "z") ||
+		!strings.Contains(strings.ToLower(argv[0]), "range") {
+		return false
+	}
+	for i := 1; i+1 < len(argv); i++ {
+		if strings.EqualFold(argv[i], "limit") && strings.HasPrefix(argv[i+1], "-") {
+			return true
+		}
+	}
+	return false
 }
