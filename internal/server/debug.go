@@ -443,15 +443,23 @@ func debugObject(c *Client) {
 	c.w.Simple(b.String())
 }
 
+// debugLookup finds DEBUG's key argument (argv[2]) with its stripe locked
+// until unlock; when the key is missing it answers the error and o is nil.
+func debugLookup(c *Client) (o *db.Object, unlock func()) {
+	key := c.ctx.Argv[2]
+	unlock = c.lockKey(key)
+	if o = c.ctx.LookupDB(c.ctx.DB, key); o == nil {
+		c.w.Error(db.ErrNoSuchKey)
+	}
+	return o, unlock
+}
+
 // debugEncodingDump implements DEBUG LISTPACK / QUICKLIST: the layout goes
 // to standard output, the reply only confirms.
 func debugEncodingDump(c *Client, enc, wrongMsg, okMsg string) {
-	key := c.ctx.Argv[2]
-	unlock := c.lockKey(key)
+	o, unlock := debugLookup(c)
 	defer unlock()
-	o := c.ctx.LookupDB(c.ctx.DB, key)
 	if o == nil {
-		c.w.Error(db.ErrNoSuchKey)
 		return
 	}
 	if db.ObjectEncoding(o) != enc {
@@ -666,12 +674,9 @@ func debugHTStats(c *Client) {
 // DEBUG HTSTATS-KEY key [full]: the member table of a set, hash or sorted
 // set in its hashtable or skiplist encoding.
 func debugHTStatsKey(c *Client) {
-	key := c.ctx.Argv[2]
-	unlock := c.lockKey(key)
+	o, unlock := debugLookup(c)
 	defer unlock()
-	o := c.ctx.LookupDB(c.ctx.DB, key)
 	if o == nil {
-		c.w.Error(db.ErrNoSuchKey)
 		return
 	}
 	t, ok := o.Val.(interface {
