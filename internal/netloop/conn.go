@@ -72,6 +72,54 @@ type Conn struct {
 	wakePending atomic.Bool
 	// wakeOnSent: WakeWhenSent is waiting for the output to be sent.
 	wakeOnSent bool
+
+	// codec transforms what Read and Write carry (SetCodec); owner-only,
+	// like its buffers: cin holds bytes read from the socket that the
+	// codec has not opened yet, plain[plainOff:] opened bytes the owner
+	// has not read, cerr the codec's error, returned once plain is empty,
+	// and sealBuf the output of Seal for writes that are not collected.
+	codec    Codec
+	cin      []byte
+	plain    []byte
+	plainOff int
+	cerr     error
+	sealBuf  []byte
+}
+
+// Codec transforms a connection's bytes between the socket and its
+// owner: TLS records (package tlsrec) for a connection whose handshake
+// ran before it was registered. Open appends to dst what the complete
+// units at the start of src carry and reports how much of src it used;
+// Seal appends p, encoded, to dst (with any control output of the codec's
+// own, such as a TLS KeyUpdate answer, first; HasPending reports some is
+// waiting). Both are called by the Conn's owner only.
+type Codec interface {
+	Open(dst, src []byte) ([]byte, int, error)
+	Seal(dst, p []byte) []byte
+	HasPending() bool
+}
+
+// SetCodec makes Read return what the codec opens from the socket's bytes
+// and Write send what it seals; buffered holds bytes already read from
+// the socket (a TLS handshake's leftover), opened first. Call it before
+// the first Attach.
+func (c *Conn) SetCodec(cd Codec, buffered []byte) {
+	c.codec = cd
+	c.cin = append(c.cin[:0], buffered...)
+}
+
+// codecBuffered reports whether the codec holds input the owner has not
+// read: opened bytes, or bytes not opened yet.
+func (c *Conn) codecBuffered() bool {
+	return c.codec != nil && (c.plainOff < len(c.plain) || len(c.cin) > 0)
+}
+
+// seal appends p to b as it goes to the socket.
+func (c *Conn) seal(b, p []byte) []byte {
+	if c.codec == nil {
+		return append(b, p...)
+	}
+	return c.codec.Seal(b, p)
 }
 
 // Waker is implemented by handlers that get output from other goroutines
@@ -170,6 +218,32 @@ func (c *Conn) Trim() bool {
 	if len(c.out) == 0 && cap(c.out) > keptOutput {
 		c.out, freed = nil, true
 	}
+	if c.codec != nil {
+		if len(c.cin) == 0 && cap(c.cin) > keptOutput {
+			c.cin, freed = nil, true
+		}
+		if c.plainOff == len(c.plain) && cap(c.plain) > keptOutput {
+			c.plain, c.plainOff, freed = nil, 0, true
+		}
+	}
+	return freed
+}
+
+// TrimIdle gives back every empty output buffer, whatever its size: the
+// handler calls it once the client has been idle for a while (Corvid's
+// tick), so an idle connection holds none. It reports whether it freed
+// any. Owner only.
+func (c *Conn) TrimIdle() bool {
+	freed := false
+	if len(c.pend) == 0 && c.pend != nil {
+		c.pend, freed = nil, true
+	}
+	if c.spare != nil {
+		c.spare, freed = nil, true
+	}
+	if len(c.out) == 0 && c.out != nil {
+		c.out, freed = nil, true
+	}
 	return freed
 }
 
@@ -179,7 +253,9 @@ func (c *Conn) keep(b []byte) bool { return cap(b) <= keptOutput || c.again }
 // Queued is the memory held for output the socket has not taken yet (the
 // round's replies, a full socket's backlog; on io_uring also the send in
 // flight and the receive buffer), for memory accounting. Owner only.
-func (c *Conn) Queued() int { return cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx) }
+func (c *Conn) Queued() int {
+	return cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx) + cap(c.cin) + cap(c.plain) + cap(c.sealBuf)
+}
 
 // OutQueued is the number of output bytes written to the Conn that the
 // kernel has not taken yet: the round's collected replies, the pending
@@ -239,8 +315,57 @@ func (c *Conn) Shutdown() {
 // through a socket is seen as synchronized just as on the goroutine path.
 
 // Read reads once without blocking: (0, ErrWouldBlock) when there is no
-// data, (0, io.EOF) at end of file. Owner only.
+// data, (0, io.EOF) at end of file. Owner only. With a codec it returns
+// opened bytes, and asks the loop to run the handler again (Again) when
+// it keeps some that did not fit in p.
 func (c *Conn) Read(p []byte) (int, error) {
+	if c.codec != nil {
+		return c.readCodec(p)
+	}
+	return c.readRaw(p)
+}
+
+// readCodec is Read through the codec.
+func (c *Conn) readCodec(p []byte) (int, error) {
+	for c.plainOff == len(c.plain) {
+		c.plain, c.plainOff = c.plain[:0], 0
+		if c.cerr != nil {
+			return 0, c.cerr
+		}
+		if len(c.cin) > 0 {
+			var used int
+			var err error
+			c.plain, used, err = c.codec.Open(c.plain, c.cin)
+			c.cin = c.cin[:copy(c.cin, c.cin[used:])]
+			if err != nil {
+				c.cerr = err
+			}
+			if c.codec.HasPending() {
+				c.Write(nil) // the codec's answer (a KeyUpdate's) goes out
+			}
+			if len(c.plain) > 0 || err != nil || used > 0 {
+				continue
+			}
+		}
+		if cap(c.cin)-len(c.cin) < 4096 {
+			c.cin = append(c.cin, make([]byte, 16<<10)...)[:len(c.cin)]
+		}
+		n, err := c.readRaw(c.cin[len(c.cin):cap(c.cin)])
+		if err != nil {
+			return 0, err
+		}
+		c.cin = c.cin[:len(c.cin)+n]
+	}
+	n := copy(p, c.plain[c.plainOff:])
+	c.plainOff += n
+	if c.attached && (c.plainOff < len(c.plain) || len(c.cin) >= 5) {
+		c.Again() // more may be ready without the socket saying so
+	}
+	return n, nil
+}
+
+// readRaw is Read from the socket (or the ring's receive buffer).
+func (c *Conn) readRaw(p []byte) (int, error) {
 	fd := c.sysfd
 	if fd < 0 {
 		return 0, io.ErrClosedPipe
@@ -280,35 +405,54 @@ func (c *Conn) Read(p []byte) (int, error) {
 // nil unless the connection failed. Owner only.
 func (c *Conn) Write(p []byte) (int, error) {
 	if !c.attached {
-		if err := c.writeBlocking(p); err != nil {
+		b := p
+		if c.codec != nil {
+			b = c.codec.Seal(c.sealBuf[:0], p)
+			c.sealBuf = keepSeal(b)
+		}
+		if err := c.writeBlocking(b); err != nil {
 			return 0, err
 		}
 		return len(p), nil
 	}
 	if c.wantOut {
-		c.out = append(c.out, p...)
+		c.out = c.seal(c.out, p)
 		return len(p), nil
 	}
 	if c.l.e.deferWrite {
-		c.pend = append(c.pend, p...)
+		c.pend = c.seal(c.pend, p)
 		if !c.deferred {
 			c.deferred = true
 			c.l.pending = append(c.l.pending, c)
 		}
 		return len(p), nil
 	}
-	n, err := c.writeSome(p)
+	b := p
+	if c.codec != nil {
+		b = c.codec.Seal(c.sealBuf[:0], p)
+		c.sealBuf = keepSeal(b)
+	}
+	n, err := c.writeSome(b)
 	if err != nil {
 		return 0, err
 	}
-	if n < len(p) {
-		c.out = append(c.out[:0], p[n:]...)
+	if n < len(b) {
+		c.out = append(c.out[:0], b[n:]...)
 		c.wantOut, c.backlogged = true, true
 		c.setInterest()
 	} else {
 		c.sentWake()
 	}
 	return len(p), nil
+}
+
+// keepSeal is what Write keeps of a sealed buffer for the next write:
+// all of it, emptied, unless a burst made it large.
+func keepSeal(b []byte) []byte {
+	if cap(b) > keptOutput {
+		return nil
+	}
+	return b[:0]
 }
 
 // flushDeferred writes the replies collected in pend; what the socket does

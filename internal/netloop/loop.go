@@ -398,6 +398,15 @@ func (l *loop) add(c *Conn) {
 		c.Close() // shut down while it was being handed over
 		return
 	}
+	if c.codecBuffered() {
+		// Input its codec holds (a TLS handshake's leftover, or what a
+		// detached owner opened and did not read): run the handler
+		// without waiting for the socket.
+		c.again = true
+		if !l.e.uring { // on a ring, addURing's rearm queues it
+			l.againq = append(l.againq, c)
+		}
+	}
 	if l.e.uring {
 		l.addURing(c)
 	} else {
