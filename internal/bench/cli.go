@@ -12,6 +12,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/bench/loadgen"
 	"github.com/corvid-kv/corvid/internal/bench/options"
+	"github.com/corvid-kv/corvid/internal/bench/report"
 	"github.com/corvid-kv/corvid/internal/bench/stats"
 )
 
@@ -19,9 +20,12 @@ import (
 var Version = "corvid-bench 0.1 (memtier_benchmark-compatible)"
 
 const topUsage = `Usage: corvid-bench [memtier_benchmark options]
-       corvid-bench matrix [options]     the seed study's 7-command table against named targets
+       corvid-bench matrix [options]     the seed study's 7-command table, Corvid and peers side by side
+       corvid-bench matrix --scenario 001|002|003|004  the other seed articles' methods
        corvid-bench report [options] FILE...  the same table and chart from recorded results
        corvid-bench sla [options]        highest throughput with p99 under a bound
+       corvid-bench compare A.json B.json  per-cell ratios (B/A) of two matrix results
+       corvid-bench prices               the seed articles' instance prices (--prices seed-NNN)
        corvid-bench pubsub [options]     pub/sub fan-out: PUBLISH and delivered msgs/s, delivery latency
 
 Without -s/--server, -p/--port or -S, corvid-bench starts an in-process
@@ -48,6 +52,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exit(stderr, runReport(args[1:], stdout, stderr))
 		case "sla":
 			return exit(stderr, runSLA(ctx, args[1:], stdout, stderr))
+		case "compare":
+			return exit(stderr, runCompare(args[1:], stdout))
+		case "prices":
+			return exit(stderr, report.WritePrices(stdout))
 		case "pubsub":
 			return exit(stderr, runPubSub(ctx, args[1:], stdout, stderr))
 		case "help":

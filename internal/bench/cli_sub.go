@@ -41,7 +41,7 @@ func (t *tableOpts) opts(defaultOut string) []options.Opt {
 			t.prices[k] = f
 			return nil
 		}},
-		{Long: "prices", Arg: true, Help: "File of prices: CSV name,price or YAML name: price", Set: func(_ *options.Config, v string) error {
+		{Long: "prices", Arg: true, Help: "Prices: a file (CSV name,price or YAML name: price) or a seed article's table: seed-000, seed-001, seed-003, seed-004 ('corvid-bench prices' lists them)", Set: func(_ *options.Config, v string) error {
 			t.priceFile = v
 			return nil
 		}},
@@ -67,7 +67,7 @@ func (t *tableOpts) opts(defaultOut string) []options.Opt {
 // finish applies prices and baseline, prints the table and writes files.
 func (t *tableOpts) finish(tab *report.Table, stdout, stderr io.Writer) error {
 	if t.priceFile != "" {
-		if err := report.ReadPrices(tab, t.priceFile); err != nil {
+		if err := report.LoadPrices(tab, t.priceFile); err != nil {
 			return err
 		}
 	}
@@ -94,6 +94,12 @@ func (t *tableOpts) finish(tab *report.Table, stdout, stderr io.Writer) error {
 		{t.out + "-normalized.csv", report.WriteNormalizedCSV},
 		{t.out + ".json", report.WriteJSON},
 		{t.out + ".svg", chart.SVG},
+	}
+	if tab.HasDetail() {
+		files = append(files, struct {
+			name  string
+			write func(io.Writer, *report.Table) error
+		}{t.out + "-latency.svg", chart.LatencySVG})
 	}
 	if t.png {
 		files = append(files, struct {
@@ -171,28 +177,71 @@ func targetsFrom(cfg *options.Config, targets []matrix.Target, stderr io.Writer)
 	return []matrix.Target{{Name: "corvid", Addr: addr}}, stop, nil
 }
 
-const matrixUsage = `Usage: corvid-bench matrix [--target name=host:port]... [--io-threads 6,10,14] [--price name=value]... [options]
+const matrixUsage = `Usage: corvid-bench matrix [--server name=path]... [--rounds 3] [--io-threads 6,10,14] [options]
+       corvid-bench matrix --target name=host:port... [options]
+       corvid-bench matrix --scenario 001|002|003|004 [options]
 
 Runs seed 000's seven memtier commands (set, get, incr, lpush, sadd, zadd,
-hset; keys 1..500, 128-byte random data, --distinct-client-seed) against
-each target and io-threads setting, and prints the seed's table: ops/sec
-per command, total, total normalized to the baseline, price normalized,
-price-performance normalized. Defaults follow the seed: -t 16 -c 50
---test-time 180. Without --target, runs against the embedded corvid-server.
+hset; keys 1..500, 128-byte random data, --distinct-client-seed) and
+prints the seed's table: ops/sec per command, total, total normalized to
+the baseline, price normalized, price-performance normalized. Defaults
+follow the seed: -t 16 -c 50 --test-time 180.
+
+Without --target (or -s host), matrix compares servers side by side: it
+starts Corvid (as a child process) and every peer it is given
+(--server valkey=/path/to/valkey-server) or finds (valkey-server and
+redis-server on PATH and in ../shared/bin; --no-discover to skip), each on
+a free loopback port with the same config (no persistence, maxmemory 0,
+noeviction, the scenario's io-threads: the seed's 6,10,14 by default,
+capped at this machine's CPUs). Each command runs --rounds times per
+server, servers alternated A B A B; a cell is the median round. A second
+block gives each cell's ratio to the baseline (Corvid unless --baseline),
+p50/p99/p99.9 latency, server CPU per op and RSS. Files: PREFIX.csv,
+PREFIX-normalized.csv, PREFIX.json, PREFIX.svg, PREFIX-latency.svg.
+
+--scenario runs another seed article's method on this machine:
+  001  one server process per CPU of each kind, pipelines 1/50/100, -t 8 -c 10
+  002  the SLA search (as 'corvid-bench sla'): highest ops/sec with p99 <= 1ms,
+       --ratio 1:10 --pipeline 45, per server kind
+  003  ElastiCache cluster mode: needs cluster mode (not in Corvid yet)
+  004  normalization by price of any results FILEs (as 'corvid-bench report';
+       --prices seed-004 unless prices are given; see 'corvid-bench prices')
 
 `
 
 func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	scenario := scanScenario(args)
+	switch scenario {
+	case "", "000", "001", "002":
+	case "003":
+		return ErrNeedsCluster
+	case "004":
+		rest := without(args, "scenario")
+		if !hasOpt(rest, "price", "prices", "help") {
+			rest = append([]string{"--prices", "seed-004"}, rest...)
+		}
+		return runReport(rest, stdout, stderr)
+	default:
+		return &options.UsageError{Msg: fmt.Sprintf("unknown --scenario %q (have 000, 001, 002, 003, 004)", scenario)}
+	}
 	var to tableOpts
+	var so sideOpts
 	var targets []matrix.Target
 	var ioThreads, commands []string
 	extra := append(to.opts("corvid-matrix"),
 		targetOpt(&targets),
-		listOpt("io-threads", "io-threads settings, one scenario each (CONFIG SET where allowed, else a label)", &ioThreads),
+		listOpt("io-threads", "io-threads settings, one scenario each (side by side: each server is started with it; with --target: CONFIG SET where allowed, else a label)", &ioThreads),
 		listOpt("commands", "Subset of the seed commands, e.g. set,get (default: all seven)", &commands),
 	)
+	extra = append(extra, so.opts()...)
 	cfg := options.Defaults()
 	cfg.Threads, cfg.Clients = 16, 50 // the seed's -t 16 -c 50
+	switch scenario {
+	case "001":
+		cfg.Threads, cfg.Clients = 8, 10 // 8 threads x 10 connections per instance
+	case "002":
+		cfg.Pipeline = 45 // 45 pipelined requests, get:set 1:10 (memtier's default --ratio 1:10)
+	}
 	rest, err := options.ParseInto(cfg, args, extra...)
 	if err != nil {
 		return err
@@ -206,12 +255,24 @@ func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if cfg.TestTime == 0 && cfg.Requests == 0 && !cfg.AllKeys {
 		cfg.TestTime = 180 * time.Second // the seed's --test-time=180
+		if scenario == "002" {
+			cfg.TestTime = 5 * time.Second // per search step, as corvid-bench sla
+		}
 	}
 	if err := cfg.Finalize(); err != nil {
 		return err
 	}
 	if len(cfg.Commands) > 0 {
 		return &options.UsageError{Msg: "matrix runs the seed's commands; use --commands to pick a subset, not --command"}
+	}
+	if len(targets) == 0 && cfg.Embedded {
+		if scenario == "002" {
+			return runSideSLA(ctx, cfg, &so, &to, stdout, stderr)
+		}
+		return runSide(ctx, cfg, &so, ioThreads, commands, &to, stdout, stderr)
+	}
+	if (scenario != "" && scenario != "000") || len(so.servers) > 0 {
+		return &options.UsageError{Msg: "--scenario 001/002 and --server name=path start the servers themselves; do not combine them with --target or -s host"}
 	}
 	tg, stop, err := targetsFrom(cfg, targets, stderr)
 	if err != nil {

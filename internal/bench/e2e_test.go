@@ -258,7 +258,7 @@ func TestEmbeddedDefault(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ALL STATS") || !strings.Contains(errOut, "embedded corvid-server at "+addr) || !stopped {
 		t.Fatalf("%d %s %s", code, errOut, out)
 	}
-	out, errOut, code = run(t, "matrix", "--commands", "set,get", "-t", "1", "-c", "1", "--test-time", "50ms", "--out", "")
+	out, errOut, code = run(t, "matrix", "--commands", "set,get", "-t", "1", "-c", "1", "--test-time", "50ms", "--out", "", "--no-discover", "--rounds", "1")
 	if code != 0 || !strings.Contains(out, "corvid") {
 		t.Fatalf("matrix on embedded: %d %s %s", code, errOut, out)
 	}

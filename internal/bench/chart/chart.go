@@ -179,6 +179,11 @@ func layout(t *report.Table) (shapes []shape, width, height float64) {
 // SVG writes the chart as an SVG document.
 func SVG(w io.Writer, t *report.Table) error {
 	shapes, width, height := layout(t)
+	return render(w, shapes, width, height)
+}
+
+// render writes shapes as an SVG document.
+func render(w io.Writer, shapes []shape, width, height float64) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif">`+"\n", width, height, width, height)
 	for _, s := range shapes {

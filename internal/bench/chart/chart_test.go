@@ -82,3 +82,41 @@ func TestEmptyTableDoesNotPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestLatencySVG(t *testing.T) {
+	tab := report.NewTable()
+	s := tab.Scenario("1", "1")
+	for i, tg := range []string{"corvid", "valkey", "redis"} {
+		for _, c := range []string{"get", "set"} {
+			tab.Set(s, c, tg, 1000)
+			tab.SetDetail(s, c, tg, report.Detail{P50Ms: 0.05 * float64(i+1), P99Ms: 0.2, P999Ms: 1.5})
+		}
+	}
+	var b bytes.Buffer
+	if err := LatencySVG(&b, tab); err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(bytes.NewReader(b.Bytes()))
+	rects := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "rect" {
+			rects++
+		}
+	}
+	// background + 3 legend squares + 3 percentiles x 2 commands x 3 servers
+	if want := 1 + 3 + 3*2*3; rects != want {
+		t.Fatalf("%d rects, want %d", rects, want)
+	}
+	for _, want := range []string{"p50 (ms)", "p99.9 (ms)", "valkey", "redis", "lower is better", "io-threads 1"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+}

@@ -161,6 +161,9 @@ func readOwnJSON(t *Table, data []byte, path string) error {
 				if v, ok := js.Ops[c][tg]; ok {
 					t.Set(s, c, tg, v)
 				}
+				if d, ok := js.Detail[c][tg]; ok {
+					t.SetDetail(s, c, tg, d)
+				}
 			}
 		}
 	}

@@ -23,6 +23,21 @@ type Scenario struct {
 	IOThreads string
 	Commands  []string                      // row order
 	Ops       map[string]map[string]float64 // command -> target -> ops/sec
+	// Detail holds what a side-by-side matrix measures besides ops/sec
+	// (command -> target); nil for tables read from ops-only sources.
+	Detail map[string]map[string]Detail
+}
+
+// Detail is one cell's latency and server cost, each the median over the
+// rounds. Zero means not measured (CPU and RSS need the server to be a
+// local process).
+type Detail struct {
+	P50Ms      float64 `json:"p50_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	P999Ms     float64 `json:"p99_9_ms"`
+	CPUUsPerOp float64 `json:"server_cpu_us_per_op,omitempty"`
+	RSSBytes   uint64  `json:"server_rss_bytes,omitempty"`
+	Rounds     int     `json:"rounds,omitempty"`
 }
 
 // Derived are a scenario's computed rows, unrounded; a target missing a
@@ -69,6 +84,40 @@ func (t *Table) Set(s *Scenario, command, target string, ops float64) {
 		s.Commands = append(s.Commands, command)
 	}
 	m[target] = ops
+}
+
+// SetDetail records a cell's latency and cost.
+func (t *Table) SetDetail(s *Scenario, command, target string, d Detail) {
+	if s.Detail == nil {
+		s.Detail = map[string]map[string]Detail{}
+	}
+	m := s.Detail[command]
+	if m == nil {
+		m = map[string]Detail{}
+		s.Detail[command] = m
+	}
+	m[target] = d
+}
+
+// HasDetail reports whether any scenario has latency or cost data.
+func (t *Table) HasDetail() bool {
+	for _, s := range t.Scenarios {
+		if len(s.Detail) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Ratio is a cell's ops/sec over the baseline's for the same command and
+// scenario; false when either is missing or the baseline is zero.
+func (t *Table) Ratio(s *Scenario, command, target string) (float64, bool) {
+	v, ok := s.Ops[command][target]
+	b, okb := s.Ops[command][t.BaselineName()]
+	if !ok || !okb || b <= 0 {
+		return 0, false
+	}
+	return v / b, true
 }
 
 // BaselineName is the baseline target (explicit or the first one).

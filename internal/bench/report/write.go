@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // WriteText prints the seed's table: one block per scenario with the
@@ -62,11 +63,77 @@ func WriteText(w io.Writer, t *Table) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "baseline: %s = 100%%\n", t.BaselineName())
+	if t.HasDetail() {
+		b.WriteString("\n")
+		writeDetail(&b, t)
+	}
 	for _, n := range t.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeDetail prints the side-by-side block: one line per scenario,
+// command and target with ops/sec, the ratio to the baseline, latency
+// percentiles and the server's CPU time and RSS.
+func writeDetail(b *strings.Builder, t *Table) {
+	grid := [][]string{{"scenario", "io-threads", "command", "server", "ops/sec", "vs " + t.BaselineName(), "p50 ms", "p99 ms", "p99.9 ms", "cpu µs/op", "rss MB"}}
+	for _, s := range t.Scenarios {
+		first := true
+		for _, c := range s.Commands {
+			for _, tg := range t.Targets {
+				v, ok := s.Ops[c][tg]
+				if !ok {
+					continue
+				}
+				row := []string{"", "", c, tg, Thousands(v), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"}
+				if first {
+					row[0], row[1] = s.ID, s.IOThreads
+					first = false
+				}
+				if r, ok := t.Ratio(s, c, tg); ok {
+					row[5] = strconv.FormatFloat(r, 'f', 2, 64) + "x"
+				}
+				if d, ok := s.Detail[c][tg]; ok {
+					row[6], row[7], row[8] = msText(d.P50Ms), msText(d.P99Ms), msText(d.P999Ms)
+					if d.CPUUsPerOp > 0 {
+						row[9] = strconv.FormatFloat(d.CPUUsPerOp, 'f', 2, 64)
+					}
+					if d.RSSBytes > 0 {
+						row[10] = strconv.FormatFloat(float64(d.RSSBytes)/(1<<20), 'f', 1, 64)
+					}
+				}
+				grid = append(grid, row)
+			}
+		}
+	}
+	width := make([]int, len(grid[0]))
+	for _, row := range grid {
+		for i, c := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range grid {
+		for i, c := range row {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i < 4 {
+				b.WriteString(c + pad + "  ")
+			} else {
+				b.WriteString(pad + c + "  ")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("latency: medians over rounds of each run's percentile (client-side, per request); cpu: server process utime+stime per op; rss: server VmRSS after the run\n")
+}
+
+// msText renders milliseconds with three decimals ("n/a" for 0).
+func msText(v float64) string {
+	if v <= 0 {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
 func ftoa(f float64) string {
@@ -172,6 +239,7 @@ type JSONScenario struct {
 	TotalNormalizedPct    map[string]float64            `json:"total_normalized_pct"`
 	PriceNormalizedPct    map[string]float64            `json:"price_normalized_pct"`
 	PricePerfNormalizePct map[string]float64            `json:"price_performance_normalized_pct"`
+	Detail                map[string]map[string]Detail  `json:"detail,omitempty"`
 }
 
 // WriteJSON writes the table with its derived rows.
@@ -180,7 +248,8 @@ func WriteJSON(w io.Writer, t *Table) error {
 	for _, s := range t.Scenarios {
 		d := t.Derive(s)
 		doc.Scenarios = append(doc.Scenarios, JSONScenario{ID: s.ID, IOThreads: s.IOThreads, Commands: s.Commands, Ops: s.Ops,
-			Total: d.Total, TotalNormalizedPct: d.TotalPct, PriceNormalizedPct: d.PricePct, PricePerfNormalizePct: d.PricePerfPct})
+			Total: d.Total, TotalNormalizedPct: d.TotalPct, PriceNormalizedPct: d.PricePct, PricePerfNormalizePct: d.PricePerfPct,
+			Detail: s.Detail})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
