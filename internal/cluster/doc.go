@@ -1,15 +1,67 @@
-// Package cluster holds the parts of Valkey 8.0.1's cluster mode that are
-// pure data: the hash slot of a key (KeySlot: CRC16 with hash tags) and the
-// cluster bus's messages (bus.go: the clusterMsg header, gossip sections,
-// ping extensions, FAIL, PUBLISH, UPDATE, MODULE, and the light header),
-// encoded and decoded byte for byte as Valkey's cluster_legacy.c does, with
-// its clusterIsValidPacket length checks.
+// Package cluster is Valkey 8.0.1's cluster mode as this node sees it:
 //
-// Invariants: nothing here does I/O or keeps state; a decoded Message does
-// not alias the buffer it was decoded from (strings and slices are copies),
-// so a link may reuse its read buffer at once; Encode appends to the slice
-// it is given and never reads it. All multi-byte integers on the bus are
-// big-endian (Valkey's htons/htonl/htonu64). Names (node IDs, shard IDs)
-// are the 40-byte hex strings Valkey uses, kept as written (no NUL
-// trimming: Valkey compares them with memcmp).
+//   - slot.go: the hash slot of a key (KeySlot: CRC16 with hash tags);
+//   - bus.go: the cluster bus's messages (the clusterMsg header, gossip
+//     sections, ping extensions, FAIL, PUBLISH, UPDATE, MODULE, the light
+//     header), encoded and decoded byte for byte as cluster_legacy.c, with
+//     its clusterIsValidPacket length checks. Pure data: no I/O, no state;
+//     a decoded Message does not alias its buffer; Encode only appends;
+//   - state.go: the nodes (Node), the 16384-slot owner table, the open
+//     (migrating/importing) slots, currentEpoch and lastVoteEpoch, the
+//     cluster state, and what CLUSTER's subcommands read and change;
+//   - nodesconf.go: nodes.conf in Valkey's format, loaded by New and saved
+//     atomically (temporary file, fsync, rename, directory fsync) at the
+//     end of every locked section that changed it;
+//   - gossip.go: the bus: the listener, the links, MEET/PING/PONG with
+//     gossip sections and extensions (hostname, human nodename, forgotten
+//     node, shard ID), the handshake that gives a met node its real ID,
+//     slot claims by config epoch (clusterUpdateSlotsConfigWith, UPDATE
+//     both ways), config epoch collisions, PFAIL from the node timeout and
+//     FAIL from a majority of primaries' failure reports or a FAIL message.
+//
+// Not built yet: replicas (CLUSTER REPLICATE, failover elections, the
+// FAILOVER_AUTH and MFSTART messages), PUBLISH over the bus, CLUSTER LINKS
+// and SLOT-STATS.
+//
+// # Goroutines
+//
+// Start runs one accept loop (the bus port), one cron (every 100 ms:
+// handshake timeouts, connecting links, pings, PFAIL), and per link a
+// reader and a writer; connecting an outbound link runs a short-lived
+// dialer. Stop closes the listener and every link and waits for all of
+// them.
+//
+// # Locks
+//
+// Cluster.mu guards everything in a Cluster but the routing snapshot:
+// nodes, slots, epochs, links' fields, statistics. It is the only lock of
+// the package and is never held while calling out of the package except
+// for Options' small callbacks (NodeTimeout, FullCoverage, Hostname, Logf,
+// CountKeysInSlot), which must not call back into the Cluster; the
+// server's own locks (keyspace stripes, client state) are therefore
+// always taken either before Cluster.mu or with it released, never the
+// other way round. OnSlotsLost is called after the lock is released.
+//
+// Every locked section that changes state ends in Cluster.unlock, which
+// recomputes the cluster state, publishes a new Routing and saves
+// nodes.conf when the section marked them dirty, then releases the lock.
+//
+// # Routing
+//
+// The server checks slot ownership on every keyed command without a lock:
+// Routing returns an atomic pointer to an immutable snapshot (slot →
+// owner index, the owners' addresses, cluster ok or not, open slots),
+// replaced whole on every change of ownership, address or state.
+//
+// # Links and buffers
+//
+// A link belongs to the Cluster (Cluster.links) and to at most one node
+// (Node.link for ours to it, Node.inLink for its to us). Its reader owns
+// its read buffer and decodes whole messages into fresh Messages, then
+// processes them under mu; anything it sends is encoded into a new slice
+// and queued on the link's channel (never blocking under mu: a full queue
+// frees the link), which only the writer goroutine drains to the socket.
+// freeLink (under mu) closes the connection and the done channel, which
+// ends both goroutines. Names (node IDs, shard IDs) are the 40-byte hex
+// strings Valkey uses; multi-byte integers on the bus are big-endian.
 package cluster

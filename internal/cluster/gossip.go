@@ -1,0 +1,876 @@
+package cluster
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"time"
+)
+
+type netListener = net.Listener
+
+// sendQueue is how many messages a link buffers for its writer before the
+// link is dropped (a peer that does not read): Valkey's
+// cluster-link-sendbuf-limit, counted in messages.
+const sendQueue = 1024
+
+// link is one TCP connection of the bus (clusterLink). An outbound link
+// (inbound false) is ours to node; an inbound one was accepted, and node
+// is set once its sender is known. The reader and writer goroutines own
+// conn's two directions; every other field is guarded by Cluster.mu.
+type link struct {
+	cl        *Cluster
+	conn      net.Conn
+	node      *Node
+	inbound   bool
+	connected bool // outbound: the dial succeeded
+	ctime     int64
+	out       chan []byte
+	done      chan struct{}
+	freed     bool
+}
+
+// Start listens on the bus port and starts the cron. Stop ends both.
+func (cl *Cluster) Start() error {
+	cl.mu.Lock()
+	cl.stop = make(chan struct{})
+	cl.mu.Unlock()
+	if cl.opt.ListenBusPort != 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort(cl.opt.BindAddr, strconv.Itoa(cl.opt.ListenBusPort)))
+		if err != nil {
+			return err
+		}
+		cl.ln = ln
+		cl.wg.Add(1)
+		go cl.acceptLoop(ln)
+	}
+	cl.wg.Add(1)
+	go cl.cronLoop()
+	return nil
+}
+
+// Stop closes the listener and every link and waits for the goroutines.
+func (cl *Cluster) Stop() {
+	cl.mu.Lock()
+	if cl.closed || cl.stop == nil {
+		cl.closed = true
+		cl.mu.Unlock()
+		return
+	}
+	cl.closed = true
+	close(cl.stop)
+	if cl.ln != nil {
+		cl.ln.Close()
+	}
+	for l := range cl.links {
+		cl.freeLink(l)
+	}
+	cl.mu.Unlock()
+	cl.wg.Wait()
+}
+
+func (cl *Cluster) acceptLoop(ln net.Listener) {
+	defer cl.wg.Done()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		cl.mu.Lock()
+		if cl.closed {
+			cl.mu.Unlock()
+			conn.Close()
+			return
+		}
+		l := cl.newLink(nil, true)
+		l.conn = conn
+		l.connected = true
+		cl.startLink(l)
+		cl.mu.Unlock()
+	}
+}
+
+func (cl *Cluster) newLink(n *Node, inbound bool) *link {
+	l := &link{cl: cl, node: n, inbound: inbound, ctime: cl.now(), out: make(chan []byte, sendQueue), done: make(chan struct{})}
+	cl.links[l] = struct{}{}
+	return l
+}
+
+// startLink starts l's reader and writer. mu held.
+func (cl *Cluster) startLink(l *link) {
+	cl.wg.Add(2)
+	go l.writeLoop()
+	go l.readLoop()
+}
+
+// freeLink closes l (idempotent) and detaches it from its node. mu held.
+func (cl *Cluster) freeLink(l *link) {
+	if l == nil || l.freed {
+		return
+	}
+	l.freed = true
+	delete(cl.links, l)
+	if l.node != nil {
+		if l.node.link == l {
+			l.node.link = nil
+		}
+		if l.node.inLink == l {
+			l.node.inLink = nil
+		}
+	}
+	close(l.done)
+	if l.conn != nil {
+		l.conn.Close()
+	}
+}
+
+func (l *link) writeLoop() {
+	defer l.cl.wg.Done()
+	w := bufio.NewWriterSize(l.conn, 64<<10)
+	for {
+		select {
+		case b := <-l.out:
+			w.Write(b)
+			for more := true; more; {
+				select {
+				case b := <-l.out:
+					w.Write(b)
+				default:
+					more = false
+				}
+			}
+			l.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if err := w.Flush(); err != nil {
+				l.cl.mu.Lock()
+				l.cl.freeLink(l)
+				l.cl.mu.Unlock()
+				return
+			}
+		case <-l.done:
+			return
+		}
+	}
+}
+
+func (l *link) readLoop() {
+	defer l.cl.wg.Done()
+	r := bufio.NewReaderSize(l.conn, 64<<10)
+	buf := make([]byte, 0, FullLen)
+	for {
+		head, err := r.Peek(8)
+		if err == nil {
+			var n int
+			n, err = MessageLen(head)
+			if err == nil {
+				if cap(buf) < n {
+					buf = make([]byte, n)
+				}
+				buf = buf[:n]
+				_, err = io.ReadFull(r, buf)
+			}
+		}
+		var m *Message
+		if err == nil {
+			m, err = Decode(buf)
+		}
+		l.cl.mu.Lock()
+		if err != nil || l.freed {
+			l.cl.freeLink(l)
+			l.cl.mu.Unlock()
+			return
+		}
+		l.cl.process(l, m)
+		l.cl.unlock()
+	}
+}
+
+// send queues msg on l; a full queue drops the link. mu held.
+func (cl *Cluster) send(l *link, m *Message) {
+	if l == nil || l.freed || !l.connected {
+		return
+	}
+	if int(m.Type) < TypeCount {
+		cl.stats.sent[m.Type]++
+	}
+	b := m.Encode(nil)
+	select {
+	case l.out <- b:
+	default:
+		cl.freeLink(l)
+	}
+}
+
+// header fills a message's header as this node (clusterBuildMessageHdr).
+func (cl *Cluster) header(typ uint16) *Message {
+	me := cl.myself
+	m := &Message{}
+	m.Type = typ
+	copy(m.Sender[:], me.Name)
+	prim := me
+	if me.IsReplica() && me.Primary != nil {
+		prim = me.Primary
+		copy(m.ReplicaOf[:], prim.Name)
+	}
+	m.Slots = prim.slots
+	if cl.opt.IP != "" {
+		copy(m.MyIP[:], cl.opt.IP)
+	}
+	m.Port = uint16(me.Port)
+	m.CPort = uint16(me.CPort)
+	m.Flags = me.Flags
+	m.State = byte(cl.state)
+	m.CurrentEpoch = cl.currentEpoch
+	m.ConfigEpoch = prim.ConfigEpoch
+	m.Offset = me.ReplOffset
+	return m
+}
+
+// sendPing sends a PING, PONG or MEET with gossip sections and the ping
+// extensions (clusterSendPing). mu held.
+func (cl *Cluster) sendPing(l *link, typ uint16) {
+	if l == nil || l.freed || !l.connected {
+		return
+	}
+	m := cl.header(typ)
+	if l.node != nil && typ == TypePing && l.node.PingSent == 0 && !l.inbound {
+		l.node.PingSent = cl.now()
+	}
+	wanted := max(3, len(cl.nodes)/10)
+	fresh := len(cl.nodes) - 2
+	if wanted > fresh {
+		wanted = fresh
+	}
+	candidates := make([]*Node, 0, len(cl.nodes))
+	var pfail []*Node
+	for _, n := range cl.nodes {
+		if n.Flags&FlagPFail != 0 && n != cl.myself && !n.InHandshake() {
+			pfail = append(pfail, n)
+			continue
+		}
+		if n == cl.myself || n.Flags&(FlagHandshake|FlagNoAddr) != 0 || n.link == nil && n.NumSlots == 0 {
+			continue
+		}
+		candidates = append(candidates, n)
+	}
+	rand.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
+	if len(candidates) > wanted && wanted >= 0 {
+		candidates = candidates[:max(wanted, 0)]
+	}
+	for _, n := range append(candidates, pfail...) {
+		m.Gossip = append(m.Gossip, gossipOf(n))
+	}
+	if h := cl.myself.Hostname; h != "" {
+		m.Exts = append(m.Exts, Ext{Type: ExtHostname, Data: []byte(h)})
+	}
+	if h := cl.myself.HumanName; h != "" {
+		m.Exts = append(m.Exts, Ext{Type: ExtHumanNodename, Data: []byte(h)})
+	}
+	now := cl.now()
+	for name, exp := range cl.blacklist {
+		if exp > now {
+			var nm [NameLen]byte
+			copy(nm[:], name)
+			m.Exts = append(m.Exts, ForgottenNode(nm, uint64((exp-now)/1000)))
+		}
+	}
+	var sid [NameLen]byte
+	copy(sid[:], cl.myself.ShardID)
+	m.Exts = append(m.Exts, ShardID(sid))
+	cl.send(l, m)
+}
+
+func gossipOf(n *Node) Gossip {
+	g := Gossip{PingSent: uint32(n.PingSent / 1000), PongReceived: uint32(n.PongReceived / 1000),
+		Port: uint16(n.Port), CPort: uint16(n.CPort), Flags: n.Flags, PPort: uint16(n.PPort)}
+	copy(g.Name[:], n.Name)
+	copy(g.IP[:], n.IP)
+	return g
+}
+
+func cstring(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// remoteIP is the link's peer address, without the port.
+func remoteIP(c net.Conn) string {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	h, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+	return h
+}
+
+func localIP(c net.Conn) string {
+	if a, ok := c.LocalAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	h, _, _ := net.SplitHostPort(c.LocalAddr().String())
+	return h
+}
+
+// process handles one message (clusterProcessPacket). mu held.
+func (cl *Cluster) process(l *link, m *Message) {
+	now := cl.now()
+	if int(m.Type) < TypeCount {
+		cl.stats.received[m.Type]++
+	}
+	if m.Light {
+		return // PUBLISH over the light header: pub/sub is not relayed yet
+	}
+	senderName := string(m.Sender[:])
+	sender := cl.nodes[senderName]
+	if sender != nil && sender.InHandshake() {
+		sender = nil
+	}
+	if sender != nil {
+		sender.DataReceived = now
+		if l.inbound && l.node == nil {
+			// The inbound link's node (setClusterNodeToInboundClusterLink).
+			if sender.inLink != nil && sender.inLink != l {
+				cl.freeLink(sender.inLink)
+			}
+			sender.inLink = l
+			l.node = sender
+		}
+		if m.CurrentEpoch > cl.currentEpoch {
+			cl.currentEpoch = m.CurrentEpoch
+			cl.dirtySave = true
+		}
+		if m.ConfigEpoch > sender.ConfigEpoch && isZero(m.ReplicaOf[:]) {
+			sender.ConfigEpoch = m.ConfigEpoch
+			cl.dirtySave, cl.dirtyState = true, true
+		}
+		sender.ReplOffset = m.Offset
+	}
+	switch m.Type {
+	case TypePing, TypePong, TypeMeet:
+		cl.processPing(l, m, sender, now)
+	case TypeFail:
+		if sender == nil {
+			return
+		}
+		failing := cl.nodes[string(m.FailName[:])]
+		if failing != nil && failing.Flags&(FlagFail|FlagMyself) == 0 {
+			cl.opt.Logf('*', "FAIL message received from %s about %s", sender.Name, failing.Name)
+			failing.Flags |= FlagFail
+			failing.Flags &^= FlagPFail
+			failing.FailTime = now
+			cl.dirtySave, cl.dirtyState = true, true
+		}
+	case TypeUpdate:
+		if sender == nil {
+			return
+		}
+		n := cl.nodes[string(m.UpdateName[:])]
+		if n == nil || n.ConfigEpoch >= m.UpdateEpoch {
+			return
+		}
+		if n.IsReplica() {
+			cl.setPrimaryFlags(n)
+		}
+		n.ConfigEpoch = m.UpdateEpoch
+		cl.updateSlotsConfigWith(n, m.UpdateEpoch, &m.UpdateSlots)
+		cl.dirtySave = true
+	}
+}
+
+func isZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// setPrimaryFlags turns a node into a primary (clusterSetNodeAsPrimary).
+func (cl *Cluster) setPrimaryFlags(n *Node) {
+	if n.IsPrimary() {
+		return
+	}
+	if n.Primary != nil {
+		n.Primary.removeReplica(n)
+	}
+	n.Flags = n.Flags&^FlagReplica | FlagPrimary
+	n.Primary, n.PrimaryName = nil, ""
+	cl.dirtySave, cl.dirtyState = true, true
+}
+
+func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
+	// Learn our own IP from the first MEET (or any message while we do
+	// not know it), unless it is announced.
+	if (m.Type == TypeMeet || cl.myself.IP == "") && cl.opt.IP == "" {
+		if ip := localIP(l.conn); ip != "" && ip != cl.myself.IP {
+			cl.myself.IP = ip
+			cl.dirtySave, cl.dirtyRouting = true, true
+		}
+	}
+	// A MEET from an unknown node: add it, in handshake, under a random
+	// name, to be connected to by the cron.
+	if sender == nil && m.Type == TypeMeet {
+		n := cl.newNode(RandomName(), FlagHandshake)
+		n.IP = cstring(m.MyIP[:])
+		if n.IP == "" {
+			n.IP = remoteIP(l.conn)
+		}
+		n.Port, n.CPort, n.PPort = int(m.Port), int(m.CPort), int(m.PPort)
+		cl.addNode(n)
+		cl.dirtySave = true
+		cl.processGossip(m, nil)
+	}
+	if m.Type == TypePing || m.Type == TypeMeet {
+		cl.sendPing(l, TypePong)
+	}
+	if !l.inbound && l.node != nil {
+		ln := l.node
+		if ln.InHandshake() {
+			if sender != nil {
+				// Already known under its name: update its address and
+				// drop the handshake node.
+				cl.updateAddress(sender, l, m)
+				cl.delNode(ln)
+				return
+			}
+			name := string(m.Sender[:])
+			cl.opt.Logf('-', "Handshake with node %s completed.", name)
+			cl.renameNode(ln, name)
+			ln.Flags &^= FlagHandshake
+			ln.Flags |= m.Flags & (FlagPrimary | FlagReplica)
+			cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+			sender = nil // as Valkey: the rest waits for the next message
+		} else if ln.Name != string(m.Sender[:]) {
+			// The node at that address has another ID now.
+			ln.Flags |= FlagNoAddr
+			ln.IP = ""
+			ln.Port, ln.CPort = 0, 0
+			cl.freeLink(l)
+			cl.dirtySave = true
+			return
+		}
+	}
+	// Extensions: shard ID, hostname, human nodename, forgotten nodes.
+	if sender != nil && m.MFlags[0]&MFlagExtData != 0 {
+		cl.processExts(sender, m)
+	}
+	if sender != nil && m.Type == TypePing && !l.inbound {
+		// (Valkey updates on inbound PINGs; an inbound link is the peer's.)
+	}
+	if sender != nil && m.Type == TypePing && l.inbound {
+		if cl.updateAddress(sender, l, m) {
+			cl.dirtySave, cl.dirtyRouting = true, true
+		}
+	}
+	// PONG: the node is reachable.
+	if !l.inbound && l.node != nil && m.Type == TypePong {
+		n := l.node
+		n.PongReceived = now
+		n.PingSent = 0
+		if n.TimedOut() {
+			n.Flags &^= FlagPFail
+			cl.dirtyState, cl.dirtyRouting = true, true
+		} else if n.Failed() {
+			cl.clearFailureIfNeeded(n)
+		}
+	}
+	if sender == nil {
+		return
+	}
+	// Role.
+	if isZero(m.ReplicaOf[:]) {
+		cl.setPrimaryFlags(sender)
+	} else {
+		pname := string(m.ReplicaOf[:])
+		if sender.IsPrimary() {
+			for s := range Slots {
+				if cl.slots[s] == sender {
+					cl.delSlot(s)
+				}
+			}
+			sender.Flags = sender.Flags&^(FlagPrimary|FlagMigrateTo) | FlagReplica
+			cl.dirtySave, cl.dirtyState = true, true
+		}
+		if p := cl.nodes[pname]; p != nil && sender.Primary != p {
+			if sender.Primary != nil {
+				sender.Primary.removeReplica(sender)
+			}
+			sender.Primary = p
+			sender.PrimaryName = ""
+			p.Replicas = append(p.Replicas, sender)
+			sender.ShardID = p.ShardID
+			cl.dirtySave = true
+		}
+	}
+	// Slots: adopt the claims of a higher config epoch.
+	if sender.IsPrimary() && sender.slots != m.Slots {
+		cl.updateSlotsConfigWith(sender, m.ConfigEpoch, &m.Slots)
+		// Tell a sender with a stale claim who owns the slot now.
+		for s := range Slots {
+			if m.Slots[s>>3]&(1<<(s&7)) == 0 {
+				continue
+			}
+			o := cl.slots[s]
+			if o == sender || o == nil || cl.importing[s] != nil {
+				continue
+			}
+			if o.ConfigEpoch > m.ConfigEpoch {
+				u := cl.header(TypeUpdate)
+				u.UpdateEpoch = o.ConfigEpoch
+				copy(u.UpdateName[:], o.Name)
+				u.UpdateSlots = o.slots
+				cl.send(l, u)
+				break
+			}
+		}
+	}
+	// Config epoch collision between two primaries.
+	if sender.IsPrimary() && cl.myself.IsPrimary() && m.ConfigEpoch == cl.myself.ConfigEpoch &&
+		sender.Name > cl.myself.Name {
+		cl.currentEpoch++
+		cl.myself.ConfigEpoch = cl.currentEpoch
+		cl.dirtySave = true
+		cl.opt.Logf('#', "WARNING: configEpoch collision with node %s. configEpoch set to %d", sender.Name, cl.currentEpoch)
+	}
+	cl.processGossip(m, sender)
+}
+
+// processExts applies a PING's extensions to its sender.
+func (cl *Cluster) processExts(sender *Node, m *Message) {
+	hostname, human := "", ""
+	for _, e := range m.Exts {
+		switch e.Type {
+		case ExtHostname:
+			hostname = string(e.Data)
+		case ExtHumanNodename:
+			human = string(e.Data)
+		case ExtForgottenNode:
+			if len(e.Data) >= NameLen+8 {
+				name := string(e.Data[:NameLen])
+				if n := cl.nodes[name]; n != nil && n != cl.myself && !(cl.myself.IsReplica() && cl.myself.Primary == n) {
+					ttl := int64(e.Data[NameLen])<<56 | int64(e.Data[NameLen+1])<<48 | int64(e.Data[NameLen+2])<<40 |
+						int64(e.Data[NameLen+3])<<32 | int64(e.Data[NameLen+4])<<24 | int64(e.Data[NameLen+5])<<16 |
+						int64(e.Data[NameLen+6])<<8 | int64(e.Data[NameLen+7])
+					cl.blacklist[name] = cl.now() + ttl*1000
+					cl.delNode(n)
+				}
+			}
+		case ExtShardID:
+			if len(e.Data) >= NameLen {
+				id := string(e.Data[:NameLen])
+				if sender.ShardID != id {
+					sender.ShardID = id
+					for _, r := range sender.Replicas {
+						r.ShardID = id
+					}
+					cl.dirtySave = true
+				}
+			}
+		}
+	}
+	if sender.Hostname != hostname {
+		sender.Hostname = hostname
+		cl.dirtySave, cl.dirtyRouting = true, true
+	}
+	if sender.HumanName != human {
+		sender.HumanName = human
+		cl.dirtySave = true
+	}
+}
+
+// updateAddress records the address a node's message came from when it
+// differs (nodeUpdateAddressIfNeeded); true when it changed.
+func (cl *Cluster) updateAddress(n *Node, l *link, m *Message) bool {
+	if n == cl.myself || l == n.link {
+		return false
+	}
+	ip := cstring(m.MyIP[:])
+	if ip == "" {
+		ip = remoteIP(l.conn)
+	}
+	if ip == n.IP && int(m.Port) == n.Port && int(m.CPort) == n.CPort {
+		return false
+	}
+	n.IP, n.Port, n.CPort, n.PPort = ip, int(m.Port), int(m.CPort), int(m.PPort)
+	cl.freeLink(n.link)
+	n.Flags &^= FlagNoAddr
+	cl.opt.Logf('-', "Address updated for node %s, now %s:%d", n.Name, ip, n.Port)
+	return true
+}
+
+// updateSlotsConfigWith gives sender the slots it claims with a higher
+// config epoch than their owners' (clusterUpdateSlotsConfigWith). Keys
+// of slots this node loses are reported (OnSlotsLost).
+func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slotBytes]byte) {
+	if sender == cl.myself {
+		return
+	}
+	for s := range Slots {
+		if slots[s>>3]&(1<<(s&7)) == 0 {
+			continue
+		}
+		o := cl.slots[s]
+		if o == sender || cl.importing[s] != nil {
+			continue
+		}
+		if o == nil || o.ConfigEpoch < epoch {
+			if o == cl.myself {
+				cl.lostSlots = append(cl.lostSlots, s)
+			}
+			cl.delSlot(s)
+			cl.addSlot(sender, s)
+		}
+	}
+}
+
+// processGossip reads a PING's gossip sections
+// (clusterProcessGossipSection): failure reports, and new nodes to meet.
+func (cl *Cluster) processGossip(m *Message, sender *Node) {
+	now := cl.now()
+	for i := range m.Gossip {
+		g := &m.Gossip[i]
+		name := string(g.Name[:])
+		n := cl.nodes[name]
+		if n != nil {
+			if sender != nil && sender.IsPrimary() && n != cl.myself {
+				if g.Flags&(FlagFail|FlagPFail) != 0 {
+					if _, ok := n.failReports[sender]; !ok {
+						cl.opt.Logf('-', "Node %s reported node %s as not reachable.", sender.Name, n.Name)
+					}
+					n.failReports[sender] = now
+					cl.markFailingIfNeeded(n)
+				} else {
+					delete(n.failReports, sender)
+				}
+			}
+			// A fresher pong seen by someone else: no need to ping it.
+			if g.Flags&(FlagFail|FlagPFail) == 0 && n.PingSent == 0 && len(n.failReports) == 0 {
+				if pr := int64(g.PongReceived) * 1000; pr <= now+500 && pr > n.PongReceived {
+					n.PongReceived = pr
+				}
+			}
+			// A node we see failing, at a new address by the gossip.
+			if n.Flags&(FlagFail|FlagPFail) != 0 && n.link == nil && g.Flags&FlagNoAddr == 0 &&
+				(cstring(g.IP[:]) != n.IP || int(g.Port) != n.Port || int(g.CPort) != n.CPort) && n != cl.myself {
+				n.IP, n.Port, n.CPort = cstring(g.IP[:]), int(g.Port), int(g.CPort)
+				n.Flags &^= FlagNoAddr
+				cl.dirtySave, cl.dirtyRouting = true, true
+			}
+			continue
+		}
+		if sender == nil || g.Flags&FlagNoAddr != 0 || cl.blacklisted(name) {
+			continue
+		}
+		nn := cl.newNode(name, g.Flags&(FlagPrimary|FlagReplica))
+		nn.IP, nn.Port, nn.CPort, nn.PPort = cstring(g.IP[:]), int(g.Port), int(g.CPort), int(g.PPort)
+		nn.ShardID = RandomName()
+		cl.addNode(nn)
+		cl.dirtySave, cl.dirtyState = true, true
+	}
+}
+
+func (cl *Cluster) blacklisted(name string) bool {
+	exp, ok := cl.blacklist[name]
+	if ok && exp <= cl.now() {
+		delete(cl.blacklist, name)
+		return false
+	}
+	return ok
+}
+
+// markFailingIfNeeded turns PFAIL into FAIL when a majority of the
+// primaries agree, and tells everyone (markNodeAsFailingIfNeeded).
+func (cl *Cluster) markFailingIfNeeded(n *Node) {
+	if !n.TimedOut() || n.Failed() {
+		return
+	}
+	cl.cleanFailReports(n)
+	failures := len(n.failReports)
+	if cl.myself.IsPrimary() {
+		failures++
+	}
+	if failures < cl.size/2+1 {
+		return
+	}
+	cl.opt.Logf('*', "Marking node %s as failing (quorum reached).", n.Name)
+	n.Flags = n.Flags&^FlagPFail | FlagFail
+	n.FailTime = cl.now()
+	m := cl.header(TypeFail)
+	copy(m.FailName[:], n.Name)
+	for _, o := range cl.nodes {
+		if o.link != nil && o.Flags&(FlagMyself|FlagHandshake) == 0 {
+			cl.send(o.link, m)
+		}
+	}
+	cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+}
+
+// clearFailureIfNeeded clears FAIL on a node that is reachable again
+// (clearNodeFailureIfNeeded).
+func (cl *Cluster) clearFailureIfNeeded(n *Node) {
+	now := cl.now()
+	if n.IsReplica() || n.NumSlots == 0 || n.IsPrimary() && now-n.FailTime > cl.opt.NodeTimeout()*2 {
+		cl.opt.Logf('*', "Clear FAIL state for node %s: is reachable again.", n.Name)
+		n.Flags &^= FlagFail
+		cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+	}
+}
+
+// Meet starts a handshake with the node at ip:port, bus port cport
+// (CLUSTER MEET): false when the address is invalid.
+func (cl *Cluster) Meet(ip string, port, cport int) bool {
+	addr := net.ParseIP(ip)
+	if addr == nil || port <= 0 || port > 65535 || cport <= 0 || cport > 65535 {
+		return false
+	}
+	norm := addr.String()
+	cl.mu.Lock()
+	defer cl.unlock()
+	for _, n := range cl.nodes {
+		if n.InHandshake() && n.IP == norm && n.Port == port && n.CPort == cport {
+			return true // already in progress
+		}
+	}
+	n := cl.newNode(RandomName(), FlagHandshake|FlagMeet)
+	n.IP, n.Port, n.CPort = norm, port, cport
+	n.ShardID = RandomName()
+	cl.addNode(n)
+	return true
+}
+
+func (cl *Cluster) cronLoop() {
+	defer cl.wg.Done()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-cl.stop:
+			return
+		case <-t.C:
+			cl.mu.Lock()
+			cl.cron()
+			cl.unlock()
+		}
+	}
+}
+
+// cron runs every 100 ms (clusterCron): handshake timeouts, links to
+// (re)connect, pings, PFAIL. mu held.
+func (cl *Cluster) cron() {
+	cl.tick++
+	now := cl.now()
+	timeout := cl.opt.NodeTimeout()
+	handshakeTimeout := max(timeout, 1000)
+	cl.dirtyState = true
+	for _, n := range cl.nodes {
+		if n == cl.myself || n.Flags&FlagNoAddr != 0 {
+			continue
+		}
+		if n.InHandshake() && now-n.CTime > handshakeTimeout {
+			cl.delNode(n)
+			continue
+		}
+		if n.link == nil {
+			cl.connect(n)
+		}
+	}
+	// Every second, ping the node with the oldest pong of five random ones.
+	if cl.tick%10 == 0 {
+		var best *Node
+		var cands []*Node
+		for _, n := range cl.nodes {
+			cands = append(cands, n)
+		}
+		for range 5 {
+			if len(cands) == 0 {
+				break
+			}
+			n := cands[rand.IntN(len(cands))]
+			if n.link == nil || !n.link.connected || n.PingSent != 0 || n.Flags&(FlagMyself|FlagHandshake) != 0 {
+				continue
+			}
+			if best == nil || n.PongReceived < best.PongReceived {
+				best = n
+			}
+		}
+		if best != nil {
+			cl.sendPing(best.link, TypePing)
+		}
+	}
+	for _, n := range cl.nodes {
+		if n.Flags&(FlagMyself|FlagNoAddr|FlagHandshake) != 0 {
+			continue
+		}
+		if l := n.link; l != nil && l.connected && now-l.ctime > timeout && n.PingSent != 0 &&
+			now-n.PingSent > timeout/2 && now-n.DataReceived > timeout/2 {
+			cl.freeLink(l) // a link that does not answer: reconnect
+		}
+		if l := n.link; l != nil && l.connected && n.PingSent == 0 && now-n.PongReceived > timeout/2 {
+			cl.sendPing(l, TypePing)
+			continue
+		}
+		if n.PingSent == 0 {
+			continue
+		}
+		if now-n.PingSent > timeout && now-n.DataReceived > timeout && n.Flags&(FlagPFail|FlagFail) == 0 {
+			cl.opt.Logf('-', "*** NODE %s possibly failing", n.Name)
+			n.Flags |= FlagPFail
+			cl.dirtyRouting = true
+			if cl.size == 1 && cl.myself.IsPrimary() {
+				cl.markFailingIfNeeded(n)
+			}
+		}
+	}
+}
+
+// connect opens an outbound link to n in the background; the first
+// message is a MEET for a node we were told to meet, else a PING. mu held.
+func (cl *Cluster) connect(n *Node) {
+	if cl.closed {
+		return
+	}
+	l := cl.newLink(n, false)
+	n.link = l
+	addr := net.JoinHostPort(n.IP, strconv.Itoa(n.CPort))
+	timeout := time.Duration(max(cl.opt.NodeTimeout(), 1000)) * time.Millisecond
+	cl.wg.Add(1)
+	go func() {
+		defer cl.wg.Done()
+		conn, err := net.DialTimeout("tcp", addr, timeout)
+		cl.mu.Lock()
+		defer cl.unlock()
+		if err != nil || l.freed {
+			if conn != nil {
+				conn.Close()
+			}
+			cl.freeLink(l)
+			return
+		}
+		l.conn = conn
+		l.connected = true
+		l.ctime = cl.now()
+		cl.startLink(l)
+		typ := uint16(TypePing)
+		if n.Flags&FlagMeet != 0 {
+			typ = TypeMeet
+		}
+		old := n.PingSent
+		cl.sendPing(l, typ)
+		if old != 0 {
+			n.PingSent = old // a reconnection does not restart the timeout
+		}
+		if typ == TypeMeet {
+			n.PingSent = cl.now()
+		}
+		n.Flags &^= FlagMeet
+	}()
+}

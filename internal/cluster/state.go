@@ -1,0 +1,938 @@
+package cluster
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Cluster states (CLUSTER_OK, CLUSTER_FAIL).
+const (
+	StateOK   = 0
+	StateFail = 1
+)
+
+// Node is what this node knows of one cluster node, its own included
+// (Valkey's clusterNode). Every field is guarded by Cluster.mu.
+type Node struct {
+	Name      string // 40 hex characters
+	IP        string // "" while unknown (myself before a MEET)
+	Port      int    // client port
+	PPort     int    // the other client port (TLS): unused, kept for the bus
+	CPort     int    // bus port
+	Hostname  string
+	HumanName string
+	Flags     uint16
+	ShardID   string
+	// Primary is this replica's primary (PrimaryName when it is not known
+	// yet); Replicas the replicas of this primary.
+	Primary     *Node
+	PrimaryName string
+	Replicas    []*Node
+
+	CTime        int64 // ms: created
+	PingSent     int64 // ms: the PING in flight, 0 for none
+	PongReceived int64 // ms
+	DataReceived int64 // ms: the last message from it
+	FailTime     int64 // ms: marked FAIL
+	ConfigEpoch  uint64
+	ReplOffset   uint64
+
+	slots    [slotBytes]byte
+	NumSlots int
+	// failReports: who reported this node failing (PFAIL or FAIL in
+	// their gossip), and when (ms).
+	failReports map[*Node]int64
+
+	link   *link // outbound: ours, to it
+	inLink *link // inbound: its, to us
+}
+
+func (n *Node) hasSlot(s int) bool { return n.slots[s>>3]&(1<<(s&7)) != 0 }
+
+// IsPrimary and the rest read the flags.
+func (n *Node) IsPrimary() bool   { return n.Flags&FlagPrimary != 0 }
+func (n *Node) IsReplica() bool   { return n.Flags&FlagReplica != 0 }
+func (n *Node) IsMyself() bool    { return n.Flags&FlagMyself != 0 }
+func (n *Node) InHandshake() bool { return n.Flags&FlagHandshake != 0 }
+func (n *Node) Failed() bool      { return n.Flags&FlagFail != 0 }
+func (n *Node) TimedOut() bool    { return n.Flags&FlagPFail != 0 }
+
+// Route is one node as routing needs it: immutable once published.
+type Route struct {
+	Name     string
+	IP       string
+	Hostname string
+	Port     int
+}
+
+// Routing is an immutable snapshot of slot ownership, swapped whole
+// (Cluster.Routing) whenever an owner, an address or the cluster state
+// changes. Owner[slot] is 0 for an unassigned slot, else 1 + an index into
+// Nodes; Self is 1 + this node's index.
+type Routing struct {
+	Owner     [Slots]uint16
+	Nodes     []Route
+	Self      uint16
+	OK        bool           // cluster_state:ok
+	Migrating map[int]uint16 // slot -> owner-style index of the target
+	Importing map[int]uint16 // slot -> index of the source
+}
+
+// Options configure a Cluster (the cluster-* directives).
+type Options struct {
+	ConfigFile      string // nodes.conf path ("" in tests: nothing saved)
+	IP              string // cluster-announce-ip ("" for none)
+	Port            int    // client port announced
+	BusPort         int    // bus port announced
+	ListenBusPort   int    // bus port listened on (0: none, tests)
+	BindAddr        string // address the bus listens on ("" for all)
+	NodeTimeout     func() int64
+	FullCoverage    func() bool
+	Hostname        func() string
+	Logf            func(level byte, format string, args ...any)
+	CountKeysInSlot func(slot int) int
+	// OnSlotsLost is called, without the lock, with slots another node
+	// took from this one (their keys are stale here).
+	OnSlotsLost func(slots []int)
+}
+
+// Cluster is this node's view of the cluster: the nodes, the slot table,
+// the epochs, and the bus's links. See the package comment for its
+// goroutines and lock order.
+type Cluster struct {
+	opt Options
+
+	mu            sync.Mutex
+	myself        *Node
+	nodes         map[string]*Node
+	slots         [Slots]*Node
+	migrating     map[int]*Node
+	importing     map[int]*Node
+	currentEpoch  uint64
+	lastVoteEpoch uint64
+	state         int
+	size          int
+	startTime     int64
+	minorityTime  int64
+	blacklist     map[string]int64 // forgotten nodes: name -> expiry (ms)
+	// what the end of the locked section must do (unlock)
+	dirtyRouting, dirtySave, dirtyState bool
+	lostSlots                           []int
+
+	stats struct{ sent, received [TypeCount]int64 }
+
+	routing atomic.Pointer[Routing]
+
+	// the bus (gossip.go)
+	ln      netListener
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	closed  bool
+	linkSeq int64
+	links   map[*link]struct{}
+	tick    int
+	nowFn   func() int64
+}
+
+// RandomName returns a new 40-hex-character node or shard ID.
+func RandomName() string {
+	var b [NameLen / 2]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+// New creates the cluster state: loaded from opt.ConfigFile when it
+// exists, else a fresh node (a new ID, primary, no slots), saved at once.
+func New(opt Options) (*Cluster, error) {
+	if opt.NodeTimeout == nil {
+		opt.NodeTimeout = func() int64 { return 15000 }
+	}
+	if opt.FullCoverage == nil {
+		opt.FullCoverage = func() bool { return true }
+	}
+	if opt.Hostname == nil {
+		opt.Hostname = func() string { return "" }
+	}
+	if opt.Logf == nil {
+		opt.Logf = func(byte, string, ...any) {}
+	}
+	cl := &Cluster{opt: opt, nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{},
+		blacklist: map[string]int64{}, links: map[*link]struct{}{}, state: StateFail, nowFn: nowMs}
+	cl.startTime = cl.now()
+	loaded := false
+	if opt.ConfigFile != "" {
+		ok, err := cl.loadConfig(opt.ConfigFile)
+		if err != nil {
+			return nil, err
+		}
+		loaded = ok
+	}
+	if !loaded {
+		me := cl.newNode(RandomName(), FlagMyself|FlagPrimary)
+		me.ShardID = RandomName()
+		cl.myself = me
+		cl.addNode(me)
+		cl.dirtySave = true
+	}
+	cl.applyMyAddress()
+	cl.dirtyRouting, cl.dirtyState = true, true
+	cl.mu.Lock()
+	cl.unlock()
+	return cl, nil
+}
+
+func (cl *Cluster) now() int64 { return cl.nowFn() }
+
+// applyMyAddress sets myself's announced ports and IP from the options.
+func (cl *Cluster) applyMyAddress() {
+	me := cl.myself
+	me.Port, me.CPort = cl.opt.Port, cl.opt.BusPort
+	if cl.opt.IP != "" {
+		me.IP = cl.opt.IP
+	}
+	me.Hostname = cl.opt.Hostname()
+}
+
+func (cl *Cluster) newNode(name string, flags uint16) *Node {
+	return &Node{Name: name, Flags: flags, CTime: cl.now(), failReports: map[*Node]int64{}}
+}
+
+func (cl *Cluster) addNode(n *Node) { cl.nodes[n.Name] = n }
+
+// delNode removes n: its slots, its links, the failure reports it made,
+// its place among its primary's replicas (clusterDelNode).
+func (cl *Cluster) delNode(n *Node) {
+	for s := range Slots {
+		if cl.slots[s] == n {
+			cl.slots[s] = nil
+		}
+		if cl.migrating[s] == n {
+			delete(cl.migrating, s)
+		}
+		if cl.importing[s] == n {
+			delete(cl.importing, s)
+		}
+	}
+	for _, o := range cl.nodes {
+		delete(o.failReports, n)
+		if o.Primary == n {
+			o.Primary = nil
+		}
+	}
+	if n.Primary != nil {
+		n.Primary.removeReplica(n)
+	}
+	cl.freeLink(n.link)
+	cl.freeLink(n.inLink)
+	delete(cl.nodes, n.Name)
+	cl.dirtyRouting, cl.dirtyState, cl.dirtySave = true, true, true
+}
+
+func (n *Node) removeReplica(r *Node) {
+	for i, x := range n.Replicas {
+		if x == r {
+			n.Replicas = append(n.Replicas[:i], n.Replicas[i+1:]...)
+			return
+		}
+	}
+}
+
+// renameNode gives a handshake node the name it announced.
+func (cl *Cluster) renameNode(n *Node, name string) {
+	delete(cl.nodes, n.Name)
+	n.Name = name
+	cl.nodes[name] = n
+}
+
+// addSlot assigns slot s to n; false when it is already assigned.
+func (cl *Cluster) addSlot(n *Node, s int) bool {
+	if cl.slots[s] != nil {
+		return false
+	}
+	cl.slots[s] = n
+	n.slots[s>>3] |= 1 << (s & 7)
+	n.NumSlots++
+	cl.dirtyRouting, cl.dirtyState, cl.dirtySave = true, true, true
+	return true
+}
+
+// delSlot unassigns slot s; false when it was not assigned.
+func (cl *Cluster) delSlot(s int) bool {
+	n := cl.slots[s]
+	if n == nil {
+		return false
+	}
+	n.slots[s>>3] &^= 1 << (s & 7)
+	n.NumSlots--
+	cl.slots[s] = nil
+	delete(cl.migrating, s)
+	delete(cl.importing, s)
+	cl.dirtyRouting, cl.dirtyState, cl.dirtySave = true, true, true
+	return true
+}
+
+// unlock ends a locked section: it recomputes the cluster state,
+// publishes a new routing snapshot and saves nodes.conf when the section
+// changed what they depend on, then releases the lock. Lost slots are
+// reported after the lock is released.
+func (cl *Cluster) unlock() {
+	if cl.dirtyState {
+		cl.dirtyState = false
+		cl.updateState()
+	}
+	if cl.dirtyRouting {
+		cl.dirtyRouting = false
+		cl.publish()
+	}
+	if cl.dirtySave {
+		cl.dirtySave = false
+		if err := cl.saveConfig(); err != nil {
+			cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
+		}
+	}
+	lost := cl.lostSlots
+	cl.lostSlots = nil
+	cl.mu.Unlock()
+	if len(lost) > 0 && cl.opt.OnSlotsLost != nil {
+		cl.opt.OnSlotsLost(lost)
+	}
+}
+
+// publish builds and swaps in a new routing snapshot.
+func (cl *Cluster) publish() {
+	r := &Routing{OK: cl.state == StateOK}
+	idx := map[*Node]uint16{}
+	get := func(n *Node) uint16 {
+		if i, ok := idx[n]; ok {
+			return i
+		}
+		r.Nodes = append(r.Nodes, Route{Name: n.Name, IP: n.IP, Hostname: n.Hostname, Port: n.Port})
+		i := uint16(len(r.Nodes))
+		idx[n] = i
+		return i
+	}
+	r.Self = get(cl.myself)
+	for s, n := range cl.slots {
+		if n != nil {
+			r.Owner[s] = get(n)
+		}
+	}
+	if len(cl.migrating) > 0 {
+		r.Migrating = map[int]uint16{}
+		for s, n := range cl.migrating {
+			r.Migrating[s] = get(n)
+		}
+	}
+	if len(cl.importing) > 0 {
+		r.Importing = map[int]uint16{}
+		for s, n := range cl.importing {
+			r.Importing[s] = get(n)
+		}
+	}
+	cl.routing.Store(r)
+}
+
+// Routing returns the current slot table: lock-free, for every keyed
+// command. Never nil after New.
+func (cl *Cluster) Routing() *Routing { return cl.routing.Load() }
+
+// updateState recomputes cluster_state (clusterUpdateState).
+func (cl *Cluster) updateState() {
+	now := cl.now()
+	const writableDelay = 2000
+	if cl.myself.IsPrimary() && cl.state == StateFail && now-cl.startTime < writableDelay {
+		// Revisit when the delay is over (the cron marks the state dirty).
+		return
+	}
+	newState := StateOK
+	if cl.opt.FullCoverage() {
+		for _, n := range cl.slots {
+			if n == nil || n.Failed() {
+				newState = StateFail
+				break
+			}
+		}
+	}
+	size, reachable := 0, 0
+	for _, n := range cl.nodes {
+		if n.IsPrimary() && n.NumSlots > 0 {
+			size++
+			if n.Flags&(FlagFail|FlagPFail) == 0 {
+				reachable++
+			}
+		}
+	}
+	cl.size = size
+	if reachable < size/2+1 {
+		newState = StateFail
+		cl.minorityTime = now
+	}
+	if newState != cl.state {
+		rejoinDelay := min(max(cl.opt.NodeTimeout(), 500), 5000)
+		if newState == StateOK && cl.myself.IsPrimary() && now-cl.minorityTime < rejoinDelay {
+			return
+		}
+		cl.opt.Logf('*', "Cluster state changed: %s", map[int]string{StateOK: "ok", StateFail: "fail"}[newState])
+		cl.state = newState
+		cl.dirtyRouting = true
+	}
+}
+
+// Lock-taking accessors for the server's commands.
+
+// MyID is this node's name.
+func (cl *Cluster) MyID() string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.myself.Name
+}
+
+// MyShardID is this node's shard ID.
+func (cl *Cluster) MyShardID() string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.myself.ShardID
+}
+
+// Info is CLUSTER INFO's text.
+func (cl *Cluster) Info() string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	assigned, ok, pfail, fail := 0, 0, 0, 0
+	for _, n := range cl.slots {
+		if n == nil {
+			continue
+		}
+		assigned++
+		switch {
+		case n.Failed():
+			fail++
+		case n.TimedOut():
+			pfail++
+		default:
+			ok++
+		}
+	}
+	myEpoch := cl.myself.ConfigEpoch
+	if cl.myself.IsReplica() && cl.myself.Primary != nil {
+		myEpoch = cl.myself.Primary.ConfigEpoch
+	}
+	var b strings.Builder
+	st := "ok"
+	if cl.state != StateOK {
+		st = "fail"
+	}
+	line := func(k string, v any) { b.WriteString(k + ":" + toStr(v) + "\r\n") }
+	line("cluster_state", st)
+	line("cluster_slots_assigned", assigned)
+	line("cluster_slots_ok", ok)
+	line("cluster_slots_pfail", pfail)
+	line("cluster_slots_fail", fail)
+	line("cluster_known_nodes", len(cl.nodes))
+	line("cluster_size", cl.size)
+	line("cluster_current_epoch", cl.currentEpoch)
+	line("cluster_my_epoch", myEpoch)
+	var sent, recv int64
+	for t, v := range cl.stats.sent {
+		if v != 0 {
+			line("cluster_stats_messages_"+typeNames[t]+"_sent", v)
+			sent += v
+		}
+	}
+	line("cluster_stats_messages_sent", sent)
+	for t, v := range cl.stats.received {
+		if v != 0 {
+			line("cluster_stats_messages_"+typeNames[t]+"_received", v)
+			recv += v
+		}
+	}
+	line("cluster_stats_messages_received", recv)
+	line("total_cluster_links_buffer_limit_exceeded", 0)
+	return b.String()
+}
+
+var typeNames = [TypeCount]string{"ping", "pong", "meet", "fail", "publish", "auth-req", "auth-ack", "update", "mfstart", "module", "publishshard"}
+
+func toStr(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	}
+	return ""
+}
+
+// Nodes is CLUSTER NODES's text (clients' form: no aux fields).
+func (cl *Cluster) Nodes() string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var b strings.Builder
+	for _, n := range cl.sortedNodes() {
+		b.WriteString(cl.describe(n, false))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// sortedNodes lists the nodes in a stable order (by name, myself last as
+// Valkey's dict order puts it nowhere in particular).
+func (cl *Cluster) sortedNodes() []*Node {
+	ns := make([]*Node, 0, len(cl.nodes))
+	for _, n := range cl.nodes {
+		ns = append(ns, n)
+	}
+	sort.Slice(ns, func(i, j int) bool { return ns[i].Name < ns[j].Name })
+	return ns
+}
+
+// flagString is representClusterNodeFlags.
+func flagString(f uint16) string {
+	var parts []string
+	for _, x := range []struct {
+		f uint16
+		s string
+	}{{FlagMyself, "myself"}, {FlagPrimary, "master"}, {FlagReplica, "slave"}, {FlagPFail, "fail?"},
+		{FlagFail, "fail"}, {FlagHandshake, "handshake"}, {FlagNoAddr, "noaddr"}, {FlagNoFailover, "nofailover"}} {
+		if f&x.f != 0 {
+			parts = append(parts, x.s)
+		}
+	}
+	if len(parts) == 0 {
+		return "noflags"
+	}
+	return strings.Join(parts, ",")
+}
+
+// describe is clusterGenNodeDescription: one line of CLUSTER NODES, or of
+// nodes.conf when file is set (the hostname slot always present, the aux
+// fields, and the open slots of myself).
+func (cl *Cluster) describe(n *Node, file bool) string {
+	var b strings.Builder
+	b.WriteString(n.Name)
+	b.WriteByte(' ')
+	b.WriteString(n.IP + ":" + strconv.Itoa(n.Port) + "@" + strconv.Itoa(n.CPort))
+	if file {
+		b.WriteString("," + n.Hostname)
+		b.WriteString(",tls-port=0")
+		if n.HumanName != "" {
+			b.WriteString(",nodename=" + n.HumanName)
+		}
+		b.WriteString(",shard-id=" + n.ShardID)
+	} else if n.Hostname != "" {
+		b.WriteString("," + n.Hostname)
+	}
+	b.WriteByte(' ')
+	b.WriteString(flagString(n.Flags))
+	b.WriteByte(' ')
+	switch {
+	case n.Primary != nil:
+		b.WriteString(n.Primary.Name)
+	case n.PrimaryName != "":
+		b.WriteString(n.PrimaryName)
+	default:
+		b.WriteByte('-')
+	}
+	pingSent, pong := n.PingSent, n.PongReceived
+	if n.IsMyself() {
+		pingSent, pong = 0, 0
+	}
+	epoch := n.ConfigEpoch
+	if n.IsReplica() && n.Primary != nil {
+		epoch = n.Primary.ConfigEpoch
+	}
+	linkState := "disconnected"
+	if n.link != nil && n.link.connected || n.IsMyself() {
+		linkState = "connected"
+	}
+	b.WriteString(" " + strconv.FormatInt(pingSent, 10) + " " + strconv.FormatInt(pong, 10) + " " +
+		strconv.FormatUint(epoch, 10) + " " + linkState)
+	for _, r := range n.slotRanges() {
+		if r[0] == r[1] {
+			b.WriteString(" " + strconv.Itoa(r[0]))
+		} else {
+			b.WriteString(" " + strconv.Itoa(r[0]) + "-" + strconv.Itoa(r[1]))
+		}
+	}
+	if n.IsMyself() {
+		for _, s := range sortedKeys(cl.migrating) {
+			b.WriteString(" [" + strconv.Itoa(s) + "->-" + cl.migrating[s].Name + "]")
+		}
+		for _, s := range sortedKeys(cl.importing) {
+			b.WriteString(" [" + strconv.Itoa(s) + "-<-" + cl.importing[s].Name + "]")
+		}
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[int]*Node) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
+}
+
+// slotRanges lists n's slots as [start, end] ranges.
+func (n *Node) slotRanges() [][2]int {
+	var rs [][2]int
+	start := -1
+	for s := 0; s <= Slots; s++ {
+		if s < Slots && n.hasSlot(s) {
+			if start < 0 {
+				start = s
+			}
+			continue
+		}
+		if start >= 0 {
+			rs = append(rs, [2]int{start, s - 1})
+			start = -1
+		}
+	}
+	return rs
+}
+
+// SlotRange is one CLUSTER SLOTS entry: a range and its serving nodes
+// (the primary first).
+type SlotRange struct {
+	Start, End int
+	Nodes      []Route
+	IDs        []string
+}
+
+// NodeInfo is one node of CLUSTER SHARDS.
+type NodeInfo struct {
+	Route
+	Primary    bool
+	ReplOffset uint64
+	Failed     bool
+}
+
+// Shard is one CLUSTER SHARDS entry.
+type Shard struct {
+	Ranges [][2]int
+	Nodes  []NodeInfo
+}
+
+func routeOf(n *Node) Route {
+	return Route{Name: n.Name, IP: n.IP, Hostname: n.Hostname, Port: n.Port}
+}
+
+// Slots is CLUSTER SLOTS's data (clusterGenNodesSlotsInfo): contiguous
+// ranges of one primary, in slot order, with its replicas that are not
+// failing.
+func (cl *Cluster) Slots() []SlotRange {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var out []SlotRange
+	start := -1
+	for s := 0; s <= Slots; s++ {
+		if start >= 0 && (s == Slots || cl.slots[s] != cl.slots[start]) {
+			n := cl.slots[start]
+			r := SlotRange{Start: start, End: s - 1, Nodes: []Route{routeOf(n)}}
+			for _, rep := range n.Replicas {
+				if !rep.Failed() {
+					r.Nodes = append(r.Nodes, routeOf(rep))
+				}
+			}
+			out = append(out, r)
+			start = -1
+		}
+		if s < Slots && start < 0 && cl.slots[s] != nil {
+			start = s
+		}
+	}
+	return out
+}
+
+// Shards is CLUSTER SHARDS's data: one entry per shard ID, the primary
+// first.
+func (cl *Cluster) Shards() []Shard {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	byID := map[string][]*Node{}
+	var ids []string
+	for _, n := range cl.sortedNodes() {
+		if n.InHandshake() {
+			continue
+		}
+		if _, ok := byID[n.ShardID]; !ok {
+			ids = append(ids, n.ShardID)
+		}
+		byID[n.ShardID] = append(byID[n.ShardID], n)
+	}
+	var out []Shard
+	for _, id := range ids {
+		ns := byID[id]
+		sort.SliceStable(ns, func(i, j int) bool { return ns[i].IsPrimary() && !ns[j].IsPrimary() })
+		var sh Shard
+		prim := ns[0]
+		if prim.IsReplica() && prim.Primary != nil {
+			prim = prim.Primary
+		}
+		sh.Ranges = prim.slotRanges()
+		for _, n := range ns {
+			sh.Nodes = append(sh.Nodes, NodeInfo{Route: routeOf(n), Primary: n.IsPrimary(), ReplOffset: n.ReplOffset, Failed: n.Failed()})
+		}
+		out = append(out, sh)
+	}
+	return out
+}
+
+// CountFailureReports is CLUSTER COUNT-FAILURE-REPORTS; false for an
+// unknown node.
+func (cl *Cluster) CountFailureReports(name string) (int, bool) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	n := cl.nodes[name]
+	if n == nil {
+		return 0, false
+	}
+	cl.cleanFailReports(n)
+	return len(n.failReports), true
+}
+
+func (cl *Cluster) cleanFailReports(n *Node) {
+	maxAge := cl.opt.NodeTimeout() * 2
+	now := cl.now()
+	for r, t := range n.failReports {
+		if now-t > maxAge {
+			delete(n.failReports, r)
+		}
+	}
+}
+
+// Errors of the slot commands, as Valkey words them.
+const (
+	ErrInvalidSlot = "Invalid or out of range slot"
+)
+
+// AddSlots assigns slots to this node (ADDSLOTS, ADDSLOTSRANGE): all or
+// none. It returns Valkey's error text without "ERR ".
+func (cl *Cluster) AddSlots(slots []int) string {
+	cl.mu.Lock()
+	defer cl.unlock()
+	seen := map[int]bool{}
+	for _, s := range slots {
+		if cl.slots[s] != nil {
+			return "Slot " + strconv.Itoa(s) + " is already busy"
+		}
+		if seen[s] {
+			return "Slot " + strconv.Itoa(s) + " specified multiple times"
+		}
+		seen[s] = true
+	}
+	for _, s := range slots {
+		delete(cl.importing, s)
+		cl.addSlot(cl.myself, s)
+	}
+	return ""
+}
+
+// DelSlots unassigns slots (DELSLOTS, DELSLOTSRANGE): all or none.
+func (cl *Cluster) DelSlots(slots []int) string {
+	cl.mu.Lock()
+	defer cl.unlock()
+	seen := map[int]bool{}
+	for _, s := range slots {
+		if cl.slots[s] == nil {
+			return "Slot " + strconv.Itoa(s) + " is already unassigned"
+		}
+		if seen[s] {
+			return "Slot " + strconv.Itoa(s) + " specified multiple times"
+		}
+		seen[s] = true
+	}
+	for _, s := range slots {
+		cl.delSlot(s)
+	}
+	return ""
+}
+
+// FlushSlots unassigns this node's slots; false when it holds keys.
+func (cl *Cluster) FlushSlots() {
+	cl.mu.Lock()
+	defer cl.unlock()
+	for s, n := range cl.slots {
+		if n == cl.myself {
+			cl.delSlot(s)
+		}
+	}
+}
+
+// Forget is CLUSTER FORGET: "" or the error text.
+func (cl *Cluster) Forget(name string) string {
+	cl.mu.Lock()
+	defer cl.unlock()
+	n := cl.nodes[name]
+	switch {
+	case n == nil:
+		return "Unknown node " + name
+	case n == cl.myself:
+		return "I tried hard but I can't forget myself..."
+	case cl.myself.IsReplica() && cl.myself.Primary == n:
+		return "Can't forget my master!"
+	}
+	cl.blacklist[name] = cl.now() + 60_000
+	cl.delNode(n)
+	return ""
+}
+
+// BumpEpoch is CLUSTER BUMPEPOCH: "BUMPED n" or "STILL n".
+func (cl *Cluster) BumpEpoch() string {
+	cl.mu.Lock()
+	defer cl.unlock()
+	maxEpoch := uint64(0)
+	for _, n := range cl.nodes {
+		maxEpoch = max(maxEpoch, n.ConfigEpoch)
+	}
+	if cl.myself.ConfigEpoch == 0 || cl.myself.ConfigEpoch != maxEpoch {
+		cl.currentEpoch++
+		cl.myself.ConfigEpoch = cl.currentEpoch
+		cl.dirtySave = true
+		return "BUMPED " + strconv.FormatUint(cl.myself.ConfigEpoch, 10)
+	}
+	return "STILL " + strconv.FormatUint(cl.myself.ConfigEpoch, 10)
+}
+
+// SetConfigEpoch is CLUSTER SET-CONFIG-EPOCH: "" or the error text.
+func (cl *Cluster) SetConfigEpoch(e int64) string {
+	cl.mu.Lock()
+	defer cl.unlock()
+	switch {
+	case e < 0:
+		return "Invalid config epoch specified: " + strconv.FormatInt(e, 10)
+	case len(cl.nodes) > 1:
+		return "The user can assign a config epoch only when the node does not know any other node."
+	case cl.myself.ConfigEpoch != 0:
+		return "Node config epoch is already non-zero"
+	}
+	cl.myself.ConfigEpoch = uint64(e)
+	if cl.currentEpoch < uint64(e) {
+		cl.currentEpoch = uint64(e)
+	}
+	cl.dirtySave, cl.dirtyState = true, true
+	return ""
+}
+
+// Reset is CLUSTER RESET [HARD|SOFT] (clusterReset): forget every other
+// node, drop the slots; HARD also takes a new ID and zeroes the epochs.
+func (cl *Cluster) Reset(hard bool) {
+	cl.mu.Lock()
+	defer cl.unlock()
+	for s := range cl.slots {
+		cl.delSlot(s)
+	}
+	clear(cl.migrating)
+	clear(cl.importing)
+	for _, n := range cl.nodes {
+		if n != cl.myself {
+			cl.delNode(n)
+		}
+	}
+	me := cl.myself
+	me.Flags = FlagMyself | FlagPrimary
+	me.Primary, me.PrimaryName, me.Replicas = nil, "", nil
+	if hard {
+		cl.currentEpoch, cl.lastVoteEpoch = 0, 0
+		me.ConfigEpoch = 0
+		delete(cl.nodes, me.Name)
+		me.Name = RandomName()
+		me.ShardID = RandomName()
+		cl.nodes[me.Name] = me
+	}
+	cl.dirtySave, cl.dirtyRouting, cl.dirtyState = true, true, true
+}
+
+// SaveConfig writes nodes.conf now (CLUSTER SAVECONFIG).
+func (cl *Cluster) SaveConfig() error {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.saveConfig()
+}
+
+// KnownNodes is how many nodes this node knows (itself included).
+func (cl *Cluster) KnownNodes() int {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return len(cl.nodes)
+}
+
+// SetSlot is CLUSTER SETSLOT <slot> IMPORTING|MIGRATING|NODE|STABLE
+// [node]: "" or the error text.
+func (cl *Cluster) SetSlot(slot int, action, name string) string {
+	cl.mu.Lock()
+	defer cl.unlock()
+	if cl.myself.IsReplica() {
+		return "Please use SETSLOT only with masters."
+	}
+	var n *Node
+	if action != "stable" {
+		n = cl.nodes[name]
+		if n == nil {
+			return "I don't know about node " + name
+		}
+	}
+	switch action {
+	case "migrating":
+		if cl.slots[slot] != cl.myself {
+			return "I'm not the owner of hash slot " + strconv.Itoa(slot)
+		}
+		if n.IsReplica() {
+			return "Target node is not a master"
+		}
+		cl.migrating[slot] = n
+	case "importing":
+		if cl.slots[slot] == cl.myself {
+			return "I'm already the owner of hash slot " + strconv.Itoa(slot)
+		}
+		if n.IsReplica() {
+			return "Target node is not a master"
+		}
+		cl.importing[slot] = n
+	case "stable":
+		delete(cl.migrating, slot)
+		delete(cl.importing, slot)
+	case "node":
+		if n.IsReplica() {
+			return "Target node is not a master"
+		}
+		if cl.slots[slot] == cl.myself && n != cl.myself && cl.opt.CountKeysInSlot != nil && cl.opt.CountKeysInSlot(slot) != 0 {
+			return "Can't assign hashslot " + strconv.Itoa(slot) + " to a different node while I still hold keys for this hash slot."
+		}
+		if n != cl.myself {
+			delete(cl.migrating, slot)
+		}
+		importing := cl.importing[slot] != nil
+		if n == cl.myself && importing {
+			delete(cl.importing, slot)
+			// The import is over: this node claims the slot with a new
+			// epoch, without agreement (clusterBumpConfigEpochWithoutConsensus).
+			maxEpoch := uint64(0)
+			for _, o := range cl.nodes {
+				maxEpoch = max(maxEpoch, o.ConfigEpoch)
+			}
+			if cl.myself.ConfigEpoch == 0 || cl.myself.ConfigEpoch != maxEpoch {
+				cl.currentEpoch++
+				cl.myself.ConfigEpoch = cl.currentEpoch
+			}
+		}
+		cl.delSlot(slot)
+		cl.addSlot(n, slot)
+	}
+	cl.dirtyRouting, cl.dirtySave = true, true
+	return ""
+}

@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// sortedLines sorts a nodes.conf's node lines (Valkey writes them in its
+// dict's order) and keeps the vars line last.
+func sortedLines(s string) []string {
+	var nodes, vars []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if strings.HasPrefix(l, "vars ") {
+			vars = append(vars, l)
+		} else {
+			nodes = append(nodes, l)
+		}
+	}
+	sort.Strings(nodes)
+	return append(nodes, vars...)
+}
+
+// TestNodesConfRoundTrip loads each nodes.conf a real valkey-server wrote
+// and writes it back: the same lines, but for the ping/pong times (Valkey
+// keeps only whether they were set, and sets them to the load time) and
+// the link state (a loaded node has no link yet).
+func TestNodesConfRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("testdata/nodesconf/*.conf")
+	if len(files) == 0 {
+		t.Fatal("no testdata")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl := &Cluster{nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{},
+				nowFn: func() int64 { return 1234 }, opt: Options{NodeTimeout: func() int64 { return 15000 }}}
+			if err := cl.parseConfig(string(data)); err != nil {
+				t.Fatal(err)
+			}
+			want, got := sortedLines(string(data)), sortedLines(cl.configText())
+			if len(want) != len(got) {
+				t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for i := range want {
+				w, g := strings.Fields(want[i]), strings.Fields(got[i])
+				if len(w) >= 8 && w[0] != "vars" {
+					// ping-sent and pong-received: set or not.
+					for _, j := range []int{4, 5} {
+						if (w[j] == "0") != (g[j] == "0") {
+							t.Errorf("line %d field %d: got %s want %s", i, j, g[j], w[j])
+						}
+						w[j], g[j] = "", ""
+					}
+					// the link state is the running node's, not loaded
+					w[7], g[7] = "", ""
+				}
+				if strings.Join(w, " ") != strings.Join(g, " ") {
+					t.Errorf("line %d:\n got %s\nwant %s", i, got[i], want[i])
+				}
+			}
+			if cl.myself == nil || cl.currentEpoch != 3 {
+				t.Errorf("myself %v currentEpoch %d", cl.myself, cl.currentEpoch)
+			}
+		})
+	}
+}
+
+// TestSaveLoad saves a fresh node's configuration and loads it again.
+func TestSaveLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nodes.conf")
+	cl, err := New(Options{ConfigFile: path, Port: 7000, BusPort: 17000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cl.AddSlots([]int{0, 1, 2, 100}); e != "" {
+		t.Fatal(e)
+	}
+	if e := cl.AddSlots([]int{2}); e != "Slot 2 is already busy" {
+		t.Fatal(e)
+	}
+	cl.SetConfigEpoch(5)
+	cl2, err := New(Options{ConfigFile: path, Port: 7000, BusPort: 17000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl2.MyID() != cl.MyID() || cl2.Nodes() != cl.Nodes() {
+		t.Fatalf("reloaded:\n%s\nwas:\n%s", cl2.Nodes(), cl.Nodes())
+	}
+	if !strings.Contains(cl.Nodes(), ":7000@17000 myself,master - 0 0 5 connected 0-2 100") {
+		t.Fatal(cl.Nodes())
+	}
+}
+
+// TestGossipThreeNodes joins three in-process nodes with MEETs, gives
+// each a third of the slots, and waits until every node routes every
+// slot and the cluster is ok.
+func TestGossipThreeNodes(t *testing.T) {
+	var cls []*Cluster
+	for i := range 3 {
+		port := testutil.FreePort(t)
+		cl, err := New(Options{IP: "127.0.0.1", Port: 7000 + i, BusPort: port, ListenBusPort: port,
+			BindAddr: "127.0.0.1", NodeTimeout: func() int64 { return 2000 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Stop()
+		cls = append(cls, cl)
+	}
+	per := Slots / 3
+	for i, cl := range cls {
+		var s []int
+		for j := i * per; j < (i+1)*per || i == 2 && j < Slots; j++ {
+			s = append(s, j)
+		}
+		cl.AddSlots(s)
+		cl.SetConfigEpoch(int64(i + 1))
+	}
+	cls[0].Meet("127.0.0.1", 7001, cls[1].opt.BusPort)
+	cls[0].Meet("127.0.0.1", 7002, cls[2].opt.BusPort)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ok := true
+		for _, cl := range cls {
+			r := cl.Routing()
+			if !r.OK || cl.KnownNodes() != 3 {
+				ok = false
+			}
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, cl := range cls {
+				t.Logf("%s\n%s", cl.Info(), cl.Nodes())
+			}
+			t.Fatal("the cluster did not converge")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, cl := range cls {
+		r := cl.Routing()
+		if got := r.Nodes[r.Owner[Slots-1]-1].Port; got != 7002 {
+			t.Errorf("slot 16383 routed to %d", got)
+		}
+	}
+}
