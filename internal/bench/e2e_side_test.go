@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/bench/report"
+	"github.com/corvid-kv/corvid/internal/bench/sla"
 )
 
 // valkeyPath finds valkey-server as tests/testutil does (CORVID_VALKEY_SERVER,
@@ -172,5 +173,26 @@ func TestScanScenario(t *testing.T) {
 	}
 	if !hasOpt([]string{"--prices=x"}, "price", "prices") || hasOpt([]string{"--pricey"}, "price") {
 		t.Error("hasOpt")
+	}
+}
+
+func TestSLAMedians(t *testing.T) {
+	p := func(ops, p50, p99 float64) *sla.Point { return &sla.Point{OpsSec: ops, P50Ms: p50, PctMs: p99} }
+	cases := []struct {
+		name          string
+		in            []*sla.Point
+		ops, p50, p99 float64
+		met           int
+	}{
+		{"none", nil, 0, 0, 0, 0},
+		{"all met", []*sla.Point{p(100, 0.1, 0.5), p(300, 0.3, 0.9), p(200, 0.2, 0.7)}, 200, 0.2, 0.7, 3},
+		{"one missed counts as 0", []*sla.Point{p(100, 0.1, 0.5), nil, p(300, 0.3, 0.9)}, 100, 0.2, 0.7, 2},
+		{"never met", []*sla.Point{nil, nil}, 0, 0, 0, 0},
+	}
+	for _, c := range cases {
+		ops, p50, p99, met := SLAMedians(c.in)
+		if ops != c.ops || p50 != c.p50 || p99 != c.p99 || met != c.met {
+			t.Errorf("%s: %v %v %v %d", c.name, ops, p50, p99, met)
+		}
 	}
 }

@@ -171,6 +171,9 @@ func CommandLine(cfg *options.Config, addr string) []string {
 	for _, c := range cfg.Commands {
 		args = append(args, fmt.Sprintf("--command=%q", c.Text))
 	}
+	if len(cfg.Commands) == 0 {
+		args = append(args, "--ratio="+cfg.Ratio.String())
+	}
 	args = append(args, fmt.Sprintf("--key-prefix=%q", cfg.KeyPrefix), "--key-minimum="+strconv.FormatUint(cfg.KeyMin, 10),
 		"--key-maximum="+strconv.FormatUint(cfg.KeyMax, 10))
 	if cfg.RandomData {
