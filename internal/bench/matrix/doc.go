@@ -9,7 +9,14 @@
 // normally set in the config file before the server starts) the value is
 // recorded as the scenario's label and a note says so.
 //
+// Side is the side-by-side form: it starts every server itself (package
+// peer) for each io-threads scenario, runs each row (a seed command, or a
+// pipeline depth for seed 001) once per server per round, alternating the
+// servers within a round, and keeps each cell's median round together
+// with its latency percentiles and the server's CPU per op and RSS.
+//
 // Invariants: targets are measured one after another, never at once, so
 // they do not share the client machine's CPU; every run gets its own copy
-// of the base configuration.
+// of the base configuration; Side stops every server it started before it
+// returns, on error too.
 package matrix
