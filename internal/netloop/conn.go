@@ -108,6 +108,20 @@ func (c *Conn) SetCodec(cd Codec, buffered []byte) {
 	c.cin = append(c.cin[:0], buffered...)
 }
 
+// Codec returns the connection's codec, nil without one. Owner only.
+func (c *Conn) Codec() Codec { return c.codec }
+
+// CodecInput returns, and forgets, what the codec holds of the input:
+// bytes it opened that the owner has not read, and bytes read from the
+// socket it has not opened yet; for an owner that moves the connection
+// off this Conn (a replica's link). Owner only.
+func (c *Conn) CodecInput() (plain, raw []byte) {
+	plain = append([]byte(nil), c.plain[c.plainOff:]...)
+	raw = append([]byte(nil), c.cin...)
+	c.plain, c.plainOff, c.cin = c.plain[:0], 0, c.cin[:0]
+	return plain, raw
+}
+
 // codecBuffered reports whether the codec holds input the owner has not
 // read: opened bytes, or bytes not opened yet.
 func (c *Conn) codecBuffered() bool {

@@ -231,12 +231,15 @@ func (s *Server) accept(conn net.Conn) {
 		s.stats.rejectedConns.Add(1)
 		return
 	}
-	if tc, ok := conn.(*net.TCPConn); ok && s.loops != nil {
+	if tc, codec, buffered := loopSocket(conn); tc != nil && s.loops != nil {
 		// Move the socket to an event loop before other goroutines can
 		// see the client (c.conn changes).
 		if !s.takeForLoop(c, tc) {
 			s.mu.Unlock()
 			return
+		}
+		if codec != nil {
+			c.nc.SetCodec(codec, buffered)
 		}
 	}
 	s.mu.clients[c.id] = c

@@ -20,6 +20,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/repl"
 	"github.com/corvid-kv/corvid/internal/resp"
 	"github.com/corvid-kv/corvid/internal/snapshot"
+	"github.com/corvid-kv/corvid/internal/tlsrec"
 	"golang.org/x/sys/unix"
 )
 
@@ -256,7 +257,15 @@ func (c *Client) replicaConn() (net.Conn, error) {
 	}
 	f := os.NewFile(uintptr(fd), "replica")
 	defer f.Close()
-	return net.FileConn(f)
+	conn, err := net.FileConn(f)
+	if err != nil {
+		return nil, err
+	}
+	if sess, ok := c.nc.Codec().(*tlsrec.Session); ok { // TLS on the loops
+		plain, raw := c.nc.CodecInput()
+		return newSessConn(conn, sess, plain, raw), nil
+	}
+	return conn, nil
 }
 
 // SYNC, and PSYNC replicationid offset

@@ -1,22 +1,28 @@
 package server
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/tlsconf"
+	"github.com/corvid-kv/corvid/internal/tlsrec"
 )
 
 // TLS (Valkey's tls-* directives; package tlsconf builds the
-// configurations). Connections accepted on tls-port take the
-// goroutine-per-connection path whatever net-engine says: crypto/tls
-// needs a net.Conn to own, and the event loops read raw sockets. The
-// plaintext listeners and their loops are untouched, so plaintext costs
-// nothing more with TLS on. docs/architecture.md, "TLS".
+// configurations). crypto/tls runs every handshake; then, with the event
+// loops on (net-engine loops, the default), a TLS 1.3 connection with an
+// AES-GCM suite is served on a loop like a plaintext one, its records
+// opened and sealed by package tlsrec as the loop reads and writes
+// (netloop.Conn's codec). TLS 1.2, ChaCha20-Poly1305, and every TLS
+// connection under net-engine goroutine stay on crypto/tls and the
+// goroutine-per-connection path. docs/architecture.md, "TLS".
 //
 // The handshake runs on the connection's own goroutine (not the accept
 // loop's), within tlsHandshakeTimeout; protected mode and maxclients are
@@ -37,6 +43,28 @@ type tlsState struct {
 	// handshaking counts connections in their handshake: they count
 	// against maxclients, as Valkey's client exists before its handshake.
 	handshaking atomic.Int64
+	// loop is the handshake configuration of connections the loops take
+	// over: the bundle's server configuration with its key log going to
+	// tlsrec, made once per bundle.
+	loop atomic.Pointer[tlsLoopConfig]
+}
+
+// tlsLoopConfig is a bundle's configuration for tlsrec handshakes.
+type tlsLoopConfig struct {
+	bundle *tlsconf.Bundle
+	cfg    *tls.Config
+	keys   *tlsrec.Keys
+}
+
+// loopConfig returns b's tlsrec configuration, making it the first time.
+func (t *tlsState) loopConfig(b *tlsconf.Bundle) *tlsLoopConfig {
+	if lc := t.loop.Load(); lc != nil && lc.bundle == b {
+		return lc
+	}
+	cfg, keys := tlsrec.Configure(b.Server)
+	lc := &tlsLoopConfig{bundle: b, cfg: cfg, keys: keys}
+	t.loop.Store(lc)
+	return lc
 }
 
 // tlsListener marks a tls-port listener for acceptLoop.
@@ -173,6 +201,22 @@ func (s *Server) acceptTLS(raw net.Conn) {
 		}
 	}
 	raw.SetDeadline(time.Now().Add(tlsHandshakeTimeout))
+	if tcp, ok := raw.(*net.TCPConn); ok && s.loops != nil {
+		lc := s.tls.loopConfig(b)
+		sess, tc, err := tlsrec.Handshake(context.Background(), raw, lc.cfg, lc.keys)
+		if err != nil {
+			s.log.warn("Error accepting a client connection: %v (addr=%s)", err, raw.RemoteAddr())
+			raw.Close()
+			return
+		}
+		raw.SetDeadline(time.Time{})
+		if sess != nil {
+			s.accept(&loopTLSConn{TCPConn: tcp, sess: sess})
+		} else {
+			s.accept(&tlsConn{Conn: tc})
+		}
+		return
+	}
 	tc := tls.Server(raw, b.Server)
 	if err := tc.Handshake(); err != nil {
 		s.log.warn("Error accepting a client connection: %v (addr=%s)", err, raw.RemoteAddr())
@@ -181,6 +225,35 @@ func (s *Server) acceptTLS(raw net.Conn) {
 	}
 	raw.SetDeadline(time.Time{})
 	s.accept(&tlsConn{Conn: tc})
+}
+
+// loopTLSConn is a TLS 1.3 connection after its handshake, on its way to
+// an event loop, which then reads and writes its records through the
+// Session (netloop.Conn.SetCodec). Before that (a refusal written by
+// accept) Write seals here.
+type loopTLSConn struct {
+	*net.TCPConn
+	sess *tlsrec.Session
+}
+
+func (c *loopTLSConn) Write(p []byte) (int, error) {
+	if _, err := c.TCPConn.Write(c.sess.Seal(nil, p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// loopSocket is the socket under conn an event loop can serve, with the
+// codec it needs and the bytes the codec must open first: a plain TCP
+// connection, or a TLS one tlsrec took over; nil for anything else.
+func loopSocket(conn net.Conn) (*net.TCPConn, netloop.Codec, []byte) {
+	switch c := conn.(type) {
+	case *net.TCPConn:
+		return c, nil, nil
+	case *loopTLSConn:
+		return c.TCPConn, c.sess, c.sess.Buffered
+	}
+	return nil, nil, nil
 }
 
 // tlsConn is an established TLS connection as the server holds it.
@@ -225,4 +298,76 @@ func (s *Server) tlsListenerInfo() string {
 		return ""
 	}
 	return s.listenerLine("tls", p)
+}
+
+// sessConn is a TLS connection tlsrec took over, as a net.Conn for
+// goroutines that use it off the loops: a replica's stream writer and
+// its acknowledgement reader, on a duplicate of the loop connection's
+// socket. One mutex orders the Session's two halves: Write seals and
+// writes under it, and Read opens under it and writes there any answer
+// the Session owes (a KeyUpdate's), so that answer always precedes the
+// records sealed with the key it announces.
+type sessConn struct {
+	net.Conn
+	mu    sync.Mutex
+	sess  *tlsrec.Session
+	in    []byte // read from the socket, not opened yet (reader only)
+	plain []byte // opened, not yet returned (reader only)
+	off   int
+	rerr  error
+	out   []byte // Write's sealing buffer, under mu
+}
+
+func newSessConn(conn net.Conn, sess *tlsrec.Session, plain, raw []byte) *sessConn {
+	return &sessConn{Conn: conn, sess: sess, plain: plain, in: raw}
+}
+
+func (c *sessConn) Read(p []byte) (int, error) {
+	for c.off == len(c.plain) {
+		c.plain, c.off = c.plain[:0], 0
+		if c.rerr != nil {
+			return 0, c.rerr
+		}
+		if len(c.in) > 0 {
+			c.mu.Lock()
+			var used int
+			c.plain, used, c.rerr = c.sess.Open(c.plain, c.in)
+			var werr error
+			if c.sess.HasPending() {
+				_, werr = c.Conn.Write(c.sess.Seal(nil, nil))
+			}
+			c.mu.Unlock()
+			c.in = c.in[:copy(c.in, c.in[used:])]
+			if werr != nil && c.rerr == nil {
+				c.rerr = werr
+			}
+			if len(c.plain) > 0 || c.rerr != nil || used > 0 {
+				continue
+			}
+		}
+		if cap(c.in)-len(c.in) < 4096 {
+			c.in = append(c.in, make([]byte, 16<<10)...)[:len(c.in)]
+		}
+		n, err := c.Conn.Read(c.in[len(c.in):cap(c.in)])
+		c.in = c.in[:len(c.in)+n]
+		if n == 0 && err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, c.plain[c.off:])
+	c.off += n
+	return n, nil
+}
+
+func (c *sessConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.out = c.sess.Seal(c.out[:0], p)
+	if _, err := c.Conn.Write(c.out); err != nil {
+		return 0, err
+	}
+	if cap(c.out) > 64<<10 {
+		c.out = nil
+	}
+	return len(p), nil
 }

@@ -456,3 +456,80 @@ func TestTLSMaxClients(t *testing.T) {
 		t.Fatal("no TLS client served after the silent connections closed")
 	}
 }
+
+// TestTLSServedLikePlaintext: what moves a client between the event
+// loop and other goroutines (a blocking pop served later, pub/sub
+// messages pushed from a publisher's goroutine, a transaction, replies
+// far larger than a TLS record, requests pipelined in one write) works
+// over TLS 1.3, which the loops serve themselves (package tlsrec), and
+// over TLS 1.2, which stays on crypto/tls; the same under net-engine
+// goroutine, where both stay on crypto/tls.
+func TestTLSServedLikePlaintext(t *testing.T) {
+	f := testutil.NewTLSFiles(t)
+	p, taddr := testutil.StartCorvidTLS(t, f, true)
+	ctx := testCtx(t, time.Minute)
+	plain := newClient(t, p.Addr, 2)
+	for _, version := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		name := map[uint16]string{tls.VersionTLS13: "TLS 1.3", tls.VersionTLS12: "TLS 1.2"}[version]
+		cfg := f.ClientConfig(t, true)
+		cfg.MinVersion, cfg.MaxVersion = version, version
+		c := tlsClient(t, taddr, cfg, 3)
+
+		big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB: 64 records
+		if err := c.Set(ctx, "big", big, 0).Err(); err != nil {
+			t.Fatalf("%s: SET of 1 MiB: %v", name, err)
+		}
+		if got := c.Get(ctx, "big").Val(); got != big {
+			t.Fatalf("%s: GET of 1 MiB returned %d bytes", name, len(got))
+		}
+
+		// A blocked pop, woken by a plaintext client.
+		done := make(chan []string, 1)
+		go func() { done <- c.BLPop(ctx, 10*time.Second, "q").Val() }()
+		if !waitFor(hangTimeout, func() bool {
+			return strings.Contains(plain.Info(ctx, "clients").Val(), "blocked_clients:1")
+		}) {
+			t.Fatalf("%s: the TLS client never blocked", name)
+		}
+		plain.LPush(ctx, "q", "item")
+		if got := <-done; len(got) != 2 || got[1] != "item" {
+			t.Fatalf("%s: BLPOP = %v", name, got)
+		}
+
+		// Pub/sub: messages pushed to a TLS subscriber.
+		sub := c.Subscribe(ctx, "ch")
+		if _, err := sub.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			plain.Publish(ctx, "ch", "m"+strconv.Itoa(i))
+		}
+		for i := range 20 {
+			m, err := sub.ReceiveMessage(ctx)
+			if err != nil || m.Payload != "m"+strconv.Itoa(i) {
+				t.Fatalf("%s: message %d = %v, %v", name, i, m, err)
+			}
+		}
+		sub.Close()
+
+		// A transaction and a pipeline of 1,000 commands in one write.
+		if _, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, "tx", "1", 0)
+			p.Incr(ctx, "tx")
+			return nil
+		}); err != nil || plain.Get(ctx, "tx").Val() != "2" {
+			t.Fatalf("%s: MULTI/EXEC: %v, tx=%q", name, err, plain.Get(ctx, "tx").Val())
+		}
+		pipe := c.Pipeline()
+		for i := range 1000 {
+			pipe.Set(ctx, "p"+strconv.Itoa(i), i, 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatalf("%s: pipeline: %v", name, err)
+		}
+		if got := plain.Get(ctx, "p999").Val(); got != "999" {
+			t.Fatalf("%s: p999 = %q", name, got)
+		}
+		plain.Del(ctx, "big", "tx")
+	}
+}
