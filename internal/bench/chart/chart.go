@@ -43,13 +43,13 @@ const (
 	linesW  = 360.0
 )
 
-// niceMax rounds v up to 1, 2, 2.5 or 5 times a power of ten.
+// niceMax rounds v up to 1, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten.
 func niceMax(v float64) float64 {
 	if v <= 0 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+	for _, m := range []float64{1, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if m*p >= v {
 			return m * p
 		}
@@ -67,6 +67,25 @@ func short(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
+// groupWidth is the width of one command's group of bars: the bars, or
+// the command's label when that is wider (about 6.8 px a character at
+// 12 px), so labels such as "pipeline 100" do not run together.
+func groupWidth(t *report.Table, barW float64) float64 {
+	w := float64(max(len(t.Targets), 1))*barW + 18
+	for _, s := range t.Scenarios {
+		for _, c := range s.Commands {
+			w = math.Max(w, 6.8*float64(len([]rune(c)))+14)
+		}
+	}
+	return w
+}
+
+// valueLabel is a bar's value written upward from just above its top
+// (rotated, so neighbouring bars' labels do not overlap).
+func valueLabel(x, top float64, text string) shape {
+	return shape{k: kText, x: x + 3, y: top - 3, text: text, size: 9, anchor: "start", rotate: true}
+}
+
 // layout returns the drawing and its size.
 func layout(t *report.Table) (shapes []shape, width, height float64) {
 	nT := max(len(t.Targets), 1)
@@ -75,7 +94,7 @@ func layout(t *report.Table) (shapes []shape, width, height float64) {
 		maxCmds = max(maxCmds, len(s.Commands))
 	}
 	barW := 14.0
-	groupW := float64(nT)*barW + 18
+	groupW := groupWidth(t, barW)
 	barsW := math.Max(float64(maxCmds)*groupW, 300)
 	width = leftPad + barsW + 90 + linesW + 40
 	height = panelH*float64(len(t.Scenarios)) + 70
@@ -109,7 +128,7 @@ func layout(t *report.Table) (shapes []shape, width, height float64) {
 				vmax = math.Max(vmax, s.Ops[c][tg])
 			}
 		}
-		vmax = niceMax(vmax)
+		vmax = niceMax(vmax * 1.12) // headroom for the value labels
 		py := y0 + top
 		for i := 0; i <= 5; i++ {
 			v := vmax * float64(i) / 5
@@ -127,6 +146,7 @@ func layout(t *report.Table) (shapes []shape, width, height float64) {
 				}
 				h := plotH * v / vmax
 				add(shape{k: kRect, x: gx + float64(ti)*barW, y: py + plotH - h, w: barW - 2, h: h, fill: palette[ti%len(palette)]})
+				add(valueLabel(gx+float64(ti)*barW+(barW-2)/2, py+plotH-h, short(v)))
 			}
 			add(shape{k: kText, x: gx + float64(nT)*barW/2, y: py + plotH + 18, text: c, size: 12, anchor: "middle"})
 		}

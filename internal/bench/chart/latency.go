@@ -32,7 +32,7 @@ func latencyLayout(t *report.Table) (shapes []shape, width, height float64) {
 		maxCmds = max(maxCmds, len(s.Commands))
 	}
 	barW := 14.0
-	groupW := float64(nT)*barW + 18
+	groupW := groupWidth(t, barW)
 	panelW := math.Max(float64(maxCmds)*groupW, 220)
 	gap := 70.0
 	width = leftPad + 3*panelW + 2*gap + 30
@@ -62,7 +62,7 @@ func latencyLayout(t *report.Table) (shapes []shape, width, height float64) {
 					vmax = math.Max(vmax, pc.get(s.Detail[c][tg]))
 				}
 			}
-			vmax = niceMax(vmax)
+			vmax = niceMax(vmax * 1.15) // headroom for the value labels
 			for i := 0; i <= 5; i++ {
 				v := vmax * float64(i) / 5
 				y := py + plotH - plotH*float64(i)/5
@@ -80,6 +80,7 @@ func latencyLayout(t *report.Table) (shapes []shape, width, height float64) {
 					}
 					h := plotH * v / vmax
 					add(shape{k: kRect, x: gx + float64(ti)*barW, y: py + plotH - h, w: barW - 2, h: h, fill: palette[ti%len(palette)]})
+					add(valueLabel(gx+float64(ti)*barW+(barW-2)/2, py+plotH-h, msLabel(v)))
 				}
 				add(shape{k: kText, x: gx + float64(nT)*barW/2, y: py + plotH + 18, text: c, size: 12, anchor: "middle"})
 			}

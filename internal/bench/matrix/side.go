@@ -122,7 +122,7 @@ func Side(ctx context.Context, c SideConfig) (*report.Table, error) {
 	pr := newProgress(c, len(scen))
 	defer pr.stop()
 	for si, sc := range scen {
-		insts, err := startAll(ctx, c, sc)
+		insts, err := startAll(ctx, c, sc, pr)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +139,7 @@ func Side(ctx context.Context, c SideConfig) (*report.Table, error) {
 	return t, nil
 }
 
-func startAll(ctx context.Context, c SideConfig, sc Scenario) ([][]Instance, error) {
+func startAll(ctx context.Context, c SideConfig, sc Scenario, pr *progress) ([][]Instance, error) {
 	var all [][]Instance
 	stopAll := func() {
 		for _, in := range all {
@@ -166,7 +166,7 @@ func startAll(ctx context.Context, c SideConfig, sc Scenario) ([][]Instance, err
 		for _, x := range in {
 			addrs = append(addrs, x.Address())
 		}
-		fmt.Fprintf(c.Log, "started %s at %s\n", s.Name, strings.Join(addrs, ", "))
+		pr.logf(c.Log, "started %s at %s\n", s.Name, strings.Join(addrs, ", "))
 	}
 	return all, nil
 }
@@ -200,7 +200,7 @@ func runScenario(ctx context.Context, c SideConfig, t *report.Table, sc Scenario
 				for k, x := range insts[i] {
 					addrs[k] = x.Address()
 				}
-				fmt.Fprintf(c.Log, "[scenario %s io-threads=%s] %s round %d/%d: %s: %s (~%s left)\n", sc.ID, orDash(sc.Label), row.Name, r, c.Rounds, s.Name,
+				pr.logf(c.Log, "[scenario %s io-threads=%s] %s round %d/%d: %s: %s (~%s left)\n", sc.ID, orDash(sc.Label), row.Name, r, c.Rounds, s.Name,
 					strings.Join(CommandLine(row.Cfg, addrs[0]), " "), roundDur(pr.left()))
 				smp, notes, err := measure(ctx, row.Cfg, insts[i], addrs)
 				if err != nil {
@@ -408,6 +408,17 @@ func (p *progress) set(si int, sc Scenario, server, row string, round int) {
 	}
 	p.line = fmt.Sprintf("[scenario %d/%d%s] %s round %d: %s (run %d/%d)", si+1, p.nScen, io, row, round, server, p.doneN+1, p.total)
 	p.started = time.Now()
+}
+
+// logf writes a log line; when the live line is on, it clears it first
+// so the log line does not end with the status line's remainder.
+func (p *progress) logf(w io.Writer, format string, a ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.out != nil {
+		fmt.Fprint(p.out, "\r\x1b[K")
+	}
+	fmt.Fprintf(w, format, a...)
 }
 
 func (p *progress) done() {
