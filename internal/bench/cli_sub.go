@@ -49,7 +49,7 @@ func (t *tableOpts) opts(defaultOut string) []options.Opt {
 			t.baseline = v
 			return nil
 		}},
-		{Long: "out", Arg: true, Help: "Output prefix: writes PREFIX.csv, PREFIX-normalized.csv, PREFIX.json, PREFIX.svg (\"\" for none; default " + defaultOut + ")", Set: func(_ *options.Config, v string) error {
+		{Long: "out", Arg: true, Help: "Output prefix: writes PREFIX.csv, PREFIX-normalized.csv, PREFIX.json, PREFIX.svg, and PREFIX-latency.svg when latency was measured (\"\" for none; default " + defaultOut + ")", Set: func(_ *options.Config, v string) error {
 			t.out = v
 			return nil
 		}},
@@ -193,7 +193,7 @@ starts Corvid (as a child process) and every peer it is given
 redis-server on PATH and in ../shared/bin; --no-discover to skip), each on
 a free loopback port with the same config (no persistence, maxmemory 0,
 noeviction, the scenario's io-threads: the seed's 6,10,14 by default,
-capped at this machine's CPUs). Each command runs --rounds times per
+capped at half this machine's CPUs, as the load generator shares them). Each command runs --rounds times per
 server, servers alternated A B A B; a cell is the median round. A second
 block gives each cell's ratio to the baseline (Corvid unless --baseline),
 p50/p99/p99.9 latency, server CPU per op and RSS. Files: PREFIX.csv,
