@@ -30,6 +30,12 @@ type Options struct {
 	// Tick is how often the sweeper looks for idle connections (one
 	// second if zero, as serverCron runs migrateCloseTimedoutSockets).
 	Tick time.Duration
+	// Wrap, if set, is applied to every new connection before its first
+	// exchange, within the MIGRATE's timeout: the TLS client handshake
+	// when tls-cluster is on (Valkey's MIGRATE dials with the cluster's
+	// connection type). It returns nc itself to leave it as it is; an
+	// error closes nc and fails the MIGRATE as a failed write does.
+	Wrap func(nc net.Conn, timeout time.Duration) (net.Conn, error)
 }
 
 // Cache holds the connections MIGRATE keeps open to its targets, one
@@ -38,6 +44,7 @@ type Options struct {
 type Cache struct {
 	now  func() time.Time
 	tick time.Duration
+	wrap func(net.Conn, time.Duration) (net.Conn, error)
 
 	mu struct {
 		sync.Mutex
@@ -84,7 +91,7 @@ func (d *deadlineReader) Read(p []byte) (int, error) {
 // NewCache returns an empty cache. It starts no goroutine until it holds
 // a connection.
 func NewCache(o Options) *Cache {
-	c := &Cache{now: o.Now, tick: o.Tick, stop: make(chan struct{})}
+	c := &Cache{now: o.Now, tick: o.Tick, wrap: o.Wrap, stop: make(chan struct{})}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -133,6 +140,14 @@ func (c *Cache) take(name, addr, host string, timeout time.Duration) (*socket, e
 	if err != nil {
 		return nil, err
 	}
+	if c.wrap != nil {
+		wrapped, err := c.wrap(nc, timeout)
+		if err != nil {
+			nc.Close()
+			return nil, &wrapError{err}
+		}
+		nc = wrapped
+	}
 	s := &socket{name: name, nc: nc, lastDB: -1, busy: true}
 	s.dr.nc = nc
 	s.rd = bufio.NewReaderSize(&s.dr, 4096)
@@ -142,6 +157,14 @@ func (c *Cache) take(name, addr, host string, timeout time.Duration) (*socket, e
 	c.mu.Unlock()
 	return s, nil
 }
+
+// wrapError is Options.Wrap's failure: Valkey's TLS connect completes
+// its handshake after connect() returned, so it learns of a failure at
+// the first write, as of a refused connection.
+type wrapError struct{ err error }
+
+func (e *wrapError) Error() string { return e.err.Error() }
+func (e *wrapError) Unwrap() error { return e.err }
 
 // put gives s back after an exchange. A connection that failed (ok
 // false) is closed and forgotten, so the next MIGRATE connects afresh.

@@ -253,7 +253,8 @@ func dial(host, addr string, timeout time.Duration) (net.Conn, error) {
 // unreachable network) is "IOERR error or timeout connecting to the
 // client".
 func deferredDialError(err error) bool {
-	return isTimeout(err) || errors.Is(err, syscall.ECONNREFUSED) ||
+	var we *wrapError
+	return errors.As(err, &we) || isTimeout(err) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EHOSTUNREACH)
 }
 

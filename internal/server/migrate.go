@@ -1,7 +1,9 @@
 package server
 
 import (
+	"net"
 	"sync"
+	"time"
 
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/migrate"
@@ -147,7 +149,7 @@ func (s *Server) migrateCache() *migrate.Cache {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.cache == nil {
-		mc := migrate.NewCache(migrate.Options{})
+		mc := migrate.NewCache(migrate.Options{Wrap: s.migrateWrap})
 		m.cache = mc
 		go func() {
 			<-s.stop
@@ -155,6 +157,16 @@ func (s *Server) migrateCache() *migrate.Cache {
 		}()
 	}
 	return m.cache
+}
+
+// migrateWrap makes a new MIGRATE connection TLS when tls-cluster is on,
+// as Valkey's migrateGetSocket dials with the cluster's connection type
+// (the target's port is then its tls-port).
+func (s *Server) migrateWrap(nc net.Conn, timeout time.Duration) (net.Conn, error) {
+	if !s.cfg.TLSCluster() {
+		return nc, nil
+	}
+	return s.dialTLS(nc, timeout)
 }
 
 // migrateCachedSockets is INFO's migrate_cached_sockets.

@@ -533,3 +533,62 @@ func TestTLSServedLikePlaintext(t *testing.T) {
 		plain.Del(ctx, "big", "tx")
 	}
 }
+
+// TestTLSMigrate: with tls-cluster yes MIGRATE dials its target with TLS
+// (its tls-port), as Valkey does; without it, a MIGRATE to a TLS port
+// fails with Valkey's IOERR and the key stays.
+func TestTLSMigrate(t *testing.T) {
+	f := testutil.NewTLSFiles(t)
+	ctx := testCtx(t, time.Minute)
+	src, _ := testutil.StartCorvidTLS(t, f, true, "--tls-cluster", "yes")
+	_, dstTLS := testutil.StartCorvidTLS(t, f, true)
+	host, port, _ := net.SplitHostPort(dstTLS)
+	sc := newClient(t, src.Addr, 2)
+	dc := tlsClient(t, dstTLS, f.ClientConfig(t, true), 2)
+
+	sc.Set(ctx, "k1", "v1", 0)
+	sc.RPush(ctx, "l", "a", "b", "c")
+	if got, err := sc.Do(ctx, "MIGRATE", host, port, "", "0", "5000", "KEYS", "k1", "l").Text(); err != nil || got != "OK" {
+		t.Fatalf("MIGRATE over TLS = %q, %v", got, err)
+	}
+	if got := dc.Get(ctx, "k1").Val(); got != "v1" {
+		t.Fatalf("target k1 = %q", got)
+	}
+	if got := dc.LRange(ctx, "l", 0, -1).Val(); strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("target l = %v", got)
+	}
+	if n := sc.Exists(ctx, "k1", "l").Val(); n != 0 {
+		t.Fatalf("%d keys left on the source", n)
+	}
+	// The cached connection is reused.
+	sc.Set(ctx, "k2", "v2", 0)
+	if got, err := sc.Do(ctx, "MIGRATE", host, port, "k2", "0", "5000").Text(); err != nil || got != "OK" {
+		t.Fatalf("second MIGRATE over TLS = %q, %v", got, err)
+	}
+	if got := dc.Get(ctx, "k2").Val(); got != "v2" {
+		t.Fatalf("target k2 = %q", got)
+	}
+
+	// tls-cluster yes to a plaintext port: the handshake fails, IOERR.
+	plainDst, _ := testutil.StartCorvidTLS(t, f, true)
+	sc.Set(ctx, "k4", "v4", 0)
+	err := sc.Do(ctx, "MIGRATE", "127.0.0.1", strconv.Itoa(plainDst.Port), "k4", "0", "1000").Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "IOERR") {
+		t.Fatalf("TLS MIGRATE to a plaintext port: %v, want IOERR", err)
+	}
+	if got := sc.Get(ctx, "k4").Val(); got != "v4" {
+		t.Fatalf("k4 after a failed MIGRATE = %q", got)
+	}
+
+	// tls-cluster no: plaintext to a TLS port is a failed exchange.
+	plainSrc, _ := testutil.StartCorvidTLS(t, f, true)
+	pc := newClient(t, plainSrc.Addr, 2)
+	pc.Set(ctx, "k3", "v3", 0)
+	err = pc.Do(ctx, "MIGRATE", host, port, "k3", "0", "1000").Err()
+	if err == nil || !strings.HasPrefix(err.Error(), "IOERR") {
+		t.Fatalf("plaintext MIGRATE to a TLS port: %v, want IOERR", err)
+	}
+	if got := pc.Get(ctx, "k3").Val(); got != "v3" {
+		t.Fatalf("k3 after a failed MIGRATE = %q", got)
+	}
+}
