@@ -418,55 +418,101 @@ func hllSparseSet(s []byte, index int, count uint8, maxBytes int) ([]byte, int) 
 // (that of the last opcode read if none, 0 if none was read one by one).
 //
 // The walk is most of a PFADD's time on a sparse HLL of several hundred
-// elements, so it goes 8 bytes at a time where none of them starts an
-// XZERO: they are then 8 one-byte opcodes (ZERO or VAL), whose spans are
-// summed in the word, and skipped together when they end before index.
-// Elsewhere (an XZERO among the 8 bytes, index among their registers, the
-// last 7 bytes) it reads 8 opcodes one at a time, ZERO and VAL spans
-// from a table (no branch on the opcode's kind, which varies from byte to
-// byte). Stopping at each XZERO to sum the one-byte opcodes around it
-// measured slower: below ~500 elements most words hold an XZERO.
+// elements (Valkey's is opcode by opcode), so it sums the spans of 8
+// bytes at a time, from word to word with no dependence on the bytes
+// read (an opcode-dependent stride is a load's latency per step, a
+// branch on the opcodes a misprediction every few bytes). Which bytes of
+// the word start an XZERO is the only thing carried from the word
+// before: whether its byte 0 is the second byte of an XZERO begun in
+// the last byte of the word before (f). Of the word's bytes that look
+// like an XZERO's first (01xxxxxx), those after a second byte or at
+// the start of a run of them alternate (hllXZStarts); a ZERO or VAL
+// byte spans b&0x3f+1 or b&3+1, an XZERO's first byte counts hi*256+1
+// and its second byte its value, so each word's sum is exact even when
+// an XZERO straddles two. At the word whose sum passes index, and for
+// the last 7 bytes, the walk reads opcodes one at a time (ZERO and VAL
+// spans from a table), from the word's first opcode (byte -1 when f).
 func hllSparseSeek(s []byte, index int) (p, first, prev, span int) {
 	const (
 		ones = 0x0101010101010101
-		high = 0x8080808080808080
+		lo6  = 0x3f3f3f3f3f3f3f3f
 	)
 	p, prev = hllHdrSize, -1
+	var f uint8 // byte p is an XZERO's second byte
+	for ; p+8 <= len(s); p += 8 {
+		w := binary.LittleEndian.Uint64(s[p : p+8])
+		// Bit 8j of c: byte j is 01xxxxxx; gathered into bit j of c8.
+		c := w >> 6 &^ (w >> 7) & ones
+		c8 := uint8(c * 0x0102040810204080 >> 56)
+		r := hllXZStarts[c8&^f] // XZERO starts
+		sm := r<<1 | f          // their second bytes
+		R, S := hllByteMask[r], hllByteMask[sm]
+		isVal := w >> 7 & ones
+		one := w&(lo6-isVal*0x3c) + ones // VAL: b&3+1, ZERO: b&0x3f+1, XZERO: hi+1
+		a := one&^S | w&S
+		a = a&0x00ff00ff00ff00ff + a>>8&0x00ff00ff00ff00ff
+		total := int(a*0x0001000100010001>>48) + 255*int(w&R&lo6*ones>>56)
+		if index < first+total {
+			break
+		}
+		first += total
+		// prev: the last opcode that ends in the word.
+		f = r >> 7
+		last := 7 - f
+		prev = p + int(last) - int(sm>>last&1)
+	}
+	if f != 0 {
+		// Back to the XZERO that ends in byte p.
+		p--
+		first -= int(s[p]&0x3f)<<8 + 1
+	}
 	for p < len(s) {
-		if p+8 <= len(s) {
-			w := binary.LittleEndian.Uint64(s[p:])
-			// A zero byte in t is an XZERO's first byte (01xxxxxx).
-			t := w&0xC0C0C0C0C0C0C0C0 ^ 0x4040404040404040
-			if (t-ones)&^t&high == 0 {
-				isVal := w >> 7 & ones
-				spans := w&(0x3f3f3f3f3f3f3f3f-isVal*0x3c) + ones // VAL: b&3+1, ZERO: b&0x3f+1
-				spans = spans&0x00ff00ff00ff00ff + spans>>8&0x00ff00ff00ff00ff
-				if total := int(spans * 0x0001000100010001 >> 48); index > first+total-1 {
-					prev = p + 7
-					p += 8
-					first += total
-					continue
-				}
-			}
+		b := s[p]
+		span = int(hllSpan[b])
+		oplen := 1
+		if span == 0 {
+			span = spXZeroLen(s, p)
+			oplen = 2
 		}
-		for stop := min(p+8, len(s)); p < stop; {
-			b := s[p]
-			span = int(hllSpan[b])
-			oplen := 1
-			if span == 0 {
-				span = spXZeroLen(s, p)
-				oplen = 2
-			}
-			if index <= first+span-1 {
-				return p, first, prev, span
-			}
-			prev = p
-			p += oplen
-			first += span
+		if index <= first+span-1 {
+			return p, first, prev, span
 		}
+		prev = p
+		p += oplen
+		first += span
 	}
 	return p, first, prev, span
 }
+
+// hllXZStarts[c] is, of the bytes j of an 8-byte run of sparse opcodes
+// whose first byte starts one and for which bit j of c is set (the byte
+// is 01xxxxxx), those that start an XZERO: the first such byte does, the
+// byte after it is its second whatever its value, and so on.
+var hllXZStarts = func() (t [256]uint8) {
+	for c := range t {
+		var r uint8
+		for j := 0; j < 8; j++ {
+			if c>>j&1 == 1 {
+				r |= 1 << j
+				j++
+			}
+		}
+		t[c] = r
+	}
+	return t
+}()
+
+// hllByteMask[m] has byte j 0xff where bit j of m is set.
+var hllByteMask = func() (t [256]uint64) {
+	for m := range t {
+		for j := 0; j < 8; j++ {
+			if m>>j&1 == 1 {
+				t[m] |= 0xff << (8 * j)
+			}
+		}
+	}
+	return t
+}()
 
 // hllSparseUpdated is step 4 of Valkey's hllSparseSet: merge adjacent
 // VAL opcodes of the same value around the change, scanning up to five

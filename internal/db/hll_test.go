@@ -282,16 +282,59 @@ func TestHLLSparseSeek(t *testing.T) {
 		}
 		s, _ = hllAdd(s, []byte("s"+strconv.Itoa(i)), 3000)
 	}
-	for range 20000 {
-		b := make([]byte, hllHdrSize+rng.IntN(64))
-		for i := hllHdrSize; i < len(b); i++ {
-			b[i] = byte(rng.Uint32())
-			if rng.IntN(3) > 0 {
-				b[i] &^= 0x40 // fewer XZEROs: longer runs of one-byte opcodes
+	for i := range 20000 {
+		b := make([]byte, hllHdrSize+rng.IntN(64+i%4*64))
+		// XZERO-looking bytes (01xxxxxx) from none to most: runs of them
+		// alternate first and second bytes, and straddle words.
+		xz := rng.IntN(9)
+		for j := hllHdrSize; j < len(b); j++ {
+			b[j] = byte(rng.Uint32())
+			if rng.IntN(8) >= xz {
+				b[j] &^= 0x40 // ZERO or VAL
+			} else {
+				b[j] = b[j]&0x3f | 0x40
 			}
 		}
 		check(b, rng.IntN(hllRegisters+1000))
 		check(b, rng.IntN(200))
+		check(b, rng.IntN(2000))
+		// Every register of a short one, and past its end.
+		if i%256 == 0 {
+			_, f, _, _ := hllSparseSeekRef(b, 1<<30)
+			for index := 0; index <= f+1 && index < 1<<14; index++ {
+				check(b, index)
+			}
+		}
+	}
+}
+
+// BenchmarkHLLSparseSeek is the walk of a PFADD to its register's
+// opcode over 1,000 different sparse HLLs of n elements, as in
+// bench/types' pfadd case (one HLL walked over and over lets the branch
+// predictor learn its opcodes, which favours the opcode-at-a-time walk):
+// word is hllSparseSeek, opcode the walk Valkey does (hllSparseSeekRef).
+func BenchmarkHLLSparseSeek(b *testing.B) {
+	for _, n := range []int{100, 300, 500, 1000} {
+		hs := make([][]byte, 1000)
+		for k := range hs {
+			s := newHLL()
+			for i := range n {
+				s, _ = hllAdd(s, []byte(strconv.Itoa(k)+":"+strconv.Itoa(i)), 3000)
+			}
+			hs[k] = s
+		}
+		for _, w := range []struct {
+			name string
+			seek func([]byte, int) (int, int, int, int)
+		}{{"word", hllSparseSeek}, {"opcode", hllSparseSeekRef}} {
+			b.Run(w.name+"/"+strconv.Itoa(n), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					w.seek(hs[i*7%len(hs)], i*7919%hllRegisters)
+					i++
+				}
+			})
+		}
 	}
 }
 
