@@ -720,46 +720,56 @@ const (
 	ErrInvalidSlot = "Invalid or out of range slot"
 )
 
-// AddSlots assigns slots to this node (ADDSLOTS, ADDSLOTSRANGE): all or
-// none. It returns Valkey's error text without "ERR ".
-func (cl *Cluster) AddSlots(slots []int) string {
+// SlotArg is one argument of ADDSLOTS/DELSLOTS(RANGE): a range, or the
+// error its parsing met (reported in its turn).
+type SlotArg struct {
+	Start, End int
+	Err        string
+}
+
+// ChangeSlots assigns the slots to this node (or unassigns them, del),
+// all or none, checking the arguments in order as Valkey does: the first
+// bad argument, busy (or free) slot, or repeated slot is the error
+// (without "ERR ").
+func (cl *Cluster) ChangeSlots(args []SlotArg, del bool) string {
 	cl.mu.Lock()
 	defer cl.unlock()
 	seen := map[int]bool{}
-	for _, s := range slots {
-		if cl.slots[s] != nil {
-			return "Slot " + strconv.Itoa(s) + " is already busy"
+	for _, a := range args {
+		if a.Err != "" {
+			return a.Err
 		}
-		if seen[s] {
-			return "Slot " + strconv.Itoa(s) + " specified multiple times"
+		for s := a.Start; s <= a.End; s++ {
+			if del && cl.slots[s] == nil {
+				return "Slot " + strconv.Itoa(s) + " is already unassigned"
+			}
+			if !del && cl.slots[s] != nil {
+				return "Slot " + strconv.Itoa(s) + " is already busy"
+			}
+			if seen[s] {
+				return "Slot " + strconv.Itoa(s) + " specified multiple times"
+			}
+			seen[s] = true
 		}
-		seen[s] = true
 	}
-	for _, s := range slots {
-		delete(cl.importing, s)
-		cl.addSlot(cl.myself, s)
+	for s := range seen {
+		if del {
+			cl.delSlot(s)
+		} else {
+			delete(cl.importing, s)
+			cl.addSlot(cl.myself, s)
+		}
 	}
 	return ""
 }
 
-// DelSlots unassigns slots (DELSLOTS, DELSLOTSRANGE): all or none.
-func (cl *Cluster) DelSlots(slots []int) string {
-	cl.mu.Lock()
-	defer cl.unlock()
-	seen := map[int]bool{}
-	for _, s := range slots {
-		if cl.slots[s] == nil {
-			return "Slot " + strconv.Itoa(s) + " is already unassigned"
-		}
-		if seen[s] {
-			return "Slot " + strconv.Itoa(s) + " specified multiple times"
-		}
-		seen[s] = true
+// AddSlots assigns slots to this node (see ChangeSlots).
+func (cl *Cluster) AddSlots(slots []int) string {
+	args := make([]SlotArg, len(slots))
+	for i, s := range slots {
+		args[i] = SlotArg{Start: s, End: s}
 	}
-	for _, s := range slots {
-		cl.delSlot(s)
-	}
-	return ""
+	return cl.ChangeSlots(args, false)
 }
 
 // FlushSlots unassigns this node's slots; false when it holds keys.
@@ -935,4 +945,23 @@ func (cl *Cluster) SetSlot(slot int, action, name string) string {
 	}
 	cl.dirtyRouting, cl.dirtySave = true, true
 	return ""
+}
+
+// Replicas is CLUSTER REPLICAS: the replicas' CLUSTER NODES lines, or
+// Valkey's error text.
+func (cl *Cluster) Replicas(name string) ([]string, string) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	n := cl.nodes[name]
+	switch {
+	case n == nil:
+		return nil, "Unknown node " + name
+	case n.IsReplica():
+		return nil, "The specified node is not a master"
+	}
+	var out []string
+	for _, r := range n.Replicas {
+		out = append(out, cl.describe(r, false))
+	}
+	return out, ""
 }

@@ -43,7 +43,7 @@
 //
 // Unsupported hooks (unsupported.go) refuse values Corvid cannot honour yet
 // so that nobody believes data is persisted or replicated when it is not:
-// cluster-enabled yes, replicaof, unixsocket and
+// replicaof, unixsocket and
 // loadmodule (the server adds its own at run time: appendonly and the AOF
 // writer's settings cannot change once it runs). The "off" values are
 // accepted. A refused value fails start-up with the usual FATAL CONFIG FILE

@@ -22,7 +22,7 @@ package config
 
 const (
 	waitRDB     = "waits for RDB persistence"
-	waitCluster = "waits for cluster mode"
+	waitCluster = "waits for cluster mode's replicas and failover"
 	noJemalloc  = "no effect: Corvid's memory is Go's allocator (no jemalloc, no active defragmentation)"
 	noCrashLog  = "no effect: a Go panic prints its own stack trace, and the server contains panics per client"
 )
@@ -44,15 +44,16 @@ var inertDirectives = map[string]string{
 	"replica-ignore-disk-write-errors": "no effect: a replica always applies its primary's stream, whatever its disk state",
 	"propagation-error-behavior":       "only its default is built: a command of the primary's stream that fails is logged and the stream goes on",
 	// Cluster.
-	"cluster-require-full-coverage": waitCluster, "cluster-replica-no-failover": waitCluster,
-	"cluster-allow-reads-when-down": waitCluster, "cluster-allow-pubsubshard-when-down": waitCluster,
+	// Cluster mode reads cluster-config-file, cluster-port,
+	// cluster-node-timeout, cluster-announce-ip/port/bus-port/hostname,
+	// cluster-require-full-coverage and cluster-allow-reads-when-down
+	// (internal/server/cluster.go); replicas and failover are not built.
+	"cluster-replica-no-failover": waitCluster, "cluster-allow-pubsubshard-when-down": waitCluster,
 	"cluster-allow-replica-migration": waitCluster, "cluster-slot-stats-enabled": waitCluster,
-	"cluster-announce-ip": waitCluster, "cluster-announce-client-ipv4": waitCluster,
-	"cluster-announce-client-ipv6": waitCluster, "cluster-announce-hostname": waitCluster,
+	"cluster-announce-client-ipv4": waitCluster, "cluster-announce-client-ipv6": waitCluster,
 	"cluster-announce-human-nodename": waitCluster, "cluster-preferred-endpoint-type": waitCluster,
 	"cluster-replica-validity-factor": waitCluster, "cluster-migration-barrier": waitCluster,
-	"cluster-announce-bus-port": waitCluster, "cluster-announce-port": waitCluster,
-	"cluster-announce-tls-port": waitCluster, "cluster-blacklist-ttl": waitCluster, "cluster-node-timeout": waitCluster,
+	"cluster-announce-tls-port": waitCluster, "cluster-blacklist-ttl": waitCluster,
 	"cluster-ping-interval": waitCluster, "cluster-link-sendbuf-limit": waitCluster,
 	// TLS: the rest is live (internal/tlsconf, internal/server/tls.go).
 	"max-new-tls-connections-per-cycle": "no effect: each TLS handshake runs on its connection's own goroutine, not in a per-cycle budget",

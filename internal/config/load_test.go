@@ -148,7 +148,6 @@ func TestLoadErrors(t *testing.T) {
 		{conf: "logfile /nonexistent-corvid-dir/valkey.log", msg: "Can't open the log file: No such file or directory"},
 
 		// Corvid's Unsupported hooks: the "on" values are refused at the line.
-		{conf: "cluster-enabled yes", line: 1, msg: "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"},
 		{conf: "unixsocket /tmp/corvid.sock", line: 1, msg: "unixsocket is not supported by Corvid yet: only TCP listeners are implemented"},
 		{conf: "loadmodule /usr/lib/x.so arg", line: 1, msg: "loadmodule is not supported by Corvid: modules are not implemented"},
 	}

@@ -13,12 +13,6 @@ package config
 // by canonical directive name ("loadmodule" covers that directive).
 func DefaultUnsupported() map[string]func(value string) string {
 	return map[string]func(string) string{
-		"cluster-enabled": func(v string) string {
-			if v == "yes" {
-				return "cluster-enabled yes is not supported by Corvid yet: cluster mode is not implemented"
-			}
-			return ""
-		},
 		"unixsocket": func(v string) string {
 			if v != "" {
 				return "unixsocket is not supported by Corvid yet: only TCP listeners are implemented"

@@ -174,6 +174,8 @@ type Client struct {
 	replNoFn       bool // ... and no functions (no "functions" filter)
 	replica        atomic.Pointer[replica]
 	primaryLink    bool // the fake client applying a primary's stream
+
+	cluster clusterClient // ASKING, READONLY (cluster.go)
 }
 
 const (

@@ -39,6 +39,12 @@ func echoCommand(c *Client) { c.w.Bulk(c.ctx.Argv[1]) }
 
 // SELECT index
 func selectCommand(c *Client) {
+	if c.srv.cluster != nil {
+		if n, ok := db.ParseInt(c.ctx.Argv[1]); ok && n != 0 {
+			c.w.Error("ERR SELECT is not allowed in cluster mode")
+			return
+		}
+	}
 	n, msg := db.ParseDBIndex(c.ctx.Argv[1], c.srv.ks.Databases())
 	if msg != "" {
 		c.w.Error(msg)
@@ -62,6 +68,7 @@ func quitCommand(c *Client) {
 // RESET
 func resetCommand(c *Client) {
 	c.multi = nil
+	c.cluster = clusterClient{}
 	c.srv.ks.Unwatch(&c.watch)
 	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
 	c.stopMonitor()

@@ -64,6 +64,11 @@ func (c *Client) execute(argv [][]byte) {
 			return
 		}
 	}
+	// Cluster redirection (cluster.go), where Valkey's processCommand
+	// checks it: after the ACLs, before maxmemory.
+	if s.cluster != nil && c.clusterRefused(cm, argv) {
+		return
+	}
 	if s.scripts.Busy() && cm.meta.Flags&command.FlagAllowBusy == 0 && !c.inScript {
 		if s.scripts.BusyFunction() {
 			c.reject(cm, busyFunctionError)
@@ -119,6 +124,9 @@ func (c *Client) execute(argv [][]byte) {
 		}
 	}
 	c.call(cm, argv)
+	if c.cluster.asking {
+		c.clusterAfterCall(cm)
+	}
 }
 
 func lookupSub(cm *cmd, name []byte, scratch []byte) (*cmd, []byte) {

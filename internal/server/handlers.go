@@ -8,7 +8,7 @@ import (
 
 // serverHandlers lists the commands implemented in this package.
 func serverHandlers() []srvHandler {
-	return append(aclHandlers(), []srvHandler{
+	return append(append(aclHandlers(), clusterHandlers()...), []srvHandler{
 		{spec: command.Ping, proc: pingCommand},
 		{spec: command.Echo, proc: echoCommand},
 		{spec: command.Select, proc: selectCommand},

@@ -436,7 +436,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 
 	if req.want("cluster") {
 		w.section("Cluster")
-		w.int("cluster_enabled", 0)
+		w.int("cluster_enabled", s.clusterEnabledInt())
 	}
 
 	if req.want("keyspace") {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/acl"
+	"github.com/corvid-kv/corvid/internal/cluster"
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/db"
@@ -46,6 +47,10 @@ type Server struct {
 	acl   *acl.Users
 	table *table
 	log   *logger
+
+	// cluster is cluster mode's state and bus (cluster.go); nil when
+	// cluster-enabled is no.
+	cluster *cluster.Cluster
 
 	// lnMu guards listeners (CONFIG SET port and bind replace them).
 	lnMu      sync.Mutex
@@ -166,6 +171,9 @@ func New(cfg *config.Config) (*Server, error) {
 	s.slow.init()
 	s.errs.init()
 	if err := s.initACL(); err != nil {
+		return nil, err
+	}
+	if err := s.initCluster(); err != nil {
 		return nil, err
 	}
 	s.applyConfig()
@@ -301,6 +309,7 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.closeListeners()
+	s.stopCluster()
 	for _, c := range clients {
 		c.kill()
 	}
@@ -331,6 +340,10 @@ func Run(ctx context.Context, cfg *config.Config, signals <-chan os.Signal) erro
 		return err
 	}
 	if err := s.Listen(); err != nil {
+		return err
+	}
+	if err := s.startCluster(); err != nil {
+		s.Close()
 		return err
 	}
 	if d := cfg.Dir(); d != "" {

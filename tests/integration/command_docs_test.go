@@ -225,6 +225,13 @@ func (d *docsDiff) docs(path string, c, v docNode) {
 	}
 }
 
+// unbuiltSubcommands are subcommands of a container Corvid serves that
+// are not built yet: CLUSTER's replica and failover parts, its link list
+// and slot statistics (issue 29).
+var unbuiltSubcommands = map[string]bool{
+	"cluster|failover": true, "cluster|replicate": true, "cluster|links": true, "cluster|slot-stats": true,
+}
+
 // named compares maps from command names to documentation, whose order is
 // Valkey's hash table's (so not compared). With subset, Valkey may list
 // commands Corvid does not serve (COMMAND DOCS without names); otherwise
@@ -249,8 +256,17 @@ func (d *docsDiff) named(path string, c, v docNode, subset bool) {
 		delete(byName, k)
 		d.docs(path+"["+k+"]", cv[i], vd)
 	}
+	for k := range byName {
+		if unbuiltSubcommands[k] {
+			delete(byName, k)
+		}
+	}
 	if !subset && len(byName) > 0 {
-		d.errorf(path, "Corvid leaves out %d of Valkey's entries", len(byName))
+		var names []string
+		for k := range byName {
+			names = append(names, k)
+		}
+		d.errorf(path, "Corvid leaves out %d of Valkey's entries: %v", len(byName), names)
 	}
 }
 

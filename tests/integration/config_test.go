@@ -132,8 +132,8 @@ func TestStartupRefusals(t *testing.T) {
 		args []string
 		want []string // substrings of the output
 	}{
-		{"cluster-enabled in file", []string{write("cluster.conf", "# cluster\ncluster-enabled yes\n")},
-			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "at line 2", ">>> 'cluster-enabled yes'", "cluster-enabled yes is not supported"}},
+		{"loadmodule in file", []string{write("module.conf", "# modules\nloadmodule /x.so\n")},
+			[]string{"*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***", "at line 2", ">>> 'loadmodule /x.so'", "loadmodule is not supported"}},
 		{"replicaof with a bad port", []string{"--replicaof", "127.0.0.1 70000"},
 			[]string{"FATAL CONFIG FILE ERROR", "Invalid primary port"}},
 		{"unknown directive", []string{write("bad.conf", "port 6379\nnot-a-directive yes\n")},

@@ -1,0 +1,815 @@
+package server
+
+import (
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corvid-kv/corvid/internal/cluster"
+	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/db"
+)
+
+// Cluster mode (cluster-enabled yes): the state and the bus live in
+// package cluster; this file builds them from the configuration, answers
+// CLUSTER, ASKING, READONLY and READWRITE, and routes keyed commands as
+// Valkey's getNodeByQuery. s.cluster is nil when cluster mode is off, and
+// then the only cost on the command path is that nil check.
+//
+// Slot ownership meets the striped keyspace only here: a keyed command's
+// keys are hashed to their slot (CRC16) against the lock-free routing
+// snapshot before the command takes any stripe; the keyspace itself is not
+// organised by slot, so COUNTKEYSINSLOT and GETKEYSINSLOT scan it.
+
+// clusterClient is a client's cluster-mode state.
+type clusterClient struct {
+	asking   bool // ASKING: the next command may use an importing slot
+	readonly bool // READONLY: reads may be served by a replica
+}
+
+const (
+	errClusterDisabled = "ERR This instance has cluster support disabled"
+	errCrossSlot       = "CROSSSLOT Keys in request don't hash to the same slot"
+	errUnbound         = "CLUSTERDOWN Hash slot not served"
+	errClusterDown     = "CLUSTERDOWN The cluster is down"
+	errClusterDownRO   = "CLUSTERDOWN The cluster is down and only accepts read commands"
+	errTryAgain        = "TRYAGAIN Multiple keys request during rehashing of slot"
+)
+
+// initCluster builds the cluster state when cluster-enabled is yes,
+// loading (or creating) nodes.conf. The bus starts with startCluster.
+func (s *Server) initCluster() error {
+	cfg := s.cfg
+	if !cfg.ClusterEnabled() {
+		return nil
+	}
+	path := cfg.ClusterConfigFile()
+	if !filepath.IsAbs(path) && cfg.Dir() != "" {
+		path = filepath.Join(cfg.Dir(), path)
+	}
+	port := cfg.Port()
+	busPort := cfg.ClusterPort()
+	if busPort == 0 {
+		busPort = port + 10000
+	}
+	annPort, annBus := cfg.ClusterAnnouncePort(), cfg.ClusterAnnounceBusPort()
+	if annPort == 0 {
+		annPort = port
+	}
+	if annBus == 0 {
+		annBus = busPort
+	}
+	bind := ""
+	if b := cfg.Bind(); len(b) == 1 && b[0] != "*" && !strings.Contains(b[0], "*") {
+		bind = strings.TrimPrefix(b[0], "-")
+	}
+	cl, err := cluster.New(cluster.Options{
+		ConfigFile:    path,
+		IP:            cfg.ClusterAnnounceIP(),
+		Port:          annPort,
+		BusPort:       annBus,
+		ListenBusPort: busPort,
+		BindAddr:      bind,
+		NodeTimeout:   func() int64 { return s.cfg.ClusterNodeTimeout() },
+		FullCoverage:  func() bool { return s.cfg.ClusterRequireFullCoverage() },
+		Hostname:      func() string { return s.cfg.ClusterAnnounceHostname() },
+		Logf: func(level byte, f string, a ...any) {
+			switch level {
+			case '#':
+				s.log.warn(f, a...)
+			case '*':
+				s.log.notice(f, a...)
+			default:
+				s.log.verbose(f, a...)
+			}
+		},
+		CountKeysInSlot: func(slot int) int { return s.countKeysInSlot(slot, false) },
+		OnSlotsLost:     s.deleteSlotsKeys,
+	})
+	if err != nil {
+		return err
+	}
+	s.cluster = cl
+	return nil
+}
+
+// startCluster listens on the bus port and starts the cluster's cron.
+func (s *Server) startCluster() error {
+	if s.cluster == nil {
+		return nil
+	}
+	s.log.notice("Cluster mode: this node is %s", s.cluster.MyID())
+	return s.cluster.Start()
+}
+
+func (s *Server) stopCluster() {
+	if s.cluster != nil {
+		s.cluster.Stop()
+	}
+}
+
+// clusterEnabledInt is INFO's cluster_enabled.
+func (s *Server) clusterEnabledInt() int64 {
+	if s.cluster != nil {
+		return 1
+	}
+	return 0
+}
+
+// slotKeys calls fn for each live key of slot (db 0), under every stripe
+// unless held.
+func (s *Server) slotKeys(slot int, held bool, fn func(key string) bool) {
+	ks := s.ks
+	if !held {
+		ks.LockAll()
+		defer ks.UnlockAll()
+	}
+	stop := false
+	ks.Keys(0, time.Now().UnixMilli(), func(k string, _ *db.Object) {
+		if !stop && cluster.KeySlot([]byte(k)) == slot {
+			stop = !fn(k)
+		}
+	})
+}
+
+func (s *Server) countKeysInSlot(slot int, held bool) int {
+	n := 0
+	s.slotKeys(slot, held, func(string) bool { n++; return true })
+	return n
+}
+
+// deleteSlotsKeys deletes the keys of slots another node took over
+// (Valkey's dirty slots), as the server's own deletions.
+func (s *Server) deleteSlotsKeys(slots []int) {
+	set := map[int]bool{}
+	for _, sl := range slots {
+		set[sl] = true
+	}
+	var keys []string
+	s.ks.LockAll()
+	s.ks.Keys(0, time.Now().UnixMilli(), func(k string, _ *db.Object) {
+		if set[cluster.KeySlot([]byte(k))] {
+			keys = append(keys, k)
+		}
+	})
+	s.ks.UnlockAll()
+	if len(keys) == 0 {
+		return
+	}
+	s.log.warn("I lost ownership of %d slot(s) holding %d key(s): deleting them", len(slots), len(keys))
+	for i := 0; i < len(keys); i += 100 {
+		argv := [][]byte{[]byte("DEL")}
+		for _, k := range keys[i:min(i+100, len(keys))] {
+			argv = append(argv, []byte(k))
+		}
+		s.runInternal(argv)
+	}
+}
+
+// runInternal runs a command as the server itself (no client
+// connection; its reply is dropped).
+func (s *Server) runInternal(argv [][]byte) {
+	c := s.fakeClient()
+	c.primaryLink = true // not routed
+	if err := c.replayOne(argv); err != nil {
+		s.log.warn("Deleting the keys of lost slots: %v", err)
+	}
+}
+
+// clusterRefused applies getNodeByQuery to a command about to run (for
+// EXEC, to its queued commands) and answers the redirection or error;
+// true when the command must not run here.
+func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
+	if c.primaryLink {
+		return false
+	}
+	m := cm.meta
+	isExec := m == command.Exec
+	if !isExec && !m.HasKeys() {
+		return false
+	}
+	r := c.srv.cluster.Routing()
+	slot, owner := -1, uint16(0)
+	var firstKey []byte
+	multiple, migrating, importing := false, false, false
+	missing := 0
+	write := false
+	msg := ""
+	var posBuf [8]int
+	check := func(qm *command.Meta, qargv [][]byte) bool {
+		var pos []int
+		if qm.Flags&command.FlagPubsub != 0 {
+			pos, _ = qm.SpecKeyPositions(qargv, posBuf[:0], command.SearchIncludeNotKeys)
+		} else {
+			pos = qm.KeyPositions(qargv, posBuf[:0])
+		}
+		if len(pos) > 0 && qm.Flags&command.FlagWrite != 0 {
+			write = true
+		}
+		for _, p := range pos {
+			key := qargv[p]
+			sl := cluster.KeySlot(key)
+			if slot < 0 {
+				slot, firstKey = sl, key
+				owner = r.Owner[sl]
+				if owner == 0 {
+					msg = errUnbound
+					return false
+				}
+				if owner == r.Self && r.Migrating != nil {
+					_, migrating = r.Migrating[sl]
+				}
+				if r.Importing != nil {
+					_, importing = r.Importing[sl]
+				}
+			} else if sl != slot {
+				msg = errCrossSlot
+				return false
+			} else if string(key) != string(firstKey) {
+				multiple = true
+			}
+			if (migrating || importing) && !c.srv.ks.KeyExists(0, key, time.Now().UnixMilli(), c.ctx.Locked) {
+				missing++
+			}
+		}
+		return true
+	}
+	if isExec {
+		if c.multi == nil {
+			return false
+		}
+		for _, q := range c.multi.cmds {
+			if !check(q.cm.meta, q.argv) {
+				break
+			}
+		}
+	} else {
+		check(m, argv)
+	}
+	if msg == "" && slot < 0 {
+		return false // no keys
+	}
+	if msg == "" && !r.OK {
+		if !c.srv.cfg.ClusterAllowReadsWhenDown() {
+			msg = errClusterDown
+		} else if write {
+			msg = errClusterDownRO
+		}
+	}
+	if msg == "" {
+		switch {
+		case migrating && missing > 0:
+			if multiple {
+				msg = errTryAgain
+			} else {
+				msg = redirect("ASK", slot, r.Nodes[r.Migrating[slot]-1])
+			}
+		case importing && (c.cluster.asking || m.Flags&command.FlagAsking != 0):
+			if multiple && missing > 0 {
+				msg = errTryAgain
+			} else {
+				return false
+			}
+		case owner != r.Self:
+			msg = redirect("MOVED", slot, r.Nodes[owner-1])
+		default:
+			return false
+		}
+	}
+	if isExec {
+		// discardTransaction: the redirection itself is the reply.
+		c.multi = nil
+		c.srv.ks.Unwatch(&c.watch)
+		cm.stats.shard[c.shard].rejected.Add(1)
+		c.srv.errs.count(msg)
+		c.srv.stats.totalErrors.Add(1)
+		c.w.Error(msg)
+		return true
+	}
+	c.reject(cm, msg)
+	return true
+}
+
+func redirect(kind string, slot int, n cluster.Route) string {
+	return kind + " " + strconv.Itoa(slot) + " " + n.IP + ":" + strconv.Itoa(n.Port)
+}
+
+// clusterAfterCall ends ASKING's effect after one command (outside
+// MULTI), as Valkey's resetClient.
+func (c *Client) clusterAfterCall(cm *cmd) {
+	if c.cluster.asking && c.multi == nil && cm.meta != command.Asking {
+		c.cluster.asking = false
+	}
+}
+
+func askingCommand(c *Client) {
+	if c.srv.cluster == nil {
+		c.w.Error(errClusterDisabled)
+		return
+	}
+	c.cluster.asking = true
+	c.w.OK()
+}
+
+func readonlyCommand(c *Client) {
+	if c.srv.cluster == nil {
+		c.w.Error(errClusterDisabled)
+		return
+	}
+	c.cluster.readonly = true
+	c.w.OK()
+}
+
+func readwriteCommand(c *Client) {
+	if c.srv.cluster == nil {
+		c.w.Error(errClusterDisabled)
+		return
+	}
+	c.cluster.readonly = false
+	c.w.OK()
+}
+
+// clusterOn answers the cluster-disabled error and returns nil when
+// cluster mode is off.
+func clusterOn(c *Client) *cluster.Cluster {
+	if c.srv.cluster == nil {
+		c.w.Error(errClusterDisabled)
+	}
+	return c.srv.cluster
+}
+
+func clusterInfoCommand(c *Client) {
+	if cl := clusterOn(c); cl != nil {
+		c.w.Verbatim("txt", cl.Info())
+	}
+}
+
+func clusterMyidCommand(c *Client) {
+	if cl := clusterOn(c); cl != nil {
+		c.w.BulkString(cl.MyID())
+	}
+}
+
+func clusterMyshardidCommand(c *Client) {
+	if cl := clusterOn(c); cl != nil {
+		c.w.BulkString(cl.MyShardID())
+	}
+}
+
+func clusterNodesCommand(c *Client) {
+	if cl := clusterOn(c); cl != nil {
+		c.w.Verbatim("txt", cl.Nodes())
+	}
+}
+
+func writeNodeEntry(c *Client, n cluster.Route) {
+	c.w.ArrayLen(4)
+	c.w.BulkString(n.IP)
+	c.w.Int(int64(n.Port))
+	c.w.BulkString(n.Name)
+	if n.Hostname != "" {
+		c.w.MapLen(1)
+		c.w.BulkString("hostname")
+		c.w.BulkString(n.Hostname)
+	} else {
+		c.w.MapLen(0)
+	}
+}
+
+func clusterSlotsCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	rs := cl.Slots()
+	c.w.ArrayLen(len(rs))
+	for _, r := range rs {
+		c.w.ArrayLen(2 + len(r.Nodes))
+		c.w.Int(int64(r.Start))
+		c.w.Int(int64(r.End))
+		for _, n := range r.Nodes {
+			writeNodeEntry(c, n)
+		}
+	}
+}
+
+func clusterShardsCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	shards := cl.Shards()
+	c.w.ArrayLen(len(shards))
+	for _, sh := range shards {
+		c.w.MapLen(2)
+		c.w.BulkString("slots")
+		c.w.ArrayLen(2 * len(sh.Ranges))
+		for _, r := range sh.Ranges {
+			c.w.Int(int64(r[0]))
+			c.w.Int(int64(r[1]))
+		}
+		c.w.BulkString("nodes")
+		c.w.ArrayLen(len(sh.Nodes))
+		for _, n := range sh.Nodes {
+			fields := 7
+			if n.Hostname != "" {
+				fields++
+			}
+			c.w.MapLen(fields)
+			c.w.BulkString("id")
+			c.w.BulkString(n.Name)
+			c.w.BulkString("port")
+			c.w.Int(int64(n.Port))
+			c.w.BulkString("ip")
+			c.w.BulkString(n.IP)
+			c.w.BulkString("endpoint")
+			c.w.BulkString(n.IP)
+			if n.Hostname != "" {
+				c.w.BulkString("hostname")
+				c.w.BulkString(n.Hostname)
+			}
+			c.w.BulkString("role")
+			if n.Primary {
+				c.w.BulkString("master")
+			} else {
+				c.w.BulkString("replica")
+			}
+			c.w.BulkString("replication-offset")
+			c.w.Int(int64(n.ReplOffset))
+			c.w.BulkString("health")
+			switch {
+			case n.Failed:
+				c.w.BulkString("fail")
+			case !n.Primary && n.ReplOffset == 0:
+				c.w.BulkString("loading")
+			default:
+				c.w.BulkString("online")
+			}
+		}
+	}
+}
+
+func clusterKeyslotCommand(c *Client) {
+	if clusterOn(c) != nil {
+		c.w.Int(int64(cluster.KeySlot(c.ctx.Argv[2])))
+	}
+}
+
+// parseInt64 answers Valkey's not-an-integer error when b is not one.
+func parseInt64(c *Client, b []byte) (int64, bool) {
+	n, ok := db.ParseInt(b)
+	if !ok {
+		c.w.Error(db.ErrNotInt)
+	}
+	return n, ok
+}
+
+func clusterCountkeysinslotCommand(c *Client) {
+	if clusterOn(c) == nil {
+		return
+	}
+	slot, ok := parseInt64(c, c.ctx.Argv[2])
+	if !ok {
+		return
+	}
+	if slot < 0 || slot >= cluster.Slots {
+		c.w.Error("ERR Invalid slot")
+		return
+	}
+	c.w.Int(int64(c.srv.countKeysInSlot(int(slot), c.ctx.Locked)))
+}
+
+func clusterGetkeysinslotCommand(c *Client) {
+	if clusterOn(c) == nil {
+		return
+	}
+	slot, ok := parseInt64(c, c.ctx.Argv[2])
+	if !ok {
+		return
+	}
+	count, ok := parseInt64(c, c.ctx.Argv[3])
+	if !ok {
+		return
+	}
+	if slot < 0 || slot >= cluster.Slots || count < 0 {
+		c.w.Error("ERR Invalid slot or number of keys")
+		return
+	}
+	var keys []string
+	if count > 0 {
+		c.srv.slotKeys(int(slot), c.ctx.Locked, func(k string) bool {
+			keys = append(keys, k)
+			return int64(len(keys)) < count
+		})
+	}
+	sort.Strings(keys)
+	c.w.ArrayLen(len(keys))
+	for _, k := range keys {
+		c.w.BulkString(k)
+	}
+}
+
+// slotArg parses one slot argument (getSlotOrReply).
+func slotArg(b []byte) (int, bool) {
+	n, ok := db.ParseInt(b)
+	if !ok || n < 0 || n >= cluster.Slots {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// changeSlots runs ADDSLOTS/DELSLOTS(RANGE): the arguments as ranges,
+// checked in order as Valkey does.
+func changeSlots(c *Client, ranged, del bool) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	argv := c.ctx.Argv
+	if ranged && len(argv)%2 == 1 {
+		c.w.Error("ERR wrong number of arguments for '" + c.curCmd.name + "' command")
+		return
+	}
+	var args []cluster.SlotArg
+	step := 1
+	if ranged {
+		step = 2
+	}
+	for i := 2; i < len(argv); i += step {
+		start, ok1 := slotArg(argv[i])
+		end, ok2 := start, true
+		if ranged && ok1 {
+			end, ok2 = slotArg(argv[i+1])
+		}
+		switch {
+		case !ok1 || !ok2:
+			args = append(args, cluster.SlotArg{Err: "Invalid or out of range slot"})
+		case start > end:
+			args = append(args, cluster.SlotArg{Err: "start slot number " + strconv.Itoa(start) +
+				" is greater than end slot number " + strconv.Itoa(end)})
+		default:
+			args = append(args, cluster.SlotArg{Start: start, End: end})
+		}
+	}
+	if e := cl.ChangeSlots(args, del); e != "" {
+		c.w.Error("ERR " + e)
+		return
+	}
+	c.w.OK()
+}
+
+func clusterAddslotsCommand(c *Client)      { changeSlots(c, false, false) }
+func clusterAddslotsrangeCommand(c *Client) { changeSlots(c, true, false) }
+func clusterDelslotsCommand(c *Client)      { changeSlots(c, false, true) }
+func clusterDelslotsrangeCommand(c *Client) { changeSlots(c, true, true) }
+
+func (c *Client) dbEmpty() bool {
+	return c.srv.ks.DBSize(0, c.ctx.Locked) == 0
+}
+
+func clusterFlushslotsCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	if !c.dbEmpty() {
+		c.w.Error("ERR DB must be empty to perform CLUSTER FLUSHSLOTS.")
+		return
+	}
+	cl.FlushSlots()
+	c.w.OK()
+}
+
+func clusterMeetCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	argv := c.ctx.Argv
+	if len(argv) > 5 {
+		c.w.Error("ERR wrong number of arguments for 'cluster|meet' command")
+		return
+	}
+	port, ok := db.ParseInt(argv[3])
+	if !ok {
+		c.w.Error("ERR Invalid base port specified: " + cstr(argv[3]))
+		return
+	}
+	cport := port + 10000
+	if len(argv) == 5 {
+		if cport, ok = db.ParseInt(argv[4]); !ok {
+			c.w.Error("ERR Invalid bus port specified: " + cstr(argv[4]))
+			return
+		}
+	}
+	if port < 0 || port > 65535 || cport < 0 || cport > 65535 || !cl.Meet(string(argv[2]), int(port), int(cport)) {
+		c.w.Error("ERR Invalid node address specified: " + cstr(argv[2]) + ":" + cstr(argv[3]))
+		return
+	}
+	c.w.OK()
+}
+
+func clusterForgetCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	if e := cl.Forget(string(c.ctx.Argv[2])); e != "" {
+		c.w.Error("ERR " + sanitize(e))
+		return
+	}
+	c.w.OK()
+}
+
+func clusterResetCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	argv := c.ctx.Argv
+	hard := false
+	if len(argv) == 3 {
+		switch strings.ToLower(string(argv[2])) {
+		case "hard":
+			hard = true
+		case "soft":
+		default:
+			c.w.Error("ERR syntax error")
+			return
+		}
+	} else if len(argv) > 3 {
+		c.w.Error("ERR syntax error")
+		return
+	}
+	if !c.dbEmpty() {
+		c.w.Error("ERR CLUSTER RESET can't be called with master nodes containing keys")
+		return
+	}
+	cl.Reset(hard)
+	c.w.OK()
+}
+
+func clusterSaveconfigCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	if err := cl.SaveConfig(); err != nil {
+		c.w.Error("ERR error saving the cluster node config: " + err.Error())
+		return
+	}
+	c.w.OK()
+}
+
+func clusterBumpepochCommand(c *Client) {
+	if cl := clusterOn(c); cl != nil {
+		c.w.Simple(cl.BumpEpoch())
+	}
+}
+
+func clusterSetConfigEpochCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	e, ok := parseInt64(c, c.ctx.Argv[2])
+	if !ok {
+		return
+	}
+	if msg := cl.SetConfigEpoch(e); msg != "" {
+		c.w.Error("ERR " + msg)
+		return
+	}
+	c.w.OK()
+}
+
+func clusterCountFailureReportsCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	n, ok := cl.CountFailureReports(string(c.ctx.Argv[2]))
+	if !ok {
+		c.w.Error("ERR Unknown node " + sanitize(cstr(c.ctx.Argv[2])))
+		return
+	}
+	c.w.Int(int64(n))
+}
+
+func clusterSetslotCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	argv := c.ctx.Argv
+	slot, ok := slotArg(argv[2])
+	if !ok {
+		c.w.Error("ERR Invalid or out of range slot")
+		return
+	}
+	action := strings.ToLower(string(argv[3]))
+	name := ""
+	switch {
+	case (action == "migrating" || action == "importing" || action == "node") && len(argv) >= 5:
+		name = string(argv[4])
+	case action == "stable" && len(argv) >= 4:
+	default:
+		c.w.Error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP")
+		return
+	}
+	if e := cl.SetSlot(slot, action, name); e != "" {
+		c.w.Error("ERR " + sanitize(e))
+		return
+	}
+	c.w.OK()
+}
+
+func clusterReplicasCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	lines, e := cl.Replicas(string(c.ctx.Argv[2]))
+	if e != "" {
+		c.w.Error("ERR " + sanitize(e))
+		return
+	}
+	c.w.ArrayLen(len(lines))
+	for _, l := range lines {
+		c.w.BulkString(l)
+	}
+}
+
+var clusterHelpLines = []string{
+	"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"ADDSLOTS <slot> [<slot> ...]", "    Assign the slots to this node.",
+	"ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]", "    Assign the slots of the ranges to this node.",
+	"BUMPEPOCH", "    Give this node a new, higher config epoch.",
+	"COUNT-FAILURE-REPORTS <node-id>", "    Number of failure reports about <node-id>.",
+	"COUNTKEYSINSLOT <slot>", "    Number of keys of <slot>.",
+	"DELSLOTS <slot> [<slot> ...]", "    Unassign the slots.",
+	"DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]", "    Unassign the slots of the ranges.",
+	"FLUSHSLOTS", "    Unassign every slot of this node.",
+	"FORGET <node-id>", "    Drop a node from this node's view of the cluster.",
+	"GETKEYSINSLOT <slot> <count>", "    Up to <count> keys of <slot>.",
+	"INFO", "    The cluster's state and counters.",
+	"KEYSLOT <key>", "    The hash slot of <key>.",
+	"MEET <ip> <port> [<bus-port>]", "    Join the node at that address.",
+	"MYID", "    This node's ID.",
+	"MYSHARDID", "    This node's shard ID.",
+	"NODES", "    The nodes as this node sees them, one per line.",
+	"REPLICAS <node-id>", "    The replicas of <node-id>, as NODES lists them.",
+	"RESET [HARD|SOFT]", "    Forget the cluster (HARD: take a new ID too).",
+	"SAVECONFIG", "    Write the cluster configuration file now.",
+	"SET-CONFIG-EPOCH <epoch>", "    Set this node's config epoch (only while it knows no other node).",
+	"SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)", "    Change a slot's state.",
+	"SHARDS", "    The shards: their slot ranges and nodes.",
+	"SLOTS", "    The slot ranges with their nodes.",
+	"HELP", "    Print this help.",
+}
+
+func clusterHelpCommand(c *Client) {
+	if clusterOn(c) == nil {
+		return
+	}
+	c.w.ArrayLen(len(clusterHelpLines))
+	for _, l := range clusterHelpLines {
+		c.w.Simple(l)
+	}
+}
+
+// clusterHandlers lists the commands of cluster mode.
+func clusterHandlers() []srvHandler {
+	return []srvHandler{
+		{spec: command.Asking, proc: askingCommand},
+		{spec: command.Readonly, proc: readonlyCommand},
+		{spec: command.Readwrite, proc: readwriteCommand},
+		{spec: command.ClusterInfo, proc: clusterInfoCommand},
+		{spec: command.ClusterMyid, proc: clusterMyidCommand},
+		{spec: command.ClusterMyshardid, proc: clusterMyshardidCommand},
+		{spec: command.ClusterNodes, proc: clusterNodesCommand},
+		{spec: command.ClusterSlots, proc: clusterSlotsCommand},
+		{spec: command.ClusterShards, proc: clusterShardsCommand},
+		{spec: command.ClusterKeyslot, proc: clusterKeyslotCommand},
+		{spec: command.ClusterCountkeysinslot, proc: clusterCountkeysinslotCommand},
+		{spec: command.ClusterGetkeysinslot, proc: clusterGetkeysinslotCommand},
+		{spec: command.ClusterAddslots, proc: clusterAddslotsCommand},
+		{spec: command.ClusterAddslotsrange, proc: clusterAddslotsrangeCommand},
+		{spec: command.ClusterDelslots, proc: clusterDelslotsCommand},
+		{spec: command.ClusterDelslotsrange, proc: clusterDelslotsrangeCommand},
+		{spec: command.ClusterFlushslots, proc: clusterFlushslotsCommand},
+		{spec: command.ClusterMeet, proc: clusterMeetCommand},
+		{spec: command.ClusterForget, proc: clusterForgetCommand},
+		{spec: command.ClusterReset, proc: clusterResetCommand},
+		{spec: command.ClusterSaveconfig, proc: clusterSaveconfigCommand},
+		{spec: command.ClusterBumpepoch, proc: clusterBumpepochCommand},
+		{spec: command.ClusterSetConfigEpoch, proc: clusterSetConfigEpochCommand},
+		{spec: command.ClusterCountFailureReports, proc: clusterCountFailureReportsCommand},
+		{spec: command.ClusterSetslot, proc: clusterSetslotCommand},
+		{spec: command.ClusterReplicas, proc: clusterReplicasCommand},
+		{spec: command.ClusterSlaves, proc: clusterReplicasCommand},
+		{spec: command.ClusterHelp, proc: clusterHelpCommand},
+	}
+}

@@ -1,0 +1,233 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/corvid-kv/corvid/internal/cluster"
+	"github.com/corvid-kv/corvid/tests/testutil"
+)
+
+// clusterNode is one server of a test cluster.
+type clusterNode struct {
+	p       *testutil.Proc
+	busPort int
+}
+
+// startClusterCorvid starts a Corvid node with cluster-enabled yes and a
+// bus port chosen at run time (port+10000 may not exist).
+func startClusterCorvid(t *testing.T) clusterNode {
+	t.Helper()
+	bus := testutil.FreePort(t)
+	p := testutil.StartCorvid(t, "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
+		"--cluster-node-timeout", "5000", "--save", "", "--appendonly", "no")
+	return clusterNode{p: p, busPort: bus}
+}
+
+func startClusterValkey(t *testing.T) clusterNode {
+	t.Helper()
+	bus := testutil.FreePort(t)
+	p := testutil.StartValkeyIn(t, t.TempDir(), "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
+		"--cluster-node-timeout", "5000")
+	return clusterNode{p: p, busPort: bus}
+}
+
+// runCLI runs valkey-cli with args, bounded in time.
+func runCLI(t *testing.T, timeout time.Duration, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, valkeyCLIPath(t), args...).CombinedOutput()
+	return string(out), err
+}
+
+// clusterCreate runs valkey-cli --cluster create over nodes and checks
+// the result with --cluster check.
+func clusterCreate(t *testing.T, nodes []clusterNode) {
+	t.Helper()
+	args := []string{"--cluster", "create"}
+	for _, n := range nodes {
+		args = append(args, n.p.Addr)
+	}
+	args = append(args, "--cluster-yes")
+	out, err := runCLI(t, 60*time.Second, args...)
+	if err != nil || !strings.Contains(out, "[OK] All 16384 slots covered.") {
+		t.Fatalf("--cluster create: %v\n%s", err, out)
+	}
+	// --cluster create returns once the nodes agree on the slots; wait
+	// for every node to see the cluster ok (the first 2 s of a primary
+	// are not writable, as in Valkey).
+	for _, n := range nodes {
+		waitClusterOK(t, n.p.Addr, len(nodes))
+	}
+	out, err = runCLI(t, 30*time.Second, "--cluster", "check", nodes[len(nodes)-1].p.Addr)
+	if err != nil || !strings.Contains(out, "[OK] All nodes agree about slots configuration.") ||
+		!strings.Contains(out, "[OK] All 16384 slots covered.") {
+		t.Fatalf("--cluster check: %v\n%s", err, out)
+	}
+}
+
+func waitClusterOK(t *testing.T, addr string, known int) {
+	t.Helper()
+	c := testutil.Dial(t, addr)
+	defer c.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, _ := strconv.Unquote(c.Do("CLUSTER", "INFO"))
+		if strings.Contains(info, "cluster_state:ok\r\n") && strings.Contains(info, "cluster_known_nodes:"+strconv.Itoa(known)+"\r\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: cluster not ok:\n%s\n%s", addr, info, c.Do("CLUSTER", "NODES"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// nodesView is a node's CLUSTER NODES reduced to what every node must
+// agree on: each node's ID, address, role and slots.
+func nodesView(t *testing.T, addr string) []string {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	s, err := c.ClusterNodes(context.Background()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var view []string
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			t.Fatalf("bad CLUSTER NODES line %q", line)
+		}
+		role := "master"
+		if strings.Contains(f[2], "slave") {
+			role = "slave"
+		}
+		view = append(view, strings.Join(append([]string{f[0], strings.Split(f[1], ",")[0], role, f[3], f[6]}, f[8:]...), " "))
+	}
+	sort.Strings(view)
+	return view
+}
+
+// TestClusterCreateCorvid: three Corvid primaries made a cluster by
+// valkey-cli --cluster create; a cluster client writes and reads 1000
+// keys through them; a plain client is redirected with MOVED.
+func TestClusterCreateCorvid(t *testing.T) {
+	valkeyCLIPath(t)
+	var nodes []clusterNode
+	for range 3 {
+		nodes = append(nodes, startClusterCorvid(t))
+	}
+	clusterCreate(t, nodes)
+
+	ctx := context.Background()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].p.Addr}})
+	defer cc.Close()
+	for i := range 1000 {
+		if err := cc.Set(ctx, fmt.Sprintf("key:%d", i), i, 0).Err(); err != nil {
+			t.Fatalf("SET key:%d: %v", i, err)
+		}
+	}
+	for i := range 1000 {
+		v, err := cc.Get(ctx, fmt.Sprintf("key:%d", i)).Result()
+		if err != nil || v != strconv.Itoa(i) {
+			t.Fatalf("GET key:%d = %q, %v", i, v, err)
+		}
+	}
+	// Every node holds only keys of its own slots, and all of them.
+	total := 0
+	for _, n := range nodes {
+		c := testutil.Dial(t, n.p.Addr)
+		size, _ := strconv.Atoi(strings.TrimPrefix(c.Do("DBSIZE"), ":"))
+		total += size
+		c.Close()
+	}
+	if total != 1000 {
+		t.Errorf("the nodes hold %d keys, want 1000", total)
+	}
+
+	// A plain client: MOVED for a key of another node's slot, CROSSSLOT,
+	// SELECT refused.
+	c := testutil.Dial(t, nodes[0].p.Addr)
+	defer c.Close()
+	for i := 0; ; i++ {
+		k := "k" + strconv.Itoa(i)
+		r := c.Do("GET", k)
+		if strings.HasPrefix(r, "-MOVED ") {
+			want := regexp.MustCompile(`^-MOVED ` + strconv.Itoa(cluster.KeySlot([]byte(k))) + ` 127\.0\.0\.1:\d+$`)
+			if !want.MatchString(r) {
+				t.Fatalf("GET %s: %q", k, r)
+			}
+			break
+		}
+		if i > 100 {
+			t.Fatal("no key of another node's slots among 100")
+		}
+	}
+	if r := c.Do("MGET", "a", "b"); r != "-CROSSSLOT Keys in request don't hash to the same slot" {
+		t.Errorf("MGET a b: %q", r)
+	}
+	if r := c.Do("SELECT", "1"); r != "-ERR SELECT is not allowed in cluster mode" {
+		t.Errorf("SELECT 1: %q", r)
+	}
+	if r := c.Do("INFO", "cluster"); !strings.Contains(r, "cluster_enabled:1") {
+		t.Errorf("INFO cluster: %q", r)
+	}
+	// Every node sees the same cluster.
+	want := nodesView(t, nodes[0].p.Addr)
+	for _, n := range nodes[1:] {
+		if got := nodesView(t, n.p.Addr); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s sees\n%s\n%s sees\n%s", n.p.Addr, strings.Join(got, "\n"), nodes[0].p.Addr, strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestClusterCreateMixed: one Valkey 8.0.1 node and two Corvid nodes in
+// one cluster by valkey-cli --cluster create; they agree on CLUSTER NODES
+// and a cluster client writes and reads through all of them.
+func TestClusterCreateMixed(t *testing.T) {
+	valkeyCLIPath(t)
+	if !testutil.HaveValkey(t) {
+		t.Skip("valkey-server not found")
+	}
+	nodes := []clusterNode{startClusterValkey(t), startClusterCorvid(t), startClusterCorvid(t)}
+	clusterCreate(t, nodes)
+	want := nodesView(t, nodes[0].p.Addr)
+	deadline := time.Now().Add(10 * time.Second)
+	for _, n := range nodes[1:] {
+		for {
+			got := nodesView(t, n.p.Addr)
+			if strings.Join(got, "\n") == strings.Join(want, "\n") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s (Corvid) sees\n%s\n%s (Valkey) sees\n%s", n.p.Addr, strings.Join(got, "\n"), nodes[0].p.Addr, strings.Join(want, "\n"))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	ctx := context.Background()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[1].p.Addr}})
+	defer cc.Close()
+	for i := range 300 {
+		if err := cc.Set(ctx, fmt.Sprintf("m:%d", i), i, 0).Err(); err != nil {
+			t.Fatalf("SET m:%d: %v", i, err)
+		}
+	}
+	for i := range 300 {
+		v, err := cc.Get(ctx, fmt.Sprintf("m:%d", i)).Result()
+		if err != nil || v != strconv.Itoa(i) {
+			t.Fatalf("GET m:%d = %q, %v", i, v, err)
+		}
+	}
+}
