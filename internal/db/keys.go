@@ -21,6 +21,7 @@ var KeyCommands = []Handler{
 	{Spec: command.Copy, Proc: copyCommand},
 	{Spec: command.Dump, Proc: dumpCommand},
 	{Spec: command.Restore, Proc: restoreCommand},
+	{Spec: command.RestoreAsking, Proc: restoreCommand},
 	{Spec: command.Randomkey, Proc: randomkeyCommand, Lock: LockNone},
 	{Spec: command.Dbsize, Proc: dbsizeCommand, Lock: LockNone},
 	{Spec: command.Swapdb, Proc: swapdbCommand, Lock: LockAll},

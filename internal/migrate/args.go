@@ -49,6 +49,9 @@ type Args struct {
 	// Keys are the keys to move: argv[3], or those after KEYS (possibly
 	// none, possibly repeated).
 	Keys [][]byte
+	// Asking sends RESTORE-ASKING instead of RESTORE, as Valkey's
+	// MIGRATE does in cluster mode (the target is importing the slot).
+	Asking bool
 }
 
 // Parse reads MIGRATE host port key|"" destination-db timeout [COPY]

@@ -177,6 +177,9 @@ func appendRequest(dst []byte, a *Args, items []Item, sel bool) []byte {
 		dst = effects.AppendCommand(dst, []byte("SELECT"), strconv.AppendInt(num[:0], a.DB, 10))
 	}
 	restore, replace := []byte("RESTORE"), []byte("REPLACE")
+	if a.Asking {
+		restore = []byte("RESTORE-ASKING")
+	}
 	for _, it := range items {
 		ttl := strconv.AppendInt(num[:0], it.TTL, 10)
 		if a.Replace {

@@ -260,6 +260,8 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 	}
 	if msg == "" {
 		switch {
+		case (migrating || importing) && m == command.Migrate:
+			return false // MIGRATE works on the local node of an open slot
 		case migrating && missing > 0:
 			if multiple {
 				msg = errTryAgain

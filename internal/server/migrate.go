@@ -40,6 +40,7 @@ func migrateCommand(c *Client) {
 		c.w.Error(err.Error())
 		return
 	}
+	a.Asking = c.srv.cluster != nil
 	if len(a.Keys) == 0 { // KEYS with no key
 		c.w.Simple("NOKEY")
 		return

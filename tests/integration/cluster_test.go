@@ -121,7 +121,8 @@ func nodesView(t *testing.T, addr string) []string {
 
 // TestClusterCreateCorvid: three Corvid primaries made a cluster by
 // valkey-cli --cluster create; a cluster client writes and reads 1000
-// keys through them; a plain client is redirected with MOVED.
+// keys through them; a plain client is redirected with MOVED; valkey-cli
+// --cluster reshard moves slots and keys between them.
 func TestClusterCreateCorvid(t *testing.T) {
 	valkeyCLIPath(t)
 	var nodes []clusterNode
@@ -183,6 +184,30 @@ func TestClusterCreateCorvid(t *testing.T) {
 	if r := c.Do("INFO", "cluster"); !strings.Contains(r, "cluster_enabled:1") {
 		t.Errorf("INFO cluster: %q", r)
 	}
+	// Reshard 300 slots (and their keys: MIGRATE with RESTORE-ASKING,
+	// SETSLOT MIGRATING/IMPORTING/NODE) from the first node to the
+	// second; every key stays readable.
+	ids := make([]string, 2)
+	for i := range ids {
+		ids[i], _ = redis.NewClient(&redis.Options{Addr: nodes[i].p.Addr}).ClusterMyID(ctx).Result()
+	}
+	out, err := runCLI(t, 60*time.Second, "--cluster", "reshard", nodes[0].p.Addr, "--cluster-from", ids[0],
+		"--cluster-to", ids[1], "--cluster-slots", "300", "--cluster-yes")
+	if err != nil || strings.Contains(out, "ERR") {
+		t.Fatalf("--cluster reshard: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, 30*time.Second, "--cluster", "check", nodes[2].p.Addr)
+	if err != nil || !strings.Contains(out, "[OK] All nodes agree about slots configuration.") ||
+		strings.Contains(out, "open") && strings.Contains(out, "[WARNING]") {
+		t.Fatalf("--cluster check after reshard: %v\n%s", err, out)
+	}
+	for i := range 1000 {
+		v, err := cc.Get(ctx, fmt.Sprintf("key:%d", i)).Result()
+		if err != nil || v != strconv.Itoa(i) {
+			t.Fatalf("after reshard: GET key:%d = %q, %v", i, v, err)
+		}
+	}
+
 	// Every node sees the same cluster.
 	want := nodesView(t, nodes[0].p.Addr)
 	for _, n := range nodes[1:] {
