@@ -35,12 +35,14 @@
 //
 // Cluster.mu guards everything in a Cluster but the routing snapshot:
 // nodes, slots, epochs, links' fields, statistics. It is the only lock of
-// the package and is never held while calling out of the package except
-// for Options' small callbacks (NodeTimeout, FullCoverage, Hostname, Logf,
-// CountKeysInSlot), which must not call back into the Cluster; the
-// server's own locks (keyspace stripes, client state) are therefore
-// always taken either before Cluster.mu or with it released, never the
-// other way round. OnSlotsLost is called after the lock is released.
+// the package and a leaf: nothing else is locked under it. The only calls
+// out of the package made under it are Options' small callbacks
+// (NodeTimeout, FullCoverage, Hostname: configuration reads; Logf: the
+// logger's own leaf lock), which must not call back into the Cluster. So
+// a caller may hold keyspace stripes when it calls into the Cluster (a
+// CLUSTER command inside EXEC does), and what needs the keyspace is done
+// outside the lock: SetSlot is told whether the slot has keys, and
+// OnSlotsLost is called after the lock is released.
 //
 // Every locked section that changes state ends in Cluster.unlock, which
 // recomputes the cluster state, publishes a new Routing and saves

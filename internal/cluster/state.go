@@ -86,17 +86,16 @@ type Routing struct {
 
 // Options configure a Cluster (the cluster-* directives).
 type Options struct {
-	ConfigFile      string // nodes.conf path ("" in tests: nothing saved)
-	IP              string // cluster-announce-ip ("" for none)
-	Port            int    // client port announced
-	BusPort         int    // bus port announced
-	ListenBusPort   int    // bus port listened on (0: none, tests)
-	BindAddr        string // address the bus listens on ("" for all)
-	NodeTimeout     func() int64
-	FullCoverage    func() bool
-	Hostname        func() string
-	Logf            func(level byte, format string, args ...any)
-	CountKeysInSlot func(slot int) int
+	ConfigFile    string // nodes.conf path ("" in tests: nothing saved)
+	IP            string // cluster-announce-ip ("" for none)
+	Port          int    // client port announced
+	BusPort       int    // bus port announced
+	ListenBusPort int    // bus port listened on (0: none, tests)
+	BindAddr      string // address the bus listens on ("" for all)
+	NodeTimeout   func() int64
+	FullCoverage  func() bool
+	Hostname      func() string
+	Logf          func(level byte, format string, args ...any)
 	// OnSlotsLost is called, without the lock, with slots another node
 	// took from this one (their keys are stale here).
 	OnSlotsLost func(slots []int)
@@ -882,8 +881,10 @@ func (cl *Cluster) KnownNodes() int {
 }
 
 // SetSlot is CLUSTER SETSLOT <slot> IMPORTING|MIGRATING|NODE|STABLE
-// [node]: "" or the error text.
-func (cl *Cluster) SetSlot(slot int, action, name string) string {
+// [node]: "" or the error text. hasKeys says whether this node holds keys
+// of the slot (the caller counts them: no keyspace lock is taken under
+// the cluster's).
+func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 	cl.mu.Lock()
 	defer cl.unlock()
 	if cl.myself.IsReplica() {
@@ -920,7 +921,7 @@ func (cl *Cluster) SetSlot(slot int, action, name string) string {
 		if n.IsReplica() {
 			return "Target node is not a master"
 		}
-		if cl.slots[slot] == cl.myself && n != cl.myself && cl.opt.CountKeysInSlot != nil && cl.opt.CountKeysInSlot(slot) != 0 {
+		if cl.slots[slot] == cl.myself && n != cl.myself && hasKeys {
 			return "Can't assign hashslot " + strconv.Itoa(slot) + " to a different node while I still hold keys for this hash slot."
 		}
 		if n != cl.myself {

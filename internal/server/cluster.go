@@ -85,8 +85,7 @@ func (s *Server) initCluster() error {
 				s.log.verbose(f, a...)
 			}
 		},
-		CountKeysInSlot: func(slot int) int { return s.countKeysInSlot(slot, false) },
-		OnSlotsLost:     s.deleteSlotsKeys,
+		OnSlotsLost: s.deleteSlotsKeys,
 	})
 	if err != nil {
 		return err
@@ -721,7 +720,8 @@ func clusterSetslotCommand(c *Client) {
 		c.w.Error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP")
 		return
 	}
-	if e := cl.SetSlot(slot, action, name); e != "" {
+	hasKeys := action == "node" && c.srv.countKeysInSlot(slot, c.ctx.Locked) > 0
+	if e := cl.SetSlot(slot, action, name, hasKeys); e != "" {
 		c.w.Error("ERR " + sanitize(e))
 		return
 	}
