@@ -111,6 +111,7 @@ type loop struct {
 	// io_uring backend (uring.go); owned by the loop goroutine.
 	ring      *uring.Ring
 	slots     []*Conn // by Conn.slot: the connection a completion names
+	rxp       *rxPool // the receive buffers the kernel picks from (uring.go)
 	freeSlots []int32
 	files     int     // slots of the ring's registered file table (0: none)
 	ready     []*Conn // received bytes left unread by their handler
@@ -490,6 +491,7 @@ func (l *loop) remove(c *Conn) {
 	if l.e.uring {
 		l.unfix(c)
 		c.attached = false
+		l.giveRx(c) // unread input moves to a buffer of its own
 		l.retire(c)
 		return
 	}

@@ -735,3 +735,43 @@ func TestFixedFiles(t *testing.T) {
 		<-(<-handlers).closed
 	}
 }
+
+// TestRxPool: on io_uring, receives take their buffers from the loop's
+// pool; more connections with input at once than the pool has buffers
+// (the rest find it empty: ENOBUFS, and receive into their own) are all
+// served, and again once their input has been read, with the pool's
+// buffers given back.
+func TestRxPool(t *testing.T) {
+	skipWithoutURing(t)
+	testDeferWrite, testURing = true, true
+	defer func() { testDeferWrite, testURing = false, false }()
+	addr, handlers, ncs := serve(t, 1)
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	go func() { // the acceptor waits for these to be taken
+		for {
+			select {
+			case <-handlers:
+			case <-ncs:
+			case <-done:
+				return
+			}
+		}
+	}()
+	n := 3 * rxPoolBufs
+	conns := make([]net.Conn, n)
+	readers := make([]*bufio.Reader, n)
+	for i := range conns {
+		conns[i], readers[i] = dial(t, addr)
+	}
+	for round := range 3 {
+		for i, c := range conns {
+			if _, err := c.Write([]byte("echo " + strconv.Itoa(round*n+i) + "\n")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range conns {
+			expectLine(t, readers[i], strconv.Itoa(round*n+i))
+		}
+	}
+}

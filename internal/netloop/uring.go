@@ -5,6 +5,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/uring"
 )
@@ -42,18 +43,76 @@ var fixedFilesMax = 1 << 15
 
 const (
 	ringEntries = 1024
-	// A connection's receive buffer starts at rxMin and doubles, up to
-	// rxMax, each time a receive fills it (pipelined or large requests):
-	// a receive is always in flight, so every attached connection holds
-	// one, and most only ever need a few hundred bytes.
+	// A receive is always in flight for every attached connection. It
+	// names no buffer: the kernel takes one of the loop's pool (rxPool)
+	// when data arrives, and the loop gives it back once the handler has
+	// read it, so a connection waiting for its next request holds no
+	// receive buffer (an idle client costs what Valkey's does: issue 32).
+	// A connection whose receive filled a pool buffer (a pipeline, a large
+	// value) receives into a buffer of its own instead, starting at twice
+	// the pool's size and doubling, up to rxMax, each time a receive fills
+	// it, until a receive does not fill it; so does one that found the
+	// pool empty (ENOBUFS), starting at rxMin, and every connection where
+	// the kernel refuses provided buffers.
 	rxMin = 4 << 10
 	rxMax = 64 << 10
+	// The pool: rxPoolBufs buffers of rxPoolBuf bytes per loop, the most a
+	// handler reads at once (resp.DefaultReadChunk). A buffer is out from
+	// its receive's completion until the handler has read it, normally
+	// within the round.
+	rxPoolBufs        = 128
+	rxPoolBuf         = 16 << 10
+	rxGroup    uint16 = 1
 
 	// Completion kinds (uring.UserData).
-	kindInbox uint32 = 0
-	kindRx    uint32 = 1
-	kindTx    uint32 = 2
+	kindInbox   uint32 = 0
+	kindRx      uint32 = 1
+	kindTx      uint32 = 2
+	kindProvide uint32 = 3
 )
+
+// rxPool is a loop's receive buffers, provided to the kernel as group
+// rxGroup (IORING_OP_PROVIDE_BUFFERS). Loop only.
+type rxPool struct {
+	mem []byte // rxPoolBufs buffers of rxPoolBuf bytes
+	off bool   // the kernel refused them: connections receive into their own
+}
+
+// newRxPool provides the loop's pool to its ring.
+func (l *loop) newRxPool() {
+	p := &rxPool{mem: make([]byte, rxPoolBufs*rxPoolBuf)}
+	l.rxp = p
+	l.ring.ProvideBuffers(p.mem, rxPoolBuf, rxPoolBufs, rxGroup, 0, ud(kindProvide, 0))
+}
+
+// id returns the pool buffer b is, or -1 if b is not one.
+func (p *rxPool) id(b []byte) int {
+	if p == nil || cap(b) == 0 {
+		return -1
+	}
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(p.mem)))
+	if off >= uintptr(len(p.mem)) {
+		return -1
+	}
+	return int(off / rxPoolBuf)
+}
+
+// giveRx gives the pool buffer c.rx back to the kernel, first moving
+// bytes the handler has not read yet into a buffer of c's own (a
+// connection leaving the loop). It reports whether c.rx was one.
+func (l *loop) giveRx(c *Conn) bool {
+	id := l.rxp.id(c.rx)
+	if id < 0 {
+		return false
+	}
+	var rest []byte
+	if c.rxEnd > c.rxOff {
+		rest = append(rest, c.rx[c.rxOff:c.rxEnd]...)
+	}
+	c.rx, c.rxOff, c.rxEnd = rest, 0, len(rest)
+	l.ring.ProvideBuffers(l.rxp.mem[id*rxPoolBuf:(id+1)*rxPoolBuf], rxPoolBuf, 1, rxGroup, id, ud(kindProvide, 0))
+	return true
+}
 
 // URingAvailable reports whether this kernel (and sandbox: container
 // seccomp profiles often refuse io_uring) and build (not under the race
@@ -85,6 +144,7 @@ func (l *loop) runURing() {
 	if n := fixedFiles(); r.RegisterFiles(n) == nil {
 		l.files = n
 	}
+	l.newRxPool()
 	l.ring.Read(l.efd, l.efdBuf[:], ud(kindInbox, 0))
 	// The tick is kept on the monotonic clock, read once per round, as
 	// run does.
@@ -111,8 +171,8 @@ func (l *loop) runURing() {
 		}
 		l.nowOK = false
 		open := true
-		r.Completions(func(userData uint64, res int32) {
-			if !l.complete(userData, res) {
+		r.CompletionsFlags(func(userData uint64, res int32, flags uint32) {
+			if !l.complete(userData, res, flags) {
 				open = false
 			}
 		})
@@ -150,20 +210,31 @@ func (l *loop) runURing() {
 }
 
 // complete handles one completion; false means the engine is closing.
-func (l *loop) complete(userData uint64, res int32) bool {
+func (l *loop) complete(userData uint64, res int32, flags uint32) bool {
 	kind, slot := uring.SplitUserData(userData)
-	if kind == kindInbox {
+	switch kind {
+	case kindInbox:
 		if !l.takeInbox() {
 			return false
 		}
 		l.ring.Read(l.efd, l.efdBuf[:], ud(kindInbox, 0))
+		return true
+	case kindProvide:
+		if res < 0 {
+			l.rxp.off = true // receives that find no buffer go private
+		}
 		return true
 	}
 	c := l.slots[slot]
 	switch kind {
 	case kindRx:
 		c.rxBusy = false
+		if flags&uring.CQEBuffer != 0 {
+			id := int(flags >> uring.CQEBufferShift)
+			c.rx = l.rxp.mem[id*rxPoolBuf : (id+1)*rxPoolBuf : (id+1)*rxPoolBuf]
+		}
 		if c.sysfd < 0 {
+			l.giveRx(c)
 			l.retire(c)
 			return true
 		}
@@ -171,6 +242,12 @@ func (l *loop) complete(userData uint64, res int32) bool {
 		case res > 0:
 			c.rxOff, c.rxEnd = 0, int(res)
 			c.rxFull = int(res) == len(c.rx)
+		case res == -int32(syscall.ENOBUFS):
+			// The pool is out (more connections' input at once than it
+			// has buffers): this one receives into its own.
+			c.rxFull = true
+			l.rearm(c)
+			return true
 		case res == 0:
 			c.rxErr = io.EOF
 		default:
@@ -257,9 +334,17 @@ func (l *loop) rearm(c *Conn) {
 	case c.rxErr != nil:
 		c.Close() // the handler ignored the end of its input
 	default:
+		last := len(c.rx)
+		l.giveRx(c)
+		if l.rxp != nil && !l.rxp.off && !c.rxFull {
+			c.rx = nil // a buffer of its own that the last receive did not fill
+			c.rxBusy = true
+			l.ring.RecvSelect(c.file(), rxPoolBuf, rxGroup, ud(kindRx, c.slot))
+			return
+		}
 		switch {
 		case c.rx == nil:
-			c.rx = make([]byte, rxMin)
+			c.rx = make([]byte, min(rxMax, max(rxMin, 2*last)))
 		case c.rxFull && len(c.rx) < rxMax:
 			c.rx = make([]byte, 2*len(c.rx))
 		}
@@ -314,6 +399,9 @@ func (l *loop) detach(c *Conn) {
 // addURing attaches c: a slot for its completions, then its first receive
 // (or its handler, if bytes read before it left are still unread).
 func (l *loop) addURing(c *Conn) {
+	if l.rxp.id(c.rx) >= 0 {
+		panic("netloop: a connection attached with a pool buffer")
+	}
 	if n := len(l.freeSlots); n > 0 {
 		c.slot, l.freeSlots = l.freeSlots[n-1], l.freeSlots[:n-1]
 		l.slots[c.slot] = c

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"sync"
 )
 
 // Limits from Valkey's networking.c and server.h.
@@ -98,6 +99,14 @@ type Reader struct {
 
 	argv [][]byte // reused between commands
 
+	// pooled: buf came from bufPool (and goes back there when released).
+	// short: the last Fill's read returned less than it asked for, so the
+	// source had nothing more at that moment. peak: the largest buffer
+	// not from the pool held since TakePeak.
+	pooled bool
+	short  bool
+	peak   int
+
 	// MaxBulk is proto-max-bulk-len; MaxQuery is client-query-buffer-limit.
 	MaxBulk  int64
 	MaxQuery int64
@@ -110,17 +119,104 @@ type Reader struct {
 	Inline bool
 }
 
-// NewReader returns a Reader with Valkey's default limits.
+// The read buffer.
+//
+// A Reader holds no buffer until it reads (NewReader). Fill then takes one
+// of minBuffer bytes from bufPool, shared by every Reader of the process,
+// and Release gives it back once every command in it has run, so a
+// connection that waits for its next request holds none, as Valkey 8.0
+// reads every client into its thread's shared query buffer
+// (thread_shared_qb). A command that is still incomplete when the batch
+// ends keeps the buffer it is in, and reads its rest into it (no copy
+// beyond Fill's usual compaction, as Valkey copies only the remainder of
+// an incomplete command into the client's private buffer); a command
+// larger than minBuffer grows a buffer of its own, which is dropped when
+// it has run. Trim shrinks the buffer of an incomplete command to its
+// bytes, as Valkey's cron does for a client idle for 2 s.
+var bufPool = sync.Pool{New: func() any { return new([minBuffer]byte) }}
+
+// NewReader returns a Reader with Valkey's default limits, holding no
+// buffer yet.
 func NewReader() *Reader {
-	return &Reader{buf: make([]byte, minBuffer), bulk: -1, MaxBulk: 512 << 20, MaxQuery: 1 << 30, ReadChunk: DefaultReadChunk}
+	return &Reader{bulk: -1, MaxBulk: 512 << 20, MaxQuery: 1 << 30, ReadChunk: DefaultReadChunk}
 }
 
 // Buffered is the number of unparsed bytes, counted from the start of the
-// pending command (qbuf in CLIENT LIST).
+// pending command.
 func (r *Reader) Buffered() int { return r.w - r.r }
 
-// Cap is the buffer's size (qbuf-free is Cap - Buffered).
+// Cap is the buffer's size (0 while the Reader holds none).
 func (r *Reader) Cap() int { return len(r.buf) }
+
+// Pending is the pending command's bytes not parsed into arguments yet,
+// Valkey's qbuf in CLIENT LIST (Valkey drops the parsed part of an
+// incomplete command from its query buffer; its arguments are counted in
+// argv-mem).
+func (r *Reader) Pending() int { return r.w - r.r - r.pos }
+
+// Free is the buffer's room for more input, Valkey's qbuf-free: 0 while
+// the Reader holds no buffer.
+func (r *Reader) Free() int { return len(r.buf) - (r.w - r.r) }
+
+// Release gives the buffer back when no command is pending in it: always
+// with idle (the connection has nothing more to read: the caller saw its
+// read find nothing, or its loop's tick found it idle), else only when the
+// last read was short, because a read that filled what it asked for (a
+// pipeline, a large value) is likely followed by more input at once, which
+// finds the buffer still there. It reports whether it released one.
+func (r *Reader) Release(idle bool) bool {
+	if r.buf == nil || r.r != r.w || !idle && !r.short {
+		return false
+	}
+	r.dropBuf()
+	return true
+}
+
+// dropBuf gives back the buffer, whatever it holds.
+func (r *Reader) dropBuf() {
+	if r.pooled {
+		bufPool.Put((*[minBuffer]byte)(r.buf))
+	}
+	r.buf, r.pooled, r.r, r.w = nil, false, 0, 0
+}
+
+// Trim is Valkey's clientsCronResizeQueryBuffer for a client idle for
+// more than 2 s: a buffer with no pending command is given back; one whose
+// pending command leaves more than 4 KiB of it unused shrinks to the bytes
+// it holds. It reports whether it changed the buffer.
+func (r *Reader) Trim() bool {
+	if r.buf == nil {
+		return false
+	}
+	if r.r == r.w {
+		r.dropBuf()
+		return true
+	}
+	if r.Free() <= 4<<10 {
+		return false
+	}
+	nb := append([]byte(nil), r.buf[r.r:r.w]...)
+	nb = nb[:cap(nb)]
+	w := r.w - r.r
+	r.dropBuf()
+	r.buf, r.w = nb, w
+	return true
+}
+
+// TakePeak returns the largest buffer of the Reader's own (not from the
+// pool) held since the last call, or the buffer it holds now if that is
+// larger (a pooled one only while it holds part of a command), and
+// restarts the count: Valkey's input-buffer usage for INFO
+// client_recent_max_input_buffer.
+func (r *Reader) TakePeak() int {
+	p := r.peak
+	r.peak = 0
+	if !r.pooled || r.r != r.w {
+		// A pooled buffer counts while an incomplete command holds it.
+		p = max(p, len(r.buf))
+	}
+	return p
+}
 
 // Reset discards buffered input, the parse state and a sticky error, so
 // the Reader can serve a new stream; a large buffer is given back.
@@ -129,7 +225,7 @@ func (r *Reader) Reset() {
 	r.resetCommand()
 	r.err = nil
 	if len(r.buf) > shrinkAbove {
-		r.buf = make([]byte, minBuffer)
+		r.dropBuf()
 	}
 }
 
@@ -180,18 +276,28 @@ func (r *Reader) Fill(src io.Reader) (int, error) {
 		if size <= r.w {
 			return 0, ErrQueryBufferLimit
 		}
-		nb := make([]byte, size)
+		var nb []byte
+		if size == minBuffer {
+			nb = bufPool.Get().(*[minBuffer]byte)[:]
+		} else {
+			nb = make([]byte, size)
+			r.peak = max(r.peak, size)
+		}
 		copy(nb, r.buf[:r.w])
-		r.buf = nb
+		w := r.w
+		r.dropBuf()
+		r.buf, r.pooled, r.w = nb, size == minBuffer, w
 	} else if r.w == 0 && len(r.buf) > shrinkAbove {
 		// Give back a buffer a big request left behind.
-		r.buf = make([]byte, minBuffer)
+		r.dropBuf()
+		r.buf, r.pooled = bufPool.Get().(*[minBuffer]byte)[:], true
 	}
 	end := len(r.buf)
 	if want < end-r.w {
 		end = r.w + want
 	}
 	n, err := src.Read(r.buf[r.w:end])
+	r.short = n < end-r.w
 	r.w += n
 	if r.w-r.r > limit {
 		// Valkey closes a client whose pending query exceeds
@@ -208,7 +314,9 @@ func (r *Reader) Feed(b []byte) {
 	if len(r.buf)-r.w < len(b) {
 		nb := make([]byte, 2*len(r.buf)+len(b))
 		copy(nb, r.buf[:r.w])
-		r.buf = nb
+		w := r.w
+		r.dropBuf()
+		r.buf, r.w = nb, w
 	}
 	r.w += copy(r.buf[r.w:], b)
 }

@@ -2,11 +2,13 @@ package server
 
 import (
 	"errors"
+	"io"
 	"net"
 	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/corvid-kv/corvid/internal/acl"
@@ -134,6 +136,14 @@ type Client struct {
 	unblock             chan int    // CLIENT UNBLOCK, kill; buffered 1
 	blocked             atomic.Bool // inside a blocking command's wait
 	rbuf                replyBuf    // reply buffer resizing (replybuf.go)
+	// qbufPub mirrors the query buffer's qbuf<<32|qbuf-free for CLIENT
+	// LIST from other clients (noteInput).
+	qbufPub atomic.Int64
+	// Goroutine path: raw reads the socket without a buffer held while it
+	// waits (nil for TLS); idle is held by the connection's goroutine
+	// except while it waits for input (readInput, clientsCron).
+	raw  syscall.RawConn
+	idle sync.Mutex
 	// postponed: the command waits for a CLIENT PAUSE (Valkey's
 	// BLOCKED_POSTPONE: counted in blocked_clients, flag b, no timeout).
 	postponed atomic.Bool
@@ -197,7 +207,7 @@ func (s *Server) accept(conn net.Conn) {
 		conn:    conn,
 		id:      s.nextID.Add(1),
 		rd:      resp.NewReader(),
-		w:       resp.NewWriter(16 * 1024),
+		w:       resp.NewWriter(0), // allocated by the first reply
 		created: time.Now(),
 		addr:    conn.RemoteAddr().String(),
 		laddr:   conn.LocalAddr().String(),
@@ -252,6 +262,11 @@ func (s *Server) accept(conn net.Conn) {
 		c.nc.Attach()
 		return
 	}
+	if sc, ok := conn.(syscall.Conn); ok {
+		c.raw, _ = sc.SyscallConn()
+	}
+	s.rbufs.cronOnce.Do(func() { go s.every(time.Second, s.clientsCron) })
+	c.idle.Lock()
 	go c.serve()
 }
 
@@ -290,10 +305,8 @@ func (c *Client) serve() {
 	pushed := false       // a push's deadline interrupted the last Read
 	for {
 		// The reply buffer's resizing (replybuf.go) runs here, between
-		// batches: no read deadline wakes an idle client for it (another
-		// goroutine may be reading this connection: a replica's ACKs, a
-		// blocked client's watcher), so an idle client keeps the size it
-		// had after its last batch. Its clock is the last batch's.
+		// batches, with the last batch's clock; while the client waits
+		// for input the clients cron does it (clientsCron, readInput).
 		c.replyBufCron(c.batchNow)
 		if t := s.hot.timeoutSec.Load(); t > 0 && c.multi == nil {
 			idleAt = time.Now().Add(time.Duration(t) * time.Second)
@@ -318,7 +331,7 @@ func (c *Client) serve() {
 		c.rd.MaxBulk = s.hot.maxBulk.Load()
 		c.rd.MaxQuery = s.hot.maxQuery.Load()
 		c.rd.Unauthenticated = !c.authed
-		n, err := c.rd.Fill(c.conn)
+		n, err := c.readInput()
 		if n > 0 {
 			s.stats.netInput.Add(c.shard, int64(n))
 			c.netIn.Add(int64(n))
@@ -338,6 +351,7 @@ func (c *Client) serve() {
 			if c.w.Shrink(keptReplyBuf) {
 				c.noteMem()
 			}
+			c.noteInput(c.rd.Release(false))
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) && (!idleDeadline || time.Now().Before(idleAt)) {
@@ -350,6 +364,115 @@ func (c *Client) serve() {
 			}
 			return
 		}
+	}
+}
+
+// readInput reads the next input of a goroutine-path client. A socket
+// (TCP or unix) is read through its syscall.RawConn: the read function
+// runs when the netpoller finds the socket readable and reads into a
+// pooled buffer (resp.Reader), so a client that waits for its next request
+// holds no read buffer (before it parks, a drained reader gives its
+// buffer back); Go's net.Conn.Read would hold the caller's buffer for the
+// whole wait. A read deadline (the timeout setting, a push) still ends
+// the wait, and another goroutine's Close (CLIENT KILL) too. While it
+// waits, the client's idle lock is free, so the clients cron may resize
+// its reply buffer (clientsCron). A TLS connection has no RawConn: it
+// reads with Read into the reader's buffer, which it holds while it
+// waits.
+func (c *Client) readInput() (int, error) {
+	if c.raw == nil {
+		return c.rd.Fill(c.conn)
+	}
+	var n int
+	var err error
+	locked := true
+	rerr := c.raw.Read(func(fd uintptr) bool {
+		if !locked {
+			c.idle.Lock()
+			locked = true
+		}
+		n, err = c.rd.Fill(fdReader(fd))
+		if err != errAgain {
+			return true
+		}
+		// Nothing to read: the client is idle until the socket is
+		// readable again.
+		n, err = 0, nil
+		c.noteInput(c.rd.Release(true))
+		locked = false
+		c.idle.Unlock()
+		return false
+	})
+	if !locked {
+		c.idle.Lock()
+	}
+	if err == nil && rerr != nil {
+		err = rerr
+	}
+	return n, err
+}
+
+// errAgain is fdReader's EAGAIN: the socket has nothing to read now.
+var errAgain = errors.New("read would block")
+
+// fdReader reads a non-blocking descriptor once (readInput).
+type fdReader uintptr
+
+func (f fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := syscall.Read(int(f), p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return 0, errAgain
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// clientsCron runs once a second for the goroutine-path clients (the
+// event loops' clients have OnTick): a client that waits for input (its
+// idle lock is free: readInput) gets Valkey's reply buffer resizing
+// there, and after 2 s gives its buffers back (releaseIdle), so an idle
+// client gives memory back
+// without a read deadline (which would cut the other goroutines that may
+// read its connection: a replica's ACK reader, a blocked client's
+// watcher). A client running a batch or a command holds the lock and is
+// skipped until the next second.
+func (s *Server) clientsCron(now time.Time) {
+	ms := now.UnixMilli()
+	for _, c := range s.clientsSnapshot() {
+		if c.nc != nil || c.raw == nil || !c.idle.TryLock() {
+			continue
+		}
+		if c.w.Len() == 0 && c.outbox.size.Load() == 0 {
+			c.replyBufCron(ms)
+			c.noteInput(c.releaseIdle(ms))
+		}
+		c.idle.Unlock()
+	}
+}
+
+// noteInput publishes the client's query buffer state for CLIENT LIST
+// and INFO (qbuf, qbuf-free, client_recent_max_input_buffer) after a
+// batch, a release or a trim; changed: the buffer was released or
+// resized, so the client's memory is noted again. Owner only.
+func (c *Client) noteInput(changed bool) {
+	r := c.rd
+	v := int64(r.Pending())<<32 | int64(r.Free())
+	if c.qbufPub.Load() != v {
+		c.qbufPub.Store(v)
+	}
+	if p := r.TakePeak(); p > 0 {
+		c.srv.noteInputPeak(c.batchNow, int64(p))
+	}
+	if changed {
+		c.noteMem()
 	}
 }
 

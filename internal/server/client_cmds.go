@@ -194,9 +194,10 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 			pubFlags += "c"
 		}
 		watchCount = c.watch.Watching()
-		qbuf = c.rd.Buffered()
-		if qbuf > 0 {
-			qbufFree = c.rd.Cap() - qbuf
+		if c.rd.Buffered() > 0 {
+			// Input after the running command (a pipeline): Valkey's
+			// shared query buffer shows 0 and 0 to its own client.
+			qbuf, qbufFree = c.rd.Pending(), c.rd.Free()
 		}
 		for _, a := range c.ctx.Argv {
 			argvMem += len(a)
@@ -214,6 +215,8 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 			lastCmd = "NULL"
 		}
 		argvMem = int(c.argvMem.Load())
+		v := c.qbufPub.Load()
+		qbuf, qbufFree = int(v>>32), int(uint32(v))
 	}
 
 	// Flag letters in catClientInfoString's order.
@@ -262,9 +265,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	totMem := rbs + 2048 + argvMem + multiMem + int(omem)
 	// oll: Valkey's reply list holds blocks of at least 16 KiB.
 	oll := (omem + replyBufSize - 1) / replyBufSize
-	if qbuf > 0 {
-		totMem += c.rd.Cap()
-	}
+	totMem += qbuf + qbufFree
 	netIn, netOut, cmds := c.trafficCounters()
 
 	var b strings.Builder

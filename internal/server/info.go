@@ -168,7 +168,8 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 
 	if req.want("clients") {
 		blocked, timeouts, watching := 0, 0, 0
-		for _, o := range s.clientsSnapshot() {
+		clients := s.clientsSnapshot()
+		for _, o := range clients {
 			if o.blocked.Load() {
 				blocked++
 				if o.timed.Load() {
@@ -193,7 +194,7 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("connected_clients", s.connectedClients())
 		w.int("cluster_connections", 0)
 		w.int("maxclients", int64(s.cfg.MaxClients()))
-		w.int("client_recent_max_input_buffer", 0)
+		w.int("client_recent_max_input_buffer", s.recentMaxInput(time.Now(), clients))
 		w.int("client_recent_max_output_buffer", 0)
 		w.int("blocked_clients", int64(blocked))
 		w.int("tracking_clients", trackClients)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/netloop"
+	"github.com/corvid-kv/corvid/internal/resp"
 )
 
 // Memory: what used_memory counts, how maxmemory is enforced before a
@@ -32,9 +34,15 @@ import (
 const oomError = "OOM command not allowed when used memory > 'maxmemory'."
 
 // clientFixedMem is what a connection costs besides its buffers: the
-// Client struct and its goroutine's stack (an estimate: stacks start at a
-// few KiB and the connection loop's call depth keeps them near 8 KiB).
-const clientFixedMem = int64(unsafe.Sizeof(Client{})) + 8<<10
+// Client struct, its request reader and reply writer, and on an event
+// loop the loop's connection; clientStackMem is added on the goroutine
+// path for the connection's goroutine and its stack (an estimate: stacks
+// start at a few KiB and the connection loop's call depth keeps them near
+// 8 KiB).
+const (
+	clientFixedMem = int64(unsafe.Sizeof(Client{}) + unsafe.Sizeof(resp.Reader{}) + unsafe.Sizeof(resp.Writer{}) + unsafe.Sizeof(netloop.Conn{}))
+	clientStackMem = 8 << 10
+)
 
 // initMemory measures the start-up base (used_memory_startup) and declares
 // it to the keyspace. The base is the live heap objects after a
@@ -91,6 +99,8 @@ func (c *Client) noteMem() {
 	m := clientFixedMem + int64(c.rd.Cap()) + int64(cap(c.w.Bytes()))
 	if c.nc != nil {
 		m += int64(c.nc.Queued()) // replies a loop client has not read yet
+	} else {
+		m += clientStackMem
 	}
 	if om := c.omem(); om != c.omemPub.Load() {
 		c.omemPub.Store(om)

@@ -288,10 +288,11 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 		}
 		if !c.resume { // a batch held back for its output keeps its buffers
 			shrunk := c.w.Shrink(keptReplyBuf)
-			if nc.Trim() || shrunk {
-				c.noteMem()
-			}
+			released := c.rd.Release(false)
+			c.noteInput(nc.Trim() || shrunk || released)
 		}
+	} else if err == netloop.ErrWouldBlock && c.rd.Release(true) {
+		c.noteInput(true) // woken with nothing to read
 	}
 	if err != nil && err != netloop.ErrWouldBlock {
 		if errors.Is(err, resp.ErrQueryBufferLimit) {
@@ -321,13 +322,12 @@ func (c *Client) serveDetached() {
 		}
 	}
 	flushed := c.flush()
-	if c.w.Shrink(keptReplyBuf) {
-		c.noteMem()
-	}
 	if !ok || !flushed || c.closeAfter || c.killed.Load() {
 		c.nc.Close()
 		return
 	}
+	shrunk := c.w.Shrink(keptReplyBuf)
+	c.noteInput(c.rd.Release(true) || shrunk)
 	c.offLoop = false
 	c.nc.Attach()
 }
@@ -342,14 +342,29 @@ func (c *Client) OnClose(*netloop.Conn) {
 	c.srv.wg.Done()
 }
 
-// OnTick closes a client idle for longer than the timeout setting, as the
-// goroutine path's read deadline does (not inside MULTI, as there).
+// OnTick is the client's share of Valkey's clientsCron, once a second:
+// the reply buffer's resizing (replybuf.go); a read buffer kept after
+// the last batch is given back; after 2 s without input the client gives
+// back its buffers (releaseIdle, and the loop connection's empty output
+// buffers: netloop.Conn.TrimIdle); and a client idle for longer than the
+// timeout setting is closed, as the goroutine path's read deadline does
+// (not inside MULTI, as there).
 func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
+	ms := now.UnixMilli()
+	idle := ms - c.lastActive.Load()
 	if c.w.Len() == 0 {
-		c.replyBufCron(now.UnixMilli())
+		c.replyBufCron(ms)
+	}
+	if !c.resume && c.w.Len() == 0 {
+		changed := c.rd.Release(true)
+		if c.releaseIdle(ms) {
+			changed = true
+			nc.TrimIdle()
+		}
+		c.noteInput(changed)
 	}
 	t := c.srv.hot.timeoutSec.Load()
-	if t > 0 && c.multi == nil && now.UnixMilli()-c.lastActive.Load() > t*1000 {
+	if t > 0 && c.multi == nil && idle > t*1000 {
 		nc.Close()
 	}
 }

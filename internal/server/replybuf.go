@@ -1,6 +1,10 @@
 package server
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
 // Reply buffer resizing, as Valkey's clientsCronResizeOutputBuffer.
 //
@@ -18,12 +22,13 @@ import "sync/atomic"
 // the peak counts what a flush found in it, up to the size, as Valkey's
 // counts what its static buffer held. The resizing runs where the client's
 // owner can touch the writer: on its event loop's tick (OnTick, once a
-// second) and, on the goroutine path, before each read (no timer wakes an
-// idle goroutine-path client for it: other goroutines may be reading its
+// second) and, on the goroutine path, before each read and, while the
+// client waits for input, from the clients cron under its idle lock
+// (clientsCron; no read deadline: other goroutines may be reading its
 // connection, a replica's ACK reader or a blocked client's watcher, and a
-// read deadline would cut them; such a client keeps the size it had after
-// its last batch). It also gives back a buffer that grew past the size
-// for a large batch.
+// deadline would cut them). It also gives back a buffer that grew past the
+// size for a large batch, and after 2 s without input the client's empty
+// buffers go altogether (releaseIdle).
 
 const (
 	replyMinBytes   = 1 << 10  // PROTO_REPLY_MIN_BYTES
@@ -38,6 +43,51 @@ type replyBufSettings struct {
 	off       atomic.Bool  // RESIZING 0
 	shrinks   atomic.Int64
 	expands   atomic.Int64
+	// cronOnce starts the goroutine-path clients' cron (clientsCron) at
+	// the first such client.
+	cronOnce sync.Once
+	// inPeak is the largest query buffer a client held in each of the
+	// last seconds (by Unix second mod 8), for INFO
+	// client_recent_max_input_buffer, as Valkey's ClientsPeakMemInput.
+	inPeak [inPeakSlots]struct{ sec, max atomic.Int64 }
+}
+
+const inPeakSlots = 8 // CLIENTS_PEAK_MEM_USAGE_SLOTS
+
+// noteInputPeak records that a client held a query buffer of n bytes at
+// nowMs.
+func (s *Server) noteInputPeak(nowMs, n int64) {
+	sec := nowMs / 1000
+	p := &s.rbufs.inPeak[sec%inPeakSlots]
+	if old := p.sec.Load(); old != sec && p.sec.CompareAndSwap(old, sec) {
+		p.max.Store(0)
+	}
+	for {
+		old := p.max.Load()
+		if n <= old || p.max.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// recentMaxInput is INFO's client_recent_max_input_buffer: the largest
+// query buffer noted in the last seconds, or held now by a client with an
+// incomplete command.
+func (s *Server) recentMaxInput(now time.Time, clients []*Client) int64 {
+	sec := now.Unix()
+	m := int64(0)
+	for i := range s.rbufs.inPeak {
+		p := &s.rbufs.inPeak[i]
+		if sec-p.sec.Load() < inPeakSlots {
+			m = max(m, p.max.Load())
+		}
+	}
+	for _, c := range clients {
+		if v := c.qbufPub.Load(); v>>32 > 0 {
+			m = max(m, v>>32+int64(uint32(v)))
+		}
+	}
+	return m
 }
 
 // replyBuf is a client's reply buffer state, owned by whoever runs its
@@ -97,9 +147,36 @@ func (c *Client) replyBufCron(nowMs int64) {
 	}
 	r.publish()
 	// The writer's buffer follows the size; one that grew past it for a
-	// large batch is given back too.
-	if cap(c.w.Bytes()) != r.size && c.w.Len() == 0 {
+	// large batch is given back too. An idle client's writer holds none
+	// (releaseIdle) until its next reply.
+	if n := cap(c.w.Bytes()); n != 0 && n != r.size && c.w.Len() == 0 {
 		c.w.Resize(r.size)
 		c.noteMem()
 	}
+}
+
+// idleAfter is how long without input makes a client idle for
+// releaseIdle: Valkey's clientsCronResizeQueryBuffer frees an idle
+// client's query buffer after 2 s.
+const idleAfter = 2000 // ms
+
+// releaseIdle gives back what a client idle for idleAfter holds between
+// requests: the query buffer of an incomplete command shrinks to its
+// bytes (resp.Reader.Trim), and the empty reply buffer goes (the writer
+// allocates again with the next reply; rbs keeps following Valkey's
+// resizing, which is what the client gets then). Valkey keeps its reply
+// buffer (rbs, 1 KiB once shrunk) for an idle client; Corvid's writer
+// grows as a reply needs. The caller owns the client (its loop's tick, or
+// the clients cron holding the idle lock) and notes its memory if this
+// reports a change.
+func (c *Client) releaseIdle(nowMs int64) bool {
+	if nowMs-c.lastActive.Load() <= idleAfter {
+		return false
+	}
+	changed := c.rd.Trim()
+	if c.w.Len() == 0 && cap(c.w.Bytes()) != 0 {
+		c.w.Resize(0)
+		changed = true
+	}
+	return changed
 }

@@ -85,8 +85,16 @@ const (
 	opRecv   = 27
 	opAccept = 13
 
+	opProvideBuffers = 31
+
 	recvsendPollFirst = 1 << 0 // in sqe.ioprio
 	sqeFixedFile      = 1 << 0 // IOSQE_FIXED_FILE, in sqe.flags
+	sqeBufferSelect   = 1 << 5 // IOSQE_BUFFER_SELECT, in sqe.flags
+
+	// CQEBuffer (IORING_CQE_F_BUFFER) in a completion's flags: the
+	// operation used a provided buffer, whose id is flags>>CQEBufferShift.
+	CQEBuffer      = 1 << 0
+	CQEBufferShift = 16
 
 	registerFiles2       = 13 // IORING_REGISTER_FILES2
 	registerFilesUpdate2 = 14 // IORING_REGISTER_FILES_UPDATE2
@@ -266,6 +274,32 @@ func (r *Ring) Recv(f File, p []byte, pollFirst bool, userData uint64) {
 	}
 }
 
+// RecvSelect queues a receive of at most size bytes into a buffer the
+// kernel takes from group when data arrives (IOSQE_BUFFER_SELECT): no
+// buffer is tied to the receive while it waits. Its completion names the
+// buffer (CQEBuffer, CompletionsFlags); ENOBUFS means the group had none.
+func (r *Ring) RecvSelect(f File, size int, group uint16, userData uint64) {
+	s := r.next(nil)
+	s.opcode, s.userData = opRecv, userData
+	s.setFile(f)
+	s.flags |= sqeBufferSelect
+	s.bufIndex = group
+	s.len = uint32(size)
+}
+
+// ProvideBuffers queues IORING_OP_PROVIDE_BUFFERS: p holds n buffers of
+// size bytes each, given to group with ids id, id+1, ... The kernel uses
+// each once (RecvSelect); the caller provides it again once it has read
+// it. p must stay allocated meanwhile.
+func (r *Ring) ProvideBuffers(p []byte, size, n int, group uint16, id int, userData uint64) {
+	s := r.next(p)
+	s.opcode, s.userData = opProvideBuffers, userData
+	s.fd = int32(n)
+	s.len = uint32(size)
+	s.off = uint64(id)
+	s.bufIndex = group
+}
+
 // Send queues send(f, p, MSG_NOSIGNAL). p must not be empty.
 func (r *Ring) Send(f File, p []byte, userData uint64) {
 	s := r.next(p)
@@ -391,10 +425,16 @@ func SplitUserData(userData uint64) (kind, index uint32) {
 // Completions calls fn for every completion that is ready, in order, and
 // consumes them. res is the operation's result: a count, or -errno.
 func (r *Ring) Completions(fn func(userData uint64, res int32)) {
+	r.CompletionsFlags(func(userData uint64, res int32, _ uint32) { fn(userData, res) })
+}
+
+// CompletionsFlags is Completions with each completion's flags
+// (CQEBuffer).
+func (r *Ring) CompletionsFlags(fn func(userData uint64, res int32, flags uint32)) {
 	head := atomic.LoadUint32(r.cqHead)
 	for tail := atomic.LoadUint32(r.cqTail); head != tail; head++ {
 		c := r.cqes[head&*r.cqMask]
-		fn(c.userData, c.res)
+		fn(c.userData, c.res, c.flags)
 	}
 	atomic.StoreUint32(r.cqHead, head)
 }

@@ -240,3 +240,49 @@ func TestFixedFiles(t *testing.T) {
 		t.Fatalf("send on an empty slot: %+v", c)
 	}
 }
+
+// A receive with a provided buffer holds none while it waits: the kernel
+// takes one of the group's when data arrives and names it in the
+// completion; with the group empty the receive fails with ENOBUFS.
+func TestRecvSelect(t *testing.T) {
+	r := newTestRing(t, 8)
+	a, b := socketPair(t)
+	mem := make([]byte, 2*16)
+	r.ProvideBuffers(mem, 16, 2, 7, 0, 9)
+	if c := wait(t, r, 1)[0]; c.ud != 9 || c.res < 0 {
+		t.Fatalf("provide: %+v", c)
+	}
+	for i, msg := range []string{"first", "second"} {
+		r.RecvSelect(Fd(a), 16, 7, uint64(10+i))
+		r.Enter(0, 0)
+		syscall.Write(b, []byte(msg))
+		var got []struct {
+			ud    uint64
+			res   int32
+			flags uint32
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for len(got) == 0 && time.Now().Before(deadline) {
+			r.Enter(1, 100*time.Millisecond)
+			r.CompletionsFlags(func(ud uint64, res int32, flags uint32) {
+				got = append(got, struct {
+					ud    uint64
+					res   int32
+					flags uint32
+				}{ud, res, flags})
+			})
+		}
+		if len(got) != 1 || got[0].res != int32(len(msg)) || got[0].flags&CQEBuffer == 0 {
+			t.Fatalf("recv %d: %+v", i, got)
+		}
+		id := int(got[0].flags >> CQEBufferShift)
+		if s := string(mem[id*16 : id*16+len(msg)]); s != msg {
+			t.Fatalf("buffer %d holds %q, want %q", id, s, msg)
+		}
+	}
+	r.RecvSelect(Fd(a), 16, 7, 20)
+	syscall.Write(b, []byte("third"))
+	if c := wait(t, r, 1)[0]; c.ud != 20 || c.res != -int32(syscall.ENOBUFS) {
+		t.Fatalf("recv with no buffer left: %+v", c)
+	}
+}
