@@ -890,17 +890,14 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 	if cl.myself.IsReplica() {
 		return "Please use SETSLOT only with masters."
 	}
-	var n *Node
-	if action != "stable" {
-		n = cl.nodes[name]
-		if n == nil {
-			return "I don't know about node " + name
-		}
-	}
+	n := cl.nodes[name]
 	switch action {
 	case "migrating":
 		if cl.slots[slot] != cl.myself {
 			return "I'm not the owner of hash slot " + strconv.Itoa(slot)
+		}
+		if n == nil {
+			return "I don't know about node " + name
 		}
 		if n.IsReplica() {
 			return "Target node is not a master"
@@ -910,6 +907,9 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 		if cl.slots[slot] == cl.myself {
 			return "I'm already the owner of hash slot " + strconv.Itoa(slot)
 		}
+		if n == nil {
+			return "I don't know about node " + name
+		}
 		if n.IsReplica() {
 			return "Target node is not a master"
 		}
@@ -918,6 +918,9 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 		delete(cl.migrating, slot)
 		delete(cl.importing, slot)
 	case "node":
+		if n == nil {
+			return "Unknown node " + name
+		}
 		if n.IsReplica() {
 			return "Target node is not a master"
 		}

@@ -554,6 +554,15 @@ func changeSlots(c *Client, ranged, del bool) {
 			args = append(args, cluster.SlotArg{Start: start, End: end})
 		}
 	}
+	if !ranged {
+		// ADDSLOTS and DELSLOTS parse every argument before checking any.
+		for _, a := range args {
+			if a.Err != "" {
+				c.w.Error("ERR " + a.Err)
+				return
+			}
+		}
+	}
 	if e := cl.ChangeSlots(args, del); e != "" {
 		c.w.Error("ERR " + e)
 		return

@@ -256,3 +256,84 @@ func TestClusterCreateMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterCommandsDifferential runs the same CLUSTER commands on a
+// fresh single Valkey node and a fresh single Corvid node (both
+// cluster-enabled) and compares the replies that do not depend on node
+// IDs: slot management, its errors, key routing in a node that owns some
+// slots, SELECT, ASKING/READONLY.
+func TestClusterCommandsDifferential(t *testing.T) {
+	if !testutil.HaveValkey(t) {
+		t.Skip("valkey-server not found")
+	}
+	vk, cv := startClusterValkey(t), startClusterCorvid(t)
+	cmds := [][]string{
+		{"CLUSTER", "KEYSLOT", "foo"}, {"CLUSTER", "KEYSLOT", "{user1000}.following"}, {"CLUSTER", "KEYSLOT", "a{}b"},
+		{"CLUSTER", "COUNTKEYSINSLOT", "20000"}, {"CLUSTER", "COUNTKEYSINSLOT", "x"}, {"CLUSTER", "COUNTKEYSINSLOT", "-1"},
+		{"CLUSTER", "GETKEYSINSLOT", "0", "-1"}, {"CLUSTER", "GETKEYSINSLOT", "0", "x"}, {"CLUSTER", "GETKEYSINSLOT", "99999", "1"},
+		{"GET", "foo"}, // no slot served
+		{"CLUSTER", "ADDSLOTS", "0", "1", "2"}, {"CLUSTER", "ADDSLOTS", "3", "3"}, {"CLUSTER", "ADDSLOTS", "2"},
+		{"CLUSTER", "ADDSLOTS", "99999"}, {"CLUSTER", "ADDSLOTS", "abc"}, {"CLUSTER", "ADDSLOTS", "5", "0", "abc"},
+		{"CLUSTER", "ADDSLOTSRANGE", "5", "3"}, {"CLUSTER", "ADDSLOTSRANGE", "1", "2", "3"},
+		{"CLUSTER", "ADDSLOTSRANGE", "100", "200", "150", "160"}, {"CLUSTER", "ADDSLOTSRANGE", "100", "200", "300", "12181"},
+		{"CLUSTER", "DELSLOTS", "16000"}, {"CLUSTER", "DELSLOTS", "0", "0"}, {"CLUSTER", "DELSLOTSRANGE", "100", "150"},
+		{"CLUSTER", "DELSLOTSRANGE", "100", "101"}, {"CLUSTER", "COUNTKEYSINSLOT", "0"},
+		{"CLUSTER", "ADDSLOTSRANGE", "12182", "12182"},
+		{"CLUSTER", "SET-CONFIG-EPOCH", "x"}, {"CLUSTER", "SET-CONFIG-EPOCH", "-1"},
+		{"CLUSTER", "SET-CONFIG-EPOCH", "7"}, {"CLUSTER", "SET-CONFIG-EPOCH", "8"}, {"CLUSTER", "BUMPEPOCH"},
+		{"CLUSTER", "COUNT-FAILURE-REPORTS", "abc"}, {"CLUSTER", "FORGET", "abc"}, {"CLUSTER", "REPLICAS", "abc"},
+		{"CLUSTER", "MEET", "1.2.3.4", "x"}, {"CLUSTER", "MEET", "1.2.3.4", "99999"}, {"CLUSTER", "MEET", "nohost", "6379"},
+		{"CLUSTER", "MEET", "1.2.3.4", "1", "x"}, {"CLUSTER", "RESET", "foo"}, {"CLUSTER", "INFO", "x"},
+		{"CLUSTER", "SETSLOT", "x", "stable"}, {"CLUSTER", "SETSLOT", "1", "foo"}, {"CLUSTER", "SETSLOT", "1", "node", "abc"},
+		{"CLUSTER", "SETSLOT", "1", "migrating", "abc"}, {"CLUSTER", "SETSLOT", "1", "importing", "abc"},
+		{"CLUSTER", "SETSLOT", "9000", "migrating", "abc"}, {"CLUSTER", "SETSLOT", "9000", "importing", "abc"},
+		{"CLUSTER", "SETSLOT", "1", "stable"},
+		{"CLUSTER", "FOO"},
+		{"SELECT", "1"}, {"SELECT", "0"}, {"SELECT", "x"},
+		{"ASKING"}, {"READONLY"}, {"READWRITE"},
+		{"MGET", "a", "b"}, {"MSET", "{a}1", "1", "{a}2", "2"},
+		{"SET", "foo", "1"}, {"GET", "foo"}, // the cluster is down (not all slots covered)
+		{"CONFIG", "SET", "cluster-require-full-coverage", "no"},
+		{"SET", "foo", "1"}, {"GET", "foo"}, {"CLUSTER", "COUNTKEYSINSLOT", "12182"}, {"CLUSTER", "GETKEYSINSLOT", "12182", "10"},
+		{"GET", "bar"}, // slot 5061: unassigned
+		{"CLUSTER", "FLUSHSLOTS"}, {"DEL", "foo"}, {"CLUSTER", "FLUSHSLOTS"}, {"CLUSTER", "COUNTKEYSINSLOT", "12182"},
+	}
+	v, c := testutil.Dial(t, vk.p.Addr), testutil.Dial(t, cv.p.Addr)
+	defer v.Close()
+	defer c.Close()
+	// cluster_state:ok needs the start-up delay to pass (2 s, both).
+	time.Sleep(2100 * time.Millisecond)
+	for _, cmd := range cmds {
+		want, got := v.Do(cmd...), c.Do(cmd...)
+		if got != want {
+			t.Errorf("%v: Corvid %s, Valkey %s", cmd, got, want)
+		}
+	}
+	// The views after those commands: slots and epochs.
+	for _, cmd := range [][]string{{"CLUSTER", "SLOTS"}, {"CLUSTER", "INFO"}} {
+		want, got := v.Do(cmd...), c.Do(cmd...)
+		vid, cid := strings.Trim(v.Do("CLUSTER", "MYID"), `"`), strings.Trim(c.Do("CLUSTER", "MYID"), `"`)
+		want = strings.ReplaceAll(want, vid, "ID")
+		got = strings.ReplaceAll(got, cid, "ID")
+		want = strings.ReplaceAll(want, strconv.Itoa(vk.p.Port), "PORT")
+		got = strings.ReplaceAll(got, strconv.Itoa(cv.p.Port), "PORT")
+		if cmd[1] == "INFO" {
+			want, got = clusterInfoCore(want), clusterInfoCore(got)
+		}
+		if got != want {
+			t.Errorf("%v:\nCorvid %s\nValkey %s", cmd, got, want)
+		}
+	}
+}
+
+// clusterInfoCore drops CLUSTER INFO's message counters.
+func clusterInfoCore(quoted string) string {
+	s, _ := strconv.Unquote(quoted)
+	var keep []string
+	for _, l := range strings.Split(s, "\r\n") {
+		if !strings.HasPrefix(l, "cluster_stats_messages") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
