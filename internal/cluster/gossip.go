@@ -853,6 +853,12 @@ func (cl *Cluster) connect(n *Node) {
 				conn.Close()
 			}
 			cl.freeLink(l)
+			if err != nil && n.PingSent == 0 && cl.nodes[n.Name] == n {
+				// As if the PING had gone out: without a ping in
+				// flight a node that refuses connections would never
+				// time out.
+				n.PingSent = cl.now()
+			}
 			return
 		}
 		l.conn = conn

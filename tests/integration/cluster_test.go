@@ -27,9 +27,13 @@ type clusterNode struct {
 // bus port chosen at run time (port+10000 may not exist).
 func startClusterCorvid(t *testing.T) clusterNode {
 	t.Helper()
-	bus := testutil.FreePort(t)
-	p := testutil.StartCorvid(t, "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
-		"--cluster-node-timeout", "5000", "--save", "", "--appendonly", "no")
+	return startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), 5000)
+}
+
+func startClusterCorvidIn(t *testing.T, dir string, bus int, timeoutMs int) clusterNode {
+	t.Helper()
+	p := testutil.StartCorvidIn(t, dir, "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
+		"--cluster-node-timeout", strconv.Itoa(timeoutMs), "--save", "", "--appendonly", "no")
 	return clusterNode{p: p, busPort: bus}
 }
 
@@ -336,4 +340,54 @@ func clusterInfoCore(quoted string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// TestClusterFailureDetection: a stopped Corvid primary is marked fail?
+// then fail by the two others (a majority of the primaries), the cluster
+// goes down; restarted on its nodes.conf (at a new client port) it is
+// known again at its new address and the cluster is ok again.
+func TestClusterFailureDetection(t *testing.T) {
+	valkeyCLIPath(t)
+	const timeout = 1000
+	var nodes []clusterNode
+	for range 3 {
+		nodes = append(nodes, startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout))
+	}
+	clusterCreate(t, nodes)
+	victim := nodes[2]
+	id := strings.Trim(testutil.Dial(t, victim.p.Addr).Do("CLUSTER", "MYID"), `"`)
+	victim.p.Stop()
+	for _, n := range nodes[:2] {
+		c := testutil.Dial(t, n.p.Addr)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			nodesText, _ := strconv.Unquote(c.Do("CLUSTER", "NODES"))
+			info, _ := strconv.Unquote(c.Do("CLUSTER", "INFO"))
+			if regexp.MustCompile(id+` \S+ master,fail `).MatchString(nodesText) && strings.Contains(info, "cluster_state:fail") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s does not see %s failing:\n%s\n%s", n.p.Addr, id, nodesText, info)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if r := c.Do("SET", "foo", "1"); r != "-CLUSTERDOWN The cluster is down" {
+			t.Errorf("SET while down: %s", r)
+		}
+		c.Close()
+	}
+	// Restarted, on the same files and bus port.
+	nodes[2] = startClusterCorvidIn(t, victim.p.Dir, victim.busPort, timeout)
+	if got := strings.Trim(testutil.Dial(t, nodes[2].p.Addr).Do("CLUSTER", "MYID"), `"`); got != id {
+		t.Fatalf("restarted with ID %s, was %s", got, id)
+	}
+	for _, n := range nodes {
+		waitClusterOK(t, n.p.Addr, 3)
+	}
+	for _, n := range nodes[:2] {
+		nodesText, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
+		if !strings.Contains(nodesText, id+" 127.0.0.1:"+strconv.Itoa(nodes[2].p.Port)+"@") {
+			t.Errorf("%s has not the new address of %s:\n%s", n.p.Addr, id, nodesText)
+		}
+	}
 }
