@@ -63,6 +63,9 @@
 //   - Two directives of Corvid's own, immutable: net-engine (io_uring,
 //     epoll or goroutine; default io_uring) and event-loops (default 0:
 //     derived from io-threads). CONFIG GET * lists them after Valkey's.
+//   - Two more of Corvid's own, for its Prometheus endpoint, mutable:
+//     metrics-port (default 0: off) and metrics-bind (default 127.0.0.1),
+//     listed after those.
 //   - dir does not chdir the process: the absolute directory is stored and
 //     the server applies it (os.Chdir at start-up or an OnChange hook).
 //   - OnChange hooks run once per changed directive; Valkey deduplicates

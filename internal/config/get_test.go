@@ -82,7 +82,7 @@ func TestDefaultsAgainstRedis7(t *testing.T) {
 		}
 	}
 	// Corvid's own (doc.go).
-	corvid := map[string]string{"net-engine": "io_uring", "event-loops": "0"}
+	corvid := map[string]string{"net-engine": "io_uring", "event-loops": "0", "metrics-port": "0", "metrics-bind": "127.0.0.1"}
 	for k, want := range corvid {
 		if gv, ok := got[k]; !ok || gv != want {
 			t.Errorf("%s = %q (present %v), want %q", k, gv, ok, want)
@@ -135,9 +135,10 @@ func TestGetPatterns(t *testing.T) {
 			t.Errorf("CONFIG GET %q = %q, want %q", tc.patterns, got, tc.want)
 		}
 	}
-	// Valkey 8.0.1's 215, and Corvid's net-engine and event-loops.
-	if n := len(c.Get("*")); n != 217 {
-		t.Errorf("CONFIG GET * returned %d directives, want 217", n)
+	// Valkey 8.0.1's 215, and Corvid's net-engine, event-loops,
+	// metrics-port and metrics-bind.
+	if n := len(c.Get("*")); n != 219 {
+		t.Errorf("CONFIG GET * returned %d directives, want 219", n)
 	}
 }
 

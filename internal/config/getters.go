@@ -1,6 +1,9 @@
 package config
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Typed getters for values the server reads often. Each is one atomic
 // pointer load plus an index: no locks, no allocation (except the slice
@@ -28,6 +31,8 @@ var (
 	idxIOThreadsDoReads     = mustIdx("io-threads-do-reads")
 	idxNetEngine            = mustIdx("net-engine")
 	idxEventLoops           = mustIdx("event-loops")
+	idxMetricsPort          = mustIdx("metrics-port")
+	idxMetricsBind          = mustIdx("metrics-bind")
 	idxHz                   = mustIdx("hz")
 	idxDynamicHz            = mustIdx("dynamic-hz")
 	idxLogFile              = mustIdx("logfile")
@@ -401,3 +406,10 @@ func (c *Config) MinReplicasToWrite() int64          { return c.n(idxMinReplicas
 func (c *Config) MinReplicasMaxLag() int64           { return c.n(idxMinReplicasMaxLag) }
 func (c *Config) ReplDisklessSyncMaxReplicas() int64 { return c.n(idxReplDisklessSyncMaxReplicas) }
 func (c *Config) ReplBacklogTTL() int64              { return c.n(idxReplBacklogTTL) }
+
+// MetricsPort is metrics-port (CORVID): the Prometheus endpoint's port, 0
+// for none.
+func (c *Config) MetricsPort() int { return int(c.n(idxMetricsPort)) }
+
+// MetricsBind is metrics-bind's addresses (CORVID).
+func (c *Config) MetricsBind() []string { return strings.Fields(c.s(idxMetricsBind)) }

@@ -33,6 +33,9 @@ func TestSetErrors(t *testing.T) {
 		{[]string{"maxmemory", "1", "maxmemory", "2"}, "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - duplicate parameter"},
 		{[]string{"maxmemory", "1", "MAXMEMORY", "2"}, "ERR CONFIG SET failed (possibly related to argument 'MAXMEMORY') - duplicate parameter"},
 		{[]string{"port", "70000"}, "ERR CONFIG SET failed (possibly related to argument 'port') - argument must be between 0 and 65535 inclusive"},
+		{[]string{"metrics-port", "70000"}, "ERR CONFIG SET failed (possibly related to argument 'metrics-port') - argument must be between 0 and 65535 inclusive"},
+		{[]string{"metrics-bind", ""}, "ERR CONFIG SET failed (possibly related to argument 'metrics-bind') - metrics-bind needs at least one address"},
+		{[]string{"metrics-bind", "127.0.0.1 no/such"}, "ERR CONFIG SET failed (possibly related to argument 'metrics-bind') - Invalid metrics-bind address no/such"},
 		{[]string{"protected-mode", "maybe"}, "ERR CONFIG SET failed (possibly related to argument 'protected-mode') - argument must be 'yes' or 'no'"},
 		{[]string{"maxmemory-policy", "foo"}, "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"},
 		{[]string{"hz", "abc"}, "ERR CONFIG SET failed (possibly related to argument 'hz') - argument couldn't be parsed into an integer"},
@@ -102,6 +105,8 @@ func TestSetValues(t *testing.T) {
 		{kv: []string{"requirepass", ""}, name: "requirepass", want: ""},
 		{kv: []string{"appendonly", "no"}, name: "appendonly", want: "no"},
 		{kv: []string{"tls-port", "0"}, name: "tls-port", want: "0"},
+		{kv: []string{"metrics-port", "9121"}, name: "metrics-port", want: "9121"},
+		{kv: []string{"metrics-bind", "* ::* 10.0.0.1 localhost"}, name: "metrics-bind", want: "* ::* 10.0.0.1 localhost"},
 	}
 	for _, tc := range tests {
 		c := Default()

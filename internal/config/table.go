@@ -312,6 +312,12 @@ func staticConfigs() []*entry {
 		//   the number of cores (server.defaultLoops).
 		enumCfg("net-engine", "", imm, netEngineEnum, NetEngineIOURing, nil),
 		numCfg("event-loops", "", imm, tInt, 0, 1024, 0, 0),
+		// CORVID: the Prometheus endpoint (internal/metrics): HTTP on
+		// metrics-port (0, the default, is off) at each address of
+		// metrics-bind (space-separated; "*" is every IPv4 address, "::*"
+		// every IPv6 one). Both can be changed at run time.
+		numCfg("metrics-port", "", mod, tInt, 0, 65535, 0, 0),
+		strCfg("metrics-bind", "", mod, false, "127.0.0.1", false, validMetricsBind),
 	}
 }
 

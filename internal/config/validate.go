@@ -155,3 +155,25 @@ func clampHz(v int64) int64 {
 	}
 	return v
 }
+
+// validMetricsBind checks metrics-bind (CORVID): one or more addresses,
+// each "*" (every IPv4 address), "::*" (every IPv6 address), an IP
+// address or a host name.
+func validMetricsBind(v string) string {
+	addrs := strings.Fields(v)
+	if len(addrs) == 0 {
+		return "metrics-bind needs at least one address"
+	}
+	if len(addrs) > 16 {
+		return "Too many bind addresses specified."
+	}
+	for _, a := range addrs {
+		if a == "*" || a == "::*" || net.ParseIP(a) != nil {
+			continue
+		}
+		if len(a) == 0 || validHostname(a) != "" {
+			return "Invalid metrics-bind address " + a
+		}
+	}
+	return ""
+}

@@ -241,7 +241,8 @@ func upperASCII(s string) string {
 
 // keysHeld reports whether the running command already holds every stripe
 // (inside EXEC); server procedures must then not lock stripes themselves.
-func (c *Client) keysHeld() bool { return c.ctx.Locked }
+// A nil client (the metrics endpoint renders INFO without one) holds none.
+func (c *Client) keysHeld() bool { return c != nil && c.ctx.Locked }
 
 // lockKey locks the stripe of key unless every stripe is held already and
 // returns the matching unlock.

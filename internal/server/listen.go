@@ -42,8 +42,13 @@ func (s *Server) Listen() error {
 		s.closeListeners()
 		return err
 	}
+	if err := s.listenMetrics(); err != nil {
+		s.closeListeners()
+		return err
+	}
 	if err := s.startNetloop(); err != nil {
 		s.closeListeners()
+		s.closeMetrics()
 		return err
 	}
 	s.cfg.OnChange("port", func(*config.Config) error { return s.relisten("Unable to listen on this port. Check server logs.") })

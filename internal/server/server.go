@@ -61,6 +61,7 @@ type Server struct {
 	start     time.Time
 	port      atomic.Int64 // tcp_port (the listeners' port)
 	tls       tlsState     // tls-port's listeners and the TLS configuration (tls.go)
+	metrics   metricsState // the Prometheus endpoint (metrics.go)
 
 	mu struct {
 		sync.Mutex
@@ -309,6 +310,7 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.closeListeners()
+	s.closeMetrics()
 	s.stopCluster()
 	for _, c := range clients {
 		c.kill()
