@@ -25,8 +25,9 @@ import (
 
 // clusterClient is a client's cluster-mode state.
 type clusterClient struct {
-	asking   bool // ASKING: the next command may use an importing slot
-	readonly bool // READONLY: reads may be served by a replica
+	asking   bool  // ASKING: the next command may use an importing slot
+	readonly bool  // READONLY: reads may be served by a replica
+	pos      []int // scratch for the key positions of routed commands
 }
 
 const (
@@ -196,14 +197,14 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 	missing := 0
 	write := false
 	msg := ""
-	var posBuf [8]int
 	check := func(qm *command.Meta, qargv [][]byte) bool {
 		var pos []int
 		if qm.Flags&command.FlagPubsub != 0 {
-			pos, _ = qm.SpecKeyPositions(qargv, posBuf[:0], command.SearchIncludeNotKeys)
+			pos, _ = qm.SpecKeyPositions(qargv, c.cluster.pos[:0], command.SearchIncludeNotKeys)
 		} else {
-			pos = qm.KeyPositions(qargv, posBuf[:0])
+			pos = qm.KeyPositions(qargv, c.cluster.pos[:0])
 		}
+		c.cluster.pos = pos[:0]
 		if len(pos) > 0 && qm.Flags&command.FlagWrite != 0 {
 			write = true
 		}

@@ -68,7 +68,7 @@ func quitCommand(c *Client) {
 // RESET
 func resetCommand(c *Client) {
 	c.multi = nil
-	c.cluster = clusterClient{}
+	c.cluster.asking, c.cluster.readonly = false, false
 	c.srv.ks.Unwatch(&c.watch)
 	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
 	c.stopMonitor()

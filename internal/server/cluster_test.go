@@ -1,0 +1,87 @@
+package server
+
+import (
+	"net"
+	"path/filepath"
+	"testing"
+
+	"github.com/corvid-kv/corvid/internal/config"
+	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/resp"
+)
+
+// newClusterTestClient is newTestClient with cluster-enabled yes (the
+// bus not started) and reads allowed while the cluster is down, so that
+// a lone node serves its slots' reads before it is ever ok.
+func newClusterTestClient(tb testing.TB) *Client {
+	tb.Helper()
+	dir := tb.TempDir()
+	cfg, err := config.Load("", []string{"--cluster-enabled", "yes", "--dir", dir,
+		"--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-allow-reads-when-down", "yes"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, b := net.Pipe()
+	tb.Cleanup(func() { a.Close(); b.Close() })
+	c := &Client{srv: s, conn: a, id: 1, rd: resp.NewReader(), w: resp.NewWriter(64 << 10), unblock: make(chan int, 1)}
+	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c}
+	c.authed = true
+	return c
+}
+
+func run(c *Client, cmd ...string) string {
+	c.w.Reset()
+	c.rd.Feed(pipeline(1, cmd...))
+	c.runBuffered()
+	out := string(c.w.Bytes())
+	c.w.Reset()
+	return out
+}
+
+// TestClusterRouting: a keyed command is checked against the slot table
+// without allocating; writes are refused while the cluster is down,
+// reads served (cluster-allow-reads-when-down), keys of two slots refused.
+func TestClusterRouting(t *testing.T) {
+	c := newClusterTestClient(t)
+	for _, tc := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"GET", "foo"}, "-CLUSTERDOWN Hash slot not served\r\n"},
+		{[]string{"CLUSTER", "ADDSLOTSRANGE", "0", "16383"}, "+OK\r\n"},
+		{[]string{"GET", "foo"}, "$-1\r\n"},
+		{[]string{"SET", "foo", "1"}, "-CLUSTERDOWN The cluster is down and only accepts read commands\r\n"},
+		{[]string{"MGET", "a", "b"}, "-CROSSSLOT Keys in request don't hash to the same slot\r\n"},
+		{[]string{"MGET", "{a}1", "{a}2"}, "*2\r\n$-1\r\n$-1\r\n"},
+		{[]string{"SELECT", "1"}, "-ERR SELECT is not allowed in cluster mode\r\n"},
+		{[]string{"PING"}, "+PONG\r\n"},
+	} {
+		if got := run(c, tc.cmd...); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+	req := pipeline(16, "MGET", "{a}1", "{a}2")
+	allocs := testing.AllocsPerRun(200, func() {
+		c.rd.Feed(req)
+		c.runBuffered()
+		c.w.Reset()
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per 16 routed MGETs", allocs)
+	}
+}
+
+// TestClusterOff: with cluster mode off, CLUSTER and the
+// cluster commands answer that it is disabled, and INFO says so.
+func TestClusterOff(t *testing.T) {
+	c := newTestClient(t)
+	for _, cmd := range [][]string{{"CLUSTER", "INFO"}, {"ASKING"}, {"READONLY"}, {"READWRITE"}, {"CLUSTER", "KEYSLOT", "a"}} {
+		if got := run(c, cmd...); got != "-ERR This instance has cluster support disabled\r\n" {
+			t.Errorf("%v: %q", cmd, got)
+		}
+	}
+}
