@@ -220,8 +220,8 @@ func (cl *Cluster) header(typ uint16) *Message {
 		copy(m.ReplicaOf[:], prim.Name)
 	}
 	m.Slots = prim.slots
-	if cl.opt.IP != "" {
-		copy(m.MyIP[:], cl.opt.IP)
+	if cl.announcedIP != "" {
+		copy(m.MyIP[:], cl.announcedIP)
 	}
 	m.Port = uint16(me.Port)
 	m.CPort = uint16(me.CPort)
@@ -410,7 +410,7 @@ func (cl *Cluster) setPrimaryFlags(n *Node) {
 func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
 	// Learn our own IP from the first MEET (or any message while we do
 	// not know it), unless it is announced.
-	if (m.Type == TypeMeet || cl.myself.IP == "") && cl.opt.IP == "" {
+	if (m.Type == TypeMeet || cl.myself.IP == "") && cl.announcedIP == "" {
 		if ip := localIP(l.conn); ip != "" && ip != cl.myself.IP {
 			cl.myself.IP = ip
 			cl.dirtySave, cl.dirtyRouting = true, true
@@ -768,6 +768,9 @@ func (cl *Cluster) cronLoop() {
 func (cl *Cluster) cron() {
 	cl.tick++
 	now := cl.now()
+	if cl.applyMyAddress() {
+		cl.dirtySave, cl.dirtyRouting = true, true
+	}
 	timeout := cl.opt.NodeTimeout()
 	handshakeTimeout := max(timeout, 1000)
 	cl.dirtyState = true

@@ -92,10 +92,14 @@ type Options struct {
 	BusPort       int    // bus port announced
 	ListenBusPort int    // bus port listened on (0: none, tests)
 	BindAddr      string // address the bus listens on ("" for all)
-	NodeTimeout   func() int64
-	FullCoverage  func() bool
-	Hostname      func() string
-	Logf          func(level byte, format string, args ...any)
+	// Announced, when set, is read at start and on every cron tick:
+	// what this node announces instead of IP, Port and BusPort (""
+	// or 0 for those): cluster-announce-ip, -port, -bus-port.
+	Announced    func() (ip string, port, busPort int)
+	NodeTimeout  func() int64
+	FullCoverage func() bool
+	Hostname     func() string
+	Logf         func(level byte, format string, args ...any)
 	// OnSlotsLost is called, without the lock, with slots another node
 	// took from this one (their keys are stale here).
 	OnSlotsLost func(slots []int)
@@ -120,6 +124,7 @@ type Cluster struct {
 	startTime     int64
 	minorityTime  int64
 	blacklist     map[string]int64 // forgotten nodes: name -> expiry (ms)
+	announcedIP   string           // cluster-announce-ip, "" for none
 	// what the end of the locked section must do (unlock)
 	dirtyRouting, dirtySave, dirtyState bool
 	lostSlots                           []int
@@ -190,14 +195,33 @@ func New(opt Options) (*Cluster, error) {
 
 func (cl *Cluster) now() int64 { return cl.nowFn() }
 
-// applyMyAddress sets myself's announced ports and IP from the options.
-func (cl *Cluster) applyMyAddress() {
+// applyMyAddress sets myself's announced address and hostname from the
+// options; true when they changed.
+func (cl *Cluster) applyMyAddress() bool {
 	me := cl.myself
-	me.Port, me.CPort = cl.opt.Port, cl.opt.BusPort
-	if cl.opt.IP != "" {
-		me.IP = cl.opt.IP
+	ip, port, bus := cl.opt.IP, cl.opt.Port, cl.opt.BusPort
+	if cl.opt.Announced != nil {
+		aip, ap, ab := cl.opt.Announced()
+		if aip != "" {
+			ip = aip
+		}
+		if ap != 0 {
+			port = ap
+		}
+		if ab != 0 {
+			bus = ab
+		}
 	}
-	me.Hostname = cl.opt.Hostname()
+	cl.announcedIP = ip
+	h := cl.opt.Hostname()
+	if me.Port == port && me.CPort == bus && (ip == "" || me.IP == ip) && me.Hostname == h {
+		return false
+	}
+	me.Port, me.CPort, me.Hostname = port, bus, h
+	if ip != "" {
+		me.IP = ip
+	}
+	return true
 }
 
 func (cl *Cluster) newNode(name string, flags uint16) *Node {

@@ -55,22 +55,17 @@ func (s *Server) initCluster() error {
 	if busPort == 0 {
 		busPort = port + 10000
 	}
-	annPort, annBus := cfg.ClusterAnnouncePort(), cfg.ClusterAnnounceBusPort()
-	if annPort == 0 {
-		annPort = port
-	}
-	if annBus == 0 {
-		annBus = busPort
-	}
 	bind := ""
 	if b := cfg.Bind(); len(b) == 1 && b[0] != "*" && !strings.Contains(b[0], "*") {
 		bind = strings.TrimPrefix(b[0], "-")
 	}
 	cl, err := cluster.New(cluster.Options{
-		ConfigFile:    path,
-		IP:            cfg.ClusterAnnounceIP(),
-		Port:          annPort,
-		BusPort:       annBus,
+		ConfigFile: path,
+		Port:       port,
+		BusPort:    busPort,
+		Announced: func() (string, int, int) {
+			return s.cfg.ClusterAnnounceIP(), s.cfg.ClusterAnnouncePort(), s.cfg.ClusterAnnounceBusPort()
+		},
 		ListenBusPort: busPort,
 		BindAddr:      bind,
 		NodeTimeout:   func() int64 { return s.cfg.ClusterNodeTimeout() },

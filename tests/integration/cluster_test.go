@@ -245,6 +245,31 @@ func TestClusterCreateMixed(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	// A hostname set at run time on a Corvid node reaches the Valkey
+	// node (the PING's hostname extension), and one set on the Valkey
+	// node reaches the Corvid nodes.
+	cv, vk := testutil.Dial(t, nodes[1].p.Addr), testutil.Dial(t, nodes[0].p.Addr)
+	defer cv.Close()
+	defer vk.Close()
+	cv.Do("CONFIG", "SET", "cluster-announce-hostname", "corvid-1.example")
+	vk.Do("CONFIG", "SET", "cluster-announce-hostname", "valkey-0.example")
+	for _, w := range []struct {
+		c    *testutil.Raw
+		host string
+	}{{vk, "corvid-1.example"}, {cv, "valkey-0.example"}, {testutil.Dial(t, nodes[2].p.Addr), "valkey-0.example"}} {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			text, _ := strconv.Unquote(w.c.Do("CLUSTER", "NODES"))
+			if strings.Contains(text, ","+w.host+" ") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hostname %s not seen:\n%s", w.host, text)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
 	ctx := context.Background()
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[1].p.Addr}})
 	defer cc.Close()
