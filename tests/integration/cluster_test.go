@@ -222,8 +222,10 @@ func TestClusterCreateCorvid(t *testing.T) {
 }
 
 // TestClusterCreateMixed: one Valkey 8.0.1 node and two Corvid nodes in
-// one cluster by valkey-cli --cluster create; they agree on CLUSTER NODES
-// and a cluster client writes and reads through all of them.
+// one cluster by valkey-cli --cluster create; they agree on CLUSTER NODES,
+// learn each other's hostnames, a cluster client writes and reads through
+// all of them, and valkey-cli --cluster reshard moves slots with their keys
+// from Valkey to Corvid and from Corvid to Valkey.
 func TestClusterCreateMixed(t *testing.T) {
 	valkeyCLIPath(t)
 	if !testutil.HaveValkey(t) {
@@ -282,6 +284,29 @@ func TestClusterCreateMixed(t *testing.T) {
 		v, err := cc.Get(ctx, fmt.Sprintf("m:%d", i)).Result()
 		if err != nil || v != strconv.Itoa(i) {
 			t.Fatalf("GET m:%d = %q, %v", i, v, err)
+		}
+	}
+	// Reshard from the Valkey node to a Corvid node and from a Corvid
+	// node to the Valkey node: MIGRATE and RESTORE-ASKING both ways.
+	ids := make([]string, 3)
+	for i := range ids {
+		ids[i], _ = redis.NewClient(&redis.Options{Addr: nodes[i].p.Addr}).ClusterMyID(ctx).Result()
+	}
+	for _, mv := range [][2]int{{0, 1}, {2, 0}} {
+		out, err := runCLI(t, 60*time.Second, "--cluster", "reshard", nodes[0].p.Addr, "--cluster-from", ids[mv[0]],
+			"--cluster-to", ids[mv[1]], "--cluster-slots", "300", "--cluster-yes")
+		if err != nil || strings.Contains(out, "ERR") {
+			t.Fatalf("--cluster reshard %d -> %d: %v\n%s", mv[0], mv[1], err, out)
+		}
+	}
+	out, err := runCLI(t, 30*time.Second, "--cluster", "check", nodes[1].p.Addr)
+	if err != nil || !strings.Contains(out, "[OK] All nodes agree about slots configuration.") || strings.Contains(out, "[WARNING]") {
+		t.Fatalf("--cluster check after reshard: %v\n%s", err, out)
+	}
+	for i := range 300 {
+		v, err := cc.Get(ctx, fmt.Sprintf("m:%d", i)).Result()
+		if err != nil || v != strconv.Itoa(i) {
+			t.Fatalf("after reshard: GET m:%d = %q, %v", i, v, err)
 		}
 	}
 }
