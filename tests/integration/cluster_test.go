@@ -247,6 +247,35 @@ func TestClusterCreateMixed(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	// CLUSTER SLOTS and CLUSTER SHARDS (but for replication offsets) are
+	// the same from every node.
+	ctx := context.Background()
+	views := func(addr string) string {
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		defer c.Close()
+		slots, err := c.ClusterSlots(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards, err := c.ClusterShards(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range shards {
+			for j := range shards[i].Nodes {
+				shards[i].Nodes[j].ReplicationOffset = 0
+			}
+		}
+		sort.Slice(shards, func(i, j int) bool { return shards[i].Slots[0].Start < shards[j].Slots[0].Start })
+		return fmt.Sprintf("%+v\n%+v", slots, shards)
+	}
+	wantViews := views(nodes[0].p.Addr)
+	for _, n := range nodes[1:] {
+		if got := views(n.p.Addr); got != wantViews {
+			t.Errorf("%s (Corvid):\n%s\n%s (Valkey):\n%s", n.p.Addr, got, nodes[0].p.Addr, wantViews)
+		}
+	}
+
 	// A hostname set at run time on a Corvid node reaches the Valkey
 	// node (the PING's hostname extension), and one set on the Valkey
 	// node reaches the Corvid nodes.
@@ -272,7 +301,6 @@ func TestClusterCreateMixed(t *testing.T) {
 		}
 	}
 
-	ctx := context.Background()
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[1].p.Addr}})
 	defer cc.Close()
 	for i := range 300 {
