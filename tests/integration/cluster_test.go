@@ -39,9 +39,14 @@ func startClusterCorvidIn(t *testing.T, dir string, bus int, timeoutMs int) clus
 
 func startClusterValkey(t *testing.T) clusterNode {
 	t.Helper()
+	return startClusterValkeyTimeout(t, 5000)
+}
+
+func startClusterValkeyTimeout(t *testing.T, timeoutMs int) clusterNode {
+	t.Helper()
 	bus := testutil.FreePort(t)
 	p := testutil.StartValkeyIn(t, t.TempDir(), "--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus),
-		"--cluster-node-timeout", "5000")
+		"--cluster-node-timeout", strconv.Itoa(timeoutMs))
 	return clusterNode{p: p, busPort: bus}
 }
 
@@ -435,7 +440,28 @@ func TestClusterFailureDetection(t *testing.T) {
 	victim := nodes[2]
 	id := strings.Trim(testutil.Dial(t, victim.p.Addr).Do("CLUSTER", "MYID"), `"`)
 	victim.p.Stop()
+	waitFailed(t, nodes[:2], id)
+	// Restarted, on the same files and bus port.
+	nodes[2] = startClusterCorvidIn(t, victim.p.Dir, victim.busPort, timeout)
+	if got := strings.Trim(testutil.Dial(t, nodes[2].p.Addr).Do("CLUSTER", "MYID"), `"`); got != id {
+		t.Fatalf("restarted with ID %s, was %s", got, id)
+	}
+	for _, n := range nodes {
+		waitClusterOK(t, n.p.Addr, 3)
+	}
 	for _, n := range nodes[:2] {
+		nodesText, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
+		if !strings.Contains(nodesText, id+" 127.0.0.1:"+strconv.Itoa(nodes[2].p.Port)+"@") {
+			t.Errorf("%s has not the new address of %s:\n%s", n.p.Addr, id, nodesText)
+		}
+	}
+}
+
+// waitFailed waits until every one of nodes sees node id failing (fail,
+// not fail?) and the cluster down, and refuses a write.
+func waitFailed(t *testing.T, nodes []clusterNode, id string) {
+	t.Helper()
+	for _, n := range nodes {
 		c := testutil.Dial(t, n.p.Addr)
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -450,22 +476,35 @@ func TestClusterFailureDetection(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		if r := c.Do("SET", "foo", "1"); r != "-CLUSTERDOWN The cluster is down" {
-			t.Errorf("SET while down: %s", r)
+			t.Errorf("%s: SET while down: %s", n.p.Addr, r)
 		}
 		c.Close()
 	}
-	// Restarted, on the same files and bus port.
-	nodes[2] = startClusterCorvidIn(t, victim.p.Dir, victim.busPort, timeout)
-	if got := strings.Trim(testutil.Dial(t, nodes[2].p.Addr).Do("CLUSTER", "MYID"), `"`); got != id {
-		t.Fatalf("restarted with ID %s, was %s", got, id)
+}
+
+// TestClusterMixedFailureDetection: in a cluster of one Valkey node and
+// two Corvid nodes, a stopped Corvid node is marked failing by the Valkey
+// node and the other Corvid node (failure reports cross between them),
+// and a stopped Valkey node by the two Corvid nodes.
+func TestClusterMixedFailureDetection(t *testing.T) {
+	valkeyCLIPath(t)
+	if !testutil.HaveValkey(t) {
+		t.Skip("valkey-server not found")
 	}
-	for _, n := range nodes {
-		waitClusterOK(t, n.p.Addr, 3)
-	}
-	for _, n := range nodes[:2] {
-		nodesText, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
-		if !strings.Contains(nodesText, id+" 127.0.0.1:"+strconv.Itoa(nodes[2].p.Port)+"@") {
-			t.Errorf("%s has not the new address of %s:\n%s", n.p.Addr, id, nodesText)
+	const timeout = 1000
+	for _, victim := range []int{2, 0} {
+		nodes := []clusterNode{startClusterValkeyTimeout(t, timeout),
+			startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout),
+			startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout)}
+		clusterCreate(t, nodes)
+		id := strings.Trim(testutil.Dial(t, nodes[victim].p.Addr).Do("CLUSTER", "MYID"), `"`)
+		nodes[victim].p.Stop()
+		var rest []clusterNode
+		for i, n := range nodes {
+			if i != victim {
+				rest = append(rest, n)
+			}
 		}
+		waitFailed(t, rest, id)
 	}
 }
