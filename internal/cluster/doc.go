@@ -17,11 +17,11 @@
 //     node, shard ID), the handshake that gives a met node its real ID,
 //     slot claims by config epoch (clusterUpdateSlotsConfigWith, UPDATE
 //     both ways), config epoch collisions, PFAIL from the node timeout and
-//     FAIL from a majority of primaries' failure reports or a FAIL message.
+//     FAIL from a majority of primaries' failure reports or a FAIL message,
+//     PUBLISH and SPUBLISH relayed to the other nodes (Publish, OnPublish).
 //
 // Not built yet: replicas (CLUSTER REPLICATE, failover elections, the
-// FAILOVER_AUTH and MFSTART messages), PUBLISH over the bus, CLUSTER LINKS
-// and SLOT-STATS.
+// FAILOVER_AUTH and MFSTART messages), CLUSTER LINKS and SLOT-STATS.
 //
 // # Goroutines
 //

@@ -326,7 +326,11 @@ func (cl *Cluster) process(l *link, m *Message) {
 		cl.stats.received[m.Type]++
 	}
 	if m.Light {
-		return // PUBLISH over the light header: pub/sub is not relayed yet
+		// PUBLISH over the light header: only from a known node's link.
+		if l.node != nil && (m.Type == TypePublish || m.Type == TypePublishShard) {
+			cl.pubs = append(cl.pubs, m)
+		}
+		return
 	}
 	senderName := string(m.Sender[:])
 	sender := cl.nodes[senderName]
@@ -356,6 +360,10 @@ func (cl *Cluster) process(l *link, m *Message) {
 	switch m.Type {
 	case TypePing, TypePong, TypeMeet:
 		cl.processPing(l, m, sender, now)
+	case TypePublish, TypePublishShard:
+		if sender != nil {
+			cl.pubs = append(cl.pubs, m)
+		}
 	case TypeFail:
 		if sender == nil {
 			return
@@ -882,4 +890,34 @@ func (cl *Cluster) connect(n *Node) {
 		}
 		n.Flags &^= FlagMeet
 	}()
+}
+
+// Publish sends a PUBLISH to every other node, or an SPUBLISH to the
+// other nodes of this node's shard (clusterPropagatePublish). The
+// message is encoded once.
+func (cl *Cluster) Publish(shard bool, channel, message []byte) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	m := cl.header(TypePublish)
+	if shard {
+		m.Type = TypePublishShard
+	}
+	m.Channel, m.Payload = channel, message
+	b := m.Encode(nil)
+	for _, n := range cl.nodes {
+		if n == cl.myself || n.Flags&(FlagHandshake|FlagNoAddr) != 0 {
+			continue
+		}
+		if shard && n.ShardID != cl.myself.ShardID {
+			continue
+		}
+		if l := n.link; l != nil && !l.freed && l.connected {
+			cl.stats.sent[m.Type]++
+			select {
+			case l.out <- b:
+			default:
+				cl.freeLink(l)
+			}
+		}
+	}
 }

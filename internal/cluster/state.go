@@ -103,6 +103,11 @@ type Options struct {
 	// OnSlotsLost is called, without the lock, with slots another node
 	// took from this one (their keys are stale here).
 	OnSlotsLost func(slots []int)
+	// OnPublish delivers a PUBLISH (shard false) or SPUBLISH another
+	// node sent over the bus to this node's subscribers. It is called
+	// from a link's reader without the lock; the slices are the
+	// message's own.
+	OnPublish func(shard bool, channel, message []byte)
 }
 
 // Cluster is this node's view of the cluster: the nodes, the slot table,
@@ -128,6 +133,7 @@ type Cluster struct {
 	// what the end of the locked section must do (unlock)
 	dirtyRouting, dirtySave, dirtyState bool
 	lostSlots                           []int
+	pubs                                []*Message // PUBLISHes received, delivered by unlock
 
 	stats struct{ sent, received [TypeCount]int64 }
 
@@ -321,11 +327,16 @@ func (cl *Cluster) unlock() {
 			cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
 		}
 	}
-	lost := cl.lostSlots
-	cl.lostSlots = nil
+	lost, pubs := cl.lostSlots, cl.pubs
+	cl.lostSlots, cl.pubs = nil, nil
 	cl.mu.Unlock()
 	if len(lost) > 0 && cl.opt.OnSlotsLost != nil {
 		cl.opt.OnSlotsLost(lost)
+	}
+	for _, m := range pubs {
+		if cl.opt.OnPublish != nil {
+			cl.opt.OnPublish(m.Type == TypePublishShard, m.Channel, m.Payload)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/cluster"
 	"github.com/corvid-kv/corvid/internal/command"
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/pubsub"
 )
 
 // Cluster mode (cluster-enabled yes): the state and the bus live in
@@ -82,6 +83,13 @@ func (s *Server) initCluster() error {
 			}
 		},
 		OnSlotsLost: s.deleteSlotsKeys,
+		OnPublish: func(shard bool, channel, message []byte) {
+			k := pubsub.Channel
+			if shard {
+				k = pubsub.Shard
+			}
+			s.pubsub.Publish(k, channel, message, nil)
+		},
 	})
 	if err != nil {
 		return err

@@ -124,6 +124,12 @@ func sunsubscribeCommand(c *Client) { c.unsubscribe(pubsub.Shard) }
 func publishCommand(c *Client) {
 	argv := c.ctx.Argv
 	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Channel, argv[1], argv[2], c)))
+	if cl := c.srv.cluster; cl != nil {
+		// Cluster mode: every node gets it over the bus (replicas too),
+		// instead of the replication stream.
+		cl.Publish(false, argv[1], argv[2])
+		return
+	}
 	// Valkey propagates PUBLISH to replicas (not to the AOF), so that
 	// their subscribers get the message too.
 	c.srv.appendStream(argv[0], argv[1], argv[2])
@@ -133,6 +139,10 @@ func publishCommand(c *Client) {
 func spublishCommand(c *Client) {
 	argv := c.ctx.Argv
 	c.w.Int(int64(c.srv.pubsub.Publish(pubsub.Shard, argv[1], argv[2], c)))
+	if cl := c.srv.cluster; cl != nil {
+		cl.Publish(true, argv[1], argv[2]) // the shard's other nodes
+		return
+	}
 	c.srv.appendStream(argv[0], argv[1], argv[2])
 }
 

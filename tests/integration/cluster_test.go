@@ -228,7 +228,8 @@ func TestClusterCreateCorvid(t *testing.T) {
 
 // TestClusterCreateMixed: one Valkey 8.0.1 node and two Corvid nodes in
 // one cluster by valkey-cli --cluster create; they agree on CLUSTER NODES,
-// learn each other's hostnames, a cluster client writes and reads through
+// learn each other's hostnames, relay PUBLISH to each other's
+// subscribers, a cluster client writes and reads through
 // all of them, and valkey-cli --cluster reshard moves slots with their keys
 // from Valkey to Corvid and from Corvid to Valkey.
 func TestClusterCreateMixed(t *testing.T) {
@@ -304,6 +305,32 @@ func TestClusterCreateMixed(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+	}
+
+	// PUBLISH crosses the bus both ways: a subscriber of each node gets
+	// what another node's client published.
+	for _, pair := range [][2]int{{1, 0}, {0, 2}, {2, 1}} {
+		pubAddr, subAddr := nodes[pair[0]].p.Addr, nodes[pair[1]].p.Addr
+		sub := redis.NewClient(&redis.Options{Addr: subAddr})
+		ps := sub.Subscribe(ctx, "news")
+		if _, err := ps.Receive(ctx); err != nil {
+			t.Fatal(err)
+		}
+		pub := redis.NewClient(&redis.Options{Addr: pubAddr})
+		if err := pub.Publish(ctx, "news", "from "+pubAddr).Err(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case msg := <-ps.Channel():
+			if msg.Channel != "news" || msg.Payload != "from "+pubAddr {
+				t.Errorf("%s -> %s: got %+v", pubAddr, subAddr, msg)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s -> %s: no message", pubAddr, subAddr)
+		}
+		ps.Close()
+		sub.Close()
+		pub.Close()
 	}
 
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[1].p.Addr}})
