@@ -20,8 +20,11 @@
 //     FAIL from a majority of primaries' failure reports or a FAIL message,
 //     PUBLISH and SPUBLISH relayed to the other nodes (Publish, OnPublish).
 //
-// Not built yet: replicas (CLUSTER REPLICATE, failover elections, the
-// FAILOVER_AUTH and MFSTART messages), CLUSTER LINKS and SLOT-STATS.
+// Replicas: CLUSTER REPLICATE makes this node a replica (Replicate; the
+// server starts the replication link), and other nodes' roles are learnt
+// from their headers. Not built yet: failover (elections, the
+// FAILOVER_AUTH and MFSTART messages, CLUSTER FAILOVER, replica
+// migration), CLUSTER LINKS and SLOT-STATS.
 //
 // # Goroutines
 //

@@ -764,7 +764,12 @@ func (cl *Cluster) cronLoop() {
 		case <-cl.stop:
 			return
 		case <-t.C:
+			var off int64
+			if cl.opt.ReplOffset != nil {
+				off = cl.opt.ReplOffset()
+			}
 			cl.mu.Lock()
+			cl.myself.ReplOffset = uint64(off)
 			cl.cron()
 			cl.unlock()
 		}

@@ -80,6 +80,7 @@ type Routing struct {
 	Nodes     []Route
 	Self      uint16
 	OK        bool           // cluster_state:ok
+	Primary   uint16         // a replica's primary (index as Owner), 0 for a primary
 	Migrating map[int]uint16 // slot -> owner-style index of the target
 	Importing map[int]uint16 // slot -> index of the source
 }
@@ -108,6 +109,9 @@ type Options struct {
 	// from a link's reader without the lock; the slices are the
 	// message's own.
 	OnPublish func(shard bool, channel, message []byte)
+	// ReplOffset is this node's replication offset, read by the cron
+	// before it takes the lock (announced in every header).
+	ReplOffset func() int64
 }
 
 // Cluster is this node's view of the cluster: the nodes, the slot table,
@@ -354,6 +358,9 @@ func (cl *Cluster) publish() {
 		return i
 	}
 	r.Self = get(cl.myself)
+	if p := cl.myself.Primary; p != nil && cl.myself.IsReplica() {
+		r.Primary = get(p)
+	}
 	for s, n := range cl.slots {
 		if n != nil {
 			r.Owner[s] = get(n)
@@ -872,6 +879,13 @@ func (cl *Cluster) SetConfigEpoch(e int64) string {
 	return ""
 }
 
+// IsReplica reports whether this node is a replica.
+func (cl *Cluster) IsReplica() bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.myself.IsReplica()
+}
+
 // Reset is CLUSTER RESET [HARD|SOFT] (clusterReset): forget every other
 // node, drop the slots; HARD also takes a new ID and zeroes the epochs.
 func (cl *Cluster) Reset(hard bool) {
@@ -1003,4 +1017,47 @@ func (cl *Cluster) Replicas(name string) ([]string, string) {
 		out = append(out, cl.describe(r, false))
 	}
 	return out, ""
+}
+
+// Replicate makes this node a replica of the named primary (CLUSTER
+// REPLICATE: clusterSetPrimary). It returns the primary's address for the
+// replication link, or Valkey's error text. hasKeys says whether this
+// node holds keys.
+func (cl *Cluster) Replicate(name string, hasKeys bool) (ip string, port int, err string) {
+	cl.mu.Lock()
+	defer cl.unlock()
+	n := cl.nodes[name]
+	me := cl.myself
+	switch {
+	case n == nil:
+		return "", 0, "Unknown node " + name
+	case n == me:
+		return "", 0, "Can't replicate myself"
+	case n.IsReplica():
+		return "", 0, "I can only replicate a master, not a replica."
+	case me.IsPrimary() && (me.NumSlots != 0 || hasKeys):
+		return "", 0, "To set a master the node must be empty and without assigned slots."
+	}
+	if me.Primary != nil {
+		me.Primary.removeReplica(me)
+	}
+	me.Flags = me.Flags&^(FlagPrimary|FlagMigrateTo) | FlagReplica
+	me.Primary, me.PrimaryName = n, ""
+	n.Replicas = append(n.Replicas, me)
+	me.ShardID = n.ShardID
+	clear(cl.migrating)
+	clear(cl.importing)
+	cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+	return n.IP, n.Port, ""
+}
+
+// PrimaryAddr is the address of this replica's primary ("" for a
+// primary): where a replica loaded from nodes.conf replicates from.
+func (cl *Cluster) PrimaryAddr() (string, int) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if p := cl.myself.Primary; p != nil && cl.myself.IsReplica() {
+		return p.IP, p.Port
+	}
+	return "", 0
 }

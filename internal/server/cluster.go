@@ -83,6 +83,7 @@ func (s *Server) initCluster() error {
 			}
 		},
 		OnSlotsLost: s.deleteSlotsKeys,
+		ReplOffset:  s.replOffset,
 		OnPublish: func(shard bool, channel, message []byte) {
 			k := pubsub.Channel
 			if shard {
@@ -104,7 +105,14 @@ func (s *Server) startCluster() error {
 		return nil
 	}
 	s.log.notice("Cluster mode: this node is %s", s.cluster.MyID())
-	return s.cluster.Start()
+	if err := s.cluster.Start(); err != nil {
+		return err
+	}
+	if host, port := s.cluster.PrimaryAddr(); host != "" {
+		// A replica by its nodes.conf: replicate from its primary.
+		s.startReplication(host, port, false)
+	}
+	return nil
 }
 
 func (s *Server) stopCluster() {
@@ -277,6 +285,8 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 			} else {
 				return false
 			}
+		case c.cluster.readonly && !write && r.Primary != 0 && r.Primary == owner:
+			return false // READONLY: a replica serves its primary's reads
 		case owner != r.Self:
 			msg = redirect("MOVED", slot, r.Nodes[owner-1])
 		default:
@@ -657,11 +667,17 @@ func clusterResetCommand(c *Client) {
 		c.w.Error("ERR syntax error")
 		return
 	}
-	if !c.dbEmpty() {
+	replica := cl.IsReplica()
+	if !replica && !c.dbEmpty() {
 		c.w.Error("ERR CLUSTER RESET can't be called with master nodes containing keys")
 		return
 	}
 	cl.Reset(hard)
+	if replica {
+		// A replica becomes an empty primary.
+		c.srv.stopReplication(c.ctx.Locked)
+		c.srv.ks.FlushDB(0)
+	}
 	c.w.OK()
 }
 
@@ -757,6 +773,20 @@ func clusterReplicasCommand(c *Client) {
 	}
 }
 
+func clusterReplicateCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	host, port, e := cl.Replicate(string(c.ctx.Argv[2]), !c.dbEmpty())
+	if e != "" {
+		c.w.Error("ERR " + sanitize(e))
+		return
+	}
+	c.srv.startReplication(host, port, c.ctx.Locked)
+	c.w.OK()
+}
+
 var clusterHelpLines = []string{
 	"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ADDSLOTS <slot> [<slot> ...]", "    Assign the slots to this node.",
@@ -776,6 +806,7 @@ var clusterHelpLines = []string{
 	"MYSHARDID", "    This node's shard ID.",
 	"NODES", "    The nodes as this node sees them, one per line.",
 	"REPLICAS <node-id>", "    The replicas of <node-id>, as NODES lists them.",
+	"REPLICATE <node-id>", "    Make this node a replica of <node-id>.",
 	"RESET [HARD|SOFT]", "    Forget the cluster (HARD: take a new ID too).",
 	"SAVECONFIG", "    Write the cluster configuration file now.",
 	"SET-CONFIG-EPOCH <epoch>", "    Set this node's config epoch (only while it knows no other node).",
@@ -824,6 +855,7 @@ func clusterHandlers() []srvHandler {
 		{spec: command.ClusterCountFailureReports, proc: clusterCountFailureReportsCommand},
 		{spec: command.ClusterSetslot, proc: clusterSetslotCommand},
 		{spec: command.ClusterReplicas, proc: clusterReplicasCommand},
+		{spec: command.ClusterReplicate, proc: clusterReplicateCommand},
 		{spec: command.ClusterSlaves, proc: clusterReplicasCommand},
 		{spec: command.ClusterHelp, proc: clusterHelpCommand},
 	}

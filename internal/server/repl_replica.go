@@ -98,6 +98,10 @@ func (c *Client) isPrimaryLink() bool { return c.primaryLink }
 func replicaofCommand(c *Client) {
 	s := c.srv
 	argv := c.ctx.Argv
+	if s.cluster != nil {
+		c.w.Error("ERR REPLICAOF not allowed in cluster mode.")
+		return
+	}
 	if db.EqualFold(argv[1], "no") && db.EqualFold(argv[2], "one") {
 		if s.stopReplication(c.ctx.Locked) {
 			s.log.notice("MASTER MODE enabled (user request from '%s')", c.describe())

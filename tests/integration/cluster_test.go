@@ -61,13 +61,13 @@ func runCLI(t *testing.T, timeout time.Duration, args ...string) (string, error)
 
 // clusterCreate runs valkey-cli --cluster create over nodes and checks
 // the result with --cluster check.
-func clusterCreate(t *testing.T, nodes []clusterNode) {
+func clusterCreate(t *testing.T, nodes []clusterNode, extra ...string) {
 	t.Helper()
 	args := []string{"--cluster", "create"}
 	for _, n := range nodes {
 		args = append(args, n.p.Addr)
 	}
-	args = append(args, "--cluster-yes")
+	args = append(append(args, extra...), "--cluster-yes")
 	out, err := runCLI(t, 60*time.Second, args...)
 	if err != nil || !strings.Contains(out, "[OK] All 16384 slots covered.") {
 		t.Fatalf("--cluster create: %v\n%s", err, out)
@@ -533,5 +533,78 @@ func TestClusterMixedFailureDetection(t *testing.T) {
 			}
 		}
 		waitFailed(t, rest, id)
+	}
+}
+
+// TestClusterCreateWithReplicas: six Corvid nodes made three primaries
+// with a replica each by valkey-cli --cluster create --cluster-replicas 1
+// (CLUSTER REPLICATE, then replication from the primary); every node sees
+// the three replicas, a write on a primary is read on its replica after
+// READONLY, and a replica redirects writes to its primary.
+func TestClusterCreateWithReplicas(t *testing.T) {
+	valkeyCLIPath(t)
+	var nodes []clusterNode
+	for range 6 {
+		nodes = append(nodes, startClusterCorvid(t))
+	}
+	clusterCreate(t, nodes, "--cluster-replicas", "1")
+	ctx := context.Background()
+	type role struct{ addr, primary string }
+	var replicas []role
+	byID := map[string]string{}
+	for _, n := range nodes {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			view := nodesView(t, n.p.Addr)
+			count := 0
+			for _, l := range view {
+				if strings.Contains(l, " slave ") {
+					count++
+				}
+			}
+			if count == 3 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s sees %d replicas:\n%s", n.p.Addr, count, strings.Join(view, "\n"))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for _, l := range nodesView(t, nodes[0].p.Addr) {
+		f := strings.Fields(l) // id addr role primary epoch slots...
+		addr := strings.Split(f[1], "@")[0]
+		byID[f[0]] = addr
+		if f[2] == "slave" {
+			replicas = append(replicas, role{addr, f[3]})
+		}
+	}
+	for _, r := range replicas {
+		prim := redis.NewClient(&redis.Options{Addr: byID[r.primary]})
+		var key string
+		for i := 0; ; i++ {
+			key = "r" + strconv.Itoa(i)
+			if err := prim.Set(ctx, key, "v", 0).Err(); err == nil {
+				break
+			}
+		}
+		prim.Close()
+		c := testutil.Dial(t, r.addr)
+		if got := c.Do("SET", key, "w"); !strings.HasPrefix(got, "-MOVED "+strconv.Itoa(cluster.KeySlot([]byte(key)))+" "+byID[r.primary]) {
+			t.Errorf("SET on replica %s: %s", r.addr, got)
+		}
+		c.Do("READONLY")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := c.Do("GET", key)
+			if got == `"v"` {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s on replica %s after READONLY: %s", key, r.addr, got)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		c.Close()
 	}
 }
