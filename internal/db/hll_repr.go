@@ -418,53 +418,58 @@ func hllSparseSet(s []byte, index int, count uint8, maxBytes int) ([]byte, int) 
 // (that of the last opcode read if none, 0 if none was read one by one).
 //
 // The walk is most of a PFADD's time on a sparse HLL of several hundred
-// elements (Valkey's is opcode by opcode), so it sums the spans of 8
-// bytes at a time, from word to word with no dependence on the bytes
-// read (an opcode-dependent stride is a load's latency per step, a
-// branch on the opcodes a misprediction every few bytes). Which bytes of
-// the word start an XZERO is the only thing carried from the word
-// before: whether its byte 0 is the second byte of an XZERO begun in
-// the last byte of the word before (f). Of the word's bytes that look
-// like an XZERO's first (01xxxxxx), those after a second byte or at
-// the start of a run of them alternate (hllXZStarts); a ZERO or VAL
-// byte spans b&0x3f+1 or b&3+1, an XZERO's first byte counts hi*256+1
-// and its second byte its value, so each word's sum is exact even when
-// an XZERO straddles two. At the word whose sum passes index, and for
-// the last 7 bytes, the walk reads opcodes one at a time (ZERO and VAL
-// spans from a table), from the word's first opcode (byte -1 when f).
+// elements (Valkey's goes opcode by opcode), so it sums the spans of 8
+// bytes at a time, word after word with no branch on the bytes read (an
+// opcode-dependent stride costs a load's latency per step, a branch on
+// the opcodes a misprediction every few bytes). All it carries from one
+// word to the next is f, whether the word's byte 0 is the second byte of
+// an XZERO begun in the last byte of the word before. The word's XZERO
+// first bytes are found from those that look like one (01xxxxxx) with
+// f (hllXZStarts); then a ZERO or VAL byte counts its span (b&0x3f+1,
+// b&3+1), an XZERO's first byte hi*256+1 and its second byte its value,
+// so that each word's sum is exact, an XZERO across two words included.
+// At the word whose sum passes index, and for the last 7 bytes, the walk
+// reads opcodes one at a time (ZERO and VAL spans from a table), from
+// the word's first opcode (its byte -1 when f).
 func hllSparseSeek(s []byte, index int) (p, first, prev, span int) {
 	const (
 		ones = 0x0101010101010101
 		lo6  = 0x3f3f3f3f3f3f3f3f
 	)
-	p, prev = hllHdrSize, -1
-	var f uint8 // byte p is an XZERO's second byte
+	p = hllHdrSize
+	// f: byte p is an XZERO's second byte; R: the XZERO first bytes (0xff)
+	// of the word before p.
+	var f, R uint64
 	for ; p+8 <= len(s); p += 8 {
 		w := binary.LittleEndian.Uint64(s[p : p+8])
 		// Bit 8j of c: byte j is 01xxxxxx; gathered into bit j of c8.
 		c := w >> 6 &^ (w >> 7) & ones
 		c8 := uint8(c * 0x0102040810204080 >> 56)
-		r := hllXZStarts[c8&^f] // XZERO starts
-		sm := r<<1 | f          // their second bytes
-		R, S := hllByteMask[r], hllByteMask[sm]
+		r := hllXZStarts[c8&^uint8(f)] // XZERO first bytes
+		S := r<<8 | f*0xff             // second bytes
 		isVal := w >> 7 & ones
 		one := w&(lo6-isVal*0x3c) + ones // VAL: b&3+1, ZERO: b&0x3f+1, XZERO: hi+1
-		a := one&^S | w&S
+		a := one ^ (one^w)&S             // second bytes: their value
 		a = a&0x00ff00ff00ff00ff + a>>8&0x00ff00ff00ff00ff
-		total := int(a*0x0001000100010001>>48) + 255*int(w&R&lo6*ones>>56)
+		total := int(a*0x0001000100010001>>48) + 255*int(w&r&lo6*ones>>56)
 		if index < first+total {
 			break
 		}
 		first += total
-		// prev: the last opcode that ends in the word.
-		f = r >> 7
-		last := 7 - f
-		prev = p + int(last) - int(sm>>last&1)
+		f = r >> 63
+		R = r
 	}
-	if f != 0 {
+	// prev: byte p-1 unless it is an XZERO's second byte (then p-2).
+	switch {
+	case p == hllHdrSize:
+		prev = -1
+	case f == 0:
+		prev = p - 1 - int(R>>48&1)
+	default:
 		// Back to the XZERO that ends in byte p.
 		p--
 		first -= int(s[p]&0x3f)<<8 + 1
+		prev = p - 1 - int(R>>40&1)
 	}
 	for p < len(s) {
 		b := s[p]
@@ -484,30 +489,17 @@ func hllSparseSeek(s []byte, index int) (p, first, prev, span int) {
 	return p, first, prev, span
 }
 
-// hllXZStarts[c] is, of the bytes j of an 8-byte run of sparse opcodes
-// whose first byte starts one and for which bit j of c is set (the byte
-// is 01xxxxxx), those that start an XZERO: the first such byte does, the
-// byte after it is its second whatever its value, and so on.
-var hllXZStarts = func() (t [256]uint8) {
+// hllXZStarts[c] marks with 0xff the bytes j of an 8-byte run of sparse
+// opcodes, the first starting one, that start an XZERO, given the set
+// bits j of c of the bytes that look like one (01xxxxxx): the first such
+// byte does, the byte after it is its second whatever its value, and so
+// on.
+var hllXZStarts = func() (t [256]uint64) {
 	for c := range t {
-		var r uint8
 		for j := 0; j < 8; j++ {
 			if c>>j&1 == 1 {
-				r |= 1 << j
+				t[c] |= 0xff << (8 * j)
 				j++
-			}
-		}
-		t[c] = r
-	}
-	return t
-}()
-
-// hllByteMask[m] has byte j 0xff where bit j of m is set.
-var hllByteMask = func() (t [256]uint64) {
-	for m := range t {
-		for j := 0; j < 8; j++ {
-			if m>>j&1 == 1 {
-				t[m] |= 0xff << (8 * j)
 			}
 		}
 	}
