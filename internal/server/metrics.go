@@ -109,7 +109,8 @@ var metricsDirectives = []string{"databases", "maxclients", "maxmemory", "io-thr
 
 // metricsSource gathers one scrape: INFO ALL as the command renders it
 // (no client: nothing of the caller's own shows), the directives, the
-// slow log's length and newest entry, and LATENCY LATEST.
+// slow log's length and newest entry, LATENCY LATEST, and CLUSTER INFO
+// in cluster mode.
 func (s *Server) metricsSource() (*metrics.Source, error) {
 	src := &metrics.Source{
 		Info:   s.genInfo(parseInfoSections([][]byte{[]byte("all")}), nil),
@@ -125,6 +126,9 @@ func (s *Server) metricsSource() (*metrics.Source, error) {
 		src.SlowlogLastID, src.SlowlogLastMicros = l.entries[n-1].id, l.entries[n-1].usec
 	}
 	l.mu.Unlock()
+	if s.cluster != nil { // set by New, before the endpoint opens
+		src.ClusterInfo = s.cluster.Info()
+	}
 	lat := &s.ext().lat
 	for _, name := range lat.names() {
 		ts := lat.snapshot(name)

@@ -152,3 +152,30 @@ func grepLines(text, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestMetricsClusterMode: in cluster mode the endpoint adds CLUSTER
+// INFO's fields, as redis_exporter does, and only db0.
+func TestMetricsClusterMode(t *testing.T) {
+	p := testutil.FreePort(t)
+	port := testutil.FreePort(t)
+	for port > 55535 { // the bus port is port+10000
+		port = testutil.FreePort(t)
+	}
+	s := listenServer(t, "", "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+		"--metrics-port", fmt.Sprint(p))
+	go s.Serve()
+	t.Cleanup(s.Close)
+	body, err := scrapeMetrics(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"redis_cluster_enabled 1\n", "redis_cluster_state 0\n", "redis_cluster_known_nodes 1\n",
+		"redis_cluster_slots_assigned 0\n", `redis_db_keys{db="db0"} 0` + "\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %q in\n%s", want, grepLines(body, "cluster"))
+		}
+	}
+	if strings.Contains(body, `db="db1"`) {
+		t.Error("databases beyond db0 in cluster mode")
+	}
+}
