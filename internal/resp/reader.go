@@ -154,6 +154,16 @@ func (r *Reader) Cap() int { return len(r.buf) }
 // argv-mem).
 func (r *Reader) Pending() int { return r.w - r.r - r.pos }
 
+// Parsed is the total length of the pending command's arguments parsed
+// so far (Valkey's argv-mem of a client whose command is incomplete).
+func (r *Reader) Parsed() int {
+	n := 0
+	for i := 1; i < len(r.offs); i += 2 {
+		n += r.offs[i] - r.offs[i-1]
+	}
+	return n
+}
+
 // Free is the buffer's room for more input, Valkey's qbuf-free: 0 while
 // the Reader holds no buffer.
 func (r *Reader) Free() int { return len(r.buf) - (r.w - r.r) }

@@ -467,6 +467,9 @@ func (c *Client) noteInput(changed bool) {
 	v := int64(r.Pending())<<32 | int64(r.Free())
 	if c.qbufPub.Load() != v {
 		c.qbufPub.Store(v)
+		// argv-mem of an incomplete command, as Valkey's argv_len_sum
+		// (a blocked client's is its waiting command's: SetBlocked).
+		c.argvMem.Store(int64(r.Parsed()))
 	}
 	if p := r.TakePeak(); p > 0 {
 		c.srv.noteInputPeak(c.batchNow, int64(p))

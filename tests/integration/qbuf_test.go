@@ -71,6 +71,9 @@ func TestQueryBuffer(t *testing.T) {
 			expect(t, part, "+OK", "CLIENT", "SETNAME", "part")
 			part.WriteRaw("*3\r\n$3\r\nSET\r\n$4\r\npart\r\n$100\r\n" + strings.Repeat("a", 10))
 			await("a client with 10 bytes of a bulk", "part", func(q, f int) bool { return q == 10 && f > 0 })
+			if l := line("part"); !strings.Contains(l, " argv-mem=7 ") {
+				t.Errorf("argv-mem of an incomplete SET part ...: %s", l)
+			}
 			// Idle for 2 s, its buffer shrinks to about its bytes.
 			await("a client idle with 10 bytes of a bulk", "part", func(q, f int) bool { return q == 10 && f < 4096 })
 			part.WriteRaw(strings.Repeat("a", 90) + "\r\n")
