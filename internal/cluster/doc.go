@@ -22,14 +22,18 @@
 //
 // Replicas: CLUSTER REPLICATE makes this node a replica (Replicate; the
 // server starts the replication link), and other nodes' roles are learnt
-// from their headers. Not built yet: failover (elections, the
-// FAILOVER_AUTH and MFSTART messages, CLUSTER FAILOVER, replica
-// migration), CLUSTER LINKS and SLOT-STATS.
+// from their headers. failover.go: a replica of a FAIL primary runs an
+// election (FAILOVER_AUTH_REQUEST/ACK, one vote per primary and epoch) and
+// takes its primary's slots; a node whose shard's primary lost its last
+// slot to another node follows it as a replica (OnRoleChange tells the
+// server). Not built yet: manual CLUSTER FAILOVER (MFSTART), replica
+// migration, the replica validity factor, CLUSTER LINKS and SLOT-STATS.
 //
 // # Goroutines
 //
 // Start runs one accept loop (the bus port), one cron (every 100 ms:
-// handshake timeouts, connecting links, pings, PFAIL), and per link a
+// handshake timeouts, connecting links, pings, PFAIL, a replica's
+// election), and per link a
 // reader and a writer; connecting an outbound link runs a short-lived
 // dialer. Stop closes the listener and every link and waits for all of
 // them.

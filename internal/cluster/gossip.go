@@ -364,6 +364,15 @@ func (cl *Cluster) process(l *link, m *Message) {
 		if sender != nil {
 			cl.pubs = append(cl.pubs, m)
 		}
+	case TypeFailoverAuthRequest:
+		if sender != nil {
+			cl.sendFailoverAuthIfNeeded(l, sender, m)
+		}
+	case TypeFailoverAuthAck:
+		if sender != nil && sender.IsPrimary() && sender.NumSlots > 0 && m.CurrentEpoch >= cl.failover.authEpoch {
+			cl.failover.authCount++
+			cl.handleReplicaFailover()
+		}
 	case TypeFail:
 		if sender == nil {
 			return
@@ -622,6 +631,12 @@ func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slo
 	if sender == cl.myself {
 		return
 	}
+	me := cl.myself
+	cur := me // the primary of this node's shard
+	if me.IsReplica() && me.Primary != nil {
+		cur = me.Primary
+	}
+	var newPrimary *Node
 	for s := range Slots {
 		if slots[s>>3]&(1<<(s&7)) == 0 {
 			continue
@@ -631,12 +646,30 @@ func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slo
 			continue
 		}
 		if o == nil || o.ConfigEpoch < epoch {
-			if o == cl.myself {
+			if o == me {
 				cl.lostSlots = append(cl.lostSlots, s)
+			}
+			if o == cur {
+				newPrimary = sender
 			}
 			cl.delSlot(s)
 			cl.addSlot(sender, s)
 		}
+	}
+	// Our shard's primary lost its last slot to sender (a failover, or
+	// the old primary back): follow sender as a replica.
+	if newPrimary != nil && cur.NumSlots == 0 && newPrimary != me.Primary {
+		cl.opt.Logf('#', "Configuration change detected. Reconfiguring myself as a replica of %s", newPrimary.Name)
+		if me.Primary != nil {
+			me.Primary.removeReplica(me)
+		}
+		me.Flags = me.Flags&^(FlagPrimary|FlagMigrateTo) | FlagReplica
+		me.Primary, me.PrimaryName = newPrimary, ""
+		newPrimary.Replicas = append(newPrimary.Replicas, me)
+		me.ShardID = newPrimary.ShardID
+		cl.lostSlots = nil // the replication's full sync replaces the data
+		cl.role = &roleChange{ip: newPrimary.IP, port: newPrimary.Port}
+		cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
 	}
 }
 
@@ -798,6 +831,9 @@ func (cl *Cluster) cron() {
 		if n.link == nil {
 			cl.connect(n)
 		}
+	}
+	if cl.myself.IsReplica() {
+		cl.handleReplicaFailover()
 	}
 	// Every second, ping the node with the oldest pong of five random ones.
 	if cl.tick%10 == 0 {

@@ -40,6 +40,7 @@ type Node struct {
 	PongReceived int64 // ms
 	DataReceived int64 // ms: the last message from it
 	FailTime     int64 // ms: marked FAIL
+	votedTime    int64 // ms: this primary last voted for a replica of this node
 	ConfigEpoch  uint64
 	ReplOffset   uint64
 
@@ -112,6 +113,11 @@ type Options struct {
 	// ReplOffset is this node's replication offset, read by the cron
 	// before it takes the lock (announced in every header).
 	ReplOffset func() int64
+	// OnRoleChange is called, without the lock, when this node became a
+	// replica of ip:port (a failover elsewhere took its slots) or a
+	// primary (ip "": it won an election): the server starts or stops
+	// replicating.
+	OnRoleChange func(ip string, port int)
 }
 
 // Cluster is this node's view of the cluster: the nodes, the slot table,
@@ -137,7 +143,9 @@ type Cluster struct {
 	// what the end of the locked section must do (unlock)
 	dirtyRouting, dirtySave, dirtyState bool
 	lostSlots                           []int
-	pubs                                []*Message // PUBLISHes received, delivered by unlock
+	pubs                                []*Message  // PUBLISHes received, delivered by unlock
+	role                                *roleChange // for the server after unlock
+	failover                            failoverState
 
 	stats struct{ sent, received [TypeCount]int64 }
 
@@ -331,9 +339,12 @@ func (cl *Cluster) unlock() {
 			cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
 		}
 	}
-	lost, pubs := cl.lostSlots, cl.pubs
-	cl.lostSlots, cl.pubs = nil, nil
+	lost, pubs, role := cl.lostSlots, cl.pubs, cl.role
+	cl.lostSlots, cl.pubs, cl.role = nil, nil, nil
 	cl.mu.Unlock()
+	if role != nil && cl.opt.OnRoleChange != nil {
+		cl.opt.OnRoleChange(role.ip, role.port)
+	}
 	if len(lost) > 0 && cl.opt.OnSlotsLost != nil {
 		cl.opt.OnSlotsLost(lost)
 	}

@@ -84,6 +84,14 @@ func (s *Server) initCluster() error {
 		},
 		OnSlotsLost: s.deleteSlotsKeys,
 		ReplOffset:  s.replOffset,
+		OnRoleChange: func(ip string, port int) {
+			if ip == "" {
+				s.log.notice("Cluster failover: this node is a primary now")
+				s.stopReplication(false)
+				return
+			}
+			s.startReplication(ip, port, false)
+		},
 		OnPublish: func(shard bool, channel, message []byte) {
 			k := pubsub.Channel
 			if shard {

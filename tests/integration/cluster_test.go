@@ -312,17 +312,20 @@ func TestClusterCreateMixed(t *testing.T) {
 	for _, pair := range [][2]int{{1, 0}, {0, 2}, {2, 1}} {
 		pubAddr, subAddr := nodes[pair[0]].p.Addr, nodes[pair[1]].p.Addr
 		sub := redis.NewClient(&redis.Options{Addr: subAddr})
-		ps := sub.Subscribe(ctx, "news")
+		// A channel per pair: an earlier pair's message may still be on
+		// its way to this node over the bus.
+		channel := fmt.Sprintf("news-%d-%d", pair[0], pair[1])
+		ps := sub.Subscribe(ctx, channel)
 		if _, err := ps.Receive(ctx); err != nil {
 			t.Fatal(err)
 		}
 		pub := redis.NewClient(&redis.Options{Addr: pubAddr})
-		if err := pub.Publish(ctx, "news", "from "+pubAddr).Err(); err != nil {
+		if err := pub.Publish(ctx, channel, "from "+pubAddr).Err(); err != nil {
 			t.Fatal(err)
 		}
 		select {
 		case msg := <-ps.Channel():
-			if msg.Channel != "news" || msg.Payload != "from "+pubAddr {
+			if msg.Channel != channel || msg.Payload != "from "+pubAddr {
 				t.Errorf("%s -> %s: got %+v", pubAddr, subAddr, msg)
 			}
 		case <-time.After(10 * time.Second):
@@ -606,5 +609,116 @@ func TestClusterCreateWithReplicas(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		c.Close()
+	}
+}
+
+// TestClusterFailover: three Corvid primaries with a replica each; a
+// primary killed, its replica wins the election and takes its slots, the
+// cluster is ok again and every key readable; the old primary, restarted
+// on its nodes.conf, becomes a replica of the new one.
+func TestClusterFailover(t *testing.T) {
+	valkeyCLIPath(t)
+	const timeout = 1000
+	var nodes []clusterNode
+	for range 6 {
+		nodes = append(nodes, startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout))
+	}
+	clusterCreate(t, nodes, "--cluster-replicas", "1")
+	ctx := context.Background()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].p.Addr}})
+	defer cc.Close()
+	for i := range 200 {
+		if err := cc.Set(ctx, fmt.Sprintf("f:%d", i), i, 0).Err(); err != nil {
+			t.Fatalf("SET f:%d: %v", i, err)
+		}
+	}
+	// Which node replicates node 0, once every node sees the replicas.
+	ids := map[string]int{}
+	for i, n := range nodes {
+		ids[strings.Trim(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "MYID"), `"`)] = i
+	}
+	victimID := strings.Trim(testutil.Dial(t, nodes[0].p.Addr).Do("CLUSTER", "MYID"), `"`)
+	replica := -1
+	deadline := time.Now().Add(20 * time.Second)
+	for replica < 0 {
+		for _, l := range nodesView(t, nodes[0].p.Addr) {
+			f := strings.Fields(l)
+			if f[2] == "slave" && f[3] == victimID {
+				replica = ids[f[0]]
+			}
+		}
+		if replica < 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("node 0 has no replica")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	// Let the replica finish its full sync (repl-diskless-sync-delay is
+	// 5 s) and catch up before the kill.
+	pc, rc := testutil.Dial(t, nodes[0].p.Addr), testutil.Dial(t, nodes[replica].p.Addr)
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		want, got := pc.Do("DBSIZE"), rc.Do("DBSIZE")
+		if want == got && want != ":0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica holds %s keys, its primary %s", got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	pc.Close()
+	rc.Close()
+	victim := nodes[0]
+	victim.p.Stop()
+	var rest []clusterNode
+	for i, n := range nodes {
+		if i != 0 {
+			rest = append(rest, n)
+		}
+	}
+	replicaID := ""
+	for id, i := range ids {
+		if i == replica {
+			replicaID = id
+		}
+	}
+	for _, n := range rest {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			text, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
+			if regexp.MustCompile(replicaID + ` \S+ (myself,)?master - .* 0-5460\b`).MatchString(text) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the replica %s did not take over:\n%s", n.p.Addr, replicaID, text)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for _, n := range rest {
+		waitClusterOK(t, n.p.Addr, 6)
+	}
+	cc2 := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[replica].p.Addr}})
+	defer cc2.Close()
+	for i := range 200 {
+		v, err := cc2.Get(ctx, fmt.Sprintf("f:%d", i)).Result()
+		if err != nil || v != strconv.Itoa(i) {
+			t.Fatalf("after failover: GET f:%d = %q, %v", i, v, err)
+		}
+	}
+	// The old primary comes back as a replica of the new one.
+	back := startClusterCorvidIn(t, victim.p.Dir, victim.busPort, timeout)
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		text, _ := strconv.Unquote(testutil.Dial(t, back.p.Addr).Do("CLUSTER", "NODES"))
+		if regexp.MustCompile(victimID + ` \S+ myself,slave ` + replicaID + ` `).MatchString(text) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the old primary did not become a replica:\n%s", text)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
