@@ -254,6 +254,14 @@ func (s *Server) accept(conn net.Conn) {
 			c.nc.SetCodec(codec, buffered)
 		}
 	}
+	if c.nc == nil {
+		// Goroutine path (readInput), set before the clients cron can
+		// see the client; its goroutine starts with the idle lock held.
+		if sc, ok := conn.(syscall.Conn); ok {
+			c.raw, _ = sc.SyscallConn()
+		}
+		c.idle.Lock()
+	}
 	s.mu.clients[c.id] = c
 	s.nclients.Add(1)
 	s.mu.Unlock()
@@ -262,11 +270,7 @@ func (s *Server) accept(conn net.Conn) {
 		c.nc.Attach()
 		return
 	}
-	if sc, ok := conn.(syscall.Conn); ok {
-		c.raw, _ = sc.SyscallConn()
-	}
 	s.rbufs.cronOnce.Do(func() { go s.every(time.Second, s.clientsCron) })
-	c.idle.Lock()
 	go c.serve()
 }
 
