@@ -722,3 +722,89 @@ func TestClusterFailover(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestClusterMixedFailover: Valkey and Corvid nodes in one cluster, a
+// Corvid replica of a Valkey primary and a Valkey replica of a Corvid
+// primary (CLUSTER MEET and CLUSTER REPLICATE); the Valkey primary killed,
+// the Corvid replica wins the election; then the Corvid primary killed,
+// the Valkey replica wins.
+func TestClusterMixedFailover(t *testing.T) {
+	valkeyCLIPath(t)
+	if !testutil.HaveValkey(t) {
+		t.Skip("valkey-server not found")
+	}
+	const timeout = 1000
+	nodes := []clusterNode{startClusterValkeyTimeout(t, timeout),
+		startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout),
+		startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout)}
+	clusterCreate(t, nodes)
+	id := func(n clusterNode) string { return strings.Trim(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "MYID"), `"`) }
+	// Replicas: a Corvid one of the Valkey primary, a Valkey one of a
+	// Corvid primary.
+	pairs := []struct{ prim, repl clusterNode }{
+		{nodes[0], startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout)},
+		{nodes[1], startClusterValkeyTimeout(t, timeout)},
+	}
+	for _, pr := range pairs {
+		c := testutil.Dial(t, pr.repl.p.Addr)
+		if r := c.Do("CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(nodes[2].p.Port), strconv.Itoa(nodes[2].busPort)); r != "+OK" {
+			t.Fatalf("MEET: %s", r)
+		}
+		pid := id(pr.prim)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			r := c.Do("CLUSTER", "REPLICATE", pid)
+			if r == "+OK" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("CLUSTER REPLICATE on %s: %s", pr.repl.p.Addr, r)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		pc := testutil.Dial(t, pr.prim.p.Addr)
+		pc.Do("SET", "{"+pid+"}", "1")
+		for {
+			if s := c.Do("INFO", "replication"); strings.Contains(s, "master_link_status:up") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %s not in sync: %s", pr.repl.p.Addr, c.Do("INFO", "replication"))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		pc.Close()
+		c.Close()
+	}
+	all := append(append([]clusterNode(nil), nodes...), pairs[0].repl, pairs[1].repl)
+	for _, n := range all {
+		waitClusterOK(t, n.p.Addr, 5)
+	}
+	dead := map[clusterNode]bool{}
+	for _, pr := range pairs {
+		replID := id(pr.repl)
+		pr.prim.p.Stop()
+		dead[pr.prim] = true
+		for _, n := range all {
+			if dead[n] {
+				continue
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				text, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
+				if regexp.MustCompile(replID+` \S+ (myself,)?master - \d+ \d+ \d+ connected \d`).MatchString(text) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s does not see the replica %s promoted:\n%s", n.p.Addr, replID, text)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		for _, n := range all {
+			if !dead[n] {
+				waitClusterOK(t, n.p.Addr, 5)
+			}
+		}
+	}
+}
