@@ -792,7 +792,7 @@ func TestClusterMixedFailover(t *testing.T) {
 			deadline := time.Now().Add(30 * time.Second)
 			for {
 				text, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
-				if regexp.MustCompile(replID+` \S+ (myself,)?master - \d+ \d+ \d+ connected \d`).MatchString(text) {
+				if regexp.MustCompile(replID + ` \S+ (myself,)?master - \d+ \d+ \d+ connected \d`).MatchString(text) {
 					break
 				}
 				if time.Now().After(deadline) {
