@@ -57,9 +57,14 @@
 // while a receive is in flight, its send buffer while a send is) is the
 // kernel's until the completion arrives; the loop keeps the Conn in its
 // slot table, and so the buffers reachable, until then, even after Close.
-// No receive is in flight while OnReadable runs, and Detach waits for a
-// send in flight, so the owner of a detached Conn never shares the socket
-// with the kernel.
+// Most receives name no buffer: the kernel takes one of the loop's pool
+// (uring.go, rxPool) when data arrives; a pool buffer is the Conn's from
+// that completion until the loop provides it again, once the handler has
+// read it or the Conn leaves the loop (its unread bytes then move to a
+// buffer of the Conn's own), and the kernel's while provided. No receive
+// is in flight while OnReadable runs, and Detach waits for a send in
+// flight, so the owner of a detached Conn never shares the socket with
+// the kernel.
 //
 // # Lock order
 //
