@@ -5,12 +5,18 @@
 // # Buffer lifetime
 //
 // The argv slices returned by Reader.Next point into the reader's buffer.
-// They stay valid until the next call to Reader.Fill or Reader.Feed, which
-// may compact the buffer (move the unparsed bytes to its front) or grow it
-// (copy them to a new one). The outer [][]byte is reused by the next call
-// to Next. The server executes every complete command in the buffer before
-// it reads again, so commands never copy their arguments unless they store
-// them.
+// They stay valid until the next call to Reader.Fill, Reader.Feed,
+// Reader.Release, Reader.Trim or Reader.Reset, which may compact the buffer
+// (move the unparsed bytes to its front), grow it (copy them to a new one)
+// or give it back. The outer [][]byte is reused by the next call to Next.
+// The server executes every complete command in the buffer before it reads
+// again, so commands never copy their arguments unless they store them.
+//
+// A Reader holds a buffer only while it has input: Fill takes one from a
+// pool shared by every Reader of the process when it holds none, Release
+// gives it back once no command is pending in it (so an idle connection
+// holds none, as Valkey 8.0's shared query buffer), and a buffer given back
+// is reused by another Reader: nothing may keep a slice of it.
 //
 // # Parse state
 //
