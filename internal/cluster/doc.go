@@ -27,7 +27,7 @@
 // takes its primary's slots; a node whose shard's primary lost its last
 // slot to another node follows it as a replica (OnRoleChange tells the
 // server). Not built yet: manual CLUSTER FAILOVER (MFSTART), replica
-// migration, the replica validity factor, CLUSTER LINKS and SLOT-STATS.
+// migration, the replica validity factor, CLUSTER SLOT-STATS.
 //
 // # Goroutines
 //

@@ -1072,3 +1072,29 @@ func (cl *Cluster) PrimaryAddr() (string, int) {
 	}
 	return "", 0
 }
+
+// LinkInfo is one CLUSTER LINKS entry.
+type LinkInfo struct {
+	To         bool // ours to the node ("to"), else its to us ("from")
+	Node       string
+	CreateTime int64 // ms
+	Queued     int   // messages waiting for the writer
+}
+
+// Links lists the bus's links to and from other nodes (CLUSTER LINKS).
+func (cl *Cluster) Links() []LinkInfo {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	var out []LinkInfo
+	for _, n := range cl.sortedNodes() {
+		if n == cl.myself {
+			continue
+		}
+		for _, l := range []*link{n.link, n.inLink} {
+			if l != nil && l.connected {
+				out = append(out, LinkInfo{To: !l.inbound, Node: n.Name, CreateTime: l.ctime, Queued: len(l.out)})
+			}
+		}
+	}
+	return out
+}

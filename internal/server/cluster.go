@@ -795,6 +795,41 @@ func clusterReplicateCommand(c *Client) {
 	c.w.OK()
 }
 
+// CLUSTER LINKS: the bus's connections. Corvid queues whole messages
+// for each link's writer rather than a byte buffer: the buffer fields
+// report the queued messages' count (allocated) and 0 (used).
+func clusterLinksCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	links := cl.Links()
+	c.w.ArrayLen(len(links))
+	for _, l := range links {
+		c.w.MapLen(6)
+		c.w.BulkString("direction")
+		if l.To {
+			c.w.BulkString("to")
+		} else {
+			c.w.BulkString("from")
+		}
+		c.w.BulkString("node")
+		c.w.BulkString(l.Node)
+		c.w.BulkString("create-time")
+		c.w.Int(l.CreateTime)
+		c.w.BulkString("events")
+		if l.Queued > 0 {
+			c.w.BulkString("rw")
+		} else {
+			c.w.BulkString("r")
+		}
+		c.w.BulkString("send-buffer-allocated")
+		c.w.Int(int64(l.Queued))
+		c.w.BulkString("send-buffer-used")
+		c.w.Int(0)
+	}
+}
+
 var clusterHelpLines = []string{
 	"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ADDSLOTS <slot> [<slot> ...]", "    Assign the slots to this node.",
@@ -809,6 +844,7 @@ var clusterHelpLines = []string{
 	"GETKEYSINSLOT <slot> <count>", "    Up to <count> keys of <slot>.",
 	"INFO", "    The cluster's state and counters.",
 	"KEYSLOT <key>", "    The hash slot of <key>.",
+	"LINKS", "    The bus's connections to and from other nodes.",
 	"MEET <ip> <port> [<bus-port>]", "    Join the node at that address.",
 	"MYID", "    This node's ID.",
 	"MYSHARDID", "    This node's shard ID.",
@@ -864,6 +900,7 @@ func clusterHandlers() []srvHandler {
 		{spec: command.ClusterSetslot, proc: clusterSetslotCommand},
 		{spec: command.ClusterReplicas, proc: clusterReplicasCommand},
 		{spec: command.ClusterReplicate, proc: clusterReplicateCommand},
+		{spec: command.ClusterLinks, proc: clusterLinksCommand},
 		{spec: command.ClusterSlaves, proc: clusterReplicasCommand},
 		{spec: command.ClusterHelp, proc: clusterHelpCommand},
 	}

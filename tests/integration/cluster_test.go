@@ -217,6 +217,28 @@ func TestClusterCreateCorvid(t *testing.T) {
 		}
 	}
 
+	// CLUSTER LINKS: a link to and from each other node.
+	lc := redis.NewClient(&redis.Options{Addr: nodes[0].p.Addr})
+	defer lc.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		links, err := lc.ClusterLinks(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs := map[string]int{}
+		for _, l := range links {
+			dirs[l.Direction]++
+		}
+		if dirs["to"] == 2 && dirs["from"] == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("CLUSTER LINKS: %+v", links)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
 	// Every node sees the same cluster.
 	want := nodesView(t, nodes[0].p.Addr)
 	for _, n := range nodes[1:] {
