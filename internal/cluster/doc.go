@@ -26,8 +26,11 @@
 // election (FAILOVER_AUTH_REQUEST/ACK, one vote per primary and epoch) and
 // takes its primary's slots; a node whose shard's primary lost its last
 // slot to another node follows it as a replica (OnRoleChange tells the
-// server). Not built yet: manual CLUSTER FAILOVER (MFSTART), replica
-// migration, the replica validity factor, CLUSTER SLOT-STATS.
+// server); CLUSTER FAILOVER FORCE runs that election at once (the
+// primaries vote though the primary is up), TAKEOVER takes the slots with
+// an epoch of its own. Not built yet: CLUSTER FAILOVER without an option
+// (MFSTART: the primary pauses its writes until the replica caught up),
+// replica migration, the replica validity factor, CLUSTER SLOT-STATS.
 //
 // # Goroutines
 //

@@ -17,7 +17,14 @@ type failoverState struct {
 	authSent  bool   // the request went out
 	authEpoch uint64 // the epoch asked for
 	authRank  int
+	// manualEnd is set by CLUSTER FAILOVER FORCE: until then the
+	// election runs at once and without the primary failing, and asks
+	// the primaries to vote anyway (MFlagForceAck).
+	manualEnd int64
 }
+
+// mfTimeout is CLUSTER_MF_TIMEOUT.
+const mfTimeout = 5000
 
 // roleChange is what the server must do after a locked section: start
 // replicating from ip:port, or stop replicating (ip "").
@@ -47,14 +54,23 @@ func (cl *Cluster) rank() int {
 func (cl *Cluster) handleReplicaFailover() {
 	me := cl.myself
 	p := me.Primary
-	if !me.IsReplica() || p == nil || !p.Failed() || p.NumSlots == 0 || me.Flags&FlagNoFailover != 0 {
+	now := cl.now()
+	f := &cl.failover
+	manual := f.manualEnd != 0 && now < f.manualEnd
+	if f.manualEnd != 0 && !manual {
+		cl.opt.Logf('#', "Manual failover timed out.")
+		f.manualEnd = 0
+	}
+	if !me.IsReplica() || p == nil || !p.Failed() && !manual || p.NumSlots == 0 || me.Flags&FlagNoFailover != 0 && !manual {
 		return
 	}
-	now := cl.now()
 	timeout := cl.opt.NodeTimeout()
 	authTimeout := max(timeout*2, 2000)
 	authRetry := authTimeout * 2
-	f := &cl.failover
+	if manual && f.authTime == 0 {
+		// A manual failover starts its election at once.
+		f.authTime, f.authCount, f.authSent, f.authRank = now, 0, false, 0
+	}
 	if elapsed := now - f.authTime; elapsed > authRetry {
 		// Schedule a new election: 500 ms fixed, up to 500 ms random,
 		// one second per rank.
@@ -67,7 +83,7 @@ func (cl *Cluster) handleReplicaFailover() {
 			f.authTime-now, f.authRank, me.ReplOffset)
 		return
 	}
-	if !f.authSent {
+	if !f.authSent && !manual {
 		// A better rank since the schedule delays the election.
 		if r := cl.rank(); r > f.authRank {
 			f.authTime += int64(r-f.authRank) * 1000
@@ -83,6 +99,9 @@ func (cl *Cluster) handleReplicaFailover() {
 		f.authSent = true
 		cl.opt.Logf('#', "Starting a failover election for epoch %d.", cl.currentEpoch)
 		m := cl.header(TypeFailoverAuthRequest)
+		if manual {
+			m.MFlags[0] |= MFlagForceAck
+		}
 		for _, n := range cl.nodes {
 			if n.link != nil && n.Flags&(FlagMyself|FlagHandshake) == 0 {
 				cl.send(n.link, m)
@@ -99,7 +118,15 @@ func (cl *Cluster) handleReplicaFailover() {
 	if me.ConfigEpoch < f.authEpoch {
 		me.ConfigEpoch = f.authEpoch
 	}
-	old := p
+	cl.replacePrimary()
+}
+
+// replacePrimary makes this replica the primary of its shard with its
+// primary's slots, and tells everyone (clusterFailoverReplaceYourPrimary).
+func (cl *Cluster) replacePrimary() {
+	me := cl.myself
+	old := me.Primary
+	cl.failover = failoverState{}
 	old.removeReplica(me)
 	me.Flags = me.Flags&^FlagReplica | FlagPrimary
 	me.Primary, me.PrimaryName = nil, ""
@@ -155,4 +182,42 @@ func (cl *Cluster) sendFailoverAuthIfNeeded(l *link, sender *Node, m *Message) {
 	cl.dirtySave = true
 	cl.opt.Logf('#', "Failover auth granted to %s for epoch %d", sender.Name, cl.currentEpoch)
 	cl.send(l, cl.header(TypeFailoverAuthAck))
+}
+
+// Failover is CLUSTER FAILOVER FORCE (force) or TAKEOVER (takeover) on
+// a replica: "" or Valkey's error text. TAKEOVER takes the slots at once
+// with an epoch of its own; FORCE runs an election now, asking the
+// primaries to vote although the primary is not failing.
+func (cl *Cluster) Failover(force, takeover bool) string {
+	cl.mu.Lock()
+	defer cl.unlock()
+	me := cl.myself
+	switch {
+	case me.IsPrimary():
+		return "You should send CLUSTER FAILOVER to a replica"
+	case me.Primary == nil:
+		return "I'm a replica but my master is unknown to me"
+	case !force && !takeover && (me.Primary.Failed() || me.Primary.link == nil):
+		return "Master is down or failed, please use CLUSTER FAILOVER FORCE"
+	}
+	if takeover {
+		cl.opt.Logf('#', "Taking over the master (user request).")
+		maxEpoch := uint64(0)
+		for _, n := range cl.nodes {
+			maxEpoch = max(maxEpoch, n.ConfigEpoch)
+		}
+		if me.ConfigEpoch == 0 || me.ConfigEpoch != maxEpoch {
+			cl.currentEpoch++
+			me.ConfigEpoch = cl.currentEpoch
+		}
+		cl.replacePrimary()
+		return ""
+	}
+	if !force {
+		return "CLUSTER FAILOVER without FORCE or TAKEOVER is not supported by Corvid yet: the primary does not pause its writes for the replica to catch up"
+	}
+	cl.opt.Logf('#', "Forced failover user request accepted.")
+	cl.failover = failoverState{manualEnd: cl.now() + mfTimeout}
+	cl.handleReplicaFailover()
+	return ""
 }

@@ -830,6 +830,35 @@ func clusterLinksCommand(c *Client) {
 	}
 }
 
+// CLUSTER FAILOVER [FORCE|TAKEOVER]
+func clusterFailoverCommand(c *Client) {
+	cl := clusterOn(c)
+	if cl == nil {
+		return
+	}
+	argv := c.ctx.Argv
+	force, takeover := false, false
+	if len(argv) == 3 {
+		switch strings.ToLower(string(argv[2])) {
+		case "force":
+			force = true
+		case "takeover":
+			takeover = true
+		default:
+			c.w.Error("ERR syntax error")
+			return
+		}
+	} else if len(argv) > 3 {
+		c.w.Error("ERR syntax error")
+		return
+	}
+	if e := cl.Failover(force, takeover); e != "" {
+		c.w.Error("ERR " + e)
+		return
+	}
+	c.w.OK()
+}
+
 var clusterHelpLines = []string{
 	"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ADDSLOTS <slot> [<slot> ...]", "    Assign the slots to this node.",
@@ -839,6 +868,7 @@ var clusterHelpLines = []string{
 	"COUNTKEYSINSLOT <slot>", "    Number of keys of <slot>.",
 	"DELSLOTS <slot> [<slot> ...]", "    Unassign the slots.",
 	"DELSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]", "    Unassign the slots of the ranges.",
+	"FAILOVER [FORCE|TAKEOVER]", "    Make this replica its shard's primary (FORCE: by an election now; TAKEOVER: at once).",
 	"FLUSHSLOTS", "    Unassign every slot of this node.",
 	"FORGET <node-id>", "    Drop a node from this node's view of the cluster.",
 	"GETKEYSINSLOT <slot> <count>", "    Up to <count> keys of <slot>.",
@@ -901,6 +931,7 @@ func clusterHandlers() []srvHandler {
 		{spec: command.ClusterReplicas, proc: clusterReplicasCommand},
 		{spec: command.ClusterReplicate, proc: clusterReplicateCommand},
 		{spec: command.ClusterLinks, proc: clusterLinksCommand},
+		{spec: command.ClusterFailover, proc: clusterFailoverCommand},
 		{spec: command.ClusterSlaves, proc: clusterReplicasCommand},
 		{spec: command.ClusterHelp, proc: clusterHelpCommand},
 	}

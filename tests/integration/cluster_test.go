@@ -632,6 +632,39 @@ func TestClusterCreateWithReplicas(t *testing.T) {
 		}
 		c.Close()
 	}
+	// CLUSTER FAILOVER: refused on a primary; TAKEOVER on the first
+	// replica, FORCE (an election) on the second: each becomes its
+	// shard's primary, and its old primary its replica.
+	if r := testutil.Dial(t, byID[replicas[0].primary]).Do("CLUSTER", "FAILOVER"); r != "-ERR You should send CLUSTER FAILOVER to a replica" {
+		t.Errorf("CLUSTER FAILOVER on a primary: %s", r)
+	}
+	idOf := map[string]string{}
+	for id, addr := range byID {
+		idOf[addr] = id
+	}
+	for i, mode := range []string{"TAKEOVER", "FORCE"} {
+		r := replicas[i]
+		if got := testutil.Dial(t, r.addr).Do("CLUSTER", "FAILOVER", mode); got != "+OK" {
+			t.Fatalf("CLUSTER FAILOVER %s: %s", mode, got)
+		}
+		for _, n := range nodes {
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				text, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
+				if regexp.MustCompile(idOf[r.addr]+` \S+ (myself,)?master - \d+ \d+ \d+ connected \d`).MatchString(text) &&
+					regexp.MustCompile(r.primary+` \S+ (myself,)?slave `+idOf[r.addr]+` `).MatchString(text) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("FAILOVER %s: %s does not see %s primary and %s its replica:\n%s", mode, n.p.Addr, r.addr, r.primary, text)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}
+	for _, n := range nodes {
+		waitClusterOK(t, n.p.Addr, 6)
+	}
 }
 
 // TestClusterFailover: three Corvid primaries with a replica each; a

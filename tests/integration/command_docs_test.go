@@ -226,10 +226,9 @@ func (d *docsDiff) docs(path string, c, v docNode) {
 }
 
 // unbuiltSubcommands are subcommands of a container Corvid serves that
-// are not built yet: CLUSTER FAILOVER
-// and slot statistics (issue 29).
+// are not built yet: CLUSTER SLOT-STATS (issue 29).
 var unbuiltSubcommands = map[string]bool{
-	"cluster|failover": true, "cluster|slot-stats": true,
+	"cluster|slot-stats": true,
 }
 
 // named compares maps from command names to documentation, whose order is
