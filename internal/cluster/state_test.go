@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +156,59 @@ func TestGossipThreeNodes(t *testing.T) {
 		if got := r.Nodes[r.Owner[Slots-1]-1].Port; got != 7002 {
 			t.Errorf("slot 16383 routed to %d", got)
 		}
+	}
+}
+
+// TestBusBadInput: a peer that sends something else than the bus
+// protocol is disconnected; a PING from an unknown node gets a PONG (and
+// teaches it nothing); the node goes on.
+func TestBusBadInput(t *testing.T) {
+	port := testutil.FreePort(t)
+	cl, err := New(Options{IP: "127.0.0.1", Port: 7000, BusPort: port, ListenBusPort: port, BindAddr: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Stop()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("read %d bytes, want the link closed", n)
+	}
+	c.Close()
+
+	c, err = net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ping := Message{Header: Header{Type: TypePing, Sender: name("0123456789012345678901234567890123456789"), Port: 1, CPort: 2}}
+	c.Write(ping.Encode(nil))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, FullLen*2)
+	got := 0
+	for {
+		n, err := c.Read(buf[got:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += n
+		if l, err := MessageLen(buf[:got]); err == nil && got >= l {
+			m, err := Decode(buf[:l])
+			if err != nil || m.Type != TypePong || string(m.Sender[:]) != cl.MyID() {
+				t.Fatalf("reply %+v, %v", m, err)
+			}
+			break
+		}
+	}
+	if cl.KnownNodes() != 1 {
+		t.Errorf("a PING from an unknown node added it: %s", cl.Nodes())
 	}
 }
