@@ -30,7 +30,8 @@
 // primaries vote though the primary is up), TAKEOVER takes the slots with
 // an epoch of its own. Not built yet: CLUSTER FAILOVER without an option
 // (MFSTART: the primary pauses its writes until the replica caught up),
-// replica migration, the replica validity factor, CLUSTER SLOT-STATS.
+// replica migration, the replica validity factor, SLOT-STATS' CPU and
+// network counters (cluster-slot-stats-enabled).
 //
 // # Goroutines
 //

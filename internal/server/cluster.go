@@ -859,6 +859,115 @@ func clusterFailoverCommand(c *Client) {
 	c.w.OK()
 }
 
+// CLUSTER SLOT-STATS SLOTSRANGE start end | ORDERBY metric [LIMIT n]
+// [ASC|DESC]: per-slot statistics of this node's slots. Only key-count
+// is kept (cluster-slot-stats-enabled's CPU and network counters are not
+// built); keys are counted by one scan of the keyspace.
+func clusterSlotStatsCommand(c *Client) {
+	if clusterOn(c) == nil {
+		return
+	}
+	argv := c.ctx.Argv
+	r := c.srv.cluster.Routing()
+	var slots []int
+	switch {
+	case len(argv) == 5 && strings.EqualFold(string(argv[2]), "slotsrange"):
+		start, ok1 := slotArg(argv[3])
+		end, ok2 := slotArg(argv[4])
+		if !ok1 || !ok2 {
+			c.w.Error("ERR Invalid or out of range slot")
+			return
+		}
+		if start > end {
+			c.w.Error("ERR Start slot number " + strconv.Itoa(start) + " is greater than end slot number " + strconv.Itoa(end))
+			return
+		}
+		for s := start; s <= end; s++ {
+			if r.Owner[s] == r.Self {
+				slots = append(slots, s)
+			}
+		}
+		counts := c.srv.slotKeyCounts(c.ctx.Locked)
+		writeSlotStats(c, slots, counts)
+	case len(argv) >= 4 && strings.EqualFold(string(argv[2]), "orderby"):
+		if !strings.EqualFold(string(argv[3]), "key-count") {
+			c.w.Error("ERR Unrecognized sort metric for ORDERBY.")
+			return
+		}
+		desc, limit := true, cluster.Slots
+		limits, orders := 0, 0
+		for i := 4; i < len(argv); i++ {
+			switch a := strings.ToLower(string(argv[i])); {
+			case a == "limit" && i+1 < len(argv):
+				n, ok := db.ParseInt(argv[i+1])
+				if !ok || n < 1 || n > cluster.Slots {
+					c.w.Error("ERR Limit has to lie in between 1 and 16384 (maximum number of slots).")
+					return
+				}
+				limit = int(n)
+				i++
+				limits++
+			case a == "asc":
+				desc = false
+				orders++
+			case a == "desc":
+				desc = true
+				orders++
+			default:
+				c.w.Error("ERR syntax error")
+				return
+			}
+			if limits > 1 || orders > 1 {
+				c.w.Error("ERR Multiple filters of the same type are disallowed.")
+				return
+			}
+		}
+		for s := range cluster.Slots {
+			if r.Owner[s] == r.Self {
+				slots = append(slots, s)
+			}
+		}
+		counts := c.srv.slotKeyCounts(c.ctx.Locked)
+		sort.SliceStable(slots, func(i, j int) bool {
+			if desc {
+				return counts[slots[i]] > counts[slots[j]]
+			}
+			return counts[slots[i]] < counts[slots[j]]
+		})
+		if len(slots) > limit {
+			slots = slots[:limit]
+		}
+		writeSlotStats(c, slots, counts)
+	default:
+		c.subcommandSyntaxError()
+	}
+}
+
+func writeSlotStats(c *Client, slots []int, counts []int) {
+	c.w.ArrayLen(len(slots))
+	for _, s := range slots {
+		c.w.ArrayLen(2)
+		c.w.Int(int64(s))
+		c.w.MapLen(1)
+		c.w.BulkString("key-count")
+		c.w.Int(int64(counts[s]))
+	}
+}
+
+// slotKeyCounts counts the keys of every slot (db 0) in one scan.
+func (s *Server) slotKeyCounts(held bool) []int {
+	counts := make([]int, cluster.Slots)
+	ks := s.ks
+	if !held {
+		ks.LockAll()
+		defer ks.UnlockAll()
+	}
+	ks.Keys(0, time.Now().UnixMilli(), func(k string, _ *db.Object) {
+		counts[cluster.KeySlot([]byte(k))]++
+	})
+	return counts
+}
+
 var clusterHelpLines = []string{
 	"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ADDSLOTS <slot> [<slot> ...]", "    Assign the slots to this node.",
@@ -887,6 +996,7 @@ var clusterHelpLines = []string{
 	"SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>)", "    Change a slot's state.",
 	"SHARDS", "    The shards: their slot ranges and nodes.",
 	"SLOTS", "    The slot ranges with their nodes.",
+	"SLOT-STATS SLOTSRANGE <start> <end> | ORDERBY key-count [LIMIT <n>] [ASC|DESC]", "    Statistics of this node's slots.",
 	"HELP", "    Print this help.",
 }
 
@@ -932,6 +1042,7 @@ func clusterHandlers() []srvHandler {
 		{spec: command.ClusterReplicate, proc: clusterReplicateCommand},
 		{spec: command.ClusterLinks, proc: clusterLinksCommand},
 		{spec: command.ClusterFailover, proc: clusterFailoverCommand},
+		{spec: command.ClusterSlotStats, proc: clusterSlotStatsCommand},
 		{spec: command.ClusterSlaves, proc: clusterReplicasCommand},
 		{spec: command.ClusterHelp, proc: clusterHelpCommand},
 	}

@@ -435,6 +435,21 @@ func TestClusterCommandsDifferential(t *testing.T) {
 		{"CONFIG", "SET", "cluster-require-full-coverage", "no"},
 		{"SET", "foo", "1"}, {"GET", "foo"}, {"CLUSTER", "COUNTKEYSINSLOT", "12182"}, {"CLUSTER", "GETKEYSINSLOT", "12182", "10"},
 		{"GET", "bar"}, // slot 5061: unassigned
+		// Keys in slots 5 (two), 7 and 200 (three), then CLUSTER SLOT-STATS.
+		{"CLUSTER", "ADDSLOTSRANGE", "0", "10"}, {"CLUSTER", "ADDSLOTS", "200"},
+		{"SET", "k12912", "1"}, {"SET", "k19366", "1"}, {"SET", "k30990", "1"}, {"SET", "k68586", "1"},
+		{"SET", "k101245", "1"}, {"SET", "k104537", "1"},
+		{"CLUSTER", "SLOT-STATS", "SLOTSRANGE", "4", "8"}, {"CLUSTER", "SLOT-STATS", "SLOTSRANGE", "8", "201"},
+		{"CLUSTER", "SLOT-STATS", "SLOTSRANGE", "5", "3"}, {"CLUSTER", "SLOT-STATS", "SLOTSRANGE", "-1", "3"},
+		{"CLUSTER", "SLOT-STATS", "SLOTSRANGE", "0", "16384"}, {"CLUSTER", "SLOT-STATS", "SLOTSRANGE", "1"},
+		{"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "LIMIT", "5"}, {"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count"},
+		{"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "LIMIT", "3", "ASC"}, {"CLUSTER", "SLOT-STATS", "ORDERBY", "KEY-COUNT", "desc"},
+		{"CLUSTER", "SLOT-STATS", "ORDERBY", "foo"}, {"CLUSTER", "SLOT-STATS", "ORDERBY", "cpu-usec"},
+		{"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "LIMIT", "0"}, {"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "LIMIT", "x"},
+		{"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "LIMIT"}, {"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "bar"},
+		{"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "desc", "asc"}, {"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "LIMIT", "2", "LIMIT", "3"},
+		{"CLUSTER", "SLOT-STATS", "foo", "1"},
+		{"DEL", "k12912", "k19366", "k30990", "k68586", "k101245", "k104537"},
 		{"CLUSTER", "FLUSHSLOTS"}, {"DEL", "foo"}, {"CLUSTER", "FLUSHSLOTS"}, {"CLUSTER", "COUNTKEYSINSLOT", "12182"},
 	}
 	v, c := testutil.Dial(t, vk.p.Addr), testutil.Dial(t, cv.p.Addr)
