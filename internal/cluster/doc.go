@@ -28,10 +28,12 @@
 // slot to another node follows it as a replica (OnRoleChange tells the
 // server); CLUSTER FAILOVER FORCE runs that election at once (the
 // primaries vote though the primary is up), TAKEOVER takes the slots with
-// an epoch of its own. Not built yet: CLUSTER FAILOVER without an option
-// (MFSTART: the primary pauses its writes until the replica caught up),
-// replica migration, the replica validity factor, SLOT-STATS' CPU and
-// network counters (cluster-slot-stats-enabled).
+// an epoch of its own, and without an option the replica sends MFSTART:
+// its primary pauses writes (OnPauseWrites) and announces its offset in
+// PINGs with the paused flag, and the election starts once the replica
+// has processed that offset. Not built yet: replica migration, the
+// replica validity factor, SLOT-STATS' CPU and network counters
+// (cluster-slot-stats-enabled).
 //
 // # Goroutines
 //

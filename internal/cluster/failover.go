@@ -127,6 +127,7 @@ func (cl *Cluster) replacePrimary() {
 	me := cl.myself
 	old := me.Primary
 	cl.failover = failoverState{}
+	cl.resetManual()
 	old.removeReplica(me)
 	me.Flags = me.Flags&^FlagReplica | FlagPrimary
 	me.Primary, me.PrimaryName = nil, ""
@@ -214,10 +215,89 @@ func (cl *Cluster) Failover(force, takeover bool) string {
 		return ""
 	}
 	if !force {
-		return "CLUSTER FAILOVER without FORCE or TAKEOVER is not supported by Corvid yet: the primary does not pause its writes for the replica to catch up"
+		// Ask the primary to pause its writes and tell its offset; the
+		// election starts once this replica has processed that much.
+		cl.opt.Logf('#', "Manual failover user request accepted.")
+		cl.failover = failoverState{}
+		cl.mf = manualState{end: cl.now() + mfTimeout, primaryOffset: -1}
+		cl.send(me.Primary.link, cl.header(TypeMFStart))
+		return ""
 	}
 	cl.opt.Logf('#', "Forced failover user request accepted.")
 	cl.failover = failoverState{manualEnd: cl.now() + mfTimeout}
 	cl.handleReplicaFailover()
 	return ""
+}
+
+// manualState is a manual failover (CLUSTER FAILOVER without an option)
+// in progress, on either side. Guarded by mu.
+type manualState struct {
+	end int64 // ms: when it times out; 0 for none
+	// The primary's side: the replica that asked, when this node's
+	// writes were paused (the server is told after the lock).
+	replica  *Node
+	pausedAt int64
+	// The replica's side: the paused primary's offset (-1 until a PING
+	// with the paused flag tells it).
+	primaryOffset int64
+}
+
+// mfPausedFlag is how long after pausing its writes a primary starts
+// announcing the pause (and its offset): commands already running when
+// the pause began have finished, and the cron has read the offset again.
+const mfPausedFlag = 200
+
+// setPause asks the server, after the lock, to pause or resume writes for
+// a manual failover; it keeps the requests paired.
+func (cl *Cluster) setPause(on bool) {
+	if on == cl.mfPaused {
+		return
+	}
+	cl.mfPaused = on
+	cl.pauseReqs = append(cl.pauseReqs, on)
+}
+
+// resetManual ends a manual failover on either side (resetManualFailover).
+func (cl *Cluster) resetManual() {
+	cl.mf = manualState{}
+	cl.setPause(false)
+}
+
+// processMFStart: this primary's replica asks for a manual failover.
+func (cl *Cluster) processMFStart(sender *Node) {
+	me := cl.myself
+	if !me.IsPrimary() || sender.Primary != me {
+		return
+	}
+	cl.resetManual()
+	cl.opt.Logf('#', "Manual failover requested by replica %s.", sender.Name)
+	now := cl.now()
+	cl.mf = manualState{end: now + mfTimeout, replica: sender, pausedAt: now, primaryOffset: -1}
+	cl.setPause(true)
+}
+
+// manualCron runs every cron tick for a manual failover in progress.
+func (cl *Cluster) manualCron() {
+	mf := &cl.mf
+	if mf.end == 0 {
+		return
+	}
+	now := cl.now()
+	if now > mf.end {
+		cl.opt.Logf('#', "Manual failover timed out.")
+		cl.resetManual()
+		return
+	}
+	me := cl.myself
+	if me.IsPrimary() {
+		if mf.replica != nil && mf.replica.link != nil && now-mf.pausedAt >= mfPausedFlag {
+			cl.sendPing(mf.replica.link, TypePing) // carries the paused flag and the offset
+		}
+		return
+	}
+	if mf.primaryOffset >= 0 && int64(me.ReplOffset) >= mf.primaryOffset && cl.failover.manualEnd == 0 {
+		cl.opt.Logf('#', "All primary replication stream processed, manual failover can start.")
+		cl.failover = failoverState{manualEnd: mf.end}
+		cl.handleReplicaFailover()
+	}
 }

@@ -230,6 +230,9 @@ func (cl *Cluster) header(typ uint16) *Message {
 	m.CurrentEpoch = cl.currentEpoch
 	m.ConfigEpoch = prim.ConfigEpoch
 	m.Offset = me.ReplOffset
+	if me.IsPrimary() && cl.mf.end != 0 && cl.mf.pausedAt != 0 && cl.now()-cl.mf.pausedAt >= mfPausedFlag {
+		m.MFlags[0] |= MFlagPaused
+	}
 	return m
 }
 
@@ -363,6 +366,10 @@ func (cl *Cluster) process(l *link, m *Message) {
 	case TypePublish, TypePublishShard:
 		if sender != nil {
 			cl.pubs = append(cl.pubs, m)
+		}
+	case TypeMFStart:
+		if sender != nil {
+			cl.processMFStart(sender)
 		}
 	case TypeFailoverAuthRequest:
 		if sender != nil {
@@ -502,6 +509,12 @@ func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
 	}
 	if sender == nil {
 		return
+	}
+	// A manual failover: the paused primary's offset.
+	if me := cl.myself; me.IsReplica() && me.Primary == sender && m.MFlags[0]&MFlagPaused != 0 &&
+		cl.mf.end != 0 && cl.mf.primaryOffset < 0 {
+		cl.mf.primaryOffset = int64(m.Offset)
+		cl.manualCron()
 	}
 	// Role.
 	if isZero(m.ReplicaOf[:]) {
@@ -668,6 +681,7 @@ func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slo
 		newPrimary.Replicas = append(newPrimary.Replicas, me)
 		me.ShardID = newPrimary.ShardID
 		cl.lostSlots = nil // the replication's full sync replaces the data
+		cl.resetManual()
 		cl.role = &roleChange{ip: newPrimary.IP, port: newPrimary.Port}
 		cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
 	}
@@ -832,6 +846,7 @@ func (cl *Cluster) cron() {
 			cl.connect(n)
 		}
 	}
+	cl.manualCron()
 	if cl.myself.IsReplica() {
 		cl.handleReplicaFailover()
 	}

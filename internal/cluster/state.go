@@ -113,6 +113,9 @@ type Options struct {
 	// ReplOffset is this node's replication offset, read by the cron
 	// before it takes the lock (announced in every header).
 	ReplOffset func() int64
+	// OnPauseWrites is called, without the lock, to pause (true) or
+	// resume the server's writes for a manual failover; the calls pair.
+	OnPauseWrites func(on bool)
 	// OnRoleChange is called, without the lock, when this node became a
 	// replica of ip:port (a failover elsewhere took its slots) or a
 	// primary (ip "": it won an election): the server starts or stops
@@ -145,6 +148,9 @@ type Cluster struct {
 	lostSlots                           []int
 	pubs                                []*Message  // PUBLISHes received, delivered by unlock
 	role                                *roleChange // for the server after unlock
+	pauseReqs                           []bool      // manual failover: pause/resume writes, after unlock
+	mfPaused                            bool
+	mf                                  manualState
 	failover                            failoverState
 
 	stats struct{ sent, received [TypeCount]int64 }
@@ -339,9 +345,14 @@ func (cl *Cluster) unlock() {
 			cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
 		}
 	}
-	lost, pubs, role := cl.lostSlots, cl.pubs, cl.role
-	cl.lostSlots, cl.pubs, cl.role = nil, nil, nil
+	lost, pubs, role, pauses := cl.lostSlots, cl.pubs, cl.role, cl.pauseReqs
+	cl.lostSlots, cl.pubs, cl.role, cl.pauseReqs = nil, nil, nil, nil
 	cl.mu.Unlock()
+	for _, on := range pauses {
+		if cl.opt.OnPauseWrites != nil {
+			cl.opt.OnPauseWrites(on)
+		}
+	}
 	if role != nil && cl.opt.OnRoleChange != nil {
 		cl.opt.OnRoleChange(role.ip, role.port)
 	}

@@ -82,8 +82,9 @@ func (s *Server) initCluster() error {
 				s.log.verbose(f, a...)
 			}
 		},
-		OnSlotsLost: s.deleteSlotsKeys,
-		ReplOffset:  s.replOffset,
+		OnSlotsLost:   s.deleteSlotsKeys,
+		ReplOffset:    s.replOffset,
+		OnPauseWrites: func(on bool) { s.pause.pauseFailover(on) },
 		OnRoleChange: func(ip string, port int) {
 			if ip == "" {
 				s.log.notice("Cluster failover: this node is a primary now")

@@ -648,8 +648,9 @@ func TestClusterCreateWithReplicas(t *testing.T) {
 		c.Close()
 	}
 	// CLUSTER FAILOVER: refused on a primary; TAKEOVER on the first
-	// replica, FORCE (an election) on the second: each becomes its
-	// shard's primary, and its old primary its replica.
+	// replica, FORCE (an election) on the second, no option on the third
+	// (its primary pauses writes until it caught up, then the election):
+	// each becomes its shard's primary, and its old primary its replica.
 	if r := testutil.Dial(t, byID[replicas[0].primary]).Do("CLUSTER", "FAILOVER"); r != "-ERR You should send CLUSTER FAILOVER to a replica" {
 		t.Errorf("CLUSTER FAILOVER on a primary: %s", r)
 	}
@@ -657,9 +658,13 @@ func TestClusterCreateWithReplicas(t *testing.T) {
 	for id, addr := range byID {
 		idOf[addr] = id
 	}
-	for i, mode := range []string{"TAKEOVER", "FORCE"} {
+	for i, mode := range []string{"TAKEOVER", "FORCE", ""} {
 		r := replicas[i]
-		if got := testutil.Dial(t, r.addr).Do("CLUSTER", "FAILOVER", mode); got != "+OK" {
+		args := []string{"CLUSTER", "FAILOVER"}
+		if mode != "" {
+			args = append(args, mode)
+		}
+		if got := testutil.Dial(t, r.addr).Do(args...); got != "+OK" {
 			t.Fatalf("CLUSTER FAILOVER %s: %s", mode, got)
 		}
 		for _, n := range nodes {
@@ -793,16 +798,12 @@ func TestClusterFailover(t *testing.T) {
 	}
 }
 
-// TestClusterMixedFailover: Valkey and Corvid nodes in one cluster, a
-// Corvid replica of a Valkey primary and a Valkey replica of a Corvid
-// primary (CLUSTER MEET and CLUSTER REPLICATE); the Valkey primary killed,
-// the Corvid replica wins the election; then the Corvid primary killed,
-// the Valkey replica wins.
-func TestClusterMixedFailover(t *testing.T) {
-	valkeyCLIPath(t)
-	if !testutil.HaveValkey(t) {
-		t.Skip("valkey-server not found")
-	}
+// mixedReplicas builds a cluster of one Valkey and two Corvid primaries,
+// then a Corvid replica of the Valkey primary and a Valkey replica of a
+// Corvid primary (CLUSTER MEET, CLUSTER REPLICATE), in sync. It returns
+// every node and the two pairs.
+func mixedReplicas(t *testing.T) ([]clusterNode, []struct{ prim, repl clusterNode }, func(clusterNode) string) {
+	t.Helper()
 	const timeout = 1000
 	nodes := []clusterNode{startClusterValkeyTimeout(t, timeout),
 		startClusterCorvidIn(t, t.TempDir(), testutil.FreePort(t), timeout),
@@ -850,6 +851,20 @@ func TestClusterMixedFailover(t *testing.T) {
 	for _, n := range all {
 		waitClusterOK(t, n.p.Addr, 5)
 	}
+	return all, pairs, id
+}
+
+// TestClusterMixedFailover: Valkey and Corvid nodes in one cluster, a
+// Corvid replica of a Valkey primary and a Valkey replica of a Corvid
+// primary (CLUSTER MEET and CLUSTER REPLICATE); the Valkey primary killed,
+// the Corvid replica wins the election; then the Corvid primary killed,
+// the Valkey replica wins.
+func TestClusterMixedFailover(t *testing.T) {
+	valkeyCLIPath(t)
+	if !testutil.HaveValkey(t) {
+		t.Skip("valkey-server not found")
+	}
+	all, pairs, id := mixedReplicas(t)
 	dead := map[clusterNode]bool{}
 	for _, pr := range pairs {
 		replID := id(pr.repl)
@@ -876,5 +891,62 @@ func TestClusterMixedFailover(t *testing.T) {
 				waitClusterOK(t, n.p.Addr, 5)
 			}
 		}
+	}
+}
+
+// TestClusterMixedManualFailover: CLUSTER FAILOVER (no option) on a
+// Corvid replica of a Valkey primary and on a Valkey replica of a Corvid
+// primary: the primary pauses its writes and tells its offset, the
+// replica catches up and wins the election, the old primary follows it.
+func TestClusterMixedManualFailover(t *testing.T) {
+	valkeyCLIPath(t)
+	if !testutil.HaveValkey(t) {
+		t.Skip("valkey-server not found")
+	}
+	all, pairs, id := mixedReplicas(t)
+	for _, pr := range pairs {
+		replID, primID := id(pr.repl), id(pr.prim)
+		if r := testutil.Dial(t, pr.repl.p.Addr).Do("CLUSTER", "FAILOVER"); r != "+OK" {
+			t.Fatalf("CLUSTER FAILOVER on %s: %s", pr.repl.p.Addr, r)
+		}
+		for _, n := range all {
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				text, _ := strconv.Unquote(testutil.Dial(t, n.p.Addr).Do("CLUSTER", "NODES"))
+				if regexp.MustCompile(replID+` \S+ (myself,)?master - \d+ \d+ \d+ connected \d`).MatchString(text) &&
+					regexp.MustCompile(primID+` \S+ (myself,)?slave `+replID+` `).MatchString(text) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s does not see %s primary and %s its replica:\n%s", n.p.Addr, replID, primID, text)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		for _, n := range all {
+			waitClusterOK(t, n.p.Addr, 5)
+		}
+		// The old primary, now a replica, is not left paused: it applies
+		// the new primary's writes.
+		nc := testutil.Dial(t, pr.repl.p.Addr)
+		key := ""
+		for i := 0; key == ""; i++ {
+			if r := nc.Do("SET", "after"+strconv.Itoa(i), "after"); r == "+OK" {
+				key = "after" + strconv.Itoa(i)
+			} else if i > 1000 {
+				t.Fatalf("no key of the new primary's slots: %s", r)
+			}
+		}
+		nc.Close()
+		oc := testutil.Dial(t, pr.prim.p.Addr)
+		oc.Do("READONLY")
+		deadline := time.Now().Add(10 * time.Second)
+		for oc.Do("GET", key) != `"after"` {
+			if time.Now().After(deadline) {
+				t.Fatalf("the old primary %s does not apply the new primary's writes: %s", pr.prim.p.Addr, oc.Do("GET", key))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		oc.Close()
 	}
 }
