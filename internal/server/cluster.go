@@ -29,6 +29,7 @@ type clusterClient struct {
 	asking   bool  // ASKING: the next command may use an importing slot
 	readonly bool  // READONLY: reads may be served by a replica
 	pos      []int // scratch for the key positions of routed commands
+	slot     int   // the slot of the command running (-1: no keys), for its scripts
 }
 
 const (
@@ -198,25 +199,33 @@ func (s *Server) runInternal(argv [][]byte) {
 	}
 }
 
-// clusterRefused applies getNodeByQuery to a command about to run (for
-// EXEC, to its queued commands) and answers the redirection or error;
-// true when the command must not run here.
-func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
-	if c.primaryLink {
-		return false
-	}
+// Routing outcomes of getNodeByQuery (CLUSTER_REDIR_*), for the errors
+// a client and a script each get.
+const (
+	routeLocal = iota
+	routeMoved
+	routeAsk
+	routeCrossSlot
+	routeUnbound
+	routeDown
+	routeDownRO
+	routeTryAgain
+)
+
+// route is Valkey's getNodeByQuery for a command about to run (for EXEC,
+// its queued commands): where its keys are served, the slot (-1 for no
+// keys) and, when not here, the client's error.
+func (c *Client) route(cm *cmd, argv [][]byte, asking bool) (kind, slot int, msg string) {
 	m := cm.meta
 	isExec := m == command.Exec
-	if !isExec && !m.HasKeys() {
-		return false
-	}
 	r := c.srv.cluster.Routing()
-	slot, owner := -1, uint16(0)
+	slot = -1
+	owner := uint16(0)
 	var firstKey []byte
 	multiple, migrating, importing := false, false, false
 	missing := 0
 	write := false
-	msg := ""
+	kind = routeLocal
 	check := func(qm *command.Meta, qargv [][]byte) bool {
 		var pos []int
 		if qm.Flags&command.FlagPubsub != 0 {
@@ -235,7 +244,7 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 				slot, firstKey = sl, key
 				owner = r.Owner[sl]
 				if owner == 0 {
-					msg = errUnbound
+					kind, msg = routeUnbound, errUnbound
 					return false
 				}
 				if owner == r.Self && r.Migrating != nil {
@@ -245,7 +254,7 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 					_, importing = r.Importing[sl]
 				}
 			} else if sl != slot {
-				msg = errCrossSlot
+				kind, msg = routeCrossSlot, errCrossSlot
 				return false
 			} else if string(key) != string(firstKey) {
 				multiple = true
@@ -258,7 +267,7 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 	}
 	if isExec {
 		if c.multi == nil {
-			return false
+			return routeLocal, -1, ""
 		}
 		for _, q := range c.multi.cmds {
 			if !check(q.cm.meta, q.argv) {
@@ -268,41 +277,58 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 	} else {
 		check(m, argv)
 	}
-	if msg == "" && slot < 0 {
-		return false // no keys
+	if kind != routeLocal {
+		return kind, slot, msg
 	}
-	if msg == "" && !r.OK {
+	if slot < 0 {
+		return routeLocal, -1, "" // no keys
+	}
+	if !r.OK {
 		if !c.srv.cfg.ClusterAllowReadsWhenDown() {
-			msg = errClusterDown
+			return routeDown, slot, errClusterDown
 		} else if write {
-			msg = errClusterDownRO
+			return routeDownRO, slot, errClusterDownRO
 		}
 	}
-	if msg == "" {
-		switch {
-		case (migrating || importing) && m == command.Migrate:
-			return false // MIGRATE works on the local node of an open slot
-		case migrating && missing > 0:
-			if multiple {
-				msg = errTryAgain
-			} else {
-				msg = redirect("ASK", slot, r.Nodes[r.Migrating[slot]-1])
-			}
-		case importing && (c.cluster.asking || m.Flags&command.FlagAsking != 0):
-			if multiple && missing > 0 {
-				msg = errTryAgain
-			} else {
-				return false
-			}
-		case c.cluster.readonly && !write && r.Primary != 0 && r.Primary == owner:
-			return false // READONLY: a replica serves its primary's reads
-		case owner != r.Self:
-			msg = redirect("MOVED", slot, r.Nodes[owner-1])
-		default:
-			return false
+	switch {
+	case (migrating || importing) && m == command.Migrate:
+		return routeLocal, slot, "" // MIGRATE works on the local node of an open slot
+	case migrating && missing > 0:
+		if multiple {
+			return routeTryAgain, slot, errTryAgain
 		}
+		return routeAsk, slot, redirect("ASK", slot, r.Nodes[r.Migrating[slot]-1])
+	case importing && (asking || m.Flags&command.FlagAsking != 0):
+		if multiple && missing > 0 {
+			return routeTryAgain, slot, errTryAgain
+		}
+		return routeLocal, slot, ""
+	case c.cluster.readonly && !write && r.Primary != 0 && r.Primary == owner:
+		return routeLocal, slot, "" // READONLY: a replica serves its primary's reads
+	case owner != r.Self:
+		return routeMoved, slot, redirect("MOVED", slot, r.Nodes[owner-1])
 	}
-	if isExec {
+	return routeLocal, slot, ""
+}
+
+// clusterRefused routes a command about to run (route) and answers the
+// redirection or error; true when the command must not run here. The
+// slot of a command run here is kept for the scripts it runs.
+func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
+	c.cluster.slot = -1
+	if c.primaryLink {
+		return false
+	}
+	m := cm.meta
+	if m != command.Exec && !m.HasKeys() {
+		return false
+	}
+	kind, slot, msg := c.route(cm, argv, c.cluster.asking)
+	if kind == routeLocal {
+		c.cluster.slot = slot
+		return false
+	}
+	if m == command.Exec {
 		// discardTransaction: the redirection itself is the reply.
 		c.multi = nil
 		c.srv.ks.Unwatch(&c.watch)
@@ -314,6 +340,39 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 	}
 	c.reject(cm, msg)
 	return true
+}
+
+// scriptClusterCheck is Valkey's scriptVerifyClusterState for a command
+// a script calls: "" to run it, else the script's error (without "ERR ").
+// slot is the run's slot so far (-1 for none), updated.
+func (c *Client) scriptClusterCheck(cm *cmd, argv [][]byte, slot *int, crossSlotOK bool) string {
+	if c.srv.cluster == nil || c.primaryLink {
+		return ""
+	}
+	kind, sl, _ := c.route(cm, argv, c.cluster.asking)
+	switch kind {
+	case routeLocal:
+	case routeDownRO:
+		return "Script attempted to execute a write command while the cluster is down and readonly"
+	case routeDown:
+		return "Script attempted to execute a command while the cluster is down"
+	case routeCrossSlot:
+		return "Command '" + cm.name + "' in script attempted to access keys that don't hash to the same slot"
+	case routeTryAgain:
+		return "Unable to execute command in script because undeclared keys were accessed during rehashing of the slot"
+	case routeUnbound:
+		return "Script attempted to access a slot not served"
+	default:
+		return "Script attempted to access a non local key in a cluster node script"
+	}
+	if sl != -1 && !crossSlotOK {
+		if *slot == -1 {
+			*slot = sl
+		} else if *slot != sl {
+			return "Script attempted to access keys that do not hash to the same slot"
+		}
+	}
+	return ""
 }
 
 func redirect(kind string, slot int, n cluster.Route) string {

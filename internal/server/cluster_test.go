@@ -3,6 +3,7 @@ package server
 import (
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/config"
@@ -59,10 +60,33 @@ func TestClusterRouting(t *testing.T) {
 		{[]string{"MGET", "{a}1", "{a}2"}, "*2\r\n$-1\r\n$-1\r\n"},
 		{[]string{"SELECT", "1"}, "-ERR SELECT is not allowed in cluster mode\r\n"},
 		{[]string{"PING"}, "+PONG\r\n"},
+		{[]string{"EVAL", "return server.call('GET', KEYS[1])", "1", "a"}, "$-1\r\n"},
+		{[]string{"EVAL", "server.call('GET', 'a'); return server.call('GET', 'a')", "0"}, "$-1\r\n"},
 	} {
 		if got := run(c, tc.cmd...); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.cmd, got, tc.want)
 		}
+	}
+	// A script with a #!lua line keeps its keys in one slot: the
+	// declared keys' or its first (EVAL without one may cross slots).
+	for _, cmd := range [][]string{
+		{"EVAL", "#!lua\nserver.call('GET', 'a'); return server.call('GET', 'b')", "0"},
+		{"EVAL", "#!lua\nreturn server.call('GET', 'b')", "1", "a"},
+	} {
+		if got := run(c, cmd...); !strings.HasPrefix(got, "-ERR Script attempted to access keys that do not hash to the same slot script: ") {
+			t.Errorf("%v: %q", cmd, got)
+		}
+	}
+	for _, cmd := range [][]string{
+		{"EVAL", "#!lua flags=allow-cross-slot-keys\nserver.call('GET', 'a'); return server.call('GET', 'b')", "0"},
+		{"EVAL", "server.call('GET', 'a'); return server.call('GET', 'b')", "0"},
+	} {
+		if got := run(c, cmd...); got != "$-1\r\n" {
+			t.Errorf("%v: %q", cmd, got)
+		}
+	}
+	if got := run(c, "EVAL", "#!lua flags=no-cluster\nreturn 1", "0"); got != "-ERR Can not run script on cluster, 'no-cluster' flag is set.\r\n" {
+		t.Errorf("no-cluster: %q", got)
 	}
 	req := pipeline(16, "MGET", "{a}1", "{a}2")
 	allocs := testing.AllocsPerRun(200, func() {

@@ -48,7 +48,10 @@ type scriptHost struct {
 	restart bool
 	w       *resp.Writer // the called commands' replies
 	start   time.Time    // when the run began: TIME inside it
-
+	// slot is the hash slot the run's keys are in so far (cluster mode:
+	// the EVAL's declared keys', then the first key a call used; -1
+	// for none).
+	slot int
 }
 
 // busyScriptError answers other clients while a script runs past
@@ -149,6 +152,14 @@ func (h *scriptHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 				h.flags&script.FlagAllowOOM == 0 && c.srv.ks.PerformEvictions() == db.EvictFail {
 				return h.reject(cm, oomError)
 			}
+		}
+	}
+	if c.srv.cluster != nil {
+		// EVAL without a #!lua line may cross slots (Valkey's
+		// compatibility mode), as may allow-cross-slot-keys.
+		crossOK := h.flags&script.FlagAllowCrossSlot != 0 || h.flags&script.FlagShebang == 0
+		if msg := c.scriptClusterCheck(cm, argv, &h.slot, crossOK); msg != "" {
+			return h.reject(cm, "ERR "+msg)
 		}
 	}
 	if !h.locks.IsAll() && !h.acquire(cm, argv) {
@@ -342,6 +353,10 @@ func (c *Client) scriptFlagsAllow(flags script.Flags, ro bool) (bool, bool) {
 	if flags&script.FlagShebang == 0 {
 		return ro, true
 	}
+	if flags&script.FlagNoCluster != 0 && c.srv.cluster != nil {
+		c.w.Error("ERR Can not run script on cluster, 'no-cluster' flag is set.")
+		return ro, false
+	}
 	if ro && flags&script.FlagNoWrites == 0 {
 		c.w.Error("ERR Can not execute a script with write flag using *_ro command.")
 		return ro, false
@@ -420,7 +435,7 @@ func (c *Client) runScript(run script.Run, hints *script.Hints, flags script.Fla
 	} else {
 		w.Shrink(keptReplyBuf)
 	}
-	*h = scriptHost{c: c, ro: ro, hints: hints, flags: flags, w: w}
+	*h = scriptHost{c: c, ro: ro, hints: hints, flags: flags, w: w, slot: c.cluster.slot}
 	h.held = ctx.Locked
 	all := h.held || hints.Undeclared.Load()
 	savedDB := ctx.DB

@@ -435,6 +435,21 @@ func TestClusterCommandsDifferential(t *testing.T) {
 		{"CONFIG", "SET", "cluster-require-full-coverage", "no"},
 		{"SET", "foo", "1"}, {"GET", "foo"}, {"CLUSTER", "COUNTKEYSINSLOT", "12182"}, {"CLUSTER", "GETKEYSINSLOT", "12182", "10"},
 		{"GET", "bar"}, // slot 5061: unassigned
+		// Scripts: keys of other slots than the declared ones, of a slot
+		// not served, across slots with and without allow-cross-slot-keys
+		// (a: slot 15495, b: 3300, both served here; x: 16287, not).
+		{"CLUSTER", "ADDSLOTS", "15495"},
+		{"EVAL", "return server.call('GET', KEYS[1])", "1", "a"},
+		{"EVAL", "return server.call('GET', 'a')", "0"},
+		{"EVAL", "server.call('GET', 'a'); return server.call('GET', 'b')", "0"},
+		{"EVAL", "return server.call('GET', 'b')", "1", "a"},
+		{"EVAL", "return server.call('GET', 'x')", "0"},
+		{"EVAL", "return server.call('MGET', 'a', 'b')", "0"},
+		{"EVAL", "#!lua flags=allow-cross-slot-keys\nserver.call('GET', 'a'); return server.call('GET', 'b')", "0"},
+		{"EVAL", "return redis.pcall('GET', 'x')", "0"},
+		{"EVAL", "return server.call('SET', KEYS[1], 'v')", "1", "a"},
+		{"EVAL", "return server.call('GET', 'a')", "1", "x"},
+		{"CLUSTER", "DELSLOTS", "15495"},
 		// Keys in slots 5 (two), 7 and 200 (three), then CLUSTER SLOT-STATS.
 		{"CLUSTER", "ADDSLOTSRANGE", "0", "10"}, {"CLUSTER", "ADDSLOTS", "200"},
 		{"SET", "k12912", "1"}, {"SET", "k19366", "1"}, {"SET", "k30990", "1"}, {"SET", "k68586", "1"},
