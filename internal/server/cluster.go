@@ -396,20 +396,15 @@ func askingCommand(c *Client) {
 	c.w.OK()
 }
 
+// READONLY and READWRITE answer OK with cluster mode off too: Valkey 8.0
+// dropped Redis 7.0's "cluster support disabled" for them (the flag only
+// matters to a cluster replica's routing).
 func readonlyCommand(c *Client) {
-	if c.srv.cluster == nil {
-		c.w.Error(errClusterDisabled)
-		return
-	}
 	c.cluster.readonly = true
 	c.w.OK()
 }
 
 func readwriteCommand(c *Client) {
-	if c.srv.cluster == nil {
-		c.w.Error(errClusterDisabled)
-		return
-	}
 	c.cluster.readonly = false
 	c.w.OK()
 }
