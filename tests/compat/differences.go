@@ -129,6 +129,11 @@ var redisDifferences = map[string]string{
 	// listpack zset to a skiplist before adding (zsetTypeMaybeConvert,
 	// Redis 7.2+); Redis 7.0 converts only when the 129th member arrives.
 	"OBJECT ENCODING hint": `"listpack"`,
+	// connection.txt, READONLY/READWRITE with cluster mode off: Valkey 8.0
+	// answers OK (the flag matters only to a cluster replica's routing);
+	// Redis 7.0 refuses them as cluster commands.
+	"READONLY":  "-ERR This instance has cluster support disabled",
+	"READWRITE": "-ERR This instance has cluster support disabled",
 }
 
 // ignoredCommands are commands whose replies legitimately differ between
