@@ -22,7 +22,7 @@ package config
 
 const (
 	waitRDB     = "waits for RDB persistence"
-	waitCluster = "waits for cluster mode's replicas and failover"
+	waitCluster = "not built yet in cluster mode"
 	noJemalloc  = "no effect: Corvid's memory is Go's allocator (no jemalloc, no active defragmentation)"
 	noCrashLog  = "no effect: a Go panic prints its own stack trace, and the server contains panics per client"
 )
@@ -47,7 +47,7 @@ var inertDirectives = map[string]string{
 	// Cluster mode reads cluster-config-file, cluster-port,
 	// cluster-node-timeout, cluster-announce-ip/port/bus-port/hostname,
 	// cluster-require-full-coverage and cluster-allow-reads-when-down
-	// (internal/server/cluster.go); replicas and failover are not built.
+	// (internal/server/cluster.go); these are not read yet.
 	"cluster-replica-no-failover": waitCluster, "cluster-allow-pubsubshard-when-down": waitCluster,
 	"cluster-allow-replica-migration": waitCluster, "cluster-slot-stats-enabled": waitCluster,
 	"cluster-announce-client-ipv4": waitCluster, "cluster-announce-client-ipv6": waitCluster,
