@@ -965,3 +965,90 @@ func TestClusterMixedManualFailover(t *testing.T) {
 		oc.Close()
 	}
 }
+
+// TestClusterAddRebalanceDelNode: valkey-cli's --cluster add-node,
+// rebalance (onto the empty new primary, then off it with weight 0) and
+// del-node against Corvid nodes, with every key readable throughout.
+func TestClusterAddRebalanceDelNode(t *testing.T) {
+	valkeyCLIPath(t)
+	var nodes []clusterNode
+	for range 3 {
+		nodes = append(nodes, startClusterCorvid(t))
+	}
+	clusterCreate(t, nodes)
+	ctx := context.Background()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{nodes[0].p.Addr}})
+	defer cc.Close()
+	const keys = 600
+	for i := range keys {
+		if err := cc.Set(ctx, fmt.Sprintf("key:%d", i), i, 0).Err(); err != nil {
+			t.Fatalf("SET key:%d: %v", i, err)
+		}
+	}
+	readAll := func(when string) {
+		t.Helper()
+		for i := range keys {
+			v, err := cc.Get(ctx, fmt.Sprintf("key:%d", i)).Result()
+			if err != nil || v != strconv.Itoa(i) {
+				t.Fatalf("%s: GET key:%d = %q, %v", when, i, v, err)
+			}
+		}
+	}
+	check := func(when string, addr string) {
+		t.Helper()
+		out, err := runCLI(t, 30*time.Second, "--cluster", "check", addr)
+		if err != nil || !strings.Contains(out, "[OK] All nodes agree about slots configuration.") ||
+			!strings.Contains(out, "[OK] All 16384 slots covered.") || strings.Contains(out, "[WARNING]") {
+			t.Fatalf("--cluster check %s: %v\n%s", when, err, out)
+		}
+	}
+
+	added := startClusterCorvid(t)
+	out, err := runCLI(t, 60*time.Second, "--cluster", "add-node", added.p.Addr, nodes[0].p.Addr)
+	if err != nil || !strings.Contains(out, "[OK] New node added correctly.") {
+		t.Fatalf("--cluster add-node: %v\n%s", err, out)
+	}
+	all := append(append([]clusterNode{}, nodes...), added)
+	for _, n := range all {
+		waitClusterOK(t, n.p.Addr, 4)
+	}
+	newID, err := redis.NewClient(&redis.Options{Addr: added.p.Addr}).ClusterMyID(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	out, err = runCLI(t, 120*time.Second, "--cluster", "rebalance", nodes[0].p.Addr, "--cluster-use-empty-masters", "--cluster-yes")
+	if err != nil || strings.Contains(out, "ERR") {
+		t.Fatalf("--cluster rebalance: %v\n%s", err, out)
+	}
+	check("after rebalance", added.p.Addr)
+	ac := testutil.Dial(t, added.p.Addr)
+	defer ac.Close()
+	if n := ac.Do("DBSIZE"); n == ":0" {
+		t.Fatalf("the added primary holds no keys after rebalance")
+	}
+	cc.ReloadState(ctx)
+	readAll("after rebalance")
+
+	out, err = runCLI(t, 120*time.Second, "--cluster", "rebalance", nodes[0].p.Addr, "--cluster-weight", newID+"=0", "--cluster-yes")
+	if err != nil || strings.Contains(out, "ERR") {
+		t.Fatalf("--cluster rebalance weight 0: %v\n%s", err, out)
+	}
+	if n := ac.Do("DBSIZE"); n != ":0" {
+		t.Fatalf("the emptied primary still holds %s keys", n)
+	}
+	out, err = runCLI(t, 60*time.Second, "--cluster", "del-node", nodes[0].p.Addr, newID)
+	if err != nil || !strings.Contains(out, "Sending CLUSTER RESET SOFT to the deleted node.") {
+		t.Fatalf("--cluster del-node: %v\n%s", err, out)
+	}
+	for _, n := range nodes {
+		waitClusterOK(t, n.p.Addr, 3)
+	}
+	check("after del-node", nodes[1].p.Addr)
+	cc.ReloadState(ctx)
+	readAll("after del-node")
+	// The deleted node was reset: it knows only itself.
+	if info, _ := strconv.Unquote(ac.Do("CLUSTER", "INFO")); !strings.Contains(info, "cluster_known_nodes:1\r\n") {
+		t.Fatalf("the deleted node after CLUSTER RESET SOFT:\n%s", info)
+	}
+}
