@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -971,9 +972,23 @@ func TestClusterMixedManualFailover(t *testing.T) {
 // del-node against Corvid nodes, with every key readable throughout.
 func TestClusterAddRebalanceDelNode(t *testing.T) {
 	valkeyCLIPath(t)
+	// Rebalancing moves 4096 slots twice, and every CLUSTER SETSLOT saves
+	// nodes.conf with two fsyncs: on a disk that is a minute of fsyncs.
+	// What this test checks is the tools' conversation, so the nodes'
+	// directories are on tmpfs where there is one.
+	start := func() clusterNode {
+		dir := t.TempDir()
+		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+			if d, err := os.MkdirTemp("/dev/shm", "corvid-cluster-test-"); err == nil {
+				t.Cleanup(func() { os.RemoveAll(d) })
+				dir = d
+			}
+		}
+		return startClusterCorvidIn(t, dir, testutil.FreePort(t), 5000)
+	}
 	var nodes []clusterNode
 	for range 3 {
-		nodes = append(nodes, startClusterCorvid(t))
+		nodes = append(nodes, start())
 	}
 	clusterCreate(t, nodes)
 	ctx := context.Background()
@@ -1003,7 +1018,7 @@ func TestClusterAddRebalanceDelNode(t *testing.T) {
 		}
 	}
 
-	added := startClusterCorvid(t)
+	added := start()
 	out, err := runCLI(t, 60*time.Second, "--cluster", "add-node", added.p.Addr, nodes[0].p.Addr)
 	if err != nil || !strings.Contains(out, "[OK] New node added correctly.") {
 		t.Fatalf("--cluster add-node: %v\n%s", err, out)
