@@ -4,13 +4,10 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
 
 	"github.com/corvid-kv/corvid/internal/bench"
 	"github.com/corvid-kv/corvid/internal/bench/peer"
-	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/server"
 )
 
@@ -20,25 +17,9 @@ func main() {
 	bench.StartEmbedded = server.StartEmbedded
 	// matrix runs Corvid as a child process (this binary with
 	// CORVID_BENCH_SERVE set), measured through /proc like its peers.
-	bench.ServeChild = serveCorvid
+	bench.ServeChild = server.ServeArgs
 	if os.Getenv(peer.ServeEnv) != "" {
-		os.Exit(serveCorvid(os.Args[1:]))
+		os.Exit(server.ServeArgs(os.Args[1:]))
 	}
 	os.Exit(bench.Main(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// serveCorvid runs a corvid-server with args as its options, as
-// cmd/corvid-server does without a configuration file.
-func serveCorvid(args []string) int {
-	signals := server.NotifySignals()
-	cfg, err := config.LoadWith(config.LoadOptions{Args: args, CommandExists: server.CommandExists})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := server.Run(context.Background(), cfg, signals); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/bench/report"
 	"github.com/corvid-kv/corvid/internal/bench/sla"
+	"github.com/corvid-kv/corvid/internal/server"
 )
 
 // valkeyPath finds valkey-server as tests/testutil does (CORVID_VALKEY_SERVER,
@@ -41,7 +42,7 @@ func valkeyPath(t *testing.T) string {
 func TestSideBySideMatrix(t *testing.T) {
 	vk := valkeyPath(t)
 	old := ServeChild
-	ServeChild = serveForTest
+	ServeChild = server.ServeArgs
 	t.Cleanup(func() { ServeChild = old })
 	out := filepath.Join(t.TempDir(), "m")
 	stdout, stderr, code := run(t, "matrix", "--commands", "get", "--rounds", "1", "--test-time", "1", "-t", "1", "-c", "2",

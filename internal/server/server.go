@@ -488,6 +488,23 @@ func StartEmbedded() (addr string, stop func(), err error) {
 	return s.Addr(), s.Close, nil
 }
 
+// ServeArgs runs a server with args as its options, as corvid-server
+// does without a configuration file, until it shuts down, and returns
+// the process's exit status (corvid-bench's child server, its tests).
+func ServeArgs(args []string) int {
+	signals := NotifySignals()
+	cfg, err := config.LoadWith(config.LoadOptions{Args: args, CommandExists: CommandExists})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := Run(context.Background(), cfg, signals); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
 func (s *Server) logStartup() {
 	s.log.notice("Corvid %s (Valkey %s compatible) starting, pid=%d, GOMAXPROCS=%d", CorvidVersion, Version, os.Getpid(), runtime.GOMAXPROCS(0))
 	s.log.notice("Server initialized")
