@@ -409,6 +409,17 @@ func readwriteCommand(c *Client) {
 	c.w.OK()
 }
 
+// clusterReply answers +OK for a cluster change that succeeded (e is
+// ""), else Valkey's error e (without CR or LF, which a node name given
+// by the client may carry).
+func clusterReply(c *Client, e string) {
+	if e != "" {
+		c.w.Error("ERR " + sanitize(e))
+		return
+	}
+	c.w.OK()
+}
+
 // clusterOn answers the cluster-disabled error and returns nil when
 // cluster mode is off.
 func clusterOn(c *Client) *cluster.Cluster {
@@ -640,11 +651,7 @@ func changeSlots(c *Client, ranged, del bool) {
 			}
 		}
 	}
-	if e := cl.ChangeSlots(args, del); e != "" {
-		c.w.Error("ERR " + e)
-		return
-	}
-	c.w.OK()
+	clusterReply(c, cl.ChangeSlots(args, del))
 }
 
 func clusterAddslotsCommand(c *Client)      { changeSlots(c, false, false) }
@@ -703,11 +710,7 @@ func clusterForgetCommand(c *Client) {
 	if cl == nil {
 		return
 	}
-	if e := cl.Forget(string(c.ctx.Argv[2])); e != "" {
-		c.w.Error("ERR " + sanitize(e))
-		return
-	}
-	c.w.OK()
+	clusterReply(c, cl.Forget(string(c.ctx.Argv[2])))
 }
 
 func clusterResetCommand(c *Client) {
@@ -771,11 +774,7 @@ func clusterSetConfigEpochCommand(c *Client) {
 	if !ok {
 		return
 	}
-	if msg := cl.SetConfigEpoch(e); msg != "" {
-		c.w.Error("ERR " + msg)
-		return
-	}
-	c.w.OK()
+	clusterReply(c, cl.SetConfigEpoch(e))
 }
 
 func clusterCountFailureReportsCommand(c *Client) {
@@ -813,11 +812,7 @@ func clusterSetslotCommand(c *Client) {
 		return
 	}
 	hasKeys := action == "node" && c.srv.countKeysInSlot(slot, c.ctx.Locked) > 0
-	if e := cl.SetSlot(slot, action, name, hasKeys); e != "" {
-		c.w.Error("ERR " + sanitize(e))
-		return
-	}
-	c.w.OK()
+	clusterReply(c, cl.SetSlot(slot, action, name, hasKeys))
 }
 
 func clusterReplicasCommand(c *Client) {
@@ -907,11 +902,7 @@ func clusterFailoverCommand(c *Client) {
 		c.w.Error("ERR syntax error")
 		return
 	}
-	if e := cl.Failover(force, takeover); e != "" {
-		c.w.Error("ERR " + e)
-		return
-	}
-	c.w.OK()
+	clusterReply(c, cl.Failover(force, takeover))
 }
 
 // CLUSTER SLOT-STATS SLOTSRANGE start end | ORDERBY metric [LIMIT n]
