@@ -9,7 +9,12 @@
 # throughput, p99 and the server's CPU microseconds per operation
 # (utime+stime from /proc/PID/stat over the run), medians of the rounds,
 # and the ratios tls/plain (the issue's goal: CPU per op <= 1.3x) and
-# tls/goroutine.
+# tls/goroutine. A fourth run per round holds plaintext to the throughput
+# the TLS run reached (memtier --rate-limiting): where memtier's own
+# encryption limits the TLS run, the server is less loaded, answers
+# smaller batches per event-loop round and spends more per operation on
+# the rounds themselves; "tls/plain at equal rate" compares the two at
+# the same load, which is what the encryption costs.
 #
 #   bench/tls.sh [seconds] [rounds] [pipelines] [commands]
 #   bench/tls.sh 10 3 "1 16" "set get"
@@ -52,11 +57,16 @@ for P in $PIPES; do
 	for CMD in $CMDS; do
 		seed_command "$CMD"
 		for round in $(seq "$R"); do
-			for who in plain goroutine tls; do
+			for who in tls plain rated goroutine; do
 				port=$(freeport)
 				flags=()
 				case $who in
 				plain) "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" >/dev/null 2>&1 & ;;
+				# Plaintext held to the TLS run's throughput: memtier's
+				# --rate-limiting is requests per second per connection
+				# (50 of them).
+				rated) "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" >/dev/null 2>&1 &
+					flags=(--rate-limiting "$(awk -v o="$tls_ops" 'BEGIN{printf "%d", o / 50 + 1}')") ;;
 				goroutine) "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" \
 					--net-engine goroutine >/dev/null 2>&1 & ;;
 				tls) "$tmp/corvid-server" --port 0 --tls-port "$port" --bind 127.0.0.1 --save '' --dir "$tmp" \
@@ -69,22 +79,23 @@ for P in $PIPES; do
 				line=$(memtier_cpu "$pid" "$port" "$T" "$P" "$cmdline" "$prefix" "${flags[@]}")
 				kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 				echo "$P $CMD $round $who $line" >>"$raw"
+				[ "$who" = tls ] && tls_ops=${line%% *}
 			done
 		done
 	done
 done
-medians "$raw" | awk -v who='plain goroutine tls' '
+medians "$raw" | awk -v who='plain goroutine tls rated' '
 { k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
   O[k, $3] = $4; L[k, $3] = $5; C[k, $3] = $6 }
 END {
 	nw = split(who, W, " ")
-	printf "| P | command | ops/s (plain, goroutine, tls) | p99 ms (plain, goroutine, tls) | cpu us/op (plain, goroutine, tls) | tls/plain ops, cpu | tls/goroutine ops, cpu |\n"
-	printf "|---:|---|---:|---:|---:|---:|---:|\n"
+	printf "| P | command | ops/s (plain, goroutine, tls, plain at tls rate) | p99 ms (plain, goroutine, tls) | cpu us/op (plain, goroutine, tls, plain at tls rate) | tls/plain ops, cpu | tls/goroutine ops, cpu | tls/plain at equal rate, cpu |\n"
+	printf "|---:|---|---:|---:|---:|---:|---:|---:|\n"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, f, " ")
 		for (w = 1; w <= nw; w++) { o[w] = O[k, W[w]]; l[w] = L[k, W[w]]; c[w] = C[k, W[w]] }
-		printf "| %s | %s | %.0f, %.0f, %.0f | %.2f, %.2f, %.2f | %.2f, %.2f, %.2f | %.3f, %.3f | %.3f, %.3f |\n",
-			f[1], toupper(f[2]), o[1], o[2], o[3], l[1], l[2], l[3], c[1], c[2], c[3],
-			o[3]/o[1], c[3]/c[1], o[3]/o[2], c[3]/c[2]
+		printf "| %s | %s | %.0f, %.0f, %.0f, %.0f | %.2f, %.2f, %.2f | %.2f, %.2f, %.2f, %.2f | %.3f, %.3f | %.3f, %.3f | %.3f |\n",
+			f[1], toupper(f[2]), o[1], o[2], o[3], o[4], l[1], l[2], l[3], c[1], c[2], c[3], c[4],
+			o[3]/o[1], c[3]/c[1], o[3]/o[2], c[3]/c[2], c[3]/c[4]
 	}
 }'
