@@ -312,6 +312,10 @@ func valkeyCLIPath(t *testing.T) string {
 	t.Helper()
 	cands := []string{os.Getenv("CORVID_VALKEY_CLI"),
 		filepath.Join(testutil.RepoRoot(), "..", "shared", "bin", "valkey-cli")}
+	if srv := testutil.ValkeyServerLookup(); srv != "" {
+		// The client beside the server that is used.
+		cands = append(cands, filepath.Join(filepath.Dir(srv), "valkey-cli"))
+	}
 	if p, err := exec.LookPath("valkey-cli"); err == nil {
 		cands = append(cands, p)
 	}
@@ -320,7 +324,10 @@ func valkeyCLIPath(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("valkey-cli not found (CORVID_VALKEY_CLI, ../shared/bin, PATH)")
+	if os.Getenv("CORVID_REQUIRE_VALKEY") != "" {
+		t.Fatal("valkey-cli not found but CORVID_REQUIRE_VALKEY is set")
+	}
+	t.Skip("valkey-cli not found (CORVID_VALKEY_CLI, ../shared/bin, beside valkey-server, PATH)")
 	return ""
 }
 
