@@ -37,6 +37,8 @@ type serverExtras struct {
 	releasing    atomic.Bool
 	releases     atomic.Int64
 	releasedUpTo atomic.Int64
+	lastRelease  atomic.Int64 // unix nanoseconds of the last release asked for
+	shrinkMark   atomic.Int64 // noteShrink's mark, for tests
 
 	lastSave atomic.Int64 // unix seconds, LASTSAVE
 
@@ -111,6 +113,7 @@ func (s *Server) startIntrospection() {
 		defer s.wg.Done()
 		t := time.NewTicker(100 * time.Millisecond) // Valkey samples every 100 ms
 		defer t.Stop()
+		var shrink shrinkState
 		for {
 			select {
 			case <-s.stop:
@@ -123,7 +126,9 @@ func (s *Server) startIntrospection() {
 				e.ops.sample(s.stats.commands.Load(), ms)
 				e.netIn.sample(s.stats.netInput.Load(), ms)
 				e.netOut.sample(s.stats.netOutput.Load(), ms)
-				e.notePeak(s.usedMemory())
+				used := s.usedMemory()
+				e.notePeak(used)
+				s.noteShrink(&shrink, used, now)
 				tuneGoMemoryLimit()
 				tuneGCPercent()
 			}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/command"
@@ -546,10 +547,17 @@ const flushReleaseMin = 16 << 20
 // FLUSHALLs (a benchmark emptying the server between runs) once left the
 // second dataset's 280 MB in RSS because its release was skipped.
 func (s *Server) releaseAfterFlush(freed int64) {
-	e := s.ext()
 	if freed < flushReleaseMin {
 		return
 	}
+	s.releaseMemory(freed)
+}
+
+// releaseMemory runs debug.FreeOSMemory on the release goroutine (see
+// releaseAfterFlush; also asked for by noteShrink).
+func (s *Server) releaseMemory(freed int64) {
+	e := s.ext()
+	e.lastRelease.Store(time.Now().UnixNano())
 	e.releases.Add(1)
 	if !e.releasing.CompareAndSwap(false, true) {
 		return // the running goroutine sees the new request and goes again

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# RSS after the dataset shrinks, side by side: corvid-server and
+# valkey-server 8.0.1 (and redis-server 7.0.15 with REDIS=1), each filled
+# with DEBUG POPULATE (N keys of SIZE bytes), then 90% of the keys removed
+# one way: DEL (valkey-cli --pipe), expiry (PEXPIRE 1 on them; active
+# expiry deletes), or eviction (maxmemory set to a tenth of used_memory,
+# allkeys-random). No MEMORY PURGE is sent. Every 0.5 s for WAIT seconds
+# after the removal it samples used_memory (INFO) and VmRSS
+# (/proc/PID/status), and prints the first time RSS is within 1.3x of
+# used_memory plus the RSS the server had before it was filled (issue 32's
+# goal: within 10 s), and the RSS at the end.
+#
+#   bench/mem-shrink.sh [keys] [size] [ways] [wait-seconds]
+#   bench/mem-shrink.sh 4000000 1000 "del expire evict" 15
+#
+# VALKEY and VALKEY_CLI name the binaries (default: ../shared/bin beside
+# the repository, then PATH).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+N=${1:-1000000}; SIZE=${2:-1000}; WAYS=${3:-"del expire evict"}; WAIT=${4:-15}
+VALKEY=${VALKEY:-$(find_bin valkey-server)}
+CLI=${VALKEY_CLI:-$(find_bin valkey-cli)}
+tmp=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+build_corvid "$tmp"
+servers="corvid valkey"
+[ -n "${REDIS:-}" ] && servers="$servers redis"
+
+rss() { awk '/^VmRSS/{print $2 * 1024}' "/proc/$1/status"; }
+used() { "$CLI" -p "$1" info memory | tr -d '\r' | awk -F: '$1=="used_memory"{print $2}'; }
+
+echo "$what; valkey $("$VALKEY" --version | awk '{print $3}')"
+echo "$N keys of $SIZE bytes (DEBUG POPULATE), 90% removed; $(nproc) cores, $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+echo "| removed by | server | RSS before fill MB | RSS filled MB | used after MB | RSS after 1 s MB | RSS at ${WAIT} s MB | within 1.3x (used + base) after |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+# The keys to remove, DEBUG POPULATE's names key:0 .. key:N-1, 90% of them.
+cut=$((N * 9 / 10))
+for way in $WAYS; do
+	for who in $servers; do
+		port=$(freeport)
+		case $who in
+		corvid) "$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" \
+			--enable-debug-command yes >/dev/null 2>&1 & ;;
+		valkey) "$VALKEY" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" \
+			--enable-debug-command yes >/dev/null 2>&1 & ;;
+		redis) redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" \
+			--enable-debug-command yes >/dev/null 2>&1 & ;;
+		esac
+		pid=$!
+		wait_port "$port"
+		base=$(rss "$pid")
+		"$CLI" -p "$port" debug populate "$N" key "$SIZE" >/dev/null
+		filled=$(rss "$pid")
+		case $way in
+		del) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i += 100) { printf "DEL"; for (j = i; j < i + 100 && j < n; j++) printf " key:%d", j; printf "\n" } }' |
+			"$CLI" -p "$port" >/dev/null ;;
+		expire) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i++) printf "PEXPIRE key:%d 1\n", i }' |
+			"$CLI" -p "$port" >/dev/null
+			# Active expiry deletes them: wait until the keyspace is down.
+			for _ in $(seq 600); do
+				k=$("$CLI" -p "$port" dbsize)
+				[ "$k" -le $((N - cut)) ] && break
+				sleep 0.1
+			done ;;
+		evict) u=$(used "$port")
+			"$CLI" -p "$port" config set maxmemory-policy allkeys-random >/dev/null
+			"$CLI" -p "$port" config set maxmemory $((u / 10)) >/dev/null
+			# Eviction runs when a write comes (one SET), and goes on in
+			# the background where a time limit stops it: wait until
+			# used_memory is under the limit.
+			"$CLI" -p "$port" set trigger 1 >/dev/null
+			for _ in $(seq 600); do
+				[ "$(used "$port")" -le $((u / 10)) ] && break
+				sleep 0.1
+			done ;;
+		esac
+		t0=$(date +%s.%N)
+		at1= hit=
+		while :; do
+			now=$(date +%s.%N)
+			el=$(awk -v a="$now" -v b="$t0" 'BEGIN{printf "%.1f", a - b}')
+			r=$(rss "$pid"); u=$(used "$port")
+			[ -z "$at1" ] && awk -v e="$el" 'BEGIN{exit !(e >= 1)}' && at1=$r
+			[ -z "$hit" ] && awk -v r="$r" -v u="$u" -v b="$base" 'BEGIN{exit !(r <= 1.3 * u + b)}' && hit=$el
+			awk -v e="$el" -v w="$WAIT" 'BEGIN{exit !(e >= w)}' && break
+			sleep 0.5
+		done
+		if [ -n "$hit" ]; then hit="$hit s"; else hit="not within $WAIT s"; fi
+		awk -v way="$way" -v who="$who" -v b="$base" -v f="$filled" -v u="$u" -v a="${at1:-$r}" -v r="$r" -v hit="$hit" \
+			'BEGIN { m = 1048576; printf "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %s |\n", way, who, b/m, f/m, u/m, a/m, r/m, hit }'
+		kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+	done
+done
