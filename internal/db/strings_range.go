@@ -264,7 +264,8 @@ func lcsLength(a, b []byte) uint32 {
 func lcsTrace(a, b []byte, wantIdx bool, minLen uint32) ([]byte, []lcsMatch) {
 	alen, blen := uint32(len(a)), uint32(len(b))
 	w := blen + 1
-	tab := make([]uint32, uint64(alen+1)*uint64(w))
+	tab, release := scratchU32(uint64(alen+1) * uint64(w))
+	defer release()
 	for i := uint32(1); i <= alen; i++ {
 		row, up := tab[i*w:(i+1)*w], tab[(i-1)*w:i*w]
 		ai := a[i-1]
