@@ -21,7 +21,7 @@ var Version = "corvid-bench 0.1 (memtier_benchmark-compatible)"
 
 const topUsage = `Usage: corvid-bench [memtier_benchmark options]
        corvid-bench matrix [options]     the seed study's 7-command table, Corvid and peers side by side
-       corvid-bench matrix --scenario 001|002|003|004  the other seed articles' methods
+       corvid-bench matrix --scenario 001|002|003|004  the other seed articles' methods (003: clusters)
        corvid-bench report [options] FILE...  the same table and chart from recorded results
        corvid-bench sla [options]        highest throughput with p99 under a bound
        corvid-bench compare A.json B.json  per-cell ratios (B/A) of two matrix results

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/bench/clusterup"
 	"github.com/corvid-kv/corvid/internal/bench/matrix"
 	"github.com/corvid-kv/corvid/internal/bench/options"
 	"github.com/corvid-kv/corvid/internal/bench/peer"
@@ -24,9 +24,6 @@ import (
 // process and reports no server CPU or RSS for it.
 var ServeChild func(args []string) int
 
-// ErrNeedsCluster is scenario 003's answer until Corvid has cluster mode.
-var ErrNeedsCluster = errors.New("scenario 003 (ElastiCache cluster mode: --cluster-mode --ratio 1:4, 1-4 KB values, Gaussian keys, MOVED/ASK columns) needs cluster mode, which Corvid does not have yet; run the article's memtier line against a cluster you start yourself: corvid-bench --cluster-mode -s HOST -p PORT -R --data-size-range=1024-4096 --data-size-pattern=S --ratio=1:4 --key-pattern=G:G -t 10 -c 50 --test-time 180")
-
 // sideOpts are matrix's side-by-side options.
 type sideOpts struct {
 	servers    []peer.Server
@@ -36,11 +33,13 @@ type sideOpts struct {
 	pipelines  []string
 	scenario   string
 	bound      time.Duration // scenario 002
+	shards     int           // scenario 003
 }
 
 func (s *sideOpts) opts() []options.Opt {
 	s.rounds = 3
 	s.bound = time.Millisecond
+	s.shards = defaultShards
 	return []options.Opt{
 		{Long: "sla", Arg: true, Help: "Scenario 002: the p99 bound, a duration (default 1ms)", Set: func(_ *options.Config, v string) error {
 			d, err := time.ParseDuration(v)
@@ -89,8 +88,16 @@ func (s *sideOpts) opts() []options.Opt {
 			s.instances = n
 			return nil
 		}},
+		{Long: "shards", Arg: true, Help: "Scenario 003: primaries in each server's cluster (default 3, the article's three nodes)", Set: func(_ *options.Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > clusterup.MaxNodes {
+				return &options.UsageError{Msg: fmt.Sprintf("--shards must be 1..%d", clusterup.MaxNodes)}
+			}
+			s.shards = n
+			return nil
+		}},
 		listOpt("pipelines", "Scenario 001: pipeline depths, one row each (default 1,50,100)", &s.pipelines),
-		{Long: "scenario", Arg: true, Help: "Seed article's method: 000 (default; 7 commands, io-threads 6,10,14), 001 (one server per CPU, pipelines 1/50/100), 002 (SLA: highest ops/sec with p99 <= 1 ms, ratio 1:10, pipeline 45), 003 (cluster mode: not yet), 004 (normalize FILEs by price, as report)", Set: func(_ *options.Config, v string) error {
+		{Long: "scenario", Arg: true, Help: "Seed article's method: 000 (default; 7 commands, io-threads 6,10,14), 001 (one server per CPU, pipelines 1/50/100), 002 (SLA: highest ops/sec with p99 <= 1 ms, ratio 1:10, pipeline 45), 003 (cluster mode: each server a cluster of --shards primaries, ratio 1:4, 1-4 KB values, random and Gaussian keys, MOVED/ASK columns), 004 (normalize FILEs by price, as report)", Set: func(_ *options.Config, v string) error {
 			s.scenario = v
 			return nil
 		}},
@@ -217,6 +224,7 @@ func runSide(ctx context.Context, cfg *options.Config, so *sideOpts, ioThreads, 
 		}
 	}
 	var capNote string
+	var runs runResults // scenario 003: every run, for the article's tables
 	switch so.scenario {
 	case "", "000":
 		if len(ioThreads) == 0 {
@@ -247,28 +255,41 @@ func runSide(ctx context.Context, cfg *options.Config, so *sideOpts, ioThreads, 
 		}
 		notes = append(notes, fmt.Sprintf("scenario 001: %d %s per server kind (the seed: one per core), -t %d -c %d against each, ratio %s, ops/sec summed over the instances",
 			sc.Instances, plural(sc.Instances, "instance"), cfg.Threads, cfg.Clients, cfg.Ratio))
+	case "003":
+		sc.Cluster = so.shards
+		sc.Rows = seed003Rows(cfg)
+		sc.OnRun = runs.add
 	}
 	if len(req) > 0 {
 		sc.Scenarios, capNote = matrix.CapIOThreads(req, matrix.IOThreadsLimit(ncpu))
-		if so.scenario == "001" {
+		if so.scenario == "001" || so.scenario == "003" {
 			for i := range sc.Scenarios {
-				sc.Scenarios[i].ID = "001-" + sc.Scenarios[i].ID
+				sc.Scenarios[i].ID = so.scenario + "-" + sc.Scenarios[i].ID
 			}
 		}
-	} else if so.scenario == "001" {
-		sc.Scenarios = []matrix.Scenario{{ID: "001"}}
+	} else if so.scenario == "001" || so.scenario == "003" {
+		sc.Scenarios = []matrix.Scenario{{ID: so.scenario}}
 	}
 	if capNote != "" {
 		notes = append(notes, capNote)
 		fmt.Fprintln(stderr, capNote)
 	}
-	notes = append(notes, sideConfigNote(nil), fmt.Sprintf("%d round(s) per cell, servers alternated within each round; each cell is the median round", max(so.rounds, 1)))
+	if so.scenario == "003" {
+		notes = append(notes, seed003Notes(so.shards, sc.Rows, len(req) > 0)...)
+	} else {
+		notes = append(notes, sideConfigNote(nil))
+	}
+	notes = append(notes, fmt.Sprintf("%d round(s) per cell, servers alternated within each round; each cell is the median round", max(so.rounds, 1)))
 	tab, err := matrix.Side(ctx, sc)
 	if err != nil {
 		return err
 	}
 	tab.Notes = append(notes, tab.Notes...)
 	sameMachinePrices(tab, to)
+	if so.scenario == "003" {
+		seed003PriceNote(tab, so.shards, to)
+		runs.writeArticleTables(stdout, sc.Rows, tab.Targets, cfg.Percentiles)
+	}
 	return to.finish(tab, stdout, stderr)
 }
 

@@ -203,7 +203,12 @@ PREFIX-normalized.csv, PREFIX.json, PREFIX.svg, PREFIX-latency.svg.
   001  one server process per CPU of each kind, pipelines 1/50/100, -t 8 -c 10
   002  the SLA search (as 'corvid-bench sla'): highest ops/sec with p99 <= 1ms,
        --ratio 1:10 --pipeline 45, per server kind
-  003  ElastiCache cluster mode: needs cluster mode (not in Corvid yet)
+  003  ElastiCache cluster mode: each server a cluster of --shards primaries
+       (default 3) that corvid-bench starts and forms itself; memtier's
+       -R --data-size-range=1024-4096 --data-size-pattern=S --ratio=1:4
+       --cluster-mode, rows random (-t 10 -c 50) and gaussian (--key-pattern=G:G,
+       twice -t); memtier's ALL STATS per server, MOVED/sec and ASK/sec columns;
+       every run starts from an empty cluster; cpu and rss summed over the nodes
   004  normalization by price of any results FILEs (as 'corvid-bench report';
        --prices seed-004 unless prices are given; see 'corvid-bench prices')
 
@@ -212,9 +217,7 @@ PREFIX-normalized.csv, PREFIX.json, PREFIX.svg, PREFIX-latency.svg.
 func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scenario := scanScenario(args)
 	switch scenario {
-	case "", "000", "001", "002":
-	case "003":
-		return ErrNeedsCluster
+	case "", "000", "001", "002", "003":
 	case "004":
 		rest := without(args, "scenario")
 		if !hasOpt(rest, "price", "prices", "help") {
@@ -241,6 +244,8 @@ func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		cfg.Threads, cfg.Clients = 8, 10 // 8 threads x 10 connections per instance
 	case "002":
 		cfg.Pipeline = 45 // 45 pipelined requests, get:set 1:10 (memtier's default --ratio 1:10)
+	case "003":
+		seed003Defaults(cfg) // -R --data-size-pattern=S --ratio=1:4 -t 10 -c 50 --cluster-mode
 	}
 	rest, err := options.ParseInto(cfg, args, extra...)
 	if err != nil {
@@ -252,6 +257,9 @@ func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if len(rest) > 0 {
 		return &options.UsageError{Msg: fmt.Sprintf("unexpected argument '%s'", rest[0])}
+	}
+	if scenario == "003" {
+		seed003AfterParse(cfg) // --data-size-range=1024-4096 unless a size was given
 	}
 	if cfg.TestTime == 0 && cfg.Requests == 0 && !cfg.AllKeys {
 		cfg.TestTime = 180 * time.Second // the seed's --test-time=180
@@ -272,7 +280,7 @@ func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return runSide(ctx, cfg, &so, ioThreads, commands, &to, stdout, stderr)
 	}
 	if (scenario != "" && scenario != "000") || len(so.servers) > 0 {
-		return &options.UsageError{Msg: "--scenario 001/002 and --server name=path start the servers themselves; do not combine them with --target or -s host"}
+		return &options.UsageError{Msg: "--scenario 001/002/003 and --server name=path start the servers themselves; do not combine them with --target or -s host (against a cluster of your own, run corvid-bench --cluster-mode -s HOST -p PORT with the article's flags)"}
 	}
 	tg, stop, err := targetsFrom(cfg, targets, stderr)
 	if err != nil {

@@ -6,10 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/corvid-kv/corvid/internal/bench/keygen"
+	"github.com/corvid-kv/corvid/internal/bench/matrix"
+	"github.com/corvid-kv/corvid/internal/bench/options"
 	"github.com/corvid-kv/corvid/internal/bench/report"
 	"github.com/corvid-kv/corvid/internal/bench/sla"
+	"github.com/corvid-kv/corvid/internal/bench/stats"
 	"github.com/corvid-kv/corvid/internal/server"
+	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
 // valkeyPath finds valkey-server as tests/testutil does (CORVID_VALKEY_SERVER,
@@ -119,9 +125,12 @@ func TestCompareCommand(t *testing.T) {
 }
 
 func TestScenarios(t *testing.T) {
-	// 003 needs cluster mode.
-	if _, errOut, code := run(t, "matrix", "--scenario", "003"); code != 1 || !strings.Contains(errOut, "needs cluster mode") {
-		t.Fatalf("003: %d %s", code, errOut)
+	// 003 starts clusters itself: not with --target; --shards is bounded.
+	if _, errOut, code := run(t, "matrix", "--scenario", "003", "--target", "a=127.0.0.1:1"); code != 2 || !strings.Contains(errOut, "do not combine") {
+		t.Fatalf("003+target: %d %s", code, errOut)
+	}
+	if _, errOut, code := run(t, "matrix", "--scenario", "003", "--shards", "0"); code != 2 || !strings.Contains(errOut, "--shards must be") {
+		t.Fatalf("003 --shards 0: %d %s", code, errOut)
 	}
 	if _, errOut, code := run(t, "matrix", "--scenario=9"); code != 2 || !strings.Contains(errOut, "unknown --scenario") {
 		t.Fatalf("9: %d %s", code, errOut)
@@ -195,5 +204,152 @@ func TestSLAMedians(t *testing.T) {
 		if ops != c.ops || p50 != c.p50 || p99 != c.p99 || met != c.met {
 			t.Errorf("%s: %v %v %v %d", c.name, ops, p50, p99, met)
 		}
+	}
+}
+
+// Scenario 003 for a second per row: Corvid (this test binary as child
+// processes) and, when found, Valkey, each a cluster of three primaries
+// formed by corvid-bench itself. Every cell has ops, the MOVED/ASK rates
+// (zero for a stable cluster, but present), latency, and CPU and RSS
+// summed over the nodes; stdout has the article's memtier tables. A peer
+// that cannot run as a cluster (here /bin/false) is left out with a note.
+// No timing thresholds: the machine is shared.
+func TestScenario003Cluster(t *testing.T) {
+	old := ServeChild
+	ServeChild = server.ServeArgs
+	t.Cleanup(func() { ServeChild = old })
+	out := filepath.Join(t.TempDir(), "c")
+	args := []string{"matrix", "--scenario", "003", "--rounds", "1", "--test-time", "1", "-t", "1", "-c", "2", "--no-discover", "--out", out}
+	want := []string{"corvid"}
+	if testutil.HaveValkey(t) {
+		args = append(args, "--server", "valkey="+testutil.ValkeyServerLookup())
+		want = append(want, "valkey")
+	}
+	args = append(args, "--server", "nocluster=/bin/false")
+	stdout, stderr, code := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	tab, err := report.ReadAll([]report.Source{report.ParseSource(out + ".json")}, report.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(tab.Targets, ","); got != strings.Join(append(want, "nocluster"), ",") {
+		t.Fatalf("targets %s, want %v and nocluster", got, want)
+	}
+	if _, ok := tab.Scenarios[0].Ops["random"]["nocluster"]; ok || !strings.Contains(stdout, "note: nocluster left out of scenario 003: cannot run as a cluster") {
+		t.Errorf("nocluster not left out:\n%s", stdout)
+	}
+	s := tab.Scenarios[0]
+	if s.ID != "003" || strings.Join(s.Commands, ",") != "random,gaussian" {
+		t.Fatalf("scenario %s rows %v", s.ID, s.Commands)
+	}
+	for _, row := range s.Commands {
+		for _, tg := range want {
+			ops := s.Ops[row][tg]
+			d := s.Detail[row][tg]
+			if !(ops > 0) || d.MovedSec == nil || d.AskSec == nil || d.AvgMs <= 0 || d.P99Ms < d.P50Ms || d.CPUUsPerOp <= 0 || d.RSSBytes == 0 {
+				t.Errorf("%s %s: ops %v detail %+v", row, tg, ops, d)
+			}
+		}
+	}
+	for _, w := range []string{"MOVED/sec", "ASK/sec", "avg ms", "vs corvid", "price-performance (normalized)", "every server runs as a cluster of 3 primaries"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	// The article's form: memtier's ALL STATS per server and row.
+	if n := strings.Count(stdout, "ALL STATS"); n != 2*len(want) {
+		t.Errorf("%d ALL STATS tables, want %d:\n%s", n, 2*len(want), stdout)
+	}
+	for _, tg := range want {
+		for _, row := range []string{"random", "gaussian"} {
+			if !strings.Contains(stdout, "== "+tg+", "+row+":") {
+				t.Errorf("no %s %s table", tg, row)
+			}
+		}
+		if !strings.Contains(stderr, "started "+tg+": a cluster of 3 primaries") {
+			t.Errorf("log lacks %s's cluster: %s", tg, stderr)
+		}
+	}
+	if !strings.Contains(stderr, "--cluster-mode --ratio=1:4 --key-pattern=G:G") {
+		t.Errorf("log lacks the Gaussian row's memtier line: %s", stderr)
+	}
+}
+
+func TestSeed003Config(t *testing.T) {
+	cfg := options.Defaults()
+	seed003Defaults(cfg)
+	rest, err := options.ParseInto(cfg, []string{"-t", "3"})
+	if err != nil || len(rest) != 0 {
+		t.Fatal(rest, err)
+	}
+	seed003AfterParse(cfg)
+	cfg.TestTime = time.Second
+	if err := cfg.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	rows := seed003Rows(cfg)
+	r, g := rows[0].Cfg, rows[1].Cfg
+	if rows[0].Name != "random" || r.Threads != 3 || r.Clients != 50 || !r.ClusterMode || !r.RandomData || r.Ratio.String() != "1:4" ||
+		r.DataSizeRange != [2]int{1024, 4096} || r.DataSizePattern != 'S' || r.KeyPattern[0] != 'R' {
+		t.Errorf("random row %+v", r)
+	}
+	if rows[1].Name != "gaussian" || g.Threads != 6 || g.KeyPattern != [2]keygen.Pattern{'G', 'G'} || r.KeyPattern[1] != 'R' {
+		t.Errorf("gaussian row threads %d pattern %c:%c", g.Threads, g.KeyPattern[0], g.KeyPattern[1])
+	}
+	// A size on the command line replaces the article's range.
+	cfg = options.Defaults()
+	seed003Defaults(cfg)
+	if _, err := options.ParseInto(cfg, []string{"-d", "100"}); err != nil {
+		t.Fatal(err)
+	}
+	seed003AfterParse(cfg)
+	cfg.TestTime = time.Second
+	if err := cfg.Finalize(); err != nil || cfg.DataSize != 100 || cfg.DataSizeRange[1] != 0 {
+		t.Errorf("-d 100: %v %d %v", err, cfg.DataSize, cfg.DataSizeRange)
+	}
+}
+
+func TestMedianRound(t *testing.T) {
+	cases := []struct {
+		ops  []float64
+		want int
+	}{
+		{nil, -1},
+		{[]float64{5}, 0},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 3},   // the lower middle: 2
+		{[]float64{10, 10, 1000}, 1}, // ties keep round order
+	}
+	for _, c := range cases {
+		if got := medianRound(c.ops); got != c.want {
+			t.Errorf("medianRound(%v) = %d, want %d", c.ops, got, c.want)
+		}
+	}
+}
+
+// The article's tables are per scenario (io-threads setting): rounds of
+// different scenarios are not mixed.
+func TestRunResultsPerScenario(t *testing.T) {
+	mk := func(ops uint64) *stats.Result {
+		start := time.Unix(0, 0)
+		c := &stats.Cmd{Name: "Gets", TrackHits: true, Hist: stats.NewHist(), Counters: stats.Counters{Ops: ops}}
+		_ = c.Hist.RecordValue(1000)
+		return &stats.Result{Start: start, End: start.Add(time.Second), Cmds: []*stats.Cmd{c}, Cluster: true}
+	}
+	var r runResults
+	r.add("003-1", "corvid", "random", 1, mk(100))
+	r.add("003-2", "corvid", "random", 1, mk(900))
+	r.add("003-1", "corvid", "random", 2, mk(300))
+	r.add("003-1", "corvid", "random", 3, mk(200))
+	cfg := options.Defaults()
+	var b strings.Builder
+	r.writeArticleTables(&b, []matrix.Row{{Name: "random", Cfg: cfg}}, []string{"corvid"}, []float64{50})
+	out := b.String()
+	if !strings.Contains(out, "== scenario 003-1, corvid, random: -t 4 -c 50 --key-pattern=R:R, round 3 of 3") ||
+		!strings.Contains(out, "== scenario 003-2, corvid, random: -t 4 -c 50 --key-pattern=R:R, round 1 of 1") ||
+		!strings.Contains(out, "200.00") || !strings.Contains(out, "900.00") || strings.Contains(out, "300.00") {
+		t.Errorf("tables:\n%s", out)
 	}
 }

@@ -13,7 +13,11 @@
 // peer) for each io-threads scenario, runs each row (a seed command, or a
 // pipeline depth for seed 001) once per server per round, alternating the
 // servers within a round, and keeps each cell's median round together
-// with its latency percentiles and the server's CPU per op and RSS.
+// with its latency percentiles and the server's CPU per op and RSS. With
+// SideConfig.Cluster (seed 003) each server is a cluster of primaries
+// (package clusterup), each row a cluster-mode load, each run starts from
+// an empty cluster, and the cells also carry the mean latency and the
+// MOVED and ASK rates.
 //
 // Invariants: targets are measured one after another, never at once, so
 // they do not share the client machine's CPU; every run gets its own copy

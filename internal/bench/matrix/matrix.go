@@ -171,12 +171,28 @@ func CommandLine(cfg *options.Config, addr string) []string {
 	for _, c := range cfg.Commands {
 		args = append(args, fmt.Sprintf("--command=%q", c.Text))
 	}
+	if cfg.ClusterMode {
+		args = append(args, "--cluster-mode")
+	}
 	if len(cfg.Commands) == 0 {
 		args = append(args, "--ratio="+cfg.Ratio.String())
+		if kp := cfg.KeyPattern; kp != [2]keygen.Pattern{keygen.Random, keygen.Random} && kp[0] != 0 {
+			args = append(args, fmt.Sprintf("--key-pattern=%c:%c", kp[0], kp[1]))
+		}
 	}
-	args = append(args, fmt.Sprintf("--key-prefix=%q", cfg.KeyPrefix), "--key-minimum="+strconv.FormatUint(cfg.KeyMin, 10),
-		"--key-maximum="+strconv.FormatUint(cfg.KeyMax, 10))
-	if cfg.RandomData {
+	args = append(args, fmt.Sprintf("--key-prefix=%q", cfg.KeyPrefix))
+	if d := options.Defaults(); cfg.KeyMin != d.KeyMin || cfg.KeyMax != d.KeyMax {
+		// memtier's defaults are left out: it refuses an explicit --key-minimum=0.
+		args = append(args, "--key-minimum="+strconv.FormatUint(cfg.KeyMin, 10), "--key-maximum="+strconv.FormatUint(cfg.KeyMax, 10))
+	}
+	switch {
+	case cfg.DataSizeRange[1] != 0:
+		if cfg.RandomData {
+			args = append(args, "--random-data")
+		}
+		args = append(args, fmt.Sprintf("--data-size-range=%d-%d", cfg.DataSizeRange[0], cfg.DataSizeRange[1]),
+			fmt.Sprintf("--data-size-pattern=%c", cfg.DataSizePattern))
+	case cfg.RandomData:
 		args = append(args, "--random-data", "--data-size="+strconv.Itoa(cfg.DataSize))
 	}
 	if cfg.Pipeline > 1 {

@@ -84,3 +84,30 @@ func TestPick(t *testing.T) {
 		t.Fatal("unknown command accepted")
 	}
 }
+
+// Seed 003's memtier line, parsed and rendered back, keeps its flags.
+func TestCommandLineClusterMode(t *testing.T) {
+	line := "-R --data-size-range=1024-4096 --data-size-pattern=S --test-time 180 -t 20 -c 50 --cluster-mode --key-pattern=G:G --ratio=1:4"
+	args, err := options.SplitCommand(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := options.Parse(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(CommandLine(cfg, "127.0.0.1:7001"), " ")
+	for _, want := range []string{"-t 20 -c 50", "--cluster-mode", "--ratio=1:4", "--key-pattern=G:G", "--random-data", "--data-size-range=1024-4096", "--data-size-pattern=S", "--test-time=180"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s lacks %s", got, want)
+		}
+	}
+	back, _, err := options.Parse(strings.Fields(strings.ReplaceAll(strings.TrimPrefix(got, "memtier_benchmark "), `"`, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.ClusterMode != cfg.ClusterMode || back.KeyPattern != cfg.KeyPattern || back.Ratio != cfg.Ratio || back.DataSizeRange != cfg.DataSizeRange ||
+		back.DataSizePattern != cfg.DataSizePattern || back.RandomData != cfg.RandomData || back.Threads != cfg.Threads {
+		t.Errorf("round trip: %+v\nwant %+v", back, cfg)
+	}
+}

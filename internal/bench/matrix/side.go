@@ -83,6 +83,15 @@ type SideConfig struct {
 	Embedded  func() (addr string, stop func(), err error) // for InProcess servers
 	Progress  io.Writer                                    // the live status line (a terminal), or nil
 	Log       io.Writer
+
+	// Cluster > 0 runs every server as one cluster of that many primaries
+	// (package clusterup) instead of Instances standalone processes; the
+	// rows are then --cluster-mode loads, and every run starts from an
+	// empty cluster (FLUSHALL on each node before and after it).
+	Cluster int
+	// OnRun, when set, receives each run's result (summed over the
+	// server's instances) as it completes, e.g. to print memtier's tables.
+	OnRun func(scenario, server, row string, round int, res *stats.Result)
 }
 
 // sample is one run's measurement.
@@ -90,6 +99,10 @@ type sample struct {
 	ops, p50, p99, p999, cpuPerOp float64
 	rss                           uint64
 	cpuOK                         bool
+	// cluster-mode runs only: the mean latency (ms) and redirections per
+	// second, the columns of memtier's cluster-mode table.
+	cluster               bool
+	avg, movedSec, askSec float64
 }
 
 // Side measures every server on every row, alternating servers within
@@ -122,7 +135,7 @@ func Side(ctx context.Context, c SideConfig) (*report.Table, error) {
 	pr := newProgress(c, len(scen))
 	defer pr.stop()
 	for si, sc := range scen {
-		insts, err := startAll(ctx, c, sc, pr)
+		insts, err := startAll(ctx, c, t, sc, pr)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +152,10 @@ func Side(ctx context.Context, c SideConfig) (*report.Table, error) {
 	return t, nil
 }
 
-func startAll(ctx context.Context, c SideConfig, sc Scenario, pr *progress) ([][]Instance, error) {
+// startAll starts every server for a scenario. In cluster mode a peer
+// (not the baseline) that cannot run as a cluster is left out of the
+// scenario with a note (its slot is nil) rather than ending the run.
+func startAll(ctx context.Context, c SideConfig, t *report.Table, sc Scenario, pr *progress) ([][]Instance, error) {
 	var all [][]Instance
 	stopAll := func() {
 		for _, in := range all {
@@ -148,7 +164,24 @@ func startAll(ctx context.Context, c SideConfig, sc Scenario, pr *progress) ([][
 			}
 		}
 	}
-	for _, s := range c.Servers {
+	for k, s := range c.Servers {
+		if c.Cluster > 0 {
+			in, err := startCluster(ctx, c, s, sc)
+			if err != nil && (k == 0 || ctx.Err() != nil) {
+				stopAll()
+				return nil, err
+			}
+			if err != nil {
+				first, _, _ := strings.Cut(err.Error(), "\n")
+				pr.logf(c.Log, "%s left out of scenario %s: cannot run as a cluster: %v\n", s.Name, sc.ID, err)
+				t.Notes = append(t.Notes, fmt.Sprintf("%s left out of scenario %s: cannot run as a cluster: %s", s.Name, sc.ID, first))
+				all = append(all, nil)
+				continue
+			}
+			all = append(all, in)
+			pr.logf(c.Log, "started %s: a cluster of %d primaries at %s\n", s.Name, len(in), strings.Join(addrsOf(in), ", "))
+			continue
+		}
 		var in []Instance
 		for i := 0; i < c.Instances; i++ {
 			x, err := startOne(ctx, c, s, sc)
@@ -195,6 +228,10 @@ func runScenario(ctx context.Context, c SideConfig, t *report.Table, sc Scenario
 		samples := make([][]sample, len(c.Servers))
 		for r := 1; r <= c.Rounds; r++ {
 			for i, s := range c.Servers {
+				if insts[i] == nil { // left out (startAll)
+					pr.done()
+					continue
+				}
 				pr.set(si, sc, s.Name, row.Name, r)
 				addrs := make([]string, len(insts[i]))
 				for k, x := range insts[i] {
@@ -202,9 +239,22 @@ func runScenario(ctx context.Context, c SideConfig, t *report.Table, sc Scenario
 				}
 				pr.logf(c.Log, "[scenario %s io-threads=%s] %s round %d/%d: %s: %s (~%s left)\n", sc.ID, orDash(sc.Label), row.Name, r, c.Rounds, s.Name,
 					strings.Join(CommandLine(row.Cfg, addrs[0]), " "), roundDur(pr.left()))
-				smp, notes, err := measure(ctx, row.Cfg, insts[i], addrs)
+				if c.Cluster > 0 {
+					if err := flushAll(addrs); err != nil {
+						return fmt.Errorf("%s: before %s: %w", s.Name, row.Name, err)
+					}
+				}
+				smp, notes, res, err := measure(ctx, row.Cfg, insts[i], addrs)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", s.Name, row.Name, err)
+				}
+				if c.Cluster > 0 {
+					if err := flushAll(addrs); err != nil {
+						return fmt.Errorf("%s: after %s: %w", s.Name, row.Name, err)
+					}
+				}
+				if c.OnRun != nil {
+					c.OnRun(sc.ID, s.Name, row.Name, r, res)
 				}
 				for _, n := range notes {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s %s round %d: %s", s.Name, row.Name, r, n))
@@ -217,6 +267,9 @@ func runScenario(ctx context.Context, c SideConfig, t *report.Table, sc Scenario
 			}
 		}
 		for i, s := range c.Servers {
+			if len(samples[i]) == 0 {
+				continue
+			}
 			ops, d := Medians(samples[i])
 			t.Set(ts, row.Name, s.Name, ops)
 			t.SetDetail(ts, row.Name, s.Name, d)
@@ -226,8 +279,9 @@ func runScenario(ctx context.Context, c SideConfig, t *report.Table, sc Scenario
 }
 
 // measure runs one load against a server's instances and reads their
-// CPU time and RSS around it.
-func measure(ctx context.Context, cfg *options.Config, in []Instance, addrs []string) (sample, []string, error) {
+// CPU time and RSS around it; it also returns the run's result summed
+// over the instances.
+func measure(ctx context.Context, cfg *options.Config, in []Instance, addrs []string) (sample, []string, *stats.Result, error) {
 	before := make([]peer.Usage, len(in))
 	okAll := true
 	for k, x := range in {
@@ -236,7 +290,7 @@ func measure(ctx context.Context, cfg *options.Config, in []Instance, addrs []st
 	}
 	res, err := loadgen.Run(ctx, cfg, addrs, loadgen.Progress{})
 	if err != nil {
-		return sample{}, nil, err
+		return sample{}, nil, nil, err
 	}
 	var s sample
 	var cpu float64
@@ -257,11 +311,20 @@ func measure(ctx context.Context, cfg *options.Config, in []Instance, addrs []st
 	if okAll && tot.Ops > 0 {
 		s.cpuPerOp, s.cpuOK = cpu*1e6/float64(tot.Ops), true
 	}
+	if cfg.ClusterMode {
+		s.cluster = true
+		if tot.Hist.TotalCount() > 0 {
+			s.avg = tot.Hist.Mean() / 1e6
+		}
+		if secs := sum.Duration().Seconds(); secs > 0 {
+			s.movedSec, s.askSec = float64(tot.Moved)/secs, float64(tot.Ask)/secs
+		}
+	}
 	var notes []string
 	if tot.Errors > 0 {
 		notes = append(notes, fmt.Sprintf("%d error replies (first: %s)", tot.Errors, sum.FirstError))
 	}
-	return s, notes, nil
+	return s, notes, sum, nil
 }
 
 // Medians reduces a cell's rounds: the median of each measure taken
@@ -291,6 +354,12 @@ func Medians(ss []sample) (float64, report.Detail) {
 	}
 	if len(cpu) == len(ss) {
 		d.CPUUsPerOp = Median(cpu)
+	}
+	if len(ss) > 0 && ss[0].cluster {
+		d.AvgMs = pick(func(s sample) float64 { return s.avg })
+		moved := pick(func(s sample) float64 { return s.movedSec })
+		ask := pick(func(s sample) float64 { return s.askSec })
+		d.MovedSec, d.AskSec = &moved, &ask
 	}
 	return pick(func(s sample) float64 { return s.ops }), d
 }

@@ -108,3 +108,20 @@ func TestSeedRowsInTableOrder(t *testing.T) {
 		t.Fatal("unknown command accepted")
 	}
 }
+
+// Cluster-mode samples also give the mean latency and the MOVED/ASK rates
+// (present even when zero); standalone ones leave them out.
+func TestMediansCluster(t *testing.T) {
+	ss := []sample{
+		{ops: 100, cluster: true, avg: 0.3, movedSec: 0, askSec: 1},
+		{ops: 300, cluster: true, avg: 0.1, movedSec: 4, askSec: 0},
+		{ops: 200, cluster: true, avg: 0.2, movedSec: 2, askSec: 0},
+	}
+	_, d := Medians(ss)
+	if d.AvgMs != 0.2 || d.MovedSec == nil || *d.MovedSec != 2 || d.AskSec == nil || *d.AskSec != 0 {
+		t.Fatalf("%+v", d)
+	}
+	if _, d := Medians([]sample{{ops: 1}}); d.MovedSec != nil || d.AskSec != nil || d.AvgMs != 0 {
+		t.Fatalf("standalone %+v", d)
+	}
+}

@@ -155,3 +155,61 @@ func TestSeedPricesMatchTheReference(t *testing.T) {
 		}
 	}
 }
+
+// Cluster-mode cells (seed 003) add memtier's MOVED/sec, ASK/sec and mean
+// latency columns; the rates survive the JSON round trip, zero included.
+func TestClusterDetailColumns(t *testing.T) {
+	tab := NewTable()
+	s := tab.Scenario("003", "")
+	moved, ask, zero := 12.5, 0.25, 0.0
+	tab.Set(s, "random", "corvid", 50000)
+	tab.Set(s, "random", "valkey", 40000)
+	tab.SetDetail(s, "random", "corvid", Detail{AvgMs: 0.4, P50Ms: 0.3, P99Ms: 1, P999Ms: 2, MovedSec: &moved, AskSec: &ask, Rounds: 1})
+	tab.SetDetail(s, "random", "valkey", Detail{AvgMs: 0.5, P50Ms: 0.4, P99Ms: 1, P999Ms: 2, MovedSec: &zero, AskSec: &zero, Rounds: 1})
+	if !tab.HasRedirects() {
+		t.Fatal("HasRedirects")
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, tab); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"moved_sec": 0`) || !strings.Contains(buf.String(), `"ask_sec": 0.25`) {
+		t.Errorf("JSON lacks the rates:\n%s", buf.String())
+	}
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadAll([]Source{ParseSource(path)}, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := back.Scenarios[0].Detail["random"]["corvid"]
+	if d.MovedSec == nil || *d.MovedSec != 12.5 || d.AskSec == nil || *d.AskSec != 0.25 || d.AvgMs != 0.4 {
+		t.Fatalf("detail after round trip %+v", d)
+	}
+	if v := back.Scenarios[0].Detail["random"]["valkey"]; v.MovedSec == nil || *v.MovedSec != 0 {
+		t.Fatalf("zero rate lost: %+v", v)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, back); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"MOVED/sec", "ASK/sec", "avg ms", "12.50", "0.25", "0.400", "cluster mode: ops/sec is the cluster's total"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	// A table without cluster cells keeps its columns.
+	plain := NewTable()
+	ps := plain.Scenario("1", "")
+	plain.Set(ps, "get", "corvid", 1)
+	plain.SetDetail(ps, "get", "corvid", Detail{P50Ms: 0.1})
+	text.Reset()
+	if err := WriteText(&text, plain); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "MOVED") || strings.Contains(text.String(), "avg ms") {
+		t.Errorf("standalone table has cluster columns:\n%s", text.String())
+	}
+}

@@ -38,6 +38,27 @@ type Detail struct {
 	CPUUsPerOp float64 `json:"server_cpu_us_per_op,omitempty"`
 	RSSBytes   uint64  `json:"server_rss_bytes,omitempty"`
 	Rounds     int     `json:"rounds,omitempty"`
+	// Cluster-mode cells (seed 003) also carry memtier's cluster-mode
+	// columns: the mean latency and MOVED and ASK redirections per second
+	// (nil, not zero, when the run was not in cluster mode).
+	AvgMs    float64  `json:"avg_ms,omitempty"`
+	MovedSec *float64 `json:"moved_sec,omitempty"`
+	AskSec   *float64 `json:"ask_sec,omitempty"`
+}
+
+// HasRedirects reports whether any cell was measured in cluster mode
+// (has MOVED/ASK rates).
+func (t *Table) HasRedirects() bool {
+	for _, s := range t.Scenarios {
+		for _, m := range s.Detail {
+			for _, d := range m {
+				if d.MovedSec != nil || d.AskSec != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Derived are a scenario's computed rows, unrounded; a target missing a

@@ -77,8 +77,22 @@ func WriteText(w io.Writer, t *Table) error {
 // writeDetail prints the side-by-side block: one line per scenario,
 // command and target with ops/sec, the ratio to the baseline, latency
 // percentiles and the server's CPU time and RSS.
+// In cluster mode (seed 003) the block also has memtier's cluster-mode
+// columns: MOVED/sec, ASK/sec and the mean latency.
 func writeDetail(b *strings.Builder, t *Table) {
-	grid := [][]string{{"scenario", "io-threads", "command", "server", "ops/sec", "vs " + t.BaselineName(), "p50 ms", "p99 ms", "p99.9 ms", "cpu µs/op", "rss MB"}}
+	cluster := t.HasRedirects()
+	head := []string{"scenario", "io-threads", "command", "server", "ops/sec", "vs " + t.BaselineName()}
+	if cluster {
+		head = append(head, "MOVED/sec", "ASK/sec", "avg ms")
+	}
+	head = append(head, "p50 ms", "p99 ms", "p99.9 ms", "cpu µs/op", "rss MB")
+	grid := [][]string{head}
+	rate := func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return strconv.FormatFloat(*v, 'f', 2, 64)
+	}
 	for _, s := range t.Scenarios {
 		first := true
 		for _, c := range s.Commands {
@@ -87,7 +101,7 @@ func writeDetail(b *strings.Builder, t *Table) {
 				if !ok {
 					continue
 				}
-				row := []string{"", "", c, tg, Thousands(v), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"}
+				row := []string{"", "", c, tg, Thousands(v), "n/a"}
 				if first {
 					row[0], row[1] = s.ID, s.IOThreads
 					first = false
@@ -95,16 +109,25 @@ func writeDetail(b *strings.Builder, t *Table) {
 				if r, ok := t.Ratio(s, c, tg); ok {
 					row[5] = strconv.FormatFloat(r, 'f', 2, 64) + "x"
 				}
-				if d, ok := s.Detail[c][tg]; ok {
-					row[6], row[7], row[8] = msText(d.P50Ms), msText(d.P99Ms), msText(d.P999Ms)
-					if d.CPUUsPerOp > 0 {
-						row[9] = strconv.FormatFloat(d.CPUUsPerOp, 'f', 2, 64)
-					}
-					if d.RSSBytes > 0 {
-						row[10] = strconv.FormatFloat(float64(d.RSSBytes)/(1<<20), 'f', 1, 64)
+				d, ok := s.Detail[c][tg]
+				if cluster {
+					if ok {
+						row = append(row, rate(d.MovedSec), rate(d.AskSec), msText(d.AvgMs))
+					} else {
+						row = append(row, "n/a", "n/a", "n/a")
 					}
 				}
-				grid = append(grid, row)
+				rest := []string{"n/a", "n/a", "n/a", "n/a", "n/a"}
+				if ok {
+					rest[0], rest[1], rest[2] = msText(d.P50Ms), msText(d.P99Ms), msText(d.P999Ms)
+					if d.CPUUsPerOp > 0 {
+						rest[3] = strconv.FormatFloat(d.CPUUsPerOp, 'f', 2, 64)
+					}
+					if d.RSSBytes > 0 {
+						rest[4] = strconv.FormatFloat(float64(d.RSSBytes)/(1<<20), 'f', 1, 64)
+					}
+				}
+				grid = append(grid, append(row, rest...))
 			}
 		}
 	}
@@ -126,6 +149,9 @@ func writeDetail(b *strings.Builder, t *Table) {
 		b.WriteString("\n")
 	}
 	b.WriteString("latency: medians over rounds of each run's percentile (client-side, per request); cpu: server process utime+stime per op; rss: server VmRSS after the run\n")
+	if cluster {
+		b.WriteString("cluster mode: ops/sec is the cluster's total; MOVED/sec and ASK/sec: redirections the client followed; avg: mean latency; cpu and rss summed over the cluster's nodes\n")
+	}
 }
 
 // msText renders milliseconds with three decimals ("n/a" for 0).

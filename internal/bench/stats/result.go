@@ -57,15 +57,27 @@ type Result struct {
 // Duration of the run.
 func (r *Result) Duration() time.Duration { return r.End.Sub(r.Start) }
 
-// Totals merges every command into one row.
+// Totals merges every command into one row. Hits and misses come only
+// from the rows that track them (GET-like), as in memtier's Totals row: a
+// SET's +OK is not a hit.
 func (r *Result) Totals() *Cmd {
 	t := &Cmd{Name: "Totals", Hist: NewHist()}
 	for _, c := range r.Cmds {
-		t.Counters.Add(c.Counters)
+		t.Counters.Add(c.hitCounters())
 		t.TrackHits = t.TrackHits || c.TrackHits
 		t.Hist.Merge(c.Hist)
 	}
 	return t
+}
+
+// hitCounters are c's counters with hits and misses zeroed when the row
+// does not track them.
+func (c *Cmd) hitCounters() Counters {
+	k := c.Counters
+	if !c.TrackHits {
+		k.Hits, k.Misses = 0, 0
+	}
+	return k
 }
 
 // Sum adds per-server results of the same run into one; rows are matched by

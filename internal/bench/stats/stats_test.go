@@ -121,3 +121,17 @@ func TestRowNameAndHits(t *testing.T) {
 		t.Error("PctLabel")
 	}
 }
+
+// A SET's +OK is recorded as a hit on its row; memtier's Totals row counts
+// only the GET-like rows' hits and misses.
+func TestTotalsHitsFromGetsOnly(t *testing.T) {
+	r := result(1000, 2, 1)
+	r.Cmds[0].Hits = 1000 // what loadgen records for SET's +OK
+	if tot := r.Totals(); tot.Hits != 1000 || tot.Misses != 1000 || tot.Ops != 3000 {
+		t.Fatalf("totals %+v", tot.Counters)
+	}
+	rows := AverageRows([]*Result{r, r}, []float64{50})
+	if tr := rows[len(rows)-1]; tr.HitsSec != 500 || tr.MissesSec != 500 || tr.OpsSec != 1500 {
+		t.Fatalf("average totals %+v", tr)
+	}
+}

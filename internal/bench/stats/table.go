@@ -127,10 +127,13 @@ func AverageRows(runs []*Result, pcts []float64) []Row {
 		row.OpsSec, row.HitsSec, row.MissesSec, row.MovedSec, row.AskSec = a.rate[0]/n, a.rate[1]/n, a.rate[2]/n, a.rate[3]/n, a.rate[4]/n
 		row.KBs = a.kb / n
 		rows = append(rows, row)
-		total.Counters.Add(a.cmd.Counters)
+		total.Counters.Add(a.cmd.hitCounters())
 		total.TrackHits = total.TrackHits || a.cmd.TrackHits
 		total.Hist.Merge(a.cmd.Hist)
 		for i := range trate {
+			if (i == 1 || i == 2) && !a.cmd.TrackHits {
+				continue // hits, misses: only GET-like rows count (memtier's Totals)
+			}
 			trate[i] += a.rate[i] / n
 		}
 		tkb += a.kb / n
