@@ -123,6 +123,10 @@ type replState struct {
 	// The replica role (repl_replica.go).
 	link      *primaryLink // under mu; nil while a primary
 	isReplica atomic.Bool
+	// leaving is the link stopReplication took, until the server
+	// accepts writes (under mu): ROLE and INFO keep reporting the
+	// replica role until then, so a client that saw "master" can write.
+	leaving *primaryLink
 
 	// restoredDB: the stream's database the start-up RDB recorded, for
 	// the first link (a restarted replica continues its stream there).
@@ -969,6 +973,9 @@ func (s *Server) replicationInfo(w *infoWriter) {
 	w.section("Replication")
 	r.mu.Lock()
 	link := r.link
+	if link == nil {
+		link = r.leaving
+	}
 	r.mu.Unlock()
 	if link != nil {
 		link.info(w)
@@ -1014,6 +1021,9 @@ func roleCommand(c *Client) {
 	s := c.srv
 	s.repl.mu.Lock()
 	link := s.repl.link
+	if link == nil {
+		link = s.repl.leaving
+	}
 	s.repl.mu.Unlock()
 	w := c.w
 	if link != nil {

@@ -201,7 +201,10 @@ func (s *Server) takeLink() *primaryLink {
 // accepts writes and expires keys again. false if it was a primary.
 func (s *Server) stopReplication(locked bool) bool {
 	r := &s.repl
-	l := s.takeLink()
+	r.mu.Lock()
+	l := r.link
+	r.link, r.leaving = nil, l
+	r.mu.Unlock()
 	if l == nil {
 		return false
 	}
@@ -223,6 +226,11 @@ func (s *Server) stopReplication(locked bool) bool {
 	s.log.replica.Store(false)
 	s.cfg.SetReplicaOf(nil)
 	s.updateDiskDeny()
+	r.mu.Lock()
+	if r.leaving == l {
+		r.leaving = nil
+	}
+	r.mu.Unlock()
 	for _, rep := range reps {
 		rep.close() // they resync and learn the new ID (+CONTINUE id)
 	}

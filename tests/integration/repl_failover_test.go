@@ -450,9 +450,11 @@ func TestReplFailoverForce(t *testing.T) {
 	if !strings.Contains(p.Output(), "time out exceeded, failing over.") {
 		t.Error("the log does not say the forced failover went ahead")
 	}
-	rc.Set(ctx, "after", "1", 0)
+	if err := rc.Set(ctx, "after", "1", 0).Err(); err != nil {
+		t.Fatalf("SET on the new primary: %v\nROLE %v / %v\nold primary log:\n%s\ntarget log:\n%s", err, rc.Do(ctx, "ROLE").Val(), pc.Do(ctx, "ROLE").Val(), p.Output(), r.Output())
+	}
 	foInSync(t, ctx, rc, pc)
-	if v := pc.Get(ctx, "after").Val(); v != "1" {
-		t.Errorf("the old primary does not follow the new one: after=%q", v)
+	if v, err := pc.Get(ctx, "after").Result(); v != "1" {
+		t.Errorf("the old primary does not follow the new one: after=%q (%v); its replication: %s", v, err, pc.Info(ctx, "replication").Val())
 	}
 }
