@@ -2,9 +2,9 @@
 # RSS after the dataset shrinks, side by side: corvid-server and
 # valkey-server 8.0.1 (and redis-server 7.0.15 with REDIS=1), each filled
 # with DEBUG POPULATE (N keys of SIZE bytes), then 90% of the keys removed
-# one way: DEL (valkey-cli --pipe), expiry (PEXPIRE 1 on them; active
-# expiry deletes), or eviction (maxmemory set to a tenth of used_memory,
-# allkeys-random). No MEMORY PURGE is sent. Every 0.5 s for WAIT seconds
+# one way: DEL (valkey-cli --pipe), expiry (PEXPIRE 1 on them through
+# --pipe; active expiry deletes), or eviction (maxmemory set to a tenth
+# of used_memory, allkeys-random). No MEMORY PURGE is sent. Every 0.5 s for WAIT seconds
 # after the removal it samples used_memory (INFO) and VmRSS
 # (/proc/PID/status), and prints the first time RSS is within 1.3x of
 # used_memory plus the RSS the server had before it was filled (issue 32's
@@ -55,10 +55,10 @@ for way in $WAYS; do
 		"$CLI" -p "$port" debug populate "$N" key "$SIZE" >/dev/null
 		filled=$(rss "$pid")
 		case $way in
-		del) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i += 100) { printf "DEL"; for (j = i; j < i + 100 && j < n; j++) printf " key:%d", j; printf "\n" } }' |
-			"$CLI" -p "$port" >/dev/null ;;
-		expire) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i++) printf "PEXPIRE key:%d 1\n", i }' |
-			"$CLI" -p "$port" >/dev/null
+		del) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i += 100) { printf "DEL"; for (j = i; j < i + 100 && j < n; j++) printf " key:%d", j; printf "\r\n" } }' |
+			"$CLI" -p "$port" --pipe >/dev/null ;;
+		expire) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i++) printf "PEXPIRE key:%d 1\r\n", i }' |
+			"$CLI" -p "$port" --pipe >/dev/null
 			# Active expiry deletes them: wait until the keyspace is down.
 			for _ in $(seq 600); do
 				k=$("$CLI" -p "$port" dbsize)
