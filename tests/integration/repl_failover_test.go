@@ -228,7 +228,9 @@ func TestReplFailoverAbort(t *testing.T) {
 			if tc.abort {
 				want = "Failover manually aborted"
 			}
-			if !strings.Contains(p.Output(), "aborted: "+want) {
+			// The log line reaches the test through the process's output
+			// pipe, after the state it reports.
+			if !waitFor(5*time.Second, func() bool { return strings.Contains(p.Output(), "aborted: "+want) }) {
 				t.Errorf("log lacks %q", want)
 			}
 			<-done
