@@ -227,6 +227,7 @@ func (cl *Cluster) header(typ uint16) *Message {
 		copy(m.MyIP[:], cl.announcedIP)
 	}
 	m.Port = uint16(me.Port)
+	m.PPort = uint16(me.PPort) // the other client port (tls.go)
 	m.CPort = uint16(me.CPort)
 	m.Flags = me.Flags
 	m.State = byte(cl.state)
