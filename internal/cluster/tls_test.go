@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -319,7 +320,10 @@ func TestGossipOverTLS(t *testing.T) {
 	// A node with another CA's certificate: its links fail their
 	// handshakes and it stays alone.
 	other := testutil.NewTLSFiles(t)
-	stranger := start(3, busTLSConfigs(t, other))
+	var current atomic.Pointer[func() (*tls.Config, *tls.Config)]
+	bad := busTLSConfigs(t, other)
+	current.Store(&bad)
+	stranger := start(3, func() (*tls.Config, *tls.Config) { return (*current.Load())() })
 	stranger.Meet("127.0.0.1", 7100, cls[0].opt.BusPort)
 	// The MEET's handshake node goes once the handshake timeout (the
 	// node timeout, 2 s) passes without a PONG: the links' TLS
@@ -336,5 +340,17 @@ func TestGossipOverTLS(t *testing.T) {
 	}
 	if cls[0].KnownNodes() != 3 {
 		t.Fatalf("a node of another CA was added:\n%s", cls[0].Nodes())
+	}
+
+	// Its certificates reloaded (the CA's now): the next links use them,
+	// and it joins.
+	current.Store(&busTLS)
+	stranger.Meet("127.0.0.1", 7100, cls[0].opt.BusPort)
+	deadline = time.Now().Add(20 * time.Second)
+	for stranger.KnownNodes() != 4 || cls[0].KnownNodes() != 4 || strings.Contains(stranger.Nodes(), "handshake") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the reloaded node did not join:\n%s\n%s", stranger.Nodes(), cls[0].Nodes())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -279,7 +279,8 @@ func TestClusterTLSBus(t *testing.T) {
 // is redirected to TLS ports, a plaintext one to TCP ports, and a
 // Valkey 8.0.1 node (built without TLS: it announces a TLS port with
 // cluster-announce-tls-port) and Corvid learn each other's TLS ports
-// over the bus (CLUSTER SHARDS, nodes.conf).
+// over the bus (CLUSTER SHARDS, nodes.conf). A Corvid node's
+// cluster-announce-tls-port set at run time reaches the others.
 func TestClusterTLSPortMixed(t *testing.T) {
 	f := testutil.NewTLSFiles(t)
 	nodes := []tlsClusterNode{startTLSClusterNode(t, f), startTLSClusterNode(t, f)}
@@ -304,6 +305,30 @@ func TestClusterTLSPortMixed(t *testing.T) {
 		want := n.id + " 127.0.0.1:" + strconv.Itoa(n.port) + "@" + strconv.Itoa(n.cbus) + ",,tls-port=" + strconv.Itoa(n.tport) + ",shard-id="
 		if !strings.Contains(string(data), want) {
 			t.Errorf("nodes.conf lacks %q:\n%s", want, data)
+		}
+	}
+
+	// cluster-announce-tls-port replaces tls-port in what a node
+	// announces, at run time.
+	c1 := testutil.Dial(t, nodes[1].p.Addr)
+	for _, announced := range []int{6391, 0} {
+		if r := c1.Do("CONFIG", "SET", "cluster-announce-tls-port", strconv.Itoa(announced)); r != "+OK" {
+			t.Fatalf("CONFIG SET: %s", r)
+		}
+		want := "MOVED " + strconv.Itoa(slot) + " 127.0.0.1:" + strconv.Itoa(announced)
+		if announced == 0 {
+			want = "MOVED " + strconv.Itoa(slot) + " 127.0.0.1:" + strconv.Itoa(nodes[1].tport)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			err := tc.Get(ctx, key).Err()
+			if err != nil && err.Error() == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("cluster-announce-tls-port %d: %v, want %s", announced, err, want)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 
