@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"net"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/resp"
+	"github.com/corvid-kv/corvid/internal/tlsconf"
+	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
 // newTLSPortClusterClient is newClusterTestClient with tls-port 6390
@@ -74,5 +77,44 @@ func TestClusterClientPorts(t *testing.T) {
 				t.Errorf("tls-cluster %v: CLUSTER SHARDS %q", tlsCluster, shards)
 			}
 		}
+	}
+}
+
+// TestClusterBusTLSConfigs: the bus's configurations are nil with
+// tls-cluster no; with it, the accepting side requires a client
+// certificate whatever tls-auth-clients says (Valkey's
+// clusterAcceptHandler), the dialling side is the bundle's client
+// configuration, and a rebuilt bundle (a CONFIG SET of a tls-* file)
+// gives the next links new configurations.
+func TestClusterBusTLSConfigs(t *testing.T) {
+	f := testutil.NewTLSFiles(t)
+	files := []string{"--tls-cert-file", f.ServerCert, "--tls-key-file", f.ServerKey, "--tls-ca-cert-file", f.CACert,
+		"--tls-auth-clients", "no"}
+	plain := newTLSPortClusterClient(t, files...).srv
+	if err := plain.configureTLS(); err != nil {
+		t.Fatal(err)
+	}
+	if srv, cli := plain.clusterBusTLS(); srv != nil || cli != nil {
+		t.Fatal("tls-cluster no: the bus has TLS configurations")
+	}
+	s := newTLSPortClusterClient(t, append(files, "--tls-cluster", "yes")...).srv
+	if err := s.configureTLS(); err != nil {
+		t.Fatal(err)
+	}
+	b := s.tls.bundle.Load()
+	srv, cli := s.clusterBusTLS()
+	if srv == nil || srv.ClientAuth != tls.RequireAndVerifyClientCert || b.Server.ClientAuth != tls.NoClientCert || cli != b.Client {
+		t.Fatalf("bus configurations: server %+v client %p (bundle's %p)", srv, cli, b.Client)
+	}
+	if again, _ := s.clusterBusTLS(); again != srv {
+		t.Error("the bus's server configuration is rebuilt for every link")
+	}
+	b2, err := tlsconf.Build(s.cfg.TLS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.tls.bundle.Store(b2)
+	if srv2, cli2 := s.clusterBusTLS(); srv2 == srv || cli2 != b2.Client || srv2.ClientAuth != tls.RequireAndVerifyClientCert {
+		t.Error("a rebuilt bundle does not reach the bus's new links")
 	}
 }
