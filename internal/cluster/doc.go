@@ -18,7 +18,13 @@
 //     slot claims by config epoch (clusterUpdateSlotsConfigWith, UPDATE
 //     both ways), config epoch collisions, PFAIL from the node timeout and
 //     FAIL from a majority of primaries' failure reports or a FAIL message,
-//     PUBLISH and SPUBLISH relayed to the other nodes (Publish, OnPublish).
+//     PUBLISH and SPUBLISH relayed to the other nodes (Publish, OnPublish);
+//   - tls.go: the bus over TLS (tls-cluster: the handshakes of accepted
+//     and dialled links, with the configurations Options.BusTLS gives
+//     for each new link) and a node's two client ports (Node.Port is the
+//     header's: the TLS port with tls-cluster, the TCP port without;
+//     PPort the other), given to clients by their transport (Route's
+//     TCPPort and TLSPort, NodesFor) and to a replica by tls-replication.
 //
 // Replicas: CLUSTER REPLICATE makes this node a replica (Replicate; the
 // server starts the replication link), and other nodes' roles are learnt
@@ -41,8 +47,11 @@
 // handshake timeouts, connecting links, pings, PFAIL, a replica's
 // election), and per link a
 // reader and a writer; connecting an outbound link runs a short-lived
-// dialer. Stop closes the listener and every link and waits for all of
-// them.
+// dialer (which also runs the TLS handshake over TLS), and over TLS each
+// accepted connection a short-lived handshake goroutine that makes the
+// link once the handshake is done. Handshakes are bounded by the node
+// timeout and cancelled by Stop. Stop closes the listener and every link
+// and waits for all of them.
 //
 // # Locks
 //
@@ -50,8 +59,10 @@
 // nodes, slots, epochs, links' fields, statistics. It is the only lock of
 // the package and a leaf: nothing else is locked under it. The only calls
 // out of the package made under it are Options' small callbacks
-// (NodeTimeout, FullCoverage, Hostname: configuration reads; Logf: the
-// logger's own leaf lock), which must not call back into the Cluster. So
+// (NodeTimeout, FullCoverage, Hostname, TLSCluster, TLSPort,
+// TLSReplication: configuration reads; Logf: the logger's own leaf
+// lock), which must not call back into the Cluster. BusTLS is called
+// without the lock. So
 // a caller may hold keyspace stripes when it calls into the Cluster (a
 // CLUSTER command inside EXEC does), and what needs the keyspace is done
 // outside the lock: SetSlot is told whether the slot has keys, and

@@ -84,6 +84,9 @@ func (cl *Cluster) acceptLoop(ln net.Listener) {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
+		if cl.acceptTLS(conn) {
+			continue // the handshake's goroutine adds the link
+		}
 		cl.mu.Lock()
 		if cl.closed {
 			cl.mu.Unlock()
@@ -224,6 +227,7 @@ func (cl *Cluster) header(typ uint16) *Message {
 		copy(m.MyIP[:], cl.announcedIP)
 	}
 	m.Port = uint16(me.Port)
+	m.PPort = uint16(me.PPort) // the other client port (tls.go)
 	m.CPort = uint16(me.CPort)
 	m.Flags = me.Flags
 	m.State = byte(cl.state)
@@ -627,7 +631,7 @@ func (cl *Cluster) updateAddress(n *Node, l *link, m *Message) bool {
 	if ip == "" {
 		ip = remoteIP(l.conn)
 	}
-	if ip == n.IP && int(m.Port) == n.Port && int(m.CPort) == n.CPort {
+	if ip == n.IP && int(m.Port) == n.Port && int(m.PPort) == n.PPort && int(m.CPort) == n.CPort {
 		return false
 	}
 	n.IP, n.Port, n.CPort, n.PPort = ip, int(m.Port), int(m.CPort), int(m.PPort)
@@ -682,7 +686,7 @@ func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slo
 		me.ShardID = newPrimary.ShardID
 		cl.lostSlots = nil // the replication's full sync replaces the data
 		cl.resetManual()
-		cl.role = &roleChange{ip: newPrimary.IP, port: newPrimary.Port}
+		cl.role = &roleChange{ip: newPrimary.IP, port: cl.replPort(newPrimary)}
 		cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
 	}
 }
@@ -715,8 +719,8 @@ func (cl *Cluster) processGossip(m *Message, sender *Node) {
 			}
 			// A node we see failing, at a new address by the gossip.
 			if n.Flags&(FlagFail|FlagPFail) != 0 && n.link == nil && g.Flags&FlagNoAddr == 0 &&
-				(cstring(g.IP[:]) != n.IP || int(g.Port) != n.Port || int(g.CPort) != n.CPort) && n != cl.myself {
-				n.IP, n.Port, n.CPort = cstring(g.IP[:]), int(g.Port), int(g.CPort)
+				(cstring(g.IP[:]) != n.IP || int(g.Port) != n.Port || int(g.PPort) != n.PPort || int(g.CPort) != n.CPort) && n != cl.myself {
+				n.IP, n.Port, n.PPort, n.CPort = cstring(g.IP[:]), int(g.Port), int(g.PPort), int(g.CPort)
 				n.Flags &^= FlagNoAddr
 				cl.dirtySave, cl.dirtyRouting = true, true
 			}
@@ -828,6 +832,7 @@ func (cl *Cluster) cronLoop() {
 func (cl *Cluster) cron() {
 	cl.tick++
 	now := cl.now()
+	cl.applyTLSCluster()
 	if cl.applyMyAddress() {
 		cl.dirtySave, cl.dirtyRouting = true, true
 	}
@@ -913,6 +918,9 @@ func (cl *Cluster) connect(n *Node) {
 	go func() {
 		defer cl.wg.Done()
 		conn, err := net.DialTimeout("tcp", addr, timeout)
+		if err == nil {
+			conn, err = cl.dialTLS(conn, addr, timeout) // unchanged when the bus is plaintext
+		}
 		cl.mu.Lock()
 		defer cl.unlock()
 		if err != nil || l.freed {

@@ -15,7 +15,8 @@ import (
 //	<id> <ip>:<port>@<cport>,<hostname>[,<aux>=<value>...] <flags> <primary|-> <ping-sent> <pong-received> <config-epoch> <link-state> <slot|start-end|[slot->-id]|[slot-<-id]>...
 //
 // then "vars currentEpoch N lastVoteEpoch M". Corvid writes the aux
-// fields Valkey 8.0.1 writes without TLS: tls-port, nodename (when set),
+// fields Valkey 8.0.1 writes: tls-port (tcp-port with tls-cluster, the
+// port <port> is then the TLS one: tls.go), nodename (when set),
 // shard-id.
 
 // loadConfig reads path into cl (clusterLoadConfig). It returns false
@@ -85,6 +86,7 @@ func (cl *Cluster) parseConfig(text string) error {
 		n.IP = hostPort[:colon]
 		n.Port, _ = strconv.Atoi(hostPort[colon+1 : at])
 		n.CPort, _ = strconv.Atoi(hostPort[at+1:])
+		var ports auxPorts
 		for i, aux := range addr[1:] {
 			k, v, ok := strings.Cut(aux, "=")
 			if !ok {
@@ -99,12 +101,13 @@ func (cl *Cluster) parseConfig(text string) error {
 				n.ShardID = v
 			case "nodename":
 				n.HumanName = v
-			case "tcp-port":
-				n.Port, _ = strconv.Atoi(v)
-			case "tls-port":
-				n.PPort, _ = strconv.Atoi(v)
+			case "tcp-port", "tls-port":
+				if !ports.set(k, v) {
+					return fmt.Errorf("line %d: bad aux field %q", lineNo+1, aux)
+				}
 			}
 		}
+		cl.loadPorts(n, ports)
 		for _, fl := range strings.Split(f[2], ",") {
 			switch fl {
 			case "myself":
@@ -207,7 +210,7 @@ func (cl *Cluster) configText() string {
 		if n.InHandshake() {
 			continue
 		}
-		b.WriteString(cl.describe(n, true))
+		b.WriteString(cl.describe(n, true, cl.tlsCluster))
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "vars currentEpoch %d lastVoteEpoch %d\n", cl.currentEpoch, cl.lastVoteEpoch)

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"sort"
 	"strconv"
@@ -23,7 +24,7 @@ type Node struct {
 	Name      string // 40 hex characters
 	IP        string // "" while unknown (myself before a MEET)
 	Port      int    // client port
-	PPort     int    // the other client port (TLS): unused, kept for the bus
+	PPort     int    // the other client port: TLS, or TCP with tls-cluster (tls.go)
 	CPort     int    // bus port
 	Hostname  string
 	HumanName string
@@ -70,6 +71,9 @@ type Route struct {
 	IP       string
 	Hostname string
 	Port     int
+	// TCPPort and TLSPort are the node's client ports by transport
+	// (tls.go): a client is given the one of its own connection.
+	TCPPort, TLSPort int
 }
 
 // Routing is an immutable snapshot of slot ownership, swapped whole
@@ -121,6 +125,20 @@ type Options struct {
 	// primary (ip "": it won an election): the server starts or stops
 	// replicating.
 	OnRoleChange func(ip string, port int)
+	// TLSCluster is tls-cluster (nil: no): the bus runs over TLS, and
+	// the port a node announces first (Node.Port) is its TLS port. Read
+	// by New and on every cron tick.
+	TLSCluster func() bool
+	// BusTLS returns the TLS configurations of new links (server for
+	// the accepted, client for the dialled; nil when the bus is
+	// plaintext), read for every link, so a reload applies to new ones.
+	BusTLS func() (server, client *tls.Config)
+	// TLSPort is the TLS client port announced (cluster-announce-tls-
+	// port, else tls-port; 0 for none), read with Announced.
+	TLSPort func() int
+	// TLSReplication is tls-replication: a replica replicates from its
+	// primary's TLS port rather than its TCP port.
+	TLSReplication func() bool
 }
 
 // Cluster is this node's view of the cluster: the nodes, the slot table,
@@ -143,6 +161,7 @@ type Cluster struct {
 	minorityTime  int64
 	blacklist     map[string]int64 // forgotten nodes: name -> expiry (ms)
 	announcedIP   string           // cluster-announce-ip, "" for none
+	tlsCluster    bool             // Options.TLSCluster as last applied (tls.go)
 	// what the end of the locked section must do (unlock)
 	dirtyRouting, dirtySave, dirtyState bool
 	lostSlots                           []int
@@ -195,6 +214,7 @@ func New(opt Options) (*Cluster, error) {
 	cl := &Cluster{opt: opt, nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{},
 		blacklist: map[string]int64{}, links: map[*link]struct{}{}, state: StateFail, nowFn: nowMs}
 	cl.startTime = cl.now()
+	cl.tlsCluster = opt.TLSCluster != nil && opt.TLSCluster()
 	loaded := false
 	if opt.ConfigFile != "" {
 		ok, err := cl.loadConfig(opt.ConfigFile)
@@ -238,10 +258,11 @@ func (cl *Cluster) applyMyAddress() bool {
 	}
 	cl.announcedIP = ip
 	h := cl.opt.Hostname()
-	if me.Port == port && me.CPort == bus && (ip == "" || me.IP == ip) && me.Hostname == h {
+	port, pport := cl.orient(port, cl.myTLSPort())
+	if me.Port == port && me.PPort == pport && me.CPort == bus && (ip == "" || me.IP == ip) && me.Hostname == h {
 		return false
 	}
-	me.Port, me.CPort, me.Hostname = port, bus, h
+	me.Port, me.PPort, me.CPort, me.Hostname = port, pport, bus, h
 	if ip != "" {
 		me.IP = ip
 	}
@@ -400,6 +421,7 @@ func (cl *Cluster) publish() {
 			r.Importing[s] = get(n)
 		}
 	}
+	cl.fillPorts(r.Nodes)
 	cl.routing.Store(r)
 }
 
@@ -538,13 +560,23 @@ func toStr(v any) string {
 	return ""
 }
 
-// Nodes is CLUSTER NODES's text (clients' form: no aux fields).
+// Nodes is CLUSTER NODES's text (clients' form: no aux fields) with
+// the ports of tls-cluster's transport (NodesFor).
 func (cl *Cluster) Nodes() string {
+	cl.mu.Lock()
+	tls := cl.tlsCluster
+	cl.mu.Unlock()
+	return cl.NodesFor(tls)
+}
+
+// NodesFor is CLUSTER NODES's text for a client connected over TLS (tls)
+// or not: each node's ip:port carries the client port of that transport.
+func (cl *Cluster) NodesFor(tls bool) string {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	var b strings.Builder
 	for _, n := range cl.sortedNodes() {
-		b.WriteString(cl.describe(n, false))
+		b.WriteString(cl.describe(n, false, tls))
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -581,15 +613,16 @@ func flagString(f uint16) string {
 
 // describe is clusterGenNodeDescription: one line of CLUSTER NODES, or of
 // nodes.conf when file is set (the hostname slot always present, the aux
-// fields, and the open slots of myself).
-func (cl *Cluster) describe(n *Node, file bool) string {
+// fields, and the open slots of myself). tls picks the port shown: the
+// node's TLS port, else its TCP port (the file's: tls-cluster's).
+func (cl *Cluster) describe(n *Node, file, tls bool) string {
 	var b strings.Builder
 	b.WriteString(n.Name)
 	b.WriteByte(' ')
-	b.WriteString(n.IP + ":" + strconv.Itoa(n.Port) + "@" + strconv.Itoa(n.CPort))
+	b.WriteString(n.IP + ":" + strconv.Itoa(cl.clientPort(n, tls)) + "@" + strconv.Itoa(n.CPort))
 	if file {
 		b.WriteString("," + n.Hostname)
-		b.WriteString(",tls-port=0")
+		b.WriteString(cl.auxPort(n, tls))
 		if n.HumanName != "" {
 			b.WriteString(",nodename=" + n.HumanName)
 		}
@@ -711,6 +744,7 @@ func (cl *Cluster) Slots() []SlotRange {
 					r.Nodes = append(r.Nodes, routeOf(rep))
 				}
 			}
+			cl.fillPorts(r.Nodes)
 			out = append(out, r)
 			start = -1
 		}
@@ -749,6 +783,9 @@ func (cl *Cluster) Shards() []Shard {
 		sh.Ranges = prim.slotRanges()
 		for _, n := range ns {
 			sh.Nodes = append(sh.Nodes, NodeInfo{Route: routeOf(n), Primary: n.IsPrimary(), ReplOffset: n.ReplOffset, Failed: n.Failed()})
+		}
+		for i := range sh.Nodes {
+			cl.fillPort(&sh.Nodes[i].Route)
 		}
 		out = append(out, sh)
 	}
@@ -1022,9 +1059,17 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 	return ""
 }
 
-// Replicas is CLUSTER REPLICAS: the replicas' CLUSTER NODES lines, or
-// Valkey's error text.
+// Replicas is CLUSTER REPLICAS: the replicas' CLUSTER NODES lines (ports
+// as Nodes), or Valkey's error text.
 func (cl *Cluster) Replicas(name string) ([]string, string) {
+	cl.mu.Lock()
+	tls := cl.tlsCluster
+	cl.mu.Unlock()
+	return cl.ReplicasFor(name, tls)
+}
+
+// ReplicasFor is Replicas with the ports of a TLS client (tls) or not.
+func (cl *Cluster) ReplicasFor(name string, tls bool) ([]string, string) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	n := cl.nodes[name]
@@ -1036,7 +1081,7 @@ func (cl *Cluster) Replicas(name string) ([]string, string) {
 	}
 	var out []string
 	for _, r := range n.Replicas {
-		out = append(out, cl.describe(r, false))
+		out = append(out, cl.describe(r, false, tls))
 	}
 	return out, ""
 }
@@ -1070,7 +1115,7 @@ func (cl *Cluster) Replicate(name string, hasKeys bool) (ip string, port int, er
 	clear(cl.migrating)
 	clear(cl.importing)
 	cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
-	return n.IP, n.Port, ""
+	return n.IP, cl.replPort(n), ""
 }
 
 // PrimaryAddr is the address of this replica's primary ("" for a
@@ -1079,7 +1124,7 @@ func (cl *Cluster) PrimaryAddr() (string, int) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	if p := cl.myself.Primary; p != nil && cl.myself.IsReplica() {
-		return p.IP, p.Port
+		return p.IP, cl.replPort(p)
 	}
 	return "", 0
 }

@@ -70,5 +70,6 @@ func (c *Config) TLS() TLSSettings {
 // TLSReplication is tls-replication: the link to the primary uses TLS.
 func (c *Config) TLSReplication() bool { return c.b(idxTLSReplication) }
 
-// TLSCluster is tls-cluster: MIGRATE dials its targets with TLS.
+// TLSCluster is tls-cluster: the cluster bus runs over TLS and MIGRATE
+// dials its targets with TLS.
 func (c *Config) TLSCluster() bool { return c.b(idxTLSCluster) }

@@ -119,6 +119,7 @@ type Client struct {
 	monitor    bool
 	monitoring atomic.Bool
 	unix       bool
+	overTLS    bool // connected over TLS (cluster mode's ports: cluster_tls.go)
 	// tracking is the client's CLIENT TRACKING state (tracking.go), made
 	// at its first TRACKING ON and kept; read by CLIENT LIST and by
 	// writers' goroutines.
@@ -216,6 +217,7 @@ func (s *Server) accept(conn net.Conn) {
 	c.shard = int(c.id % statShards)
 	c.rbuf.init()
 	_, c.unix = conn.(*net.UnixConn)
+	c.overTLS = isTLSConn(conn)
 	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard, PropUnit: &c.unit}
 	c.proto.Store(2)
 	c.user.Store(s.acl.Default())

@@ -55,7 +55,7 @@ func (s *Server) initCluster() error {
 	port := cfg.Port()
 	busPort := cfg.ClusterPort()
 	if busPort == 0 {
-		busPort = port + 10000
+		busPort = s.clusterDefaultClientPort() + 10000
 	}
 	bind := ""
 	if b := cfg.Bind(); len(b) == 1 && b[0] != "*" && !strings.Contains(b[0], "*") {
@@ -94,6 +94,10 @@ func (s *Server) initCluster() error {
 			}
 			s.startReplication(ip, port, false)
 		},
+		TLSCluster:     func() bool { return s.cfg.TLSCluster() },
+		BusTLS:         s.clusterBusTLS,
+		TLSPort:        s.clusterTLSPort,
+		TLSReplication: func() bool { return s.cfg.TLSReplication() },
 		OnPublish: func(shard bool, channel, message []byte) {
 			k := pubsub.Channel
 			if shard {
@@ -297,7 +301,7 @@ func (c *Client) route(cm *cmd, argv [][]byte, asking bool) (kind, slot int, msg
 		if multiple {
 			return routeTryAgain, slot, errTryAgain
 		}
-		return routeAsk, slot, redirect("ASK", slot, r.Nodes[r.Migrating[slot]-1])
+		return routeAsk, slot, redirect("ASK", slot, c.routeFor(r.Nodes[r.Migrating[slot]-1]))
 	case importing && (asking || m.Flags&command.FlagAsking != 0):
 		if multiple && missing > 0 {
 			return routeTryAgain, slot, errTryAgain
@@ -306,7 +310,7 @@ func (c *Client) route(cm *cmd, argv [][]byte, asking bool) (kind, slot int, msg
 	case c.cluster.readonly && !write && r.Primary != 0 && r.Primary == owner:
 		return routeLocal, slot, "" // READONLY: a replica serves its primary's reads
 	case owner != r.Self:
-		return routeMoved, slot, redirect("MOVED", slot, r.Nodes[owner-1])
+		return routeMoved, slot, redirect("MOVED", slot, c.routeFor(r.Nodes[owner-1]))
 	}
 	return routeLocal, slot, ""
 }
@@ -449,14 +453,14 @@ func clusterMyshardidCommand(c *Client) {
 
 func clusterNodesCommand(c *Client) {
 	if cl := clusterOn(c); cl != nil {
-		c.w.Verbatim("txt", cl.Nodes())
+		c.w.Verbatim("txt", cl.NodesFor(c.tlsInfo()))
 	}
 }
 
 func writeNodeEntry(c *Client, n cluster.Route) {
 	c.w.ArrayLen(4)
 	c.w.BulkString(n.IP)
-	c.w.Int(int64(n.Port))
+	c.w.Int(int64(n.ClientPort(c.tlsInfo())))
 	c.w.BulkString(n.Name)
 	if n.Hostname != "" {
 		c.w.MapLen(1)
@@ -502,15 +506,14 @@ func clusterShardsCommand(c *Client) {
 		c.w.BulkString("nodes")
 		c.w.ArrayLen(len(sh.Nodes))
 		for _, n := range sh.Nodes {
-			fields := 7
+			fields := 6 + shardPortFields(n.Route)
 			if n.Hostname != "" {
 				fields++
 			}
 			c.w.MapLen(fields)
 			c.w.BulkString("id")
 			c.w.BulkString(n.Name)
-			c.w.BulkString("port")
-			c.w.Int(int64(n.Port))
+			writeShardPorts(c, n.Route)
 			c.w.BulkString("ip")
 			c.w.BulkString(n.IP)
 			c.w.BulkString("endpoint")
@@ -820,7 +823,7 @@ func clusterReplicasCommand(c *Client) {
 	if cl == nil {
 		return
 	}
-	lines, e := cl.Replicas(string(c.ctx.Argv[2]))
+	lines, e := cl.ReplicasFor(string(c.ctx.Argv[2]), c.tlsInfo())
 	if e != "" {
 		c.w.Error("ERR " + sanitize(e))
 		return

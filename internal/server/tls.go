@@ -47,6 +47,9 @@ type tlsState struct {
 	// over: the bundle's server configuration with its key log going to
 	// tlsrec, made once per bundle.
 	loop atomic.Pointer[tlsLoopConfig]
+	// bus is the cluster bus's configurations, made once per bundle
+	// (cluster_tls.go).
+	bus atomic.Pointer[busTLSConfig]
 }
 
 // tlsLoopConfig is a bundle's configuration for tlsrec handshakes.

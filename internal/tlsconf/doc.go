@@ -1,7 +1,9 @@
 // Package tlsconf builds crypto/tls configurations from Valkey's tls-*
 // directives (config.TLSSettings): the server's, for connections accepted
-// on tls-port, and the client's, for a replica's link to its primary
-// (tls-replication).
+// on tls-port (the cluster bus's listener uses it with a client
+// certificate required), and the client's, for a replica's link to its
+// primary (tls-replication), the cluster bus's outbound links and MIGRATE
+// (tls-cluster).
 //
 // What it follows and where Go differs from OpenSSL:
 //

@@ -14,7 +14,7 @@ import (
 )
 
 // Bundle is one built configuration: Server for accepted connections,
-// Client for outgoing ones (a replica's link). Both are immutable once
+// Client for outgoing ones (a replica's link, the cluster bus's, MIGRATE's). Both are immutable once
 // built; a reload builds a new Bundle, which new connections use.
 type Bundle struct {
 	Server *tls.Config
