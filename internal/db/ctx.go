@@ -76,7 +76,7 @@ type Ctx struct {
 func (c *Ctx) PinKey(key []byte) int {
 	h := ds.Hash(key)
 	c.pinned, c.pinHash, c.pinObj = key, h, nil
-	return stripeOfHash(h)
+	return c.KS.stripeOf(key, h)
 }
 
 // Unpin forgets the key pinned by PinKey.
@@ -110,7 +110,7 @@ func (c *Ctx) remember(db int, key []byte, o *Object) {
 // account re-measures key's value in db after a write (Touch).
 func (c *Ctx) account(db int, key []byte) {
 	if c.pinObj != nil && c.pinDB == db && c.isPinned(key) {
-		c.KS.accountObjHash(db, c.pinHash, c.pinObj)
+		c.KS.accountObjHash(db, key, c.pinHash, c.pinObj)
 		return
 	}
 	c.KS.accountKeyHash(db, key, c.hash(key))
@@ -180,16 +180,17 @@ func (c *Ctx) LookupDB(db int, key []byte) *Object { return c.lookup(db, key) }
 // expiring, touching or announcing anything (Valkey's dbFind: DEBUG
 // OBJECT reports a logically expired key that is still there).
 func (c *Ctx) FindDB(db int, key []byte) *Object {
-	sh := c.KS.shardOfHash(db, c.hash(key), false)
+	h := c.hash(key)
+	sh := c.KS.shardOfKey(db, key, h, false)
 	if sh == nil {
 		return nil
 	}
-	return sh.keys.FindHashed(c.hash(key), key)
+	return sh.keys.FindHashed(h, key)
 }
 
 func (c *Ctx) lookup(db int, key []byte) *Object {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, false)
+	sh := c.KS.shardOfKey(db, key, h, false)
 	if sh == nil {
 		return nil
 	}
@@ -222,9 +223,9 @@ func (c *Ctx) Create(key []byte, t Type) *Object {
 // CreateDB is Create in database db.
 func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, true)
+	sh := c.KS.shardOfKey(db, key, h, true)
 	c.KS.beforeWriteFind(db, sh, h, key)
-	o, existed := sh.keys.UpsertHashed(h, key)
+	o, existed := sh.insert(h, key)
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(db, sh, h, key)
 	}
@@ -252,7 +253,7 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 func (c *Ctx) reinsertExpired(db int, sh *shard, h uint64, key []byte) (*Object, bool) {
 	c.pinObj = nil
 	c.expire(db, sh, key)
-	return sh.keys.UpsertHashed(h, key)
+	return sh.insert(h, key)
 }
 
 // SetString stores a string value, keeping the existing TTL when keepTTL is
@@ -261,9 +262,9 @@ func (c *Ctx) reinsertExpired(db int, sh *shard, h uint64, key []byte) (*Object,
 // does.
 func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(c.DB, h, true)
+	sh := c.KS.shardOfKey(c.DB, key, h, true)
 	c.KS.beforeWriteFind(c.DB, sh, h, key)
-	o, existed := sh.keys.UpsertHashed(h, key)
+	o, existed := sh.insert(h, key)
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(c.DB, sh, h, key)
 	}
@@ -316,7 +317,7 @@ func (c *Ctx) dropKey(key []byte) bool { return c.deleteDB(c.DB, key, false) }
 func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	c.pinObj = nil // whatever it deletes
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, false)
+	sh := c.KS.shardOfKey(db, key, h, false)
 	if sh == nil {
 		return false
 	}
@@ -332,7 +333,7 @@ func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	if o.Expire != 0 {
 		sh.expires.DeleteHashed(h, key)
 	}
-	if v, ok := sh.keys.DeleteHashed(h, key); ok {
+	if v, ok := sh.remove(h, key); ok {
 		sh.unaccount(v.mem)
 	}
 	c.KS.settle(db, sh)
@@ -348,7 +349,7 @@ func (c *Ctx) SetExpire(key []byte, o *Object, ms int64) {
 // SetExpireDB is SetExpire in database db.
 func (c *Ctx) SetExpireDB(db int, key []byte, o *Object, ms int64) {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, true)
+	sh := c.KS.shardOfKey(db, key, h, true)
 	c.KS.beforeWrite(db, key, o)
 	switch {
 	case ms != 0 && o.Expire == 0:

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
 )
 
@@ -468,7 +469,7 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 	if o.Expire != 0 {
 		sh.expires.DeleteString(key)
 	}
-	if v, ok := sh.keys.DeleteString(key); ok {
+	if v, ok := sh.remove(ds.HashString(key), kb); ok {
 		sh.unaccount(v.mem)
 	}
 	ks.settle(db, sh)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
 )
 
@@ -14,7 +15,7 @@ func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 		ks.beforeWrite(db, key, sh.keys.Find(key))
 	}
 	sh.expires.Delete(key)
-	if v, ok := sh.keys.Delete(key); ok {
+	if v, ok := sh.remove(ds.Hash(key), key); ok {
 		sh.unaccount(v.mem)
 	}
 	ks.settle(db, sh)

@@ -9,6 +9,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
+	"github.com/corvid-kv/corvid/internal/keyslot"
 )
 
 // StripeCount is the number of lock stripes. It is a power of two well above
@@ -20,6 +21,12 @@ const StripeCount = 256
 type Keyspace struct {
 	ndb     int
 	stripes [StripeCount]stripe
+	// slotStripes: cluster mode, where a key's stripe is chosen by its
+	// hash slot (SlotStripe) and every shard counts its keys per slot
+	// (cluster_keys.go). Set by SetSlotStriping before any key is stored
+	// and before any other goroutine uses the keyspace; never changed
+	// after, so it is read without synchronisation.
+	slotStripes bool
 
 	// replicaReads: the server is a replica, so a client's lookup of a
 	// logically expired key finds nothing without deleting it (the
@@ -108,6 +115,11 @@ type shard struct {
 	// were non-empty then (for the per-database counts in memState).
 	val, dict       int64
 	hasKeys, hasExp bool
+	// slots counts keys per hash slot in slot mode (nil otherwise):
+	// slots[slot/StripeCount] for the slots whose SlotStripe is this
+	// stripe. keys changes only through insert and remove, which keep it
+	// (cluster_keys.go).
+	slots *[SlotsPerStripe]int32
 }
 
 // New returns an empty keyspace with n databases.
@@ -129,8 +141,23 @@ func (ks *Keyspace) Databases() int { return ks.ndb }
 
 // StripeOf returns the stripe index of a key.
 // It is derived from ds.Hash, the hash every Dict uses, so that a command
-// hashes its key once for the lock and the dict lookups (see Ctx.PinKey).
-func (ks *Keyspace) StripeOf(key []byte) int { return stripeOfHash(ds.Hash(key)) }
+// hashes its key once for the lock and the dict lookups (see Ctx.PinKey);
+// in slot mode (SetSlotStriping) from the key's hash slot instead.
+func (ks *Keyspace) StripeOf(key []byte) int {
+	if ks.slotStripes {
+		return SlotStripe(keyslot.Of(key))
+	}
+	return stripeOfHash(ds.Hash(key))
+}
+
+// stripeOf is StripeOf for a key whose ds.Hash h is known: outside slot
+// mode it costs no more than stripeOfHash but this one branch.
+func (ks *Keyspace) stripeOf(key []byte, h uint64) int {
+	if ks.slotStripes {
+		return SlotStripe(keyslot.Of(key))
+	}
+	return stripeOfHash(h)
+}
 
 // sbytes views a string as bytes without copying, for passing dict keys
 // and stored fields to code that takes []byte (hashing, reply writers,
@@ -236,9 +263,9 @@ func (ks *Keyspace) shardFor(db int, key []byte, create bool) *shard {
 	return ks.shardAt(db, ks.StripeOf(key), create)
 }
 
-// shardOfHash is shardFor for a key whose ds.Hash is h.
-func (ks *Keyspace) shardOfHash(db int, h uint64, create bool) *shard {
-	return ks.shardAt(db, stripeOfHash(h), create)
+// shardOfKey is shardFor for a key whose ds.Hash is h.
+func (ks *Keyspace) shardOfKey(db int, key []byte, h uint64, create bool) *shard {
+	return ks.shardAt(db, ks.stripeOf(key, h), create)
 }
 
 func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
@@ -246,6 +273,9 @@ func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
 	sh := st.shards[db]
 	if sh == nil && create {
 		sh = &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0), st: st}
+		if ks.slotStripes {
+			sh.slots = new([SlotsPerStripe]int32)
+		}
 		st.shards[db] = sh
 	}
 	return sh

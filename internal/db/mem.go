@@ -183,10 +183,10 @@ func (ks *Keyspace) publish(st *stripe, force bool) {
 	}
 }
 
-// accountObjHash re-measures o, the live object of a key whose ds.Hash is
-// h in db (the caller knows it has not been deleted).
-func (ks *Keyspace) accountObjHash(db int, h uint64, o *Object) {
-	if sh := ks.shardOfHash(db, h, false); sh != nil {
+// accountObjHash re-measures o, the live object of key (whose ds.Hash is
+// h) in db (the caller knows it has not been deleted).
+func (ks *Keyspace) accountObjHash(db int, key []byte, h uint64, o *Object) {
+	if sh := ks.shardOfKey(db, key, h, false); sh != nil {
 		sh.accountObj(o)
 		ks.publish(sh.st, false)
 	}
@@ -195,7 +195,7 @@ func (ks *Keyspace) accountObjHash(db int, h uint64, o *Object) {
 // accountKeyHash re-measures the value of key (whose ds.Hash is h) in db
 // after a write (Ctx.account). The key's stripe must be locked.
 func (ks *Keyspace) accountKeyHash(db int, key []byte, h uint64) {
-	sh := ks.shardOfHash(db, h, false)
+	sh := ks.shardOfKey(db, key, h, false)
 	if sh == nil {
 		return
 	}
