@@ -10,9 +10,9 @@ import "github.com/corvid-kv/corvid/internal/keyslot"
 // SlotStripe(s) = s mod StripeCount, so each stripe holds a fixed group
 // of SlotsPerStripe (64) slots, and the contiguous slot ranges a node
 // owns still spread over every stripe. Every shard then counts its keys
-// per slot (shard.slots), exactly: a shard's keys dict changes only
-// through shard.insert and shard.remove, which keep the count, and whole
-// shards are dropped (FLUSHDB) or swapped (SWAPDB) with their counts.
+// per slot (shard.slots), exactly: every insertion into and deletion from
+// a shard's keys dict is followed by shard.counted, and whole shards are
+// dropped (FLUSHDB) or swapped (SWAPDB) with their counts.
 // The counts include keys that have expired but are not collected yet,
 // as Valkey's per-slot dict sizes do.
 //
@@ -49,24 +49,21 @@ func (ks *Keyspace) SetSlotStriping(on bool) {
 // SlotStriping reports whether the keyspace is in slot mode.
 func (ks *Keyspace) SlotStriping() bool { return ks.slotStripes }
 
-// insert is keys.UpsertHashed that counts a new key in its slot. The
-// shard's stripe is locked.
-func (sh *shard) insert(h uint64, key []byte) (*Object, bool) {
-	o, existed := sh.keys.UpsertHashed(h, key)
-	if !existed && sh.slots != nil {
-		sh.slots[slotIndex(keyslot.Of(key))]++
+// counted records that key was inserted into (n = 1) or deleted from
+// (n = -1) the shard's keys dict: every insertion of a new key and every
+// deletion is followed by it (Create, SetString, deleteDB, expireKey,
+// evictLocked, loadEntryIn). Outside slot mode it is one nil check; it
+// stays inlinable by keeping the count out of line. The shard's stripe is
+// locked.
+func (sh *shard) counted(key []byte, n int32) {
+	if sh.slots != nil {
+		sh.countSlot(key, n)
 	}
-	return o, existed
 }
 
-// remove is keys.DeleteHashed that uncounts the key. The shard's stripe
-// is locked.
-func (sh *shard) remove(h uint64, key []byte) (Object, bool) {
-	v, ok := sh.keys.DeleteHashed(h, key)
-	if ok && sh.slots != nil {
-		sh.slots[slotIndex(keyslot.Of(key))]--
-	}
-	return v, ok
+//go:noinline
+func (sh *shard) countSlot(key []byte, n int32) {
+	sh.slots[slotIndex(keyslot.Of(key))] += n
 }
 
 // KeyExists reports whether key is a live key of database db. It takes the

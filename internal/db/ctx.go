@@ -225,9 +225,12 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	h := c.hash(key)
 	sh := c.KS.shardOfKey(db, key, h, true)
 	c.KS.beforeWriteFind(db, sh, h, key)
-	o, existed := sh.insert(h, key)
+	o, existed := sh.keys.UpsertHashed(h, key)
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(db, sh, h, key)
+	}
+	if !existed {
+		sh.counted(key, 1)
 	}
 	if existed {
 		sh.unaccount(o.mem)
@@ -249,11 +252,11 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 // inserts (Valkey's setKey and dbAdd callers look the key up for writing
 // first): the key expires as that lookup would have made it, announced
 // and propagated, and is inserted afresh. Rare: most writers looked the
-// key up already.
+// key up already. The caller counts the key inserted (shard.counted).
 func (c *Ctx) reinsertExpired(db int, sh *shard, h uint64, key []byte) (*Object, bool) {
 	c.pinObj = nil
 	c.expire(db, sh, key)
-	return sh.insert(h, key)
+	return sh.keys.UpsertHashed(h, key)
 }
 
 // SetString stores a string value, keeping the existing TTL when keepTTL is
@@ -264,9 +267,12 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	h := c.hash(key)
 	sh := c.KS.shardOfKey(c.DB, key, h, true)
 	c.KS.beforeWriteFind(c.DB, sh, h, key)
-	o, existed := sh.insert(h, key)
+	o, existed := sh.keys.UpsertHashed(h, key)
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(c.DB, sh, h, key)
+	}
+	if !existed {
+		sh.counted(key, 1)
 	}
 	reshaped := !existed
 	if existed {
@@ -333,8 +339,9 @@ func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	if o.Expire != 0 {
 		sh.expires.DeleteHashed(h, key)
 	}
-	if v, ok := sh.remove(h, key); ok {
+	if v, ok := sh.keys.DeleteHashed(h, key); ok {
 		sh.unaccount(v.mem)
+		sh.counted(key, -1)
 	}
 	c.KS.settle(db, sh)
 	c.KS.keyGone(db, key)

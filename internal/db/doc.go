@@ -44,9 +44,9 @@
 // slot (cluster_keys.go). Every derivation of a stripe from a key goes
 // through StripeOf or stripeOf, which agree, so locking, lookups, loading,
 // snapshots, watches and blocked clients all see the same stripe. The
-// counts are exact under the stripe's lock: a shard's keys dict is
-// changed only by shard.insert and shard.remove, which keep them, and
-// FLUSHDB and SWAPDB move whole shards with their counts. Outside slot
+// counts are exact under the stripe's lock: every insertion into and
+// deletion from a shard's keys dict is followed by shard.counted, and
+// FLUSHDB and SWAPDB drop or move whole shards with their counts. Outside slot
 // mode shard.slots is nil and stripes come from ds.Hash.
 //
 // # The write path

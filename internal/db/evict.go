@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
 )
 
@@ -469,8 +468,9 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 	if o.Expire != 0 {
 		sh.expires.DeleteString(key)
 	}
-	if v, ok := sh.remove(ds.HashString(key), kb); ok {
+	if v, ok := sh.keys.DeleteString(key); ok {
 		sh.unaccount(v.mem)
+		sh.counted(kb, -1)
 	}
 	ks.settle(db, sh)
 	ks.publish(sh.st, true)

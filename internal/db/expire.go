@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
 )
 
@@ -15,8 +14,9 @@ func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 		ks.beforeWrite(db, key, sh.keys.Find(key))
 	}
 	sh.expires.Delete(key)
-	if v, ok := sh.remove(ds.Hash(key), key); ok {
+	if v, ok := sh.keys.Delete(key); ok {
 		sh.unaccount(v.mem)
+		sh.counted(key, -1)
 	}
 	ks.settle(db, sh)
 	ks.Stats.ExpiredKeys.Add(1)

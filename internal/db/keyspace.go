@@ -117,8 +117,8 @@ type shard struct {
 	hasKeys, hasExp bool
 	// slots counts keys per hash slot in slot mode (nil otherwise):
 	// slots[slot/StripeCount] for the slots whose SlotStripe is this
-	// stripe. keys changes only through insert and remove, which keep it
-	// (cluster_keys.go).
+	// stripe, kept by counted after every insertion into or deletion
+	// from keys (cluster_keys.go).
 	slots *[SlotsPerStripe]int32
 }
 
@@ -145,26 +145,37 @@ func (ks *Keyspace) Databases() int { return ks.ndb }
 // in slot mode (SetSlotStriping) from the key's hash slot instead.
 func (ks *Keyspace) StripeOf(key []byte) int {
 	if ks.slotStripes {
-		return SlotStripe(keyslot.Of(key))
+		return slotStripeOf(key)
 	}
 	return stripeOfHash(ds.Hash(key))
 }
 
 // stripeOf is StripeOf for a key whose ds.Hash h is known: outside slot
-// mode it costs no more than stripeOfHash but this one branch.
+// mode it costs no more than stripeOfHash but this one branch (it is
+// inlined: the slot computation stays out of line).
 func (ks *Keyspace) stripeOf(key []byte, h uint64) int {
 	if ks.slotStripes {
-		return SlotStripe(keyslot.Of(key))
+		return slotStripeOf(key)
 	}
 	return stripeOfHash(h)
 }
+
+// slotStripeOf is the stripe of key in slot mode.
+//
+//go:noinline
+func slotStripeOf(key []byte) int { return SlotStripe(keyslot.Of(key)) }
 
 // sbytes views a string as bytes without copying, for passing dict keys
 // and stored fields to code that takes []byte (hashing, reply writers,
 // comparisons). The result must never be written.
 func sbytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
-func stripeOfHash(h uint64) int { return ds.Stripe(h, StripeCount) }
+// stripeOfHash is ds.Stripe(h, StripeCount): with StripeCount 2^8, the
+// top 8 bits of h (TestStripeOfHash), written so that the callers that
+// must stay inlinable (stripeOf) can.
+func stripeOfHash(h uint64) int { return int(h >> (64 - stripeBits)) }
+
+var _ [StripeCount - 1<<stripeBits]struct{} // StripeCount is 1<<stripeBits (admin.go)
 
 // LockSet is a sorted, de-duplicated list of stripe indexes.
 type LockSet struct {
@@ -263,21 +274,34 @@ func (ks *Keyspace) shardFor(db int, key []byte, create bool) *shard {
 	return ks.shardAt(db, ks.StripeOf(key), create)
 }
 
-// shardOfKey is shardFor for a key whose ds.Hash is h.
+// shardOfKey is shardFor for a key whose ds.Hash is h. It is shardAt
+// with the stripe derived inside, so that, like shardAt, it is one call
+// on the command path.
 func (ks *Keyspace) shardOfKey(db int, key []byte, h uint64, create bool) *shard {
-	return ks.shardAt(db, ks.stripeOf(key, h), create)
+	st := &ks.stripes[ks.stripeOf(key, h)]
+	sh := st.shards[db]
+	if sh == nil && create {
+		sh = ks.newShard(db, st)
+	}
+	return sh
 }
 
 func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
 	st := &ks.stripes[stripe]
 	sh := st.shards[db]
 	if sh == nil && create {
-		sh = &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0), st: st}
-		if ks.slotStripes {
-			sh.slots = new([SlotsPerStripe]int32)
-		}
-		st.shards[db] = sh
+		sh = ks.newShard(db, st)
 	}
+	return sh
+}
+
+// newShard creates db's shard in st, which is locked.
+func (ks *Keyspace) newShard(db int, st *stripe) *shard {
+	sh := &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0), st: st}
+	if ks.slotStripes {
+		sh.slots = new([SlotsPerStripe]int32)
+	}
+	st.shards[db] = sh
 	return sh
 }
 

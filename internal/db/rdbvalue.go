@@ -307,8 +307,9 @@ func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64, rep
 		if old.Expire != 0 {
 			sh.expires.DeleteHashed(h, e.Key)
 		}
-		if v, ok := sh.remove(h, e.Key); ok {
+		if v, ok := sh.keys.DeleteHashed(h, e.Key); ok {
 			sh.unaccount(v.mem)
+			sh.counted(e.Key, -1)
 		}
 	}
 	var v Object
@@ -316,7 +317,8 @@ func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64, rep
 		return false, err
 	}
 	v.LRU = ks.loadClock(e.Idle, int64(e.Freq), clockMs)
-	o, _ := sh.insert(h, e.Key)
+	o, _ := sh.keys.UpsertHashed(h, e.Key)
+	sh.counted(e.Key, 1) // absent: a key there was deleted above
 	*o = v
 	if e.ExpireMs != -1 {
 		o.Expire = importExpire(e.ExpireMs)
