@@ -48,3 +48,27 @@ func BenchmarkSlotKeys(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCreateDelete: a key created and deleted (the per-slot count's
+// two updates), plain and in slot mode.
+func BenchmarkCreateDelete(b *testing.B) {
+	for _, mode := range []struct {
+		name string
+		on   bool
+	}{{"plain", false}, {"slot", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			ks := New(1)
+			ks.SetSlotStriping(mode.on)
+			c := &Ctx{KS: ks, Now: testNow}
+			key, val := []byte("key:000001"), []byte("v")
+			st := c.PinKey(key)
+			b.ReportAllocs()
+			for b.Loop() {
+				ks.LockStripe(st)
+				c.SetString(key, val, false)
+				c.Delete(key)
+				ks.UnlockStripe(st)
+			}
+		})
+	}
+}

@@ -42,8 +42,10 @@
 // a key's stripe is SlotStripe(its hash slot), so each stripe holds a
 // fixed group of SlotsPerStripe slots, and each shard counts its keys per
 // slot (cluster_keys.go). Every derivation of a stripe from a key goes
-// through StripeOf or stripeOf, which agree, so locking, lookups, loading,
-// snapshots, watches and blocked clients all see the same stripe. The
+// through StripeOf, stripeOf or a Ctx (PinKey, Ctx.shard, which remember
+// the pinned key's slot for the command), which agree, so locking,
+// lookups, loading, snapshots, watches and blocked clients all see the
+// same stripe. The
 // counts are exact under the stripe's lock: every insertion into and
 // deletion from a shard's keys dict is followed by shard.counted, and
 // FLUSHDB and SWAPDB drop or move whole shards with their counts. Outside slot

@@ -274,18 +274,6 @@ func (ks *Keyspace) shardFor(db int, key []byte, create bool) *shard {
 	return ks.shardAt(db, ks.StripeOf(key), create)
 }
 
-// shardOfKey is shardFor for a key whose ds.Hash is h. It is shardAt
-// with the stripe derived inside, so that, like shardAt, it is one call
-// on the command path.
-func (ks *Keyspace) shardOfKey(db int, key []byte, h uint64, create bool) *shard {
-	st := &ks.stripes[ks.stripeOf(key, h)]
-	sh := st.shards[db]
-	if sh == nil && create {
-		sh = ks.newShard(db, st)
-	}
-	return sh
-}
-
 func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
 	st := &ks.stripes[stripe]
 	sh := st.shards[db]
