@@ -290,15 +290,14 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(db, sh, h, key)
 	}
-	if !existed {
-		c.counted(sh, key, 1)
-	}
 	if existed {
 		sh.unaccount(o.mem)
 		if o.Expire != 0 {
 			sh.expires.DeleteHashed(h, key)
 		}
 		c.KS.keyGone(db, key)
+	} else {
+		c.counted(sh, key, 1)
 	}
 	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
 	c.KS.settle(db, sh)
@@ -332,9 +331,6 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(c.DB, sh, h, key)
 	}
-	if !existed {
-		c.counted(sh, key, 1)
-	}
 	reshaped := !existed
 	if existed {
 		if o.Expire != 0 && (!keepTTL || o.ExpiredAt(c.Now)) {
@@ -350,6 +346,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 		}
 	} else {
 		*o = Object{Type: TypeString}
+		c.counted(sh, key, 1)
 	}
 	o.LRU = c.KS.newClock(c.Now)
 	o.Form = StrPlain
