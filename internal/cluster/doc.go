@@ -1,6 +1,7 @@
 // Package cluster is Valkey 8.0.1's cluster mode as this node sees it:
 //
-//   - slot.go: the hash slot of a key (KeySlot: CRC16 with hash tags);
+//   - slot.go: the hash slot of a key (KeySlot: package keyslot's CRC16
+//     with hash tags, which the keyspace shares);
 //   - bus.go: the cluster bus's messages (the clusterMsg header, gossip
 //     sections, ping extensions, FAIL, PUBLISH, UPDATE, MODULE, the light
 //     header), encoded and decoded byte for byte as cluster_legacy.c, with

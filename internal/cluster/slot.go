@@ -1,43 +1,11 @@
 package cluster
 
-import "bytes"
+import "github.com/corvid-kv/corvid/internal/keyslot"
 
 // Slots is the number of hash slots (CLUSTER_SLOTS).
-const Slots = 16384
+const Slots = keyslot.Slots
 
-// KeySlot is Valkey's keyHashSlot: CRC16 (XMODEM) of the key, or of the
-// part between the first '{' and the first '}' after it when that part is
-// not empty, modulo 16384.
-func KeySlot(key []byte) int {
-	if i := bytes.IndexByte(key, '{'); i >= 0 {
-		if j := bytes.IndexByte(key[i+1:], '}'); j > 0 {
-			key = key[i+1 : i+1+j]
-		}
-	}
-	return int(crc16(key) & (Slots - 1))
-}
-
-// crc16 is CRC-16/XMODEM (polynomial 0x1021, initial value 0), Valkey's
-// crc16.c, a byte at a time from a table.
-func crc16(b []byte) uint16 {
-	var crc uint16
-	for _, c := range b {
-		crc = crc<<8 ^ crc16Table[byte(crc>>8)^c]
-	}
-	return crc
-}
-
-var crc16Table = func() (t [256]uint16) {
-	for i := range t {
-		c := uint16(i) << 8
-		for range 8 {
-			if c&0x8000 != 0 {
-				c = c<<1 ^ 0x1021
-			} else {
-				c <<= 1
-			}
-		}
-		t[i] = c
-	}
-	return t
-}()
+// KeySlot is Valkey's keyHashSlot (package keyslot, which the keyspace
+// shares): CRC16 (XMODEM) of the key, or of the part between the first
+// '{' and the first '}' after it when that part is not empty, modulo 16384.
+func KeySlot(key []byte) int { return keyslot.Of(key) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
+	"github.com/corvid-kv/corvid/internal/keyslot"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -69,6 +70,10 @@ type Ctx struct {
 	// else removes a key while its stripe is locked by the command.
 	pinObj *Object
 	pinDB  int
+	// pinSlot is the pinned key's hash slot, in slot mode only (see
+	// cluster_keys.go), so that its stripe and slot count are found
+	// without another CRC16.
+	pinSlot int
 }
 
 // PinKey hashes key (an argv element that stays unchanged until Unpin),
@@ -76,7 +81,62 @@ type Ctx struct {
 func (c *Ctx) PinKey(key []byte) int {
 	h := ds.Hash(key)
 	c.pinned, c.pinHash, c.pinObj = key, h, nil
+	if c.KS.slotStripes {
+		return c.pinSlotOf(key)
+	}
 	return stripeOfHash(h)
+}
+
+// pinSlotOf memoizes the slot of the key being pinned and returns its
+// stripe (slot mode).
+//
+//go:noinline
+func (c *Ctx) pinSlotOf(key []byte) int {
+	c.pinSlot = keyslot.Of(key)
+	return SlotStripe(c.pinSlot)
+}
+
+// slotOf returns key's hash slot, from the memo when key is the pinned
+// slice (slot mode only).
+//
+//go:noinline
+func (c *Ctx) slotOf(key []byte) int {
+	if c.isPinned(key) {
+		return c.pinSlot
+	}
+	return keyslot.Of(key)
+}
+
+// shard returns key's shard in db (h is its ds.Hash), creating it when
+// create is set: Keyspace.shardAt with the stripe derived here, one call
+// on the command path whatever the mode. The key's stripe is locked.
+func (c *Ctx) shard(db int, key []byte, h uint64, create bool) *shard {
+	ks := c.KS
+	var i int
+	if ks.slotStripes {
+		i = SlotStripe(c.slotOf(key))
+	} else {
+		i = stripeOfHash(h)
+	}
+	st := &ks.stripes[i]
+	sh := st.shards[db]
+	if sh == nil && create {
+		sh = ks.newShard(db, st)
+	}
+	return sh
+}
+
+// counted is shard.counted for a key of this command (its slot from the
+// memo when pinned).
+func (c *Ctx) counted(sh *shard, key []byte, n int32) {
+	if sh.slots != nil {
+		c.countSlot(sh, key, n)
+	}
+}
+
+//go:noinline
+func (c *Ctx) countSlot(sh *shard, key []byte, n int32) {
+	sh.slots[slotIndex(c.slotOf(key))] += n
 }
 
 // Unpin forgets the key pinned by PinKey.
@@ -110,10 +170,11 @@ func (c *Ctx) remember(db int, key []byte, o *Object) {
 // account re-measures key's value in db after a write (Touch).
 func (c *Ctx) account(db int, key []byte) {
 	if c.pinObj != nil && c.pinDB == db && c.isPinned(key) {
-		c.KS.accountObjHash(db, c.pinHash, c.pinObj)
+		c.KS.accountObjIn(c.shard(db, key, c.pinHash, false), c.pinObj)
 		return
 	}
-	c.KS.accountKeyHash(db, key, c.hash(key))
+	h := c.hash(key)
+	c.KS.accountKeyIn(c.shard(db, key, h, false), key, h)
 }
 
 // Arg returns argv[i] as a string (allocates; use for option words only).
@@ -180,16 +241,17 @@ func (c *Ctx) LookupDB(db int, key []byte) *Object { return c.lookup(db, key) }
 // expiring, touching or announcing anything (Valkey's dbFind: DEBUG
 // OBJECT reports a logically expired key that is still there).
 func (c *Ctx) FindDB(db int, key []byte) *Object {
-	sh := c.KS.shardOfHash(db, c.hash(key), false)
+	h := c.hash(key)
+	sh := c.shard(db, key, h, false)
 	if sh == nil {
 		return nil
 	}
-	return sh.keys.FindHashed(c.hash(key), key)
+	return sh.keys.FindHashed(h, key)
 }
 
 func (c *Ctx) lookup(db int, key []byte) *Object {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, false)
+	sh := c.shard(db, key, h, false)
 	if sh == nil {
 		return nil
 	}
@@ -222,7 +284,7 @@ func (c *Ctx) Create(key []byte, t Type) *Object {
 // CreateDB is Create in database db.
 func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, true)
+	sh := c.shard(db, key, h, true)
 	c.KS.beforeWriteFind(db, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
@@ -234,6 +296,8 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 			sh.expires.DeleteHashed(h, key)
 		}
 		c.KS.keyGone(db, key)
+	} else {
+		c.counted(sh, key, 1)
 	}
 	*o = Object{Type: t, LRU: c.KS.newClock(c.Now)}
 	c.KS.settle(db, sh)
@@ -248,7 +312,7 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 // inserts (Valkey's setKey and dbAdd callers look the key up for writing
 // first): the key expires as that lookup would have made it, announced
 // and propagated, and is inserted afresh. Rare: most writers looked the
-// key up already.
+// key up already. The caller counts the key inserted (shard.counted).
 func (c *Ctx) reinsertExpired(db int, sh *shard, h uint64, key []byte) (*Object, bool) {
 	c.pinObj = nil
 	c.expire(db, sh, key)
@@ -261,7 +325,7 @@ func (c *Ctx) reinsertExpired(db int, sh *shard, h uint64, key []byte) (*Object,
 // does.
 func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(c.DB, h, true)
+	sh := c.shard(c.DB, key, h, true)
 	c.KS.beforeWriteFind(c.DB, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
 	if existed && o.ExpiredAt(c.Now) && !c.Replica {
@@ -282,6 +346,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 		}
 	} else {
 		*o = Object{Type: TypeString}
+		c.counted(sh, key, 1)
 	}
 	o.LRU = c.KS.newClock(c.Now)
 	o.Form = StrPlain
@@ -316,7 +381,7 @@ func (c *Ctx) dropKey(key []byte) bool { return c.deleteDB(c.DB, key, false) }
 func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	c.pinObj = nil // whatever it deletes
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, false)
+	sh := c.shard(db, key, h, false)
 	if sh == nil {
 		return false
 	}
@@ -334,6 +399,7 @@ func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	}
 	if v, ok := sh.keys.DeleteHashed(h, key); ok {
 		sh.unaccount(v.mem)
+		c.counted(sh, key, -1)
 	}
 	c.KS.settle(db, sh)
 	c.KS.keyGone(db, key)
@@ -348,7 +414,7 @@ func (c *Ctx) SetExpire(key []byte, o *Object, ms int64) {
 // SetExpireDB is SetExpire in database db.
 func (c *Ctx) SetExpireDB(db int, key []byte, o *Object, ms int64) {
 	h := c.hash(key)
-	sh := c.KS.shardOfHash(db, h, true)
+	sh := c.shard(db, key, h, true)
 	c.KS.beforeWrite(db, key, o)
 	switch {
 	case ms != 0 && o.Expire == 0:

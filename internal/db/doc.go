@@ -3,7 +3,8 @@
 //
 // # Concurrency
 //
-// The keyspace is split into a fixed number of stripes by a hash of the key.
+// The keyspace is split into a fixed number of stripes by a hash of the key
+// (in slot mode, for cluster mode, by the key's hash slot: see Slot mode).
 // A stripe holds one mutex and, for every logical database, the shard of
 // that database's keys that hash to it. A command runs on its connection's
 // goroutine while holding the mutexes of every stripe its keys hash to:
@@ -34,6 +35,21 @@
 // evictor's mutex and locks one stripe at a time under it, so the order is
 // evictor -> one stripe -> watch registry, and no eviction ever waits for a
 // stripe while holding another.
+//
+// # Slot mode
+//
+// With SetSlotStriping, called before any key is stored and never again,
+// a key's stripe is SlotStripe(its hash slot), so each stripe holds a
+// fixed group of SlotsPerStripe slots, and each shard counts its keys per
+// slot (cluster_keys.go). Every derivation of a stripe from a key goes
+// through StripeOf, stripeOf or a Ctx (PinKey, Ctx.shard, which remember
+// the pinned key's slot for the command), which agree, so locking,
+// lookups, loading, snapshots, watches and blocked clients all see the
+// same stripe. The
+// counts are exact under the stripe's lock: every insertion into and
+// deletion from a shard's keys dict is followed by shard.counted, and
+// FLUSHDB and SWAPDB drop or move whole shards with their counts. Outside slot
+// mode shard.slots is nil and stripes come from ds.Hash.
 //
 // # The write path
 //

@@ -470,6 +470,7 @@ func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bo
 	}
 	if v, ok := sh.keys.DeleteString(key); ok {
 		sh.unaccount(v.mem)
+		sh.counted(kb, -1)
 	}
 	ks.settle(db, sh)
 	ks.publish(sh.st, true)

@@ -16,6 +16,7 @@ func (ks *Keyspace) expireKey(db int, sh *shard, key []byte) {
 	sh.expires.Delete(key)
 	if v, ok := sh.keys.Delete(key); ok {
 		sh.unaccount(v.mem)
+		sh.counted(key, -1)
 	}
 	ks.settle(db, sh)
 	ks.Stats.ExpiredKeys.Add(1)

@@ -9,6 +9,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/counter"
 	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
+	"github.com/corvid-kv/corvid/internal/keyslot"
 )
 
 // StripeCount is the number of lock stripes. It is a power of two well above
@@ -20,6 +21,12 @@ const StripeCount = 256
 type Keyspace struct {
 	ndb     int
 	stripes [StripeCount]stripe
+	// slotStripes: cluster mode, where a key's stripe is chosen by its
+	// hash slot (SlotStripe) and every shard counts its keys per slot
+	// (cluster_keys.go). Set by SetSlotStriping before any key is stored
+	// and before any other goroutine uses the keyspace; never changed
+	// after, so it is read without synchronisation.
+	slotStripes bool
 
 	// replicaReads: the server is a replica, so a client's lookup of a
 	// logically expired key finds nothing without deleting it (the
@@ -108,6 +115,11 @@ type shard struct {
 	// were non-empty then (for the per-database counts in memState).
 	val, dict       int64
 	hasKeys, hasExp bool
+	// slots counts keys per hash slot in slot mode (nil otherwise):
+	// slots[slot/StripeCount] for the slots whose SlotStripe is this
+	// stripe, kept by counted after every insertion into or deletion
+	// from keys (cluster_keys.go).
+	slots *[SlotsPerStripe]int32
 }
 
 // New returns an empty keyspace with n databases.
@@ -129,15 +141,41 @@ func (ks *Keyspace) Databases() int { return ks.ndb }
 
 // StripeOf returns the stripe index of a key.
 // It is derived from ds.Hash, the hash every Dict uses, so that a command
-// hashes its key once for the lock and the dict lookups (see Ctx.PinKey).
-func (ks *Keyspace) StripeOf(key []byte) int { return stripeOfHash(ds.Hash(key)) }
+// hashes its key once for the lock and the dict lookups (see Ctx.PinKey);
+// in slot mode (SetSlotStriping) from the key's hash slot instead.
+func (ks *Keyspace) StripeOf(key []byte) int {
+	if ks.slotStripes {
+		return slotStripeOf(key)
+	}
+	return stripeOfHash(ds.Hash(key))
+}
+
+// stripeOf is StripeOf for a key whose ds.Hash h is known: outside slot
+// mode it costs no more than stripeOfHash but this one branch (it is
+// inlined: the slot computation stays out of line).
+func (ks *Keyspace) stripeOf(key []byte, h uint64) int {
+	if ks.slotStripes {
+		return slotStripeOf(key)
+	}
+	return stripeOfHash(h)
+}
+
+// slotStripeOf is the stripe of key in slot mode.
+//
+//go:noinline
+func slotStripeOf(key []byte) int { return SlotStripe(keyslot.Of(key)) }
 
 // sbytes views a string as bytes without copying, for passing dict keys
 // and stored fields to code that takes []byte (hashing, reply writers,
 // comparisons). The result must never be written.
 func sbytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
-func stripeOfHash(h uint64) int { return ds.Stripe(h, StripeCount) }
+// stripeOfHash is ds.Stripe(h, StripeCount): with StripeCount 2^8, the
+// top 8 bits of h (TestStripeOfHash), written so that the callers that
+// must stay inlinable (stripeOf) can.
+func stripeOfHash(h uint64) int { return int(h >> (64 - stripeBits)) }
+
+var _ [StripeCount - 1<<stripeBits]struct{} // StripeCount is 1<<stripeBits (admin.go)
 
 // LockSet is a sorted, de-duplicated list of stripe indexes.
 type LockSet struct {
@@ -236,18 +274,22 @@ func (ks *Keyspace) shardFor(db int, key []byte, create bool) *shard {
 	return ks.shardAt(db, ks.StripeOf(key), create)
 }
 
-// shardOfHash is shardFor for a key whose ds.Hash is h.
-func (ks *Keyspace) shardOfHash(db int, h uint64, create bool) *shard {
-	return ks.shardAt(db, stripeOfHash(h), create)
-}
-
 func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
 	st := &ks.stripes[stripe]
 	sh := st.shards[db]
 	if sh == nil && create {
-		sh = &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0), st: st}
-		st.shards[db] = sh
+		sh = ks.newShard(db, st)
 	}
+	return sh
+}
+
+// newShard creates db's shard in st, which is locked.
+func (ks *Keyspace) newShard(db int, st *stripe) *shard {
+	sh := &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0), st: st}
+	if ks.slotStripes {
+		sh.slots = new([SlotsPerStripe]int32)
+	}
+	st.shards[db] = sh
 	return sh
 }
 

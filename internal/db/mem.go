@@ -183,19 +183,18 @@ func (ks *Keyspace) publish(st *stripe, force bool) {
 	}
 }
 
-// accountObjHash re-measures o, the live object of a key whose ds.Hash is
-// h in db (the caller knows it has not been deleted).
-func (ks *Keyspace) accountObjHash(db int, h uint64, o *Object) {
-	if sh := ks.shardOfHash(db, h, false); sh != nil {
+// accountObjIn re-measures o, the live object of a key of shard sh (the
+// caller knows it has not been deleted; nil sh: nothing to do).
+func (ks *Keyspace) accountObjIn(sh *shard, o *Object) {
+	if sh != nil {
 		sh.accountObj(o)
 		ks.publish(sh.st, false)
 	}
 }
 
-// accountKeyHash re-measures the value of key (whose ds.Hash is h) in db
-// after a write (Ctx.account). The key's stripe must be locked.
-func (ks *Keyspace) accountKeyHash(db int, key []byte, h uint64) {
-	sh := ks.shardOfHash(db, h, false)
+// accountKeyIn re-measures the value of key (whose ds.Hash is h) in its
+// shard sh after a write (Ctx.account). The key's stripe must be locked.
+func (ks *Keyspace) accountKeyIn(sh *shard, key []byte, h uint64) {
 	if sh == nil {
 		return
 	}

@@ -271,7 +271,7 @@ func (ks *Keyspace) loadEntryLocking(e *rdb.Entry, nowMs int64, replace bool) (l
 		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
 	}
 	h := ds.Hash(e.Key)
-	si := stripeOfHash(h)
+	si := ks.stripeOf(e.Key, h)
 	st := &ks.stripes[si]
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -285,7 +285,7 @@ func (ks *Keyspace) LoadEntryHeld(e *rdb.Entry, nowMs int64) (loaded bool, err e
 		return false, fmt.Errorf("db: RDB key %q in database %d, out of range", e.Key, e.DB)
 	}
 	h := ds.Hash(e.Key)
-	return ks.loadEntryIn(stripeOfHash(h), h, e, nowMs, false)
+	return ks.loadEntryIn(ks.stripeOf(e.Key, h), h, e, nowMs, false)
 }
 
 // loadEntryIn inserts e into stripe si (held) under hash h, replacing a
@@ -309,6 +309,7 @@ func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64, rep
 		}
 		if v, ok := sh.keys.DeleteHashed(h, e.Key); ok {
 			sh.unaccount(v.mem)
+			sh.counted(e.Key, -1)
 		}
 	}
 	var v Object
@@ -317,6 +318,7 @@ func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64, rep
 	}
 	v.LRU = ks.loadClock(e.Idle, int64(e.Freq), clockMs)
 	o, _ := sh.keys.UpsertHashed(h, e.Key)
+	sh.counted(e.Key, 1) // absent: a key there was deleted above
 	*o = v
 	if e.ExpireMs != -1 {
 		o.Expire = importExpire(e.ExpireMs)

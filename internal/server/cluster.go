@@ -19,10 +19,14 @@ import (
 // Valkey's getNodeByQuery. s.cluster is nil when cluster mode is off, and
 // then the only cost on the command path is that nil check.
 //
-// Slot ownership meets the striped keyspace only here: a keyed command's
-// keys are hashed to their slot (CRC16) against the lock-free routing
-// snapshot before the command takes any stripe; the keyspace itself is not
-// organised by slot, so COUNTKEYSINSLOT and GETKEYSINSLOT scan it.
+// Slot ownership meets the striped keyspace here and in cluster_keys.go:
+// a keyed command's keys are hashed to their slot (CRC16) against the
+// lock-free routing snapshot before the command takes any stripe; the
+// keyspace is put in slot mode (db.Keyspace.SetSlotStriping) before
+// anything is loaded, so each stripe holds a fixed group of slots and
+// counts its keys per slot: COUNTKEYSINSLOT, GETKEYSINSLOT, SLOT-STATS,
+// SETSLOT NODE's check and the deletion of lost slots' keys read those
+// counts and walk only the stripes concerned.
 
 // clusterClient is a client's cluster-mode state.
 type clusterClient struct {
@@ -110,6 +114,7 @@ func (s *Server) initCluster() error {
 		return err
 	}
 	s.cluster = cl
+	s.ks.SetSlotStriping(true)
 	return nil
 }
 
@@ -141,66 +146,6 @@ func (s *Server) clusterEnabledInt() int64 {
 		return 1
 	}
 	return 0
-}
-
-// slotKeys calls fn for each live key of slot (db 0), under every stripe
-// unless held.
-func (s *Server) slotKeys(slot int, held bool, fn func(key string) bool) {
-	ks := s.ks
-	if !held {
-		ks.LockAll()
-		defer ks.UnlockAll()
-	}
-	stop := false
-	ks.Keys(0, time.Now().UnixMilli(), func(k string, _ *db.Object) {
-		if !stop && cluster.KeySlot([]byte(k)) == slot {
-			stop = !fn(k)
-		}
-	})
-}
-
-func (s *Server) countKeysInSlot(slot int, held bool) int {
-	n := 0
-	s.slotKeys(slot, held, func(string) bool { n++; return true })
-	return n
-}
-
-// deleteSlotsKeys deletes the keys of slots another node took over
-// (Valkey's dirty slots), as the server's own deletions.
-func (s *Server) deleteSlotsKeys(slots []int) {
-	set := map[int]bool{}
-	for _, sl := range slots {
-		set[sl] = true
-	}
-	var keys []string
-	s.ks.LockAll()
-	s.ks.Keys(0, time.Now().UnixMilli(), func(k string, _ *db.Object) {
-		if set[cluster.KeySlot([]byte(k))] {
-			keys = append(keys, k)
-		}
-	})
-	s.ks.UnlockAll()
-	if len(keys) == 0 {
-		return
-	}
-	s.log.warn("I lost ownership of %d slot(s) holding %d key(s): deleting them", len(slots), len(keys))
-	for i := 0; i < len(keys); i += 100 {
-		argv := [][]byte{[]byte("DEL")}
-		for _, k := range keys[i:min(i+100, len(keys))] {
-			argv = append(argv, []byte(k))
-		}
-		s.runInternal(argv)
-	}
-}
-
-// runInternal runs a command as the server itself (no client
-// connection; its reply is dropped).
-func (s *Server) runInternal(argv [][]byte) {
-	c := s.fakeClient()
-	c.primaryLink = true // not routed
-	if err := c.replayOne(argv); err != nil {
-		s.log.warn("Deleting the keys of lost slots: %v", err)
-	}
 }
 
 // Routing outcomes of getNodeByQuery (CLUSTER_REDIR_*), for the errors
@@ -558,51 +503,6 @@ func parseInt64(c *Client, b []byte) (int64, bool) {
 	return n, ok
 }
 
-func clusterCountkeysinslotCommand(c *Client) {
-	if clusterOn(c) == nil {
-		return
-	}
-	slot, ok := parseInt64(c, c.ctx.Argv[2])
-	if !ok {
-		return
-	}
-	if slot < 0 || slot >= cluster.Slots {
-		c.w.Error("ERR Invalid slot")
-		return
-	}
-	c.w.Int(int64(c.srv.countKeysInSlot(int(slot), c.ctx.Locked)))
-}
-
-func clusterGetkeysinslotCommand(c *Client) {
-	if clusterOn(c) == nil {
-		return
-	}
-	slot, ok := parseInt64(c, c.ctx.Argv[2])
-	if !ok {
-		return
-	}
-	count, ok := parseInt64(c, c.ctx.Argv[3])
-	if !ok {
-		return
-	}
-	if slot < 0 || slot >= cluster.Slots || count < 0 {
-		c.w.Error("ERR Invalid slot or number of keys")
-		return
-	}
-	var keys []string
-	if count > 0 {
-		c.srv.slotKeys(int(slot), c.ctx.Locked, func(k string) bool {
-			keys = append(keys, k)
-			return int64(len(keys)) < count
-		})
-	}
-	sort.Strings(keys)
-	c.w.ArrayLen(len(keys))
-	for _, k := range keys {
-		c.w.BulkString(k)
-	}
-}
-
 // slotArg parses one slot argument (getSlotOrReply).
 func slotArg(b []byte) (int, bool) {
 	n, ok := db.ParseInt(b)
@@ -814,7 +714,7 @@ func clusterSetslotCommand(c *Client) {
 		c.w.Error("ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP")
 		return
 	}
-	hasKeys := action == "node" && c.srv.countKeysInSlot(slot, c.ctx.Locked) > 0
+	hasKeys := action == "node" && c.srv.ks.CountKeysInSlot(slot, c.ctx.Locked) > 0
 	clusterReply(c, cl.SetSlot(slot, action, name, hasKeys))
 }
 
@@ -936,7 +836,7 @@ func clusterSlotStatsCommand(c *Client) {
 				slots = append(slots, s)
 			}
 		}
-		counts := c.srv.slotKeyCounts(c.ctx.Locked)
+		counts := c.srv.ks.SlotKeyCounts(c.ctx.Locked)
 		writeSlotStats(c, slots, counts)
 	case len(argv) >= 4 && strings.EqualFold(string(argv[2]), "orderby"):
 		if !strings.EqualFold(string(argv[3]), "key-count") {
@@ -976,7 +876,7 @@ func clusterSlotStatsCommand(c *Client) {
 				slots = append(slots, s)
 			}
 		}
-		counts := c.srv.slotKeyCounts(c.ctx.Locked)
+		counts := c.srv.ks.SlotKeyCounts(c.ctx.Locked)
 		sort.SliceStable(slots, func(i, j int) bool {
 			if desc {
 				return counts[slots[i]] > counts[slots[j]]
@@ -1001,20 +901,6 @@ func writeSlotStats(c *Client, slots []int, counts []int) {
 		c.w.BulkString("key-count")
 		c.w.Int(int64(counts[s]))
 	}
-}
-
-// slotKeyCounts counts the keys of every slot (db 0) in one scan.
-func (s *Server) slotKeyCounts(held bool) []int {
-	counts := make([]int, cluster.Slots)
-	ks := s.ks
-	if !held {
-		ks.LockAll()
-		defer ks.UnlockAll()
-	}
-	ks.Keys(0, time.Now().UnixMilli(), func(k string, _ *db.Object) {
-		counts[cluster.KeySlot([]byte(k))]++
-	})
-	return counts
 }
 
 var clusterHelpLines = []string{

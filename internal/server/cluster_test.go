@@ -3,11 +3,13 @@ package server
 import (
 	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/corvid-kv/corvid/internal/config"
 	"github.com/corvid-kv/corvid/internal/db"
+	"github.com/corvid-kv/corvid/internal/rdb"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -112,5 +114,63 @@ func TestClusterOff(t *testing.T) {
 		if got := run(c, cmd...); got != "-ERR This instance has cluster support disabled\r\n" {
 			t.Errorf("%v: %q", cmd, got)
 		}
+	}
+}
+
+// TestClusterSlotKeys: cluster mode puts the keyspace in slot mode (and
+// only cluster mode does); COUNTKEYSINSLOT, GETKEYSINSLOT and SLOT-STATS
+// read it alone and inside EXEC (every stripe held), and the keys of lost
+// slots are deleted, those of other slots kept.
+func TestClusterSlotKeys(t *testing.T) {
+	if newTestClient(t).srv.ks.SlotStriping() {
+		t.Fatal("slot mode with cluster mode off")
+	}
+	c := newClusterTestClient(t)
+	ks := c.srv.ks
+	if !ks.SlotStriping() {
+		t.Fatal("cluster mode without slot mode")
+	}
+	// foo: slot 12182, {foo}x too; bar: 5061.
+	for _, k := range []string{"foo", "{foo}x", "bar"} {
+		e := rdb.NewEntry(0, []byte(k), rdb.KindString)
+		e.String = []byte("v")
+		if _, err := ks.LoadEntry(e, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"CLUSTER", "COUNTKEYSINSLOT", "12182"}, ":2\r\n"},
+		{[]string{"CLUSTER", "COUNTKEYSINSLOT", "5061"}, ":1\r\n"},
+		{[]string{"CLUSTER", "COUNTKEYSINSLOT", "0"}, ":0\r\n"},
+		{[]string{"CLUSTER", "GETKEYSINSLOT", "12182", "10"}, "*2\r\n$3\r\nfoo\r\n$6\r\n{foo}x\r\n"},
+		{[]string{"CLUSTER", "GETKEYSINSLOT", "12182", "0"}, "*0\r\n"},
+		{[]string{"CLUSTER", "GETKEYSINSLOT", "0", "10"}, "*0\r\n"},
+	}
+	for _, tc := range want {
+		if got := run(c, tc.cmd...); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+	run(c, "MULTI")
+	for _, tc := range want {
+		run(c, tc.cmd...)
+	}
+	exec := "*" + strconv.Itoa(len(want)) + "\r\n"
+	for _, tc := range want {
+		exec += tc.want
+	}
+	if got := run(c, "EXEC"); got != exec {
+		t.Errorf("EXEC: %q, want %q", got, exec)
+	}
+	run(c, "CLUSTER", "ADDSLOTS", "12182", "5061")
+	if got := run(c, "CLUSTER", "SLOT-STATS", "SLOTSRANGE", "5061", "5061"); got != "*1\r\n*2\r\n:5061\r\n*2\r\n$9\r\nkey-count\r\n:1\r\n" {
+		t.Errorf("SLOT-STATS: %q", got)
+	}
+	c.srv.deleteSlotsKeys([]int{12182, 0})
+	if n, m := ks.CountKeysInSlot(12182, false), ks.CountKeysInSlot(5061, false); n != 0 || m != 1 {
+		t.Errorf("after losing slot 12182: %d keys there, %d in slot 5061 (want 0, 1)", n, m)
 	}
 }

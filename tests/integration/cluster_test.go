@@ -1081,3 +1081,156 @@ func TestClusterAddRebalanceDelNode(t *testing.T) {
 		t.Fatalf("the deleted node after CLUSTER RESET SOFT:\n%s", info)
 	}
 }
+
+// TestClusterSlotKeysDifferential: COUNTKEYSINSLOT, GETKEYSINSLOT and
+// SLOT-STATS' key counts on the same keys in a Valkey and a Corvid node
+// that own every slot, with keys that have expired but are not collected
+// yet (active expiry off): both count them until something collects them.
+// GETKEYSINSLOT's order is unspecified, so its replies are compared as
+// sets.
+func TestClusterSlotKeysDifferential(t *testing.T) {
+	if !testutil.HaveValkey(t) {
+		t.Skip("valkey-server not found")
+	}
+	args := func(bus int) []string {
+		return []string{"--cluster-enabled", "yes", "--cluster-port", strconv.Itoa(bus), "--enable-debug-command", "yes"}
+	}
+	vk := testutil.StartValkeyIn(t, t.TempDir(), args(testutil.FreePort(t))...)
+	cv := testutil.StartCorvidIn(t, t.TempDir(), append(args(testutil.FreePort(t)), "--save", "", "--appendonly", "no")...)
+	conns := []*testutil.Raw{testutil.Dial(t, vk.Addr), testutil.Dial(t, cv.Addr)}
+	for _, c := range conns {
+		defer c.Close()
+		if r := c.Do("CLUSTER", "ADDSLOTSRANGE", "0", strconv.Itoa(cluster.Slots-1)); r != "+OK" {
+			t.Fatalf("ADDSLOTSRANGE: %s", r)
+		}
+		if r := c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0"); r != "+OK" {
+			t.Fatalf("DEBUG SET-ACTIVE-EXPIRE: %s", r)
+		}
+	}
+	waitClusterOK(t, vk.Addr, 1)
+	waitClusterOK(t, cv.Addr, 1)
+
+	var keys []string
+	for i := range 3000 {
+		keys = append(keys, "key:"+strconv.Itoa(i))
+	}
+	for i := range 200 {
+		keys = append(keys, "{user1000}."+strconv.Itoa(i)) // slot 3443
+	}
+	expiring := []string{"{exp}a", "{exp}b", "{exp}c"}
+	serverMs := make([]int64, len(conns))
+	for i, c := range conns {
+		for _, k := range keys {
+			c.Send("SET", k, "v")
+		}
+		for _, k := range expiring {
+			c.Send("SET", k, "v", "PX", "100")
+		}
+		for range len(keys) + len(expiring) {
+			if r := c.Read(); r != "+OK" {
+				t.Fatalf("SET: %s", r)
+			}
+		}
+		serverMs[i] = serverTimeMs(t, c)
+	}
+	// Poll each server's clock until the expiring keys' time has passed.
+	for i, c := range conns {
+		deadline := time.Now().Add(10 * time.Second)
+		for serverTimeMs(t, c) <= serverMs[i]+100 {
+			if time.Now().After(deadline) {
+				t.Fatal("server clock does not advance")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	slots := map[int]bool{0: true, 1: true, 16383: true}
+	for _, k := range append(keys, expiring...) {
+		slots[cluster.KeySlot([]byte(k))] = true
+	}
+	expSlot := strconv.Itoa(cluster.KeySlot([]byte("exp")))
+	compare := func(stage string) {
+		t.Helper()
+		for s := range slots {
+			slot := strconv.Itoa(s)
+			want, got := conns[0].Do("CLUSTER", "COUNTKEYSINSLOT", slot), conns[1].Do("CLUSTER", "COUNTKEYSINSLOT", slot)
+			if got != want {
+				t.Fatalf("%s: COUNTKEYSINSLOT %d: Corvid %s, Valkey %s", stage, s, got, want)
+			}
+			wantKeys := keyList(t, conns[0].Do("CLUSTER", "GETKEYSINSLOT", slot, "1000"))
+			gotKeys := keyList(t, conns[1].Do("CLUSTER", "GETKEYSINSLOT", slot, "1000"))
+			sort.Strings(wantKeys)
+			sort.Strings(gotKeys)
+			if strings.Join(gotKeys, " ") != strings.Join(wantKeys, " ") {
+				t.Fatalf("%s: GETKEYSINSLOT %d 1000: Corvid %q, Valkey %q", stage, s, gotKeys, wantKeys)
+			}
+			// Fewer than the slot holds: as many, all of the slot.
+			few := keyList(t, conns[1].Do("CLUSTER", "GETKEYSINSLOT", slot, "2"))
+			if n := len(keyList(t, conns[0].Do("CLUSTER", "GETKEYSINSLOT", slot, "2"))); len(few) != n {
+				t.Fatalf("%s: GETKEYSINSLOT %d 2: Corvid %d keys, Valkey %d", stage, s, len(few), n)
+			}
+			for _, k := range few {
+				if sort.SearchStrings(wantKeys, k) == len(wantKeys) || wantKeys[sort.SearchStrings(wantKeys, k)] != k {
+					t.Fatalf("%s: GETKEYSINSLOT %d 2 gave %q, not a key of the slot", stage, s, k)
+				}
+			}
+		}
+		for _, cmd := range [][]string{
+			{"CLUSTER", "SLOT-STATS", "SLOTSRANGE", "0", "16383"},
+			{"CLUSTER", "SLOT-STATS", "ORDERBY", "key-count", "LIMIT", "20"},
+			{"CLUSTER", "COUNTKEYSINSLOT", expSlot},
+			{"DBSIZE"},
+		} {
+			if want, got := conns[0].Do(cmd...), conns[1].Do(cmd...); got != want {
+				t.Fatalf("%s: %v: Corvid %.300s, Valkey %.300s", stage, cmd, got, want)
+			}
+		}
+	}
+	compare("after SET")
+	for _, c := range conns {
+		c.Do("GET", "{exp}a") // collected by the lookup
+		c.Do("DEL", "key:1", "key:2", "{user1000}.7")
+		c.Do("RENAME", "key:3", "{user1000}.renamed")
+	}
+	compare("after GET, DEL, RENAME")
+	if r := conns[1].Do("CLUSTER", "COUNTKEYSINSLOT", expSlot); r != ":2" {
+		t.Fatalf("COUNTKEYSINSLOT of {exp} after one was collected: %s", r)
+	}
+	for _, c := range conns {
+		c.Do("FLUSHALL")
+	}
+	compare("after FLUSHALL")
+}
+
+// serverTimeMs is the server's TIME in milliseconds.
+func serverTimeMs(t *testing.T, c *testutil.Raw) int64 {
+	t.Helper()
+	parts := keyList(t, c.Do("TIME"))
+	if len(parts) != 2 {
+		t.Fatalf("TIME: %q", parts)
+	}
+	sec, _ := strconv.ParseInt(parts[0], 10, 64)
+	usec, _ := strconv.ParseInt(parts[1], 10, 64)
+	return sec*1000 + usec/1000
+}
+
+// keyList parses a canonical array reply of bulk strings (none holding
+// ", ").
+func keyList(t *testing.T, r string) []string {
+	t.Helper()
+	if r == "*[]" {
+		return nil
+	}
+	if !strings.HasPrefix(r, "*[") {
+		t.Fatalf("not an array: %.200s", r)
+	}
+	var out []string
+	for _, q := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(r, "*["), "]"), ", ") {
+		s, err := strconv.Unquote(q)
+		if err != nil {
+			t.Fatalf("not a bulk string: %q in %.200s", q, r)
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,10 +1,10 @@
-package cluster
+package keyslot
 
 import "testing"
 
 // The slots Valkey gives these keys (CLUSTER KEYSLOT on valkey-server
 // 8.0.1, and the examples of the cluster specification).
-func TestKeySlot(t *testing.T) {
+func TestOf(t *testing.T) {
 	tests := []struct {
 		key  string
 		want int
@@ -23,8 +23,8 @@ func TestKeySlot(t *testing.T) {
 		{"}{", 12793},
 	}
 	for _, tc := range tests {
-		if got := KeySlot([]byte(tc.key)); got != tc.want {
-			t.Errorf("KeySlot(%q) = %d, want %d", tc.key, got, tc.want)
+		if got := Of([]byte(tc.key)); got != tc.want {
+			t.Errorf("Of(%q) = %d, want %d", tc.key, got, tc.want)
 		}
 	}
 }
