@@ -263,6 +263,10 @@ func (c *Ctx) renameGeneric(nx bool) {
 
 // MOVE key db
 func moveCommand(c *Ctx) {
+	if c.KS.SlotStriping() { // cluster mode: one database
+		c.W.Error("ERR MOVE is not allowed in cluster mode")
+		return
+	}
 	key := c.Argv[1]
 	dst, ok := c.dbIndexArg(2)
 	if !ok {
@@ -370,6 +374,10 @@ func dbsizeCommand(c *Ctx) { c.W.Int(int64(c.KS.DBSize(c.DB, c.Locked))) }
 
 // SWAPDB index1 index2
 func swapdbCommand(c *Ctx) {
+	if c.KS.SlotStriping() { // cluster mode: one database
+		c.W.Error("ERR SWAPDB is not allowed in cluster mode")
+		return
+	}
 	a, ok := c.swapdbIndex(1, "ERR invalid first DB index")
 	if !ok {
 		return

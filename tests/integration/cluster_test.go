@@ -449,6 +449,9 @@ func TestClusterCommandsDifferential(t *testing.T) {
 		{"SET", "foo", "1"}, {"GET", "foo"}, // the cluster is down (not all slots covered)
 		{"CONFIG", "SET", "cluster-require-full-coverage", "no"},
 		{"SET", "foo", "1"}, {"GET", "foo"}, {"CLUSTER", "COUNTKEYSINSLOT", "12182"}, {"CLUSTER", "GETKEYSINSLOT", "12182", "10"},
+		// One database: MOVE and SWAPDB refused, COPY's DB out of range.
+		{"MOVE", "foo", "1"}, {"MOVE", "foo", "x"}, {"SWAPDB", "0", "1"}, {"SWAPDB", "x", "y"},
+		{"COPY", "foo", "{foo}2", "DB", "1"}, {"COPY", "foo", "{foo}2", "DB", "0"},
 		{"GET", "bar"}, // slot 5061: unassigned
 		// Scripts: keys of other slots than the declared ones, of a slot
 		// not served, across slots with and without allow-cross-slot-keys
