@@ -23,3 +23,9 @@ func (c *Config) ClusterAnnounceBusPort() int      { return int(c.n(idxClusterAn
 func (c *Config) ClusterAnnounceHostname() string  { return c.s(idxClusterAnnounceHost) }
 func (c *Config) ClusterRequireFullCoverage() bool { return c.b(idxClusterFullCoverage) }
 func (c *Config) ClusterAllowReadsWhenDown() bool  { return c.b(idxClusterReadsWhenDown) }
+
+var idxClusterSlotStats = mustIdx("cluster-slot-stats-enabled")
+
+// ClusterSlotStatsEnabled is cluster-slot-stats-enabled: CLUSTER
+// SLOT-STATS's CPU and network counters.
+func (c *Config) ClusterSlotStatsEnabled() bool { return c.b(idxClusterSlotStats) }

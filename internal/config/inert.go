@@ -49,7 +49,7 @@ var inertDirectives = map[string]string{
 	// cluster-require-full-coverage and cluster-allow-reads-when-down
 	// (internal/server/cluster.go); these are not read yet.
 	"cluster-replica-no-failover": waitCluster, "cluster-allow-pubsubshard-when-down": waitCluster,
-	"cluster-allow-replica-migration": waitCluster, "cluster-slot-stats-enabled": waitCluster,
+	"cluster-allow-replica-migration": waitCluster,
 	"cluster-announce-client-ipv4": waitCluster, "cluster-announce-client-ipv6": waitCluster,
 	"cluster-announce-human-nodename": waitCluster, "cluster-preferred-endpoint-type": waitCluster,
 	"cluster-replica-validity-factor": waitCluster, "cluster-migration-barrier": waitCluster,

@@ -2,7 +2,6 @@ package server
 
 import (
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -115,6 +114,7 @@ func (s *Server) initCluster() error {
 	}
 	s.cluster = cl
 	s.ks.SetSlotStriping(true)
+	s.slotStats = new(slotStats)
 	return nil
 }
 
@@ -554,7 +554,15 @@ func changeSlots(c *Client, ranged, del bool) {
 			}
 		}
 	}
-	clusterReply(c, cl.ChangeSlots(args, del))
+	e := cl.ChangeSlots(args, del)
+	if e == "" && del {
+		for _, a := range args {
+			for sl := a.Start; sl <= a.End; sl++ {
+				c.srv.slotStats.reset(sl)
+			}
+		}
+	}
+	clusterReply(c, e)
 }
 
 func clusterAddslotsCommand(c *Client)      { changeSlots(c, false, false) }
@@ -576,6 +584,7 @@ func clusterFlushslotsCommand(c *Client) {
 		return
 	}
 	cl.FlushSlots()
+	c.srv.slotStats.resetAll()
 	c.w.OK()
 }
 
@@ -642,6 +651,7 @@ func clusterResetCommand(c *Client) {
 		return
 	}
 	cl.Reset(hard)
+	c.srv.slotStats.resetAll()
 	if replica {
 		// A replica becomes an empty primary.
 		c.srv.stopReplication(c.ctx.Locked)
@@ -806,101 +816,6 @@ func clusterFailoverCommand(c *Client) {
 		return
 	}
 	clusterReply(c, cl.Failover(force, takeover))
-}
-
-// CLUSTER SLOT-STATS SLOTSRANGE start end | ORDERBY metric [LIMIT n]
-// [ASC|DESC]: per-slot statistics of this node's slots. Only key-count
-// is kept (cluster-slot-stats-enabled's CPU and network counters are not
-// built); keys are counted by one scan of the keyspace.
-func clusterSlotStatsCommand(c *Client) {
-	if clusterOn(c) == nil {
-		return
-	}
-	argv := c.ctx.Argv
-	r := c.srv.cluster.Routing()
-	var slots []int
-	switch {
-	case len(argv) == 5 && strings.EqualFold(string(argv[2]), "slotsrange"):
-		start, ok1 := slotArg(argv[3])
-		end, ok2 := slotArg(argv[4])
-		if !ok1 || !ok2 {
-			c.w.Error("ERR Invalid or out of range slot")
-			return
-		}
-		if start > end {
-			c.w.Error("ERR Start slot number " + strconv.Itoa(start) + " is greater than end slot number " + strconv.Itoa(end))
-			return
-		}
-		for s := start; s <= end; s++ {
-			if r.Owner[s] == r.Self {
-				slots = append(slots, s)
-			}
-		}
-		counts := c.srv.ks.SlotKeyCounts(c.ctx.Locked)
-		writeSlotStats(c, slots, counts)
-	case len(argv) >= 4 && strings.EqualFold(string(argv[2]), "orderby"):
-		if !strings.EqualFold(string(argv[3]), "key-count") {
-			c.w.Error("ERR Unrecognized sort metric for ORDERBY.")
-			return
-		}
-		desc, limit := true, cluster.Slots
-		limits, orders := 0, 0
-		for i := 4; i < len(argv); i++ {
-			switch a := strings.ToLower(string(argv[i])); {
-			case a == "limit" && i+1 < len(argv):
-				n, ok := db.ParseInt(argv[i+1])
-				if !ok || n < 1 || n > cluster.Slots {
-					c.w.Error("ERR Limit has to lie in between 1 and 16384 (maximum number of slots).")
-					return
-				}
-				limit = int(n)
-				i++
-				limits++
-			case a == "asc":
-				desc = false
-				orders++
-			case a == "desc":
-				desc = true
-				orders++
-			default:
-				c.w.Error("ERR syntax error")
-				return
-			}
-			if limits > 1 || orders > 1 {
-				c.w.Error("ERR Multiple filters of the same type are disallowed.")
-				return
-			}
-		}
-		for s := range cluster.Slots {
-			if r.Owner[s] == r.Self {
-				slots = append(slots, s)
-			}
-		}
-		counts := c.srv.ks.SlotKeyCounts(c.ctx.Locked)
-		sort.SliceStable(slots, func(i, j int) bool {
-			if desc {
-				return counts[slots[i]] > counts[slots[j]]
-			}
-			return counts[slots[i]] < counts[slots[j]]
-		})
-		if len(slots) > limit {
-			slots = slots[:limit]
-		}
-		writeSlotStats(c, slots, counts)
-	default:
-		c.subcommandSyntaxError()
-	}
-}
-
-func writeSlotStats(c *Client, slots []int, counts []int) {
-	c.w.ArrayLen(len(slots))
-	for _, s := range slots {
-		c.w.ArrayLen(2)
-		c.w.Int(int64(s))
-		c.w.MapLen(1)
-		c.w.BulkString("key-count")
-		c.w.Int(int64(counts[s]))
-	}
 }
 
 var clusterHelpLines = []string{

@@ -58,6 +58,7 @@ func clusterGetkeysinslotCommand(c *Client) {
 // (Valkey's dirty slots), as the server's own deletions. Only the stripes
 // of those slots are walked, one at a time.
 func (s *Server) deleteSlotsKeys(slots []int) {
+	s.slotStats.reset(slots...)
 	keys := s.ks.KeysInSlots(slots)
 	if len(keys) == 0 {
 		return

@@ -76,6 +76,9 @@ func configResetstatCommand(c *Client) {
 
 func (s *Server) resetStats() {
 	s.acl.Log.ResetStats()
+	if s.slotStats != nil {
+		s.slotStats.resetAll()
+	}
 	st := &s.stats
 	for _, a := range []interface{ Store(int64) }{
 		&st.connsReceived, &st.commands, &st.rejectedConns, &st.netInput,

@@ -93,9 +93,23 @@ func (c *Client) execute(argv [][]byte) {
 		c.reject(cm, msg)
 		return
 	}
+	if s.slotStats != nil && c.slotStatsOn() {
+		// CLUSTER SLOT-STATS's counters (cluster_slotstats.go).
+		c.executeCounted(cm, argv)
+		return
+	}
+	c.run(cm, argv)
+}
+
+// run queues a command inside MULTI, or waits out a CLIENT PAUSE that
+// holds it and calls it: execute's end, once every check passed. It
+// returns false when the command did not run here: handed to a goroutine
+// of its own, or checked and run again from the top after a pause.
+func (c *Client) run(cm *cmd, argv [][]byte) bool {
+	s := c.srv
 	if c.multi != nil && !multiControl(cm.meta) {
 		c.queue(cm, argv)
-		return
+		return true
 	}
 	if s.pause.blocks(cm) && !c.scriptDeclaresNoWrites(cm, argv) {
 		if c.nc != nil && !c.offLoop {
@@ -104,7 +118,7 @@ func (c *Client) execute(argv [][]byte) {
 			// run this command again from the top on a goroutine of its
 			// own (runBuffered sees detachArgv). Nothing ran yet.
 			c.detachArgv = argv
-			return
+			return false
 		}
 		// Waiting, the command is visible to CLIENT LIST and INFO as
 		// Valkey's postponed clients are.
@@ -120,13 +134,14 @@ func (c *Client) execute(argv [][]byte) {
 			// command: the server may be a replica now (FAILOVER), or
 			// still paused.
 			c.execute(argv)
-			return
+			return false
 		}
 	}
 	c.call(cm, argv)
 	if c.cluster.asking {
 		c.clusterAfterCall(cm)
 	}
+	return true
 }
 
 func lookupSub(cm *cmd, name []byte, scratch []byte) (*cmd, []byte) {

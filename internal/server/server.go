@@ -51,6 +51,9 @@ type Server struct {
 	// cluster is cluster mode's state and bus (cluster.go); nil when
 	// cluster-enabled is no.
 	cluster *cluster.Cluster
+	// slotStats are CLUSTER SLOT-STATS's counters (cluster mode only;
+	// cluster_slotstats.go).
+	slotStats *slotStats
 
 	// lnMu guards listeners (CONFIG SET port and bind replace them).
 	lnMu      sync.Mutex
