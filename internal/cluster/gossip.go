@@ -891,18 +891,7 @@ func (cl *Cluster) cron() {
 		if n == cl.myself || n.Flags&FlagNoAddr != 0 {
 			continue
 		}
-		if limit > 0 {
-			// Links whose peer does not read fast enough
-			// (clusterNodeCronFreeLinkOnBufferLimitReached).
-			for _, l := range []*link{n.link, n.inLink} {
-				if l != nil && l.queued.Load() > limit {
-					cl.opt.Logf('#', "Freeing cluster link(%s node %s, used memory: %d) due to exceeding send buffer memory limit.",
-						map[bool]string{true: "from", false: "to"}[l.inbound], n.Name, l.queued.Load())
-					cl.freeLink(l)
-					cl.stats.linksExceeded++
-				}
-			}
-		}
+		cl.freeLinksOverLimit(n, limit)
 		if n.InHandshake() && now-n.CTime > handshakeTimeout {
 			cl.delNode(n)
 			continue
@@ -965,6 +954,27 @@ func (cl *Cluster) cron() {
 			if cl.size == 1 && cl.myself.IsPrimary() {
 				cl.markFailingIfNeeded(n)
 			}
+		}
+	}
+}
+
+// freeLinksOverLimit frees n's links whose peer does not read fast
+// enough: more than limit bytes (0: no limit) queued for the writer
+// (clusterNodeCronFreeLinkOnBufferLimitReached). mu held.
+func (cl *Cluster) freeLinksOverLimit(n *Node, limit int64) {
+	if limit <= 0 {
+		return
+	}
+	for _, l := range []*link{n.link, n.inLink} {
+		if l != nil && l.queued.Load() > limit {
+			dir := "to"
+			if l.inbound {
+				dir = "from"
+			}
+			cl.opt.Logf('#', "Freeing cluster link(%s node %s, used memory: %d) due to exceeding send buffer memory limit.",
+				dir, n.Name, l.queued.Load())
+			cl.freeLink(l)
+			cl.stats.linksExceeded++
 		}
 	}
 }
