@@ -338,8 +338,8 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 		return false
 	}
 	m := cm.meta
-	if m != command.Exec && !m.HasKeys() {
-		return false
+	if m != command.Exec && !m.HasKeys() && !isPubsubShard(m) {
+		return false // (the sharded channels are key specs with the not-key flag)
 	}
 	kind, slot, msg := c.route(cm, argv, c.cluster.asking)
 	if kind == routeLocal {
