@@ -215,9 +215,9 @@ func TestClusterReplicaMigration(t *testing.T) {
 	// The migrated replica replicates from B.
 	rc := testutil.Dial(t, ra[mover].p.Addr)
 	eventually(t, 30*time.Second, "the migrated replica does not replicate B", func() (bool, string) {
-		info := rc.Do("INFO", "replication")
+		info, _ := strconv.Unquote(rc.Do("INFO", "replication"))
 		return strings.Contains(info, "master_port:"+strconv.Itoa(nodes[1].p.Port)+"\r\n") &&
-			strings.Contains(info, "master_link_status:up"), info
+			strings.Contains(info, "master_link_status:up\r\n"), info + clusterNodesText(t, ra[mover].p.Addr)
 	})
 }
 
