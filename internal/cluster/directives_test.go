@@ -350,3 +350,82 @@ func TestSaveDeferred(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmps)
 	}
 }
+
+// TestPublishLightHeader: PUBLISH goes with the light header to a node
+// whose PING said it takes it, with the full header to one whose did
+// not; this node says it takes it in its own headers.
+func TestPublishLightHeader(t *testing.T) {
+	const conf = `@a 127.0.0.1:7000@17000 myself,master - 0 0 1 connected
+@b 127.0.0.1:7001@17001 master - 0 0 2 connected
+@c 127.0.0.1:7002@17002 master - 0 0 3 connected
+vars currentEpoch 3 lastVoteEpoch 0
+`
+	cl, _ := loadTest(t, conf, Options{})
+	got := map[byte]chan *Message{}
+	cl.mu.Lock()
+	if cl.header(TypePing).Flags&FlagLightPublish == 0 {
+		t.Error("this node does not announce the light header")
+	}
+	for _, c := range []byte{'b', 'c'} {
+		n := cl.nodes[nm(c)]
+		// What the node's PING said.
+		flags := uint16(FlagPrimary)
+		if c == 'b' {
+			flags |= FlagLightPublish
+		}
+		var ip [ipLen]byte
+		copy(ip[:], "127.0.0.1")
+		ping := &Message{Header: Header{Type: TypePing, Sender: name(nm(c)), Port: uint16(n.Port), CPort: uint16(n.CPort),
+			Flags: flags, ConfigEpoch: n.ConfigEpoch, CurrentEpoch: 3, MyIP: ip}}
+		cl.processPing(&link{inbound: true, freed: true}, ping, n, cl.now())
+
+		ours, theirs := net.Pipe()
+		defer theirs.Close()
+		l := cl.newLink(n, false)
+		l.conn, l.connected = ours, true
+		n.link = l
+		cl.startLink(l)
+		ch := make(chan *Message, 4)
+		got[c] = ch
+		go func() {
+			defer close(ch)
+			buf := make([]byte, 1<<16)
+			have := 0
+			for {
+				k, err := theirs.Read(buf[have:])
+				if err != nil {
+					return
+				}
+				have += k
+				for {
+					ml, err := MessageLen(buf[:have])
+					if err != nil || have < ml {
+						break
+					}
+					m, _ := Decode(buf[:ml])
+					ch <- m
+					copy(buf, buf[ml:have])
+					have -= ml
+				}
+			}
+		}()
+	}
+	cl.mu.Unlock()
+	cl.Publish(false, []byte("ch"), []byte("hello"))
+	for c, light := range map[byte]bool{'b': true, 'c': false} {
+		select {
+		case m := <-got[c]:
+			if m == nil || m.Type != TypePublish || m.Light != light || string(m.Channel) != "ch" || string(m.Payload) != "hello" {
+				t.Errorf("%c got %+v, want light %v", c, m, light)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%c got nothing", c)
+		}
+	}
+	cl.mu.Lock()
+	for _, n := range cl.nodes {
+		cl.freeLink(n.link)
+	}
+	cl.mu.Unlock()
+	cl.wg.Wait()
+}

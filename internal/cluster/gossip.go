@@ -552,11 +552,13 @@ func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
 		cl.mf.primaryOffset = int64(m.Offset)
 		cl.manualCron()
 	}
-	// The nofailover flag is the sender's to say (replicas' ranks).
+	// The nofailover flag is the sender's to say (replicas' ranks), and
+	// so is whether it takes PUBLISH with the light header.
 	if nf := m.Flags & FlagNoFailover; sender.Flags&FlagNoFailover != nf {
 		sender.Flags = sender.Flags&^FlagNoFailover | nf
 		cl.dirtySave = true
 	}
+	sender.Flags = sender.Flags&^FlagLightPublish | m.Flags&FlagLightPublish
 	// Role.
 	if isZero(m.ReplicaOf[:]) {
 		cl.setPrimaryFlags(sender)
@@ -1029,18 +1031,18 @@ func (cl *Cluster) connect(n *Node) {
 }
 
 // Publish sends a PUBLISH to every other node, or an SPUBLISH to the
-// other nodes of this node's shard (clusterPropagatePublish). The
-// message is encoded once.
+// other nodes of this node's shard (clusterPropagatePublish): with the
+// light header to the nodes that announce they take it, else the full
+// one. Each form is encoded once.
 func (cl *Cluster) Publish(shard bool, channel, message []byte) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	m := cl.header(TypePublish)
+	typ := uint16(TypePublish)
 	if shard {
-		m.Type = TypePublishShard
+		typ = TypePublishShard
 	}
-	m.Channel, m.Payload = channel, message
 	cl.durable()
-	b := m.Encode(nil)
+	var full, light []byte
 	for _, n := range cl.nodes {
 		if n == cl.myself || n.Flags&(FlagHandshake|FlagNoAddr) != 0 {
 			continue
@@ -1048,9 +1050,24 @@ func (cl *Cluster) Publish(shard bool, channel, message []byte) {
 		if shard && n.ShardID != cl.myself.ShardID {
 			continue
 		}
-		if l := n.link; l != nil && !l.freed && l.connected {
-			cl.stats.sent[m.Type]++
-			cl.enqueue(l, b)
+		l := n.link
+		if l == nil || l.freed || !l.connected {
+			continue
 		}
+		cl.stats.sent[typ]++
+		if n.Flags&FlagLightPublish != 0 {
+			if light == nil {
+				lm := &Message{Header: Header{Type: typ, Light: true}, Channel: channel, Payload: message}
+				light = lm.Encode(nil)
+			}
+			cl.enqueue(l, light)
+			continue
+		}
+		if full == nil {
+			m := cl.header(typ)
+			m.Channel, m.Payload = channel, message
+			full = m.Encode(nil)
+		}
+		cl.enqueue(l, full)
 	}
 }

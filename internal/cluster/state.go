@@ -281,6 +281,9 @@ func New(opt Options) (*Cluster, error) {
 		cl.addNode(me)
 		cl.dirtySave = true
 	}
+	// This node takes PUBLISH with the light header (and says so in every
+	// header, as Valkey 8.0).
+	cl.myself.Flags |= FlagLightPublish
 	cl.applyMyAddress()
 	cl.dirtyRouting, cl.dirtyState = true, true
 	cl.mu.Lock()
@@ -1050,7 +1053,7 @@ func (cl *Cluster) Reset(hard bool) {
 		}
 	}
 	me := cl.myself
-	me.Flags = FlagMyself | FlagPrimary
+	me.Flags = me.Flags&(FlagLightPublish|FlagNoFailover) | FlagMyself | FlagPrimary
 	me.Primary, me.PrimaryName, me.Replicas = nil, "", nil
 	if hard {
 		cl.currentEpoch, cl.lastVoteEpoch = 0, 0
