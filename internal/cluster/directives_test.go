@@ -429,3 +429,27 @@ vars currentEpoch 3 lastVoteEpoch 0
 	cl.mu.Unlock()
 	cl.wg.Wait()
 }
+
+// TestSetSlotLastSlot: CLUSTER SETSLOT <slot> NODE <other> that takes
+// this primary's last slot makes it the other's replica, with
+// cluster-allow-replica-migration (else it stays an empty primary).
+func TestSetSlotLastSlot(t *testing.T) {
+	const conf = `@a 127.0.0.1:7000@17000 myself,master - 0 0 1 connected 5
+@b 127.0.0.1:7001@17001 master - 0 0 2 connected 0-4 6-16383
+vars currentEpoch 2 lastVoteEpoch 0
+`
+	for _, allow := range []bool{true, false} {
+		t.Run(strconv.FormatBool(allow), func(t *testing.T) {
+			cl, _ := loadTest(t, conf, Options{ReplicaMigration: func() (bool, int) { return allow, 1 }})
+			var roleIP string
+			cl.opt.OnRoleChange = func(ip string, port int) { roleIP = ip + ":" + strconv.Itoa(port) }
+			if e := cl.SetSlot(5, "node", nm('b'), false); e != "" {
+				t.Fatal(e)
+			}
+			replica := cl.IsReplica()
+			if replica != allow || allow && roleIP != "127.0.0.1:7001" {
+				t.Fatalf("replica %v (role change %q), want %v:\n%s", replica, roleIP, allow, cl.Nodes())
+			}
+		})
+	}
+}

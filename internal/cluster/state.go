@@ -1152,8 +1152,17 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 				cl.dirtyFsync = true
 			}
 		}
+		wasMine := cl.slots[slot] == cl.myself
 		cl.delSlot(slot)
 		cl.addSlot(n, slot)
+		// A primary that gave its last slot away follows its new owner,
+		// with cluster-allow-replica-migration.
+		if allow, _ := cl.opt.ReplicaMigration(); wasMine && n != cl.myself && cl.myself.NumSlots == 0 && allow {
+			cl.opt.Logf('*', "Lost my last slot during slot migration. Reconfiguring myself as a replica of %s in shard %s",
+				n.Name, n.ShardID)
+			cl.setMyPrimary(n)
+			cl.dirtyFsync = true
+		}
 	}
 	cl.dirtyRouting, cl.dirtySave = true, true
 	return ""
