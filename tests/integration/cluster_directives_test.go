@@ -426,3 +426,79 @@ func TestClusterAnnounceClientIPsMixed(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterLastSlotResharded: primary A (ten slots) with replica RA,
+// primary B (the rest); valkey-cli --cluster reshard moves A's ten slots
+// to B. With cluster-allow-replica-migration no on A and RA, A stays an
+// empty primary and RA its replica; after the slots came back and the
+// directive is yes, the same reshard makes both B's replicas. What each
+// node becomes is compared with valkey-server's nodes in the same steps.
+func TestClusterLastSlotResharded(t *testing.T) {
+	if !testutil.HaveValkey(t) {
+		t.Skip("no valkey-server")
+	}
+	valkeyCLIPath(t)
+	run := func(start func() clusterNode) []string {
+		a, b, ra := start(), start(), start()
+		ac, bc := testutil.Dial(t, a.p.Addr), testutil.Dial(t, b.p.Addr)
+		ac.Do("CLUSTER", "ADDSLOTSRANGE", "0", "9")
+		bc.Do("CLUSTER", "ADDSLOTSRANGE", "10", "16383")
+		ac.Do("CLUSTER", "SET-CONFIG-EPOCH", "1")
+		bc.Do("CLUSTER", "SET-CONFIG-EPOCH", "2")
+		ac.Do("CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(b.p.Port), strconv.Itoa(b.busPort))
+		idA, idB := nodeID(t, a), nodeID(t, b)
+		eventually(t, 20*time.Second, "b does not know a", func() (bool, string) {
+			s := clusterNodesText(t, b.p.Addr)
+			return strings.Contains(s, idA+" "), s
+		})
+		idRA := addReplica(t, ra, b, idA)
+		for _, n := range []clusterNode{a, b, ra} {
+			waitClusterOK(t, n.p.Addr, 3)
+		}
+		for _, n := range []clusterNode{a, ra} {
+			testutil.Dial(t, n.p.Addr).Do("CONFIG", "SET", "cluster-allow-replica-migration", "no")
+		}
+		reshard := func(from, to string) {
+			t.Helper()
+			// valkey-cli wants every node to agree first.
+			eventually(t, 20*time.Second, "the nodes do not agree", func() (bool, string) {
+				out, err := runCLI(t, 30*time.Second, "--cluster", "check", b.p.Addr)
+				return err == nil && strings.Contains(out, "[OK] All nodes agree about slots configuration."), out
+			})
+			out, err := runCLI(t, 60*time.Second, "--cluster", "reshard", b.p.Addr, "--cluster-from", from,
+				"--cluster-to", to, "--cluster-slots", "10", "--cluster-yes")
+			if err != nil || strings.Contains(out, "ERR") {
+				t.Fatalf("--cluster reshard: %v\n%s", err, out)
+			}
+		}
+		roles := func() string {
+			name := strings.NewReplacer(idA, "A", idB, "B", "-", "primary")
+			return "A:" + name.Replace(primaryOf(t, b.p.Addr, idA)) + " RA:" + name.Replace(primaryOf(t, b.p.Addr, idRA))
+		}
+		var out []string
+		reshard(idA, idB)
+		never(t, 3*time.Second, "A or RA moved with cluster-allow-replica-migration no", func() (bool, string) {
+			r := roles()
+			return r != "A:primary RA:A", r
+		})
+		out = append(out, "allow no: "+roles())
+		reshard(idB, idA)
+		eventually(t, 20*time.Second, "a did not get its slots back", func() (bool, string) {
+			return roles() == "A:primary RA:A", roles()
+		})
+		for _, n := range []clusterNode{a, ra} {
+			testutil.Dial(t, n.p.Addr).Do("CONFIG", "SET", "cluster-allow-replica-migration", "yes")
+		}
+		reshard(idA, idB)
+		eventually(t, 20*time.Second, "A and RA do not follow B", func() (bool, string) {
+			return roles() == "A:B RA:B", roles()
+		})
+		out = append(out, "allow yes: "+roles())
+		return out
+	}
+	got := run(func() clusterNode { return startDirCorvid(t, 2000) })
+	want := run(func() clusterNode { return startDirValkey(t, 2000) })
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("corvid:\n%s\nvalkey:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
