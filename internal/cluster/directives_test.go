@@ -453,3 +453,22 @@ vars currentEpoch 2 lastVoteEpoch 0
 		})
 	}
 }
+
+// TestBumpEpochAboveCurrent: an epoch bumped without consensus ends above
+// the current epoch too, not only above the config epochs known
+// (clusterGetMaxEpoch): a node that has not yet heard another's new
+// config epoch but has seen the current epoch it came with.
+func TestBumpEpochAboveCurrent(t *testing.T) {
+	for _, tc := range []struct {
+		conf, want string
+	}{
+		{"@a 127.0.0.1:7000@17000 myself,master - 0 0 2 connected\n@b 127.0.0.1:7001@17001 master - 0 0 1 connected\nvars currentEpoch 3 lastVoteEpoch 0\n", "BUMPED 4"},
+		{"@a 127.0.0.1:7000@17000 myself,master - 0 0 3 connected\n@b 127.0.0.1:7001@17001 master - 0 0 1 connected\nvars currentEpoch 3 lastVoteEpoch 0\n", "STILL 3"},
+		{"@a 127.0.0.1:7000@17000 myself,master - 0 0 0 connected\nvars currentEpoch 0 lastVoteEpoch 0\n", "BUMPED 1"},
+	} {
+		cl, _ := loadTest(t, tc.conf, Options{})
+		if got := cl.BumpEpoch(); got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.conf, got, tc.want)
+		}
+	}
+}

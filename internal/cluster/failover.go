@@ -207,10 +207,7 @@ func (cl *Cluster) Failover(force, takeover bool) string {
 	}
 	if takeover {
 		cl.opt.Logf('#', "Taking over the master (user request).")
-		maxEpoch := uint64(0)
-		for _, n := range cl.nodes {
-			maxEpoch = max(maxEpoch, n.ConfigEpoch)
-		}
+		maxEpoch := cl.maxEpoch()
 		if me.ConfigEpoch == 0 || me.ConfigEpoch != maxEpoch {
 			cl.currentEpoch++
 			me.ConfigEpoch = cl.currentEpoch
@@ -440,4 +437,15 @@ func (cl *Cluster) handleReplicaMigration(maxReplicas int) {
 		cl.opt.Logf('*', "Migrating to orphaned primary %s", target.Name)
 		cl.setMyPrimary(target)
 	}
+}
+
+// maxEpoch is the highest config epoch known, or the current epoch when
+// that is higher (clusterGetMaxEpoch): a node that bumps its epoch
+// without consensus must end above every epoch it has heard of.
+func (cl *Cluster) maxEpoch() uint64 {
+	m := cl.currentEpoch
+	for _, n := range cl.nodes {
+		m = max(m, n.ConfigEpoch)
+	}
+	return m
 }

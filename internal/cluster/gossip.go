@@ -720,6 +720,11 @@ func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slo
 				newPrimary = sender
 				migrated++
 			}
+			if cl.migrating[s] != nil && sender.ShardID != me.ShardID {
+				// Moved by an operator, not a failover in our shard.
+				cl.opt.Logf('*', "Slot %d is no longer being migrated to node %s.", s, cl.migrating[s].Name)
+				delete(cl.migrating, s)
+			}
 			cl.delSlot(s)
 			cl.addSlot(sender, s)
 			cl.dirtyFsync = true

@@ -407,7 +407,9 @@ func (cl *Cluster) addSlot(n *Node, s int) bool {
 	return true
 }
 
-// delSlot unassigns slot s; false when it was not assigned.
+// delSlot unassigns slot s; false when it was not assigned. Its
+// migrating or importing state stays (clusterDelSlot): an import goes on
+// though the slot's owner changed meanwhile.
 func (cl *Cluster) delSlot(s int) bool {
 	n := cl.slots[s]
 	if n == nil {
@@ -416,8 +418,6 @@ func (cl *Cluster) delSlot(s int) bool {
 	n.slots[s>>3] &^= 1 << (s & 7)
 	n.NumSlots--
 	cl.slots[s] = nil
-	delete(cl.migrating, s)
-	delete(cl.importing, s)
 	cl.dirtyRouting, cl.dirtyState, cl.dirtySave = true, true, true
 	return true
 }
@@ -947,6 +947,8 @@ func (cl *Cluster) ChangeSlots(args []SlotArg, del bool) string {
 	for s := range seen {
 		if del {
 			cl.delSlot(s)
+			delete(cl.migrating, s)
+			delete(cl.importing, s)
 		} else {
 			delete(cl.importing, s)
 			cl.addSlot(cl.myself, s)
@@ -997,10 +999,7 @@ func (cl *Cluster) Forget(name string) string {
 func (cl *Cluster) BumpEpoch() string {
 	cl.lockReply()
 	defer cl.unlock()
-	maxEpoch := uint64(0)
-	for _, n := range cl.nodes {
-		maxEpoch = max(maxEpoch, n.ConfigEpoch)
-	}
+	maxEpoch := cl.maxEpoch()
 	if cl.myself.ConfigEpoch == 0 || cl.myself.ConfigEpoch != maxEpoch {
 		cl.currentEpoch++
 		cl.myself.ConfigEpoch = cl.currentEpoch
@@ -1142,10 +1141,7 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 			delete(cl.importing, slot)
 			// The import is over: this node claims the slot with a new
 			// epoch, without agreement (clusterBumpConfigEpochWithoutConsensus).
-			maxEpoch := uint64(0)
-			for _, o := range cl.nodes {
-				maxEpoch = max(maxEpoch, o.ConfigEpoch)
-			}
+			maxEpoch := cl.maxEpoch()
 			if cl.myself.ConfigEpoch == 0 || cl.myself.ConfigEpoch != maxEpoch {
 				cl.currentEpoch++
 				cl.myself.ConfigEpoch = cl.currentEpoch

@@ -491,7 +491,7 @@ func TestClusterLastSlotResharded(t *testing.T) {
 		}
 		reshard(idA, idB)
 		eventually(t, 20*time.Second, "A and RA do not follow B", func() (bool, string) {
-			return roles() == "A:B RA:B", roles()
+			return roles() == "A:B RA:B", roles() + "\nRA sees:\n" + clusterNodesText(t, ra.p.Addr) + "A sees:\n" + clusterNodesText(t, a.p.Addr) + b.p.Output()
 		})
 		out = append(out, "allow yes: "+roles())
 		return out
