@@ -227,10 +227,11 @@ func (cl *Cluster) durable() {
 
 // enqueue hands b to l's writer; a full queue frees the link. mu held.
 func (cl *Cluster) enqueue(l *link, b []byte) {
+	l.queued.Add(int64(len(b))) // before the writer can take it
 	select {
 	case l.out <- b:
-		l.queued.Add(int64(len(b)))
 	default:
+		l.queued.Add(-int64(len(b)))
 		cl.freeLink(l)
 	}
 }

@@ -321,8 +321,10 @@ func (c *Client) route(cm *cmd, argv [][]byte, asking bool) (kind, slot int, msg
 			return routeTryAgain, slot, errTryAgain
 		}
 		return routeLocal, slot, ""
-	case c.cluster.readonly && !write && r.Primary != 0 && r.Primary == owner:
-		return routeLocal, slot, "" // READONLY: a replica serves its primary's reads
+	case (c.cluster.readonly || pubsubShard) && !write && r.Primary != 0 && r.Primary == owner:
+		// READONLY: a replica serves its primary's reads, and its
+		// sharded channels in any case.
+		return routeLocal, slot, ""
 	case owner != r.Self:
 		return routeMoved, slot, c.redirect("MOVED", slot, &r.Nodes[owner-1])
 	}

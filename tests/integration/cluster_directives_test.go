@@ -134,6 +134,19 @@ func TestClusterReplicaNoFailover(t *testing.T) {
 		s := clusterNodesText(t, nodes[1].p.Addr)
 		return regexp.MustCompile(replID + ` \S+ slave,nofailover `).MatchString(s), s
 	})
+	// A replica serves its primary's sharded channels without READONLY
+	// (getNodeByQuery), and redirects its keys.
+	ch := "c0"
+	for i := 0; cluster.KeySlot([]byte(ch)) > 5460; i++ {
+		ch = "c" + strconv.Itoa(i)
+	}
+	rc := testutil.Dial(t, repl.p.Addr)
+	if got := rc.Do("SPUBLISH", ch, "m"); got != ":0" {
+		t.Errorf("SPUBLISH on the replica: %s", got)
+	}
+	if got := rc.Do("GET", ch); !strings.HasPrefix(got, "-MOVED ") {
+		t.Errorf("GET on the replica: %s", got)
+	}
 	if err := nodes[0].p.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
