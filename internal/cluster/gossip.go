@@ -420,7 +420,7 @@ func (cl *Cluster) process(l *link, m *Message) {
 		}
 		failing := cl.nodes[string(m.FailName[:])]
 		if failing != nil && failing.Flags&(FlagFail|FlagMyself) == 0 {
-			cl.opt.Logf('*', "FAIL message received from %s about %s", sender.Name, failing.Name)
+			cl.opt.Logf('*', "FAIL message received from %s (%s) about %s (%s)", sender.Name, sender.HumanName, failing.Name, failing.HumanName)
 			failing.Flags |= FlagFail
 			failing.Flags &^= FlagPFail
 			failing.FailTime = now
@@ -759,7 +759,7 @@ func (cl *Cluster) processGossip(m *Message, sender *Node) {
 			if sender != nil && sender.IsPrimary() && n != cl.myself {
 				if g.Flags&(FlagFail|FlagPFail) != 0 {
 					if _, ok := n.failReports[sender]; !ok {
-						cl.opt.Logf('-', "Node %s reported node %s as not reachable.", sender.Name, n.Name)
+						cl.opt.Logf('-', "Node %s (%s) reported node %s (%s) as not reachable.", sender.Name, sender.HumanName, n.Name, n.HumanName)
 					}
 					n.failReports[sender] = now
 					cl.markFailingIfNeeded(n)
@@ -816,7 +816,7 @@ func (cl *Cluster) markFailingIfNeeded(n *Node) {
 	if failures < cl.size/2+1 {
 		return
 	}
-	cl.opt.Logf('*', "Marking node %s as failing (quorum reached).", n.Name)
+	cl.opt.Logf('*', "Marking node %s (%s) as failing (quorum reached).", n.Name, n.HumanName)
 	n.Flags = n.Flags&^FlagPFail | FlagFail
 	n.FailTime = cl.now()
 	m := cl.header(TypeFail)
@@ -834,7 +834,7 @@ func (cl *Cluster) markFailingIfNeeded(n *Node) {
 func (cl *Cluster) clearFailureIfNeeded(n *Node) {
 	now := cl.now()
 	if n.IsReplica() || n.NumSlots == 0 || n.IsPrimary() && now-n.FailTime > cl.opt.NodeTimeout()*2 {
-		cl.opt.Logf('*', "Clear FAIL state for node %s: is reachable again.", n.Name)
+		cl.opt.Logf('*', "Clear FAIL state for node %s (%s): is reachable again.", n.Name, n.HumanName)
 		n.Flags &^= FlagFail
 		cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
 	}
