@@ -1072,6 +1072,17 @@ func (cl *Cluster) SaveConfig() error {
 	return cl.saveNow()
 }
 
+// Refresh applies the options this node announces (address, hostname,
+// human nodename, client addresses, nofailover) now, as the cron does on
+// each tick: after a CONFIG SET, whose reply follows the save.
+func (cl *Cluster) Refresh() {
+	cl.lockReply()
+	defer cl.unlock()
+	if cl.applyMyAddress() {
+		cl.dirtySave, cl.dirtyRouting = true, true
+	}
+}
+
 // lockReply locks mu for a client's command: the unlock that ends the
 // section returns once its change to nodes.conf is saved.
 func (cl *Cluster) lockReply() {

@@ -82,3 +82,13 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// applyClusterConfig applies a CONFIG SET of what this node announces
+// (address, hostname, human nodename, client addresses, nofailover) at
+// once, as Valkey's apply functions, rather than at the cluster's next
+// cron tick.
+func (s *Server) applyClusterConfig() {
+	if s.cluster != nil {
+		s.cluster.Refresh()
+	}
+}

@@ -238,8 +238,9 @@ func TestClusterReplicaMigration(t *testing.T) {
 // (a slot unassigned), SPUBLISH and SSUBSCRIBE are served while
 // cluster-allow-pubsubshard-when-down is yes and refused with
 // CLUSTERDOWN once it is no; the hidden cluster-ping-interval and
-// cluster-link-sendbuf-limit are set and read back. Reply for reply as
-// valkey-server.
+// cluster-link-sendbuf-limit are set and read back; CLUSTER NODES shows
+// a CONFIG SET of the client address, hostname and nofailover at once.
+// Reply for reply as valkey-server.
 func TestClusterPubsubShardWhenDown(t *testing.T) {
 	if !testutil.HaveValkey(t) {
 		t.Skip("no valkey-server")
@@ -276,6 +277,14 @@ func TestClusterPubsubShardWhenDown(t *testing.T) {
 		do("CONFIG", "SET", "cluster-link-sendbuf-limit", "1mb")
 		do("CONFIG", "GET", "cluster-link-sendbuf-limit")
 		do("CONFIG", "SET", "cluster-ping-interval", "0")
+		// What a node announces shows at once after CONFIG SET.
+		norm := strings.NewReplacer(nodeID(t, n), "<id>", strconv.Itoa(n.p.Port), "<port>", strconv.Itoa(n.busPort), "<bus>")
+		do("CONFIG", "SET", "cluster-announce-client-ipv4", "10.9.8.7", "cluster-replica-no-failover", "yes")
+		out = append(out, "NODES -> "+norm.Replace(c.Do("CLUSTER", "NODES")))
+		do("CONFIG", "SET", "cluster-announce-client-ipv4", "", "cluster-announce-hostname", "h.example")
+		out = append(out, "NODES -> "+norm.Replace(c.Do("CLUSTER", "NODES")))
+		do("CONFIG", "SET", "cluster-replica-no-failover", "no")
+		out = append(out, "NODES -> "+norm.Replace(c.Do("CLUSTER", "NODES")))
 		return out
 	}
 	got := run(startDirCorvid(t, 5000))
