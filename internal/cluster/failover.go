@@ -144,7 +144,12 @@ func (cl *Cluster) replacePrimary() {
 	cl.dirtySave, cl.dirtyState, cl.dirtyRouting, cl.dirtyFsync = true, true, true, true
 	cl.updateState()
 	cl.durable()
-	// Everyone learns the new configuration at once.
+	cl.broadcastPong() // everyone learns the new configuration at once
+}
+
+// broadcastPong sends a PONG to every node with a link
+// (clusterBroadcastPong(CLUSTER_BROADCAST_ALL)). mu held.
+func (cl *Cluster) broadcastPong() {
 	for _, n := range cl.nodes {
 		if n.link != nil && n.Flags&(FlagMyself|FlagHandshake) == 0 {
 			cl.sendPing(n.link, TypePong)

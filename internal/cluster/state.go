@@ -1162,6 +1162,12 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 		wasMine := cl.slots[slot] == cl.myself
 		cl.delSlot(slot)
 		cl.addSlot(n, slot)
+		if n == cl.myself && importing {
+			// Let every node know at once (clusterBroadcastPong): a
+			// node that has not heard of the new epoch could take the
+			// next import without a bump, below a stale claim of ours.
+			cl.broadcastPong()
+		}
 		// A primary that gave its last slot away follows its new owner,
 		// with cluster-allow-replica-migration.
 		if allow, _ := cl.opt.ReplicaMigration(); wasMine && n != cl.myself && cl.myself.NumSlots == 0 && allow {
