@@ -11,11 +11,14 @@
 //     (migrating/importing) slots, currentEpoch and lastVoteEpoch, the
 //     cluster state, and what CLUSTER's subcommands read and change;
 //   - nodesconf.go: nodes.conf in Valkey's format, loaded by New and saved
-//     atomically (temporary file, fsync, rename, directory fsync) at the
-//     end of every locked section that changed it;
+//     atomically (temporary file, rename) as Valkey's beforeSleep does:
+//     with fsync (and the directory's) before anything leaves after a
+//     change of epoch, vote or claim; before the reply of a client's
+//     command otherwise (one save for concurrent commands, no fsync); by
+//     the saver goroutine soon after a change the bus made;
 //   - gossip.go: the bus: the listener, the links, MEET/PING/PONG with
 //     gossip sections and extensions (hostname, human nodename, forgotten
-//     node, shard ID), the handshake that gives a met node its real ID,
+//     node, shard ID, client IPv4 and IPv6), the handshake that gives a met node its real ID,
 //     slot claims by config epoch (clusterUpdateSlotsConfigWith, UPDATE
 //     both ways), config epoch collisions, PFAIL from the node timeout and
 //     FAIL from a majority of primaries' failure reports or a FAIL message,
@@ -38,27 +41,34 @@
 // an epoch of its own, and without an option the replica sends MFSTART:
 // its primary pauses writes (OnPauseWrites) and announces its offset in
 // PINGs with the paused flag, and the election starts once the replica
-// has processed that offset. Not built yet: replica migration, the
-// replica validity factor, SLOT-STATS' CPU and network counters
-// (cluster-slot-stats-enabled).
+// has processed that offset. A replica of a primary with the most
+// working replicas moves to an orphaned primary (replica migration,
+// cluster-migration-barrier, cluster-allow-replica-migration), and a
+// replica with cluster-replica-no-failover never starts an election of
+// its own. Not built yet: the replica validity factor, SLOT-STATS' CPU
+// and network counters (cluster-slot-stats-enabled).
 //
 // # Goroutines
 //
 // Start runs one accept loop (the bus port), one cron (every 100 ms:
-// handshake timeouts, connecting links, pings, PFAIL, a replica's
-// election), and per link a
-// reader and a writer; connecting an outbound link runs a short-lived
-// dialer (which also runs the TLS handshake over TLS), and over TLS each
-// accepted connection a short-lived handshake goroutine that makes the
-// link once the handshake is done. Handshakes are bounded by the node
-// timeout and cancelled by Stop. Stop closes the listener and every link
-// and waits for all of them.
+// handshake timeouts, connecting links, links over the send buffer
+// limit, pings, PFAIL, a replica's election and migration), one saver
+// (nodes.conf), and per link a reader and a writer; connecting an
+// outbound link runs a short-lived dialer (which also runs the TLS
+// handshake over TLS), and over TLS each accepted connection a
+// short-lived handshake goroutine that makes the link once the handshake
+// is done. Handshakes are bounded by the node timeout and cancelled by
+// Stop. Stop closes the listener and every link and waits for all of
+// them (the saver saves what is pending first).
 //
 // # Locks
 //
-// Cluster.mu guards everything in a Cluster but the routing snapshot:
-// nodes, slots, epochs, links' fields, statistics. It is the only lock of
-// the package and a leaf: nothing else is locked under it. The only calls
+// Cluster.mu guards everything in a Cluster but the routing snapshot and
+// a link's queued-bytes counter (atomic): nodes, slots, epochs, links'
+// fields, statistics. It is a leaf: nothing else is locked under it. The
+// package's other lock, saveMu, serializes the deferred nodes.conf saves
+// and is taken before mu, never under it (a save reads the text under
+// mu, writes the file without it, renames it under mu). The only calls
 // out of the package made under it are Options' small callbacks
 // (NodeTimeout, FullCoverage, Hostname, TLSCluster, TLSPort,
 // TLSReplication: configuration reads; Logf: the logger's own leaf
@@ -71,7 +81,9 @@
 //
 // Every locked section that changes state ends in Cluster.unlock, which
 // recomputes the cluster state, publishes a new Routing and saves
-// nodes.conf when the section marked them dirty, then releases the lock.
+// nodes.conf (or has it saved: see nodesconf.go) when the section marked
+// them dirty, then releases the lock; a client's command (lockReply)
+// then waits for its save, without the lock.
 //
 // # Routing
 //
@@ -87,7 +99,9 @@
 // its read buffer and decodes whole messages into fresh Messages, then
 // processes them under mu; anything it sends is encoded into a new slice
 // and queued on the link's channel (never blocking under mu: a full queue
-// frees the link), which only the writer goroutine drains to the socket.
+// frees the link), which only the writer goroutine drains to the socket;
+// the bytes queued and not yet written are what CLUSTER LINKS shows and
+// cluster-link-sendbuf-limit bounds (the cron frees a link over it).
 // freeLink (under mu) closes the connection and the done channel, which
 // ends both goroutines. Names (node IDs, shard IDs) are the 40-byte hex
 // strings Valkey uses; multi-byte integers on the bus are big-endian.

@@ -1,6 +1,9 @@
 package cluster
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"sort"
+)
 
 // Automatic failover (cluster_legacy.c's clusterHandleReplicaFailover and
 // clusterSendFailoverAuthIfNeeded): a replica whose primary is FAIL asks
@@ -102,12 +105,12 @@ func (cl *Cluster) handleReplicaFailover() {
 		if manual {
 			m.MFlags[0] |= MFlagForceAck
 		}
+		cl.dirtySave, cl.dirtyFsync = true, true // durable before the request leaves (send)
 		for _, n := range cl.nodes {
 			if n.link != nil && n.Flags&(FlagMyself|FlagHandshake) == 0 {
 				cl.send(n.link, m)
 			}
 		}
-		cl.dirtySave = true
 		return
 	}
 	if f.authCount < cl.size/2+1 {
@@ -138,9 +141,15 @@ func (cl *Cluster) replacePrimary() {
 		}
 	}
 	cl.role = &roleChange{}
-	cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+	cl.dirtySave, cl.dirtyState, cl.dirtyRouting, cl.dirtyFsync = true, true, true, true
 	cl.updateState()
-	// Everyone learns the new configuration at once.
+	cl.durable()
+	cl.broadcastPong() // everyone learns the new configuration at once
+}
+
+// broadcastPong sends a PONG to every node with a link
+// (clusterBroadcastPong(CLUSTER_BROADCAST_ALL)). mu held.
+func (cl *Cluster) broadcastPong() {
 	for _, n := range cl.nodes {
 		if n.link != nil && n.Flags&(FlagMyself|FlagHandshake) == 0 {
 			cl.sendPing(n.link, TypePong)
@@ -180,7 +189,7 @@ func (cl *Cluster) sendFailoverAuthIfNeeded(l *link, sender *Node, m *Message) {
 	}
 	cl.lastVoteEpoch = cl.currentEpoch
 	p.votedTime = now
-	cl.dirtySave = true
+	cl.dirtySave, cl.dirtyFsync = true, true // durable before the vote leaves (send)
 	cl.opt.Logf('#', "Failover auth granted to %s for epoch %d", sender.Name, cl.currentEpoch)
 	cl.send(l, cl.header(TypeFailoverAuthAck))
 }
@@ -190,7 +199,7 @@ func (cl *Cluster) sendFailoverAuthIfNeeded(l *link, sender *Node, m *Message) {
 // with an epoch of its own; FORCE runs an election now, asking the
 // primaries to vote although the primary is not failing.
 func (cl *Cluster) Failover(force, takeover bool) string {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	me := cl.myself
 	switch {
@@ -203,13 +212,11 @@ func (cl *Cluster) Failover(force, takeover bool) string {
 	}
 	if takeover {
 		cl.opt.Logf('#', "Taking over the master (user request).")
-		maxEpoch := uint64(0)
-		for _, n := range cl.nodes {
-			maxEpoch = max(maxEpoch, n.ConfigEpoch)
-		}
+		maxEpoch := cl.maxEpoch()
 		if me.ConfigEpoch == 0 || me.ConfigEpoch != maxEpoch {
 			cl.currentEpoch++
 			me.ConfigEpoch = cl.currentEpoch
+			cl.dirtySave, cl.dirtyFsync = true, true
 		}
 		cl.replacePrimary()
 		return ""
@@ -300,4 +307,150 @@ func (cl *Cluster) manualCron() {
 		cl.failover = failoverState{manualEnd: mf.end}
 		cl.handleReplicaFailover()
 	}
+}
+
+// addReplica lists r among p's replicas, sorted by name, and marks p as
+// a primary that had replicas, a target of replica migration
+// (clusterNodeAddReplica).
+func addReplica(p, r *Node) {
+	for _, x := range p.Replicas {
+		if x == r {
+			return
+		}
+	}
+	p.Replicas = append(p.Replicas, r)
+	sort.Slice(p.Replicas, func(i, j int) bool { return p.Replicas[i].Name < p.Replicas[j].Name })
+	p.Flags |= FlagMigrateTo
+}
+
+// setMyPrimary makes this node a replica of n, closing its open slots
+// (clusterSetPrimary); the server is told to replicate from n after the
+// lock. This node holds no slots.
+func (cl *Cluster) setMyPrimary(n *Node) {
+	me := cl.myself
+	if me.IsPrimary() {
+		me.Flags = me.Flags&^(FlagPrimary|FlagMigrateTo) | FlagReplica
+	} else if me.Primary != nil {
+		me.Primary.removeReplica(me)
+	}
+	clear(cl.migrating)
+	clear(cl.importing)
+	me.Primary, me.PrimaryName = n, ""
+	addReplica(n, me)
+	me.ShardID = n.ShardID
+	cl.resetManual()
+	cl.failover = failoverState{}
+	cl.role = &roleChange{ip: n.IP, port: cl.replPort(n)}
+	cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+}
+
+// countOKReplicas is how many of n's replicas are not FAIL
+// (clusterCountNonFailingReplicas).
+func countOKReplicas(n *Node) int {
+	c := 0
+	for _, r := range n.Replicas {
+		if !r.Failed() {
+			c++
+		}
+	}
+	return c
+}
+
+// replicaMigrationDelay is CLUSTER_REPLICA_MIGRATION_DELAY: how long a
+// primary must have been orphaned before a replica migrates to it.
+const replicaMigrationDelay = 5000
+
+// replicaMigrationCron is clusterCron's part for replica migration: a
+// replica of a primary with the most working replicas (at least two)
+// considers moving to an orphaned primary, one with slots that had
+// replicas and has no working one. mu held.
+func (cl *Cluster) replicaMigrationCron() {
+	me := cl.myself
+	if !me.IsReplica() {
+		return
+	}
+	orphaned, maxReplicas, mine := 0, 0, 0
+	for _, n := range cl.nodes {
+		if n.Flags&(FlagMyself|FlagNoAddr|FlagHandshake) != 0 || !n.IsPrimary() || n.Failed() {
+			continue
+		}
+		ok := countOKReplicas(n)
+		if ok == 0 && n.NumSlots > 0 && n.Flags&FlagMigrateTo != 0 {
+			orphaned++
+		}
+		maxReplicas = max(maxReplicas, ok)
+		if me.Primary == n {
+			mine = ok
+		}
+	}
+	if allow, _ := cl.opt.ReplicaMigration(); orphaned > 0 && maxReplicas >= 2 && mine == maxReplicas && allow {
+		cl.handleReplicaMigration(maxReplicas)
+	}
+}
+
+// handleReplicaMigration is clusterHandleReplicaMigration: when the
+// cluster is ok and this node's primary keeps more than
+// cluster-migration-barrier working replicas, the replica with the
+// smallest name among those of the primaries with maxReplicas working
+// replicas becomes a replica of an orphaned primary, once that primary
+// has been orphaned for replicaMigrationDelay. mu held.
+func (cl *Cluster) handleReplicaMigration(maxReplicas int) {
+	me := cl.myself
+	if cl.state != StateOK || me.Primary == nil {
+		return
+	}
+	ok := 0
+	for _, r := range me.Primary.Replicas {
+		if !r.Failed() && !r.TimedOut() {
+			ok++
+		}
+	}
+	if _, barrier := cl.opt.ReplicaMigration(); ok <= barrier {
+		return
+	}
+	now := cl.now()
+	var target *Node
+	candidate := me
+	for _, n := range cl.sortedNodes() {
+		okr := 0
+		orphan := !n.IsReplica() && !n.Failed() && n.Flags&FlagMigrateTo != 0
+		if n.IsPrimary() {
+			okr = countOKReplicas(n)
+		}
+		if okr > 0 {
+			orphan = false
+		}
+		if orphan {
+			if target == nil && n.NumSlots > 0 {
+				target = n
+			}
+			if n.orphanedTime == 0 {
+				n.orphanedTime = now
+			}
+		} else {
+			n.orphanedTime = 0
+		}
+		if okr == maxReplicas {
+			for _, r := range n.Replicas {
+				if r.Name < candidate.Name {
+					candidate = r
+				}
+			}
+		}
+	}
+	if target != nil && candidate == me && now-target.orphanedTime > replicaMigrationDelay {
+		cl.opt.Logf('*', "Migrating to orphaned primary %s", target.Name)
+		cl.setMyPrimary(target)
+	}
+}
+
+// maxEpoch is the highest config epoch known, or the current epoch when
+// that is higher (clusterGetMaxEpoch): a node that bumps its epoch
+// without consensus must end above every epoch it has heard of.
+func (cl *Cluster) maxEpoch() uint64 {
+	m := cl.currentEpoch
+	for _, n := range cl.nodes {
+		m = max(m, n.ConfigEpoch)
+	}
+	return m
 }

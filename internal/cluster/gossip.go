@@ -8,14 +8,16 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
 type netListener = net.Listener
 
 // sendQueue is how many messages a link buffers for its writer before the
-// link is dropped (a peer that does not read): Valkey's
-// cluster-link-sendbuf-limit, counted in messages.
+// link is dropped (a peer that does not read), whatever
+// cluster-link-sendbuf-limit says (that limit, in bytes, is the cron's:
+// Options.SendBufLimit).
 const sendQueue = 1024
 
 // link is one TCP connection of the bus (clusterLink). An outbound link
@@ -32,6 +34,9 @@ type link struct {
 	out       chan []byte
 	done      chan struct{}
 	freed     bool
+	// queued is how many bytes were queued and not yet written (added by
+	// the senders under mu, subtracted by the writer without it).
+	queued atomic.Int64
 }
 
 // Start listens on the bus port and starts the cron. Stop ends both.
@@ -48,8 +53,9 @@ func (cl *Cluster) Start() error {
 		cl.wg.Add(1)
 		go cl.acceptLoop(ln)
 	}
-	cl.wg.Add(1)
+	cl.wg.Add(2)
 	go cl.cronLoop()
+	go cl.saverLoop()
 	return nil
 }
 
@@ -142,16 +148,20 @@ func (l *link) writeLoop() {
 		select {
 		case b := <-l.out:
 			w.Write(b)
+			n := len(b)
 			for more := true; more; {
 				select {
 				case b := <-l.out:
 					w.Write(b)
+					n += len(b)
 				default:
 					more = false
 				}
 			}
 			l.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-			if err := w.Flush(); err != nil {
+			err := w.Flush()
+			l.queued.Add(-int64(n))
+			if err != nil {
 				l.cl.mu.Lock()
 				l.cl.freeLink(l)
 				l.cl.mu.Unlock()
@@ -200,13 +210,31 @@ func (cl *Cluster) send(l *link, m *Message) {
 	if l == nil || l.freed || !l.connected {
 		return
 	}
+	cl.durable()
 	if int(m.Type) < TypeCount {
 		cl.stats.sent[m.Type]++
 	}
-	b := m.Encode(nil)
+	cl.enqueue(l, m.Encode(nil))
+}
+
+// durable saves nodes.conf with fsync now when the section changed an
+// epoch, a vote or a claim: before anything that advertises it leaves.
+// mu held.
+func (cl *Cluster) durable() {
+	if cl.dirtyFsync {
+		if err := cl.saveNow(); err != nil {
+			cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
+		}
+	}
+}
+
+// enqueue hands b to l's writer; a full queue frees the link. mu held.
+func (cl *Cluster) enqueue(l *link, b []byte) {
+	l.queued.Add(int64(len(b))) // before the writer can take it
 	select {
 	case l.out <- b:
 	default:
+		l.queued.Add(-int64(len(b)))
 		cl.freeLink(l)
 	}
 }
@@ -279,6 +307,12 @@ func (cl *Cluster) sendPing(l *link, typ uint16) {
 	}
 	if h := cl.myself.HumanName; h != "" {
 		m.Exts = append(m.Exts, Ext{Type: ExtHumanNodename, Data: []byte(h)})
+	}
+	if ip := cl.myself.ClientIPv4; ip != "" {
+		m.Exts = append(m.Exts, Ext{Type: ExtClientIPv4, Data: []byte(ip)})
+	}
+	if ip := cl.myself.ClientIPv6; ip != "" {
+		m.Exts = append(m.Exts, Ext{Type: ExtClientIPv6, Data: []byte(ip)})
 	}
 	now := cl.now()
 	for name, exp := range cl.blacklist {
@@ -356,11 +390,11 @@ func (cl *Cluster) process(l *link, m *Message) {
 		}
 		if m.CurrentEpoch > cl.currentEpoch {
 			cl.currentEpoch = m.CurrentEpoch
-			cl.dirtySave = true
+			cl.dirtySave, cl.dirtyFsync = true, true
 		}
 		if m.ConfigEpoch > sender.ConfigEpoch && isZero(m.ReplicaOf[:]) {
 			sender.ConfigEpoch = m.ConfigEpoch
-			cl.dirtySave, cl.dirtyState = true, true
+			cl.dirtySave, cl.dirtyState, cl.dirtyFsync = true, true, true
 		}
 		sender.ReplOffset = m.Offset
 	}
@@ -390,7 +424,7 @@ func (cl *Cluster) process(l *link, m *Message) {
 		}
 		failing := cl.nodes[string(m.FailName[:])]
 		if failing != nil && failing.Flags&(FlagFail|FlagMyself) == 0 {
-			cl.opt.Logf('*', "FAIL message received from %s about %s", sender.Name, failing.Name)
+			cl.opt.Logf('*', "FAIL message received from %s (%s) about %s (%s)", sender.Name, sender.HumanName, failing.Name, failing.HumanName)
 			failing.Flags |= FlagFail
 			failing.Flags &^= FlagPFail
 			failing.FailTime = now
@@ -409,7 +443,7 @@ func (cl *Cluster) process(l *link, m *Message) {
 		}
 		n.ConfigEpoch = m.UpdateEpoch
 		cl.updateSlotsConfigWith(n, m.UpdateEpoch, &m.UpdateSlots)
-		cl.dirtySave = true
+		cl.dirtySave, cl.dirtyFsync = true, true
 	}
 }
 
@@ -429,6 +463,9 @@ func (cl *Cluster) setPrimaryFlags(n *Node) {
 	}
 	if n.Primary != nil {
 		n.Primary.removeReplica(n)
+		if n != cl.myself {
+			n.Flags |= FlagMigrateTo
+		}
 	}
 	n.Flags = n.Flags&^FlagReplica | FlagPrimary
 	n.Primary, n.PrimaryName = nil, ""
@@ -520,6 +557,13 @@ func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
 		cl.mf.primaryOffset = int64(m.Offset)
 		cl.manualCron()
 	}
+	// The nofailover flag is the sender's to say (replicas' ranks), and
+	// so is whether it takes PUBLISH with the light header.
+	if nf := m.Flags & FlagNoFailover; sender.Flags&FlagNoFailover != nf {
+		sender.Flags = sender.Flags&^FlagNoFailover | nf
+		cl.dirtySave = true
+	}
+	sender.Flags = sender.Flags&^FlagLightPublish | m.Flags&FlagLightPublish
 	// Role.
 	if isZero(m.ReplicaOf[:]) {
 		cl.setPrimaryFlags(sender)
@@ -540,7 +584,7 @@ func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
 			}
 			sender.Primary = p
 			sender.PrimaryName = ""
-			p.Replicas = append(p.Replicas, sender)
+			addReplica(p, sender)
 			sender.ShardID = p.ShardID
 			cl.dirtySave = true
 		}
@@ -572,7 +616,8 @@ func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
 		sender.Name > cl.myself.Name {
 		cl.currentEpoch++
 		cl.myself.ConfigEpoch = cl.currentEpoch
-		cl.dirtySave = true
+		cl.dirtySave, cl.dirtyFsync = true, true
+		cl.durable()
 		cl.opt.Logf('#', "WARNING: configEpoch collision with node %s. configEpoch set to %d", sender.Name, cl.currentEpoch)
 	}
 	cl.processGossip(m, sender)
@@ -580,13 +625,17 @@ func (cl *Cluster) processPing(l *link, m *Message, sender *Node, now int64) {
 
 // processExts applies a PING's extensions to its sender.
 func (cl *Cluster) processExts(sender *Node, m *Message) {
-	hostname, human := "", ""
+	hostname, human, ipv4, ipv6 := "", "", "", ""
 	for _, e := range m.Exts {
 		switch e.Type {
 		case ExtHostname:
 			hostname = string(e.Data)
 		case ExtHumanNodename:
 			human = string(e.Data)
+		case ExtClientIPv4:
+			ipv4 = string(e.Data)
+		case ExtClientIPv6:
+			ipv6 = string(e.Data)
 		case ExtForgottenNode:
 			if len(e.Data) >= NameLen+8 {
 				name := string(e.Data[:NameLen])
@@ -618,6 +667,10 @@ func (cl *Cluster) processExts(sender *Node, m *Message) {
 	if sender.HumanName != human {
 		sender.HumanName = human
 		cl.dirtySave = true
+	}
+	if sender.ClientIPv4 != ipv4 || sender.ClientIPv6 != ipv6 {
+		sender.ClientIPv4, sender.ClientIPv6 = ipv4, ipv6
+		cl.dirtySave, cl.dirtyRouting = true, true
 	}
 }
 
@@ -654,10 +707,12 @@ func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slo
 		cur = me.Primary
 	}
 	var newPrimary *Node
+	claimed, migrated := 0, 0 // the sender's slots, and ours among them it takes
 	for s := range Slots {
 		if slots[s>>3]&(1<<(s&7)) == 0 {
 			continue
 		}
+		claimed++
 		o := cl.slots[s]
 		if o == sender || cl.importing[s] != nil {
 			continue
@@ -668,26 +723,31 @@ func (cl *Cluster) updateSlotsConfigWith(sender *Node, epoch uint64, slots *[slo
 			}
 			if o == cur {
 				newPrimary = sender
+				migrated++
+			}
+			if cl.migrating[s] != nil && sender.ShardID != me.ShardID {
+				// Moved by an operator, not a failover in our shard.
+				cl.opt.Logf('*', "Slot %d is no longer being migrated to node %s.", s, cl.migrating[s].Name)
+				delete(cl.migrating, s)
 			}
 			cl.delSlot(s)
 			cl.addSlot(sender, s)
+			cl.dirtyFsync = true
 		}
 	}
-	// Our shard's primary lost its last slot to sender (a failover, or
-	// the old primary back): follow sender as a replica.
-	if newPrimary != nil && cur.NumSlots == 0 && newPrimary != me.Primary {
+	// Our shard's primary lost its last slot to sender: follow sender as
+	// a replica when it took exactly our shard's slots (a failover, or
+	// the old primary back) or, with cluster-allow-replica-migration,
+	// when the slots were moved away by resharding.
+	allow, _ := cl.opt.ReplicaMigration()
+	if newPrimary != nil && cur.NumSlots == 0 && newPrimary != me.Primary && (allow || claimed == migrated) {
 		cl.opt.Logf('#', "Configuration change detected. Reconfiguring myself as a replica of %s", newPrimary.Name)
-		if me.Primary != nil {
-			me.Primary.removeReplica(me)
-		}
-		me.Flags = me.Flags&^(FlagPrimary|FlagMigrateTo) | FlagReplica
-		me.Primary, me.PrimaryName = newPrimary, ""
-		newPrimary.Replicas = append(newPrimary.Replicas, me)
-		me.ShardID = newPrimary.ShardID
 		cl.lostSlots = nil // the replication's full sync replaces the data
-		cl.resetManual()
-		cl.role = &roleChange{ip: newPrimary.IP, port: cl.replPort(newPrimary)}
-		cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+		cl.setMyPrimary(newPrimary)
+	} else if p := me.Primary; me.IsReplica() && p != nil && p.IsReplica() && p.Primary != nil && p.Primary != me {
+		// No sub-replicas: follow our primary's primary.
+		cl.lostSlots = nil
+		cl.setMyPrimary(p.Primary)
 	}
 }
 
@@ -703,7 +763,7 @@ func (cl *Cluster) processGossip(m *Message, sender *Node) {
 			if sender != nil && sender.IsPrimary() && n != cl.myself {
 				if g.Flags&(FlagFail|FlagPFail) != 0 {
 					if _, ok := n.failReports[sender]; !ok {
-						cl.opt.Logf('-', "Node %s reported node %s as not reachable.", sender.Name, n.Name)
+						cl.opt.Logf('-', "Node %s (%s) reported node %s (%s) as not reachable.", sender.Name, sender.HumanName, n.Name, n.HumanName)
 					}
 					n.failReports[sender] = now
 					cl.markFailingIfNeeded(n)
@@ -760,7 +820,7 @@ func (cl *Cluster) markFailingIfNeeded(n *Node) {
 	if failures < cl.size/2+1 {
 		return
 	}
-	cl.opt.Logf('*', "Marking node %s as failing (quorum reached).", n.Name)
+	cl.opt.Logf('*', "Marking node %s (%s) as failing (quorum reached).", n.Name, n.HumanName)
 	n.Flags = n.Flags&^FlagPFail | FlagFail
 	n.FailTime = cl.now()
 	m := cl.header(TypeFail)
@@ -778,7 +838,7 @@ func (cl *Cluster) markFailingIfNeeded(n *Node) {
 func (cl *Cluster) clearFailureIfNeeded(n *Node) {
 	now := cl.now()
 	if n.IsReplica() || n.NumSlots == 0 || n.IsPrimary() && now-n.FailTime > cl.opt.NodeTimeout()*2 {
-		cl.opt.Logf('*', "Clear FAIL state for node %s: is reachable again.", n.Name)
+		cl.opt.Logf('*', "Clear FAIL state for node %s (%s): is reachable again.", n.Name, n.HumanName)
 		n.Flags &^= FlagFail
 		cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
 	}
@@ -839,10 +899,12 @@ func (cl *Cluster) cron() {
 	timeout := cl.opt.NodeTimeout()
 	handshakeTimeout := max(timeout, 1000)
 	cl.dirtyState = true
+	limit := cl.opt.SendBufLimit()
 	for _, n := range cl.nodes {
 		if n == cl.myself || n.Flags&FlagNoAddr != 0 {
 			continue
 		}
+		cl.freeLinksOverLimit(n, limit)
 		if n.InHandshake() && now-n.CTime > handshakeTimeout {
 			cl.delNode(n)
 			continue
@@ -854,6 +916,11 @@ func (cl *Cluster) cron() {
 	cl.manualCron()
 	if cl.myself.IsReplica() {
 		cl.handleReplicaFailover()
+		cl.replicaMigrationCron()
+	}
+	pingInterval := cl.opt.PingInterval()
+	if pingInterval <= 0 {
+		pingInterval = timeout / 2
 	}
 	// Every second, ping the node with the oldest pong of five random ones.
 	if cl.tick%10 == 0 {
@@ -886,7 +953,7 @@ func (cl *Cluster) cron() {
 			now-n.PingSent > timeout/2 && now-n.DataReceived > timeout/2 {
 			cl.freeLink(l) // a link that does not answer: reconnect
 		}
-		if l := n.link; l != nil && l.connected && n.PingSent == 0 && now-n.PongReceived > timeout/2 {
+		if l := n.link; l != nil && l.connected && n.PingSent == 0 && now-n.PongReceived > pingInterval {
 			cl.sendPing(l, TypePing)
 			continue
 		}
@@ -900,6 +967,27 @@ func (cl *Cluster) cron() {
 			if cl.size == 1 && cl.myself.IsPrimary() {
 				cl.markFailingIfNeeded(n)
 			}
+		}
+	}
+}
+
+// freeLinksOverLimit frees n's links whose peer does not read fast
+// enough: more than limit bytes (0: no limit) queued for the writer
+// (clusterNodeCronFreeLinkOnBufferLimitReached). mu held.
+func (cl *Cluster) freeLinksOverLimit(n *Node, limit int64) {
+	if limit <= 0 {
+		return
+	}
+	for _, l := range []*link{n.link, n.inLink} {
+		if l != nil && l.queued.Load() > limit {
+			dir := "to"
+			if l.inbound {
+				dir = "from"
+			}
+			cl.opt.Logf('#', "Freeing cluster link(%s node %s, used memory: %d) due to exceeding send buffer memory limit.",
+				dir, n.Name, l.queued.Load())
+			cl.freeLink(l)
+			cl.stats.linksExceeded++
 		}
 	}
 }
@@ -957,17 +1045,18 @@ func (cl *Cluster) connect(n *Node) {
 }
 
 // Publish sends a PUBLISH to every other node, or an SPUBLISH to the
-// other nodes of this node's shard (clusterPropagatePublish). The
-// message is encoded once.
+// other nodes of this node's shard (clusterPropagatePublish): with the
+// light header to the nodes that announce they take it, else the full
+// one. Each form is encoded once.
 func (cl *Cluster) Publish(shard bool, channel, message []byte) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	m := cl.header(TypePublish)
+	typ := uint16(TypePublish)
 	if shard {
-		m.Type = TypePublishShard
+		typ = TypePublishShard
 	}
-	m.Channel, m.Payload = channel, message
-	b := m.Encode(nil)
+	cl.durable()
+	var full, light []byte
 	for _, n := range cl.nodes {
 		if n == cl.myself || n.Flags&(FlagHandshake|FlagNoAddr) != 0 {
 			continue
@@ -975,13 +1064,24 @@ func (cl *Cluster) Publish(shard bool, channel, message []byte) {
 		if shard && n.ShardID != cl.myself.ShardID {
 			continue
 		}
-		if l := n.link; l != nil && !l.freed && l.connected {
-			cl.stats.sent[m.Type]++
-			select {
-			case l.out <- b:
-			default:
-				cl.freeLink(l)
-			}
+		l := n.link
+		if l == nil || l.freed || !l.connected {
+			continue
 		}
+		cl.stats.sent[typ]++
+		if n.Flags&FlagLightPublish != 0 {
+			if light == nil {
+				lm := &Message{Header: Header{Type: typ, Light: true}, Channel: channel, Payload: message}
+				light = lm.Encode(nil)
+			}
+			cl.enqueue(l, light)
+			continue
+		}
+		if full == nil {
+			m := cl.header(typ)
+			m.Channel, m.Payload = channel, message
+			full = m.Encode(nil)
+		}
+		cl.enqueue(l, full)
 	}
 }

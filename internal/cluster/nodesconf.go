@@ -15,9 +15,9 @@ import (
 //	<id> <ip>:<port>@<cport>,<hostname>[,<aux>=<value>...] <flags> <primary|-> <ping-sent> <pong-received> <config-epoch> <link-state> <slot|start-end|[slot->-id]|[slot-<-id]>...
 //
 // then "vars currentEpoch N lastVoteEpoch M". Corvid writes the aux
-// fields Valkey 8.0.1 writes: tls-port (tcp-port with tls-cluster, the
-// port <port> is then the TLS one: tls.go), nodename (when set),
-// shard-id.
+// fields Valkey 8.0.1 writes, in its order: client-ipv6 and client-ipv4
+// (when set), tls-port (tcp-port with tls-cluster, the port <port> is
+// then the TLS one: tls.go), nodename (when set), shard-id.
 
 // loadConfig reads path into cl (clusterLoadConfig). It returns false
 // when the file does not exist or is empty (a new node).
@@ -101,6 +101,10 @@ func (cl *Cluster) parseConfig(text string) error {
 				n.ShardID = v
 			case "nodename":
 				n.HumanName = v
+			case "client-ipv4":
+				n.ClientIPv4 = v
+			case "client-ipv6":
+				n.ClientIPv6 = v
 			case "tcp-port", "tls-port":
 				if !ports.set(k, v) {
 					return fmt.Errorf("line %d: bad aux field %q", lineNo+1, aux)
@@ -139,7 +143,7 @@ func (cl *Cluster) parseConfig(text string) error {
 		if f[3] != "-" {
 			p := get(f[3])
 			n.Primary = p
-			p.Replicas = append(p.Replicas, n)
+			addReplica(p, n)
 		}
 		if v, _ := strconv.ParseInt(f[4], 10, 64); v != 0 {
 			n.PingSent = now
@@ -210,44 +214,117 @@ func (cl *Cluster) configText() string {
 		if n.InHandshake() {
 			continue
 		}
-		b.WriteString(cl.describe(n, true, cl.tlsCluster))
+		b.WriteString(cl.describe(n, true, cl.tlsCluster, false))
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "vars currentEpoch %d lastVoteEpoch %d\n", cl.currentEpoch, cl.lastVoteEpoch)
 	return b.String()
 }
 
-// saveConfig writes nodes.conf atomically: a temporary file in the same
-// directory, fsynced, renamed over the old one, and the directory
-// fsynced. Called with mu held.
-func (cl *Cluster) saveConfig() error {
-	path := cl.opt.ConfigFile
-	if path == "" {
+// Saving (clusterDoBeforeSleep's CLUSTER_TODO_SAVE_CONFIG and
+// _FSYNC_CONFIG, clusterSaveConfig). A locked section that changed what
+// the file holds sets dirtySave; one that changed an epoch, a vote or a
+// slot's owner by the bus's rules also sets dirtyFsync. Then:
+//
+//   - dirtyFsync: the file is written and fsynced (with its directory)
+//     under mu before any message leaves (send saves first) and at the
+//     latest when the section ends: no vote, epoch or claim is
+//     advertised before it is durable;
+//   - a section run for a client's command (lockReply): its caller waits,
+//     after the lock is released, until a save that includes its change
+//     has been written (not fsynced, as Valkey without the FSYNC flag),
+//     so the reply follows the save; concurrent callers share one save;
+//   - otherwise (gossip): the saver goroutine writes it soon after.
+//
+// saveGen counts the changes marked, savedGen the last one written. The
+// deferred saves are serialized by saveMu, taken before mu (never under
+// it); the file is renamed over nodes.conf under mu, and only when no
+// newer save did it first, so an older text never replaces a newer one.
+
+// saveNow writes nodes.conf with fsync at once. mu held.
+func (cl *Cluster) saveNow() error {
+	cl.dirtySave, cl.dirtyFsync = false, false
+	cl.saveGen++
+	if cl.opt.ConfigFile == "" {
+		cl.savedGen = cl.saveGen
 		return nil
 	}
-	dir := filepath.Dir(path)
-	tmp := filepath.Join(dir, fmt.Sprintf("temp-%d.%s", os.Getpid(), filepath.Base(path)))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(cl.configText())
+	tmp, err := cl.writeTemp(cl.configText(), true)
 	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(tmp, cl.opt.ConfigFile)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if d, err := os.Open(dir); err == nil {
+	cl.savedGen = cl.saveGen
+	if d, err := os.Open(filepath.Dir(cl.opt.ConfigFile)); err == nil {
 		d.Sync()
 		d.Close()
 	}
 	return nil
+}
+
+// saveUpTo writes nodes.conf, without fsync, unless a save that includes
+// change number want (0: every change marked so far) was already
+// written. Called without mu.
+func (cl *Cluster) saveUpTo(want uint64) {
+	cl.saveMu.Lock()
+	defer cl.saveMu.Unlock()
+	cl.mu.Lock()
+	if want == 0 {
+		want = cl.saveGen
+	}
+	if cl.savedGen >= want || cl.opt.ConfigFile == "" {
+		cl.mu.Unlock()
+		return
+	}
+	gen, text := cl.saveGen, cl.configText()
+	cl.mu.Unlock()
+	tmp, err := cl.writeTemp(text, false)
+	cl.mu.Lock()
+	if err == nil && cl.savedGen < gen {
+		if err = os.Rename(tmp, cl.opt.ConfigFile); err == nil {
+			cl.savedGen = gen
+		}
+	}
+	if err != nil {
+		cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
+	}
+	cl.mu.Unlock()
+	os.Remove(tmp) // gone once renamed; else never to be used
+}
+
+// writeTemp writes text to a new temporary file beside nodes.conf
+// (Valkey's <file>.tmp-<pid>-<n>), fsynced when sync is set.
+func (cl *Cluster) writeTemp(text string, sync bool) (string, error) {
+	path := cl.opt.ConfigFile
+	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), cl.tmpSeq.Add(1))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return tmp, err
+	}
+	_, err = f.WriteString(text)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return tmp, err
+}
+
+// saverLoop writes nodes.conf after the bus's changes (the kicks of
+// unlock), and once more when the cluster stops.
+func (cl *Cluster) saverLoop() {
+	defer cl.wg.Done()
+	for {
+		select {
+		case <-cl.stop:
+			cl.saveUpTo(0)
+			return
+		case <-cl.saveKick:
+			cl.saveUpTo(0)
+		}
+	}
 }

@@ -28,8 +28,11 @@ type Node struct {
 	CPort     int    // bus port
 	Hostname  string
 	HumanName string
-	Flags     uint16
-	ShardID   string
+	// ClientIPv4 and ClientIPv6: the addresses it announces to clients
+	// of each family (cluster-announce-client-ipv4/-ipv6), "" for none.
+	ClientIPv4, ClientIPv6 string
+	Flags                  uint16
+	ShardID                string
 	// Primary is this replica's primary (PrimaryName when it is not known
 	// yet); Replicas the replicas of this primary.
 	Primary     *Node
@@ -42,6 +45,7 @@ type Node struct {
 	DataReceived int64 // ms: the last message from it
 	FailTime     int64 // ms: marked FAIL
 	votedTime    int64 // ms: this primary last voted for a replica of this node
+	orphanedTime int64 // ms: since when this primary has had no working replica (0: it has)
 	ConfigEpoch  uint64
 	ReplOffset   uint64
 
@@ -74,6 +78,21 @@ type Route struct {
 	// TCPPort and TLSPort are the node's client ports by transport
 	// (tls.go): a client is given the one of its own connection.
 	TCPPort, TLSPort int
+	// ClientIPv4 and ClientIPv6 replace IP for clients of that address
+	// family when set (ClientIP).
+	ClientIPv4, ClientIPv6 string
+}
+
+// ClientIP is the address shown to a client (clusterNodeIp): the
+// announced client address of the client's family, else IP.
+func (r *Route) ClientIP(ipv6 bool) string {
+	if ipv6 && r.ClientIPv6 != "" {
+		return r.ClientIPv6
+	}
+	if !ipv6 && r.ClientIPv4 != "" {
+		return r.ClientIPv4
+	}
+	return r.IP
 }
 
 // Routing is an immutable snapshot of slot ownership, swapped whole
@@ -105,6 +124,25 @@ type Options struct {
 	NodeTimeout  func() int64
 	FullCoverage func() bool
 	Hostname     func() string
+	// HumanName is cluster-announce-human-nodename; ClientIPs are
+	// cluster-announce-client-ipv4 and -ipv6. Read with the address.
+	HumanName func() string
+	ClientIPs func() (v4, v6 string)
+	// NoFailover is cluster-replica-no-failover (myself's nofailover
+	// flag, read by the cron).
+	NoFailover func() bool
+	// ReplicaMigration is cluster-allow-replica-migration and
+	// cluster-migration-barrier.
+	ReplicaMigration func() (allow bool, barrier int)
+	// BlacklistTTL is cluster-blacklist-ttl, in seconds: how long a
+	// forgotten node is not re-added from gossip.
+	BlacklistTTL func() int64
+	// PingInterval is cluster-ping-interval (ms; 0: half the node
+	// timeout), how long after its last PONG a node is pinged again.
+	PingInterval func() int64
+	// SendBufLimit is cluster-link-sendbuf-limit (bytes; 0: none): a
+	// link with more bytes queued for its writer is freed by the cron.
+	SendBufLimit func() int64
 	Logf         func(level byte, format string, args ...any)
 	// OnSlotsLost is called, without the lock, with slots another node
 	// took from this one (their keys are stale here).
@@ -164,6 +202,8 @@ type Cluster struct {
 	tlsCluster    bool             // Options.TLSCluster as last applied (tls.go)
 	// what the end of the locked section must do (unlock)
 	dirtyRouting, dirtySave, dirtyState bool
+	dirtyFsync                          bool // save with fsync before any message leaves (nodesconf.go)
+	replyWaits                          bool // the section's caller waits for the save (lockReply)
 	lostSlots                           []int
 	pubs                                []*Message  // PUBLISHes received, delivered by unlock
 	role                                *roleChange // for the server after unlock
@@ -172,9 +212,18 @@ type Cluster struct {
 	mf                                  manualState
 	failover                            failoverState
 
-	stats struct{ sent, received [TypeCount]int64 }
+	stats struct {
+		sent, received [TypeCount]int64
+		linksExceeded  int64 // links freed over cluster-link-sendbuf-limit
+	}
 
 	routing atomic.Pointer[Routing]
+
+	// saving nodes.conf (nodesconf.go): saveGen and savedGen under mu
+	saveMu            sync.Mutex
+	saveGen, savedGen uint64
+	saveKick          chan struct{}
+	tmpSeq            atomic.Int64
 
 	// the bus (gossip.go)
 	ln      netListener
@@ -211,8 +260,30 @@ func New(opt Options) (*Cluster, error) {
 	if opt.Logf == nil {
 		opt.Logf = func(byte, string, ...any) {}
 	}
+	if opt.HumanName == nil {
+		opt.HumanName = func() string { return "" }
+	}
+	if opt.ClientIPs == nil {
+		opt.ClientIPs = func() (string, string) { return "", "" }
+	}
+	if opt.NoFailover == nil {
+		opt.NoFailover = func() bool { return false }
+	}
+	if opt.ReplicaMigration == nil {
+		opt.ReplicaMigration = func() (bool, int) { return true, 1 }
+	}
+	if opt.BlacklistTTL == nil {
+		opt.BlacklistTTL = func() int64 { return 60 }
+	}
+	if opt.PingInterval == nil {
+		opt.PingInterval = func() int64 { return 0 }
+	}
+	if opt.SendBufLimit == nil {
+		opt.SendBufLimit = func() int64 { return 0 }
+	}
 	cl := &Cluster{opt: opt, nodes: map[string]*Node{}, migrating: map[int]*Node{}, importing: map[int]*Node{},
-		blacklist: map[string]int64{}, links: map[*link]struct{}{}, state: StateFail, nowFn: nowMs}
+		blacklist: map[string]int64{}, links: map[*link]struct{}{}, state: StateFail, nowFn: nowMs,
+		saveKick: make(chan struct{}, 1)}
 	cl.startTime = cl.now()
 	cl.tlsCluster = opt.TLSCluster != nil && opt.TLSCluster()
 	loaded := false
@@ -230,6 +301,9 @@ func New(opt Options) (*Cluster, error) {
 		cl.addNode(me)
 		cl.dirtySave = true
 	}
+	// This node takes PUBLISH with the light header (and says so in every
+	// header, as Valkey 8.0).
+	cl.myself.Flags |= FlagLightPublish
 	cl.applyMyAddress()
 	cl.dirtyRouting, cl.dirtyState = true, true
 	cl.mu.Lock()
@@ -239,9 +313,31 @@ func New(opt Options) (*Cluster, error) {
 
 func (cl *Cluster) now() int64 { return cl.nowFn() }
 
-// applyMyAddress sets myself's announced address and hostname from the
-// options; true when they changed.
+// applyMyAddress sets myself's announced address, hostname, human
+// nodename, client addresses and nofailover flag from the options
+// (clusterUpdateMyself*); true when they changed.
 func (cl *Cluster) applyMyAddress() bool {
+	me := cl.myself
+	changed := false
+	if h := cl.opt.HumanName(); h != me.HumanName {
+		me.HumanName, changed = h, true
+	}
+	if v4, v6 := cl.opt.ClientIPs(); v4 != me.ClientIPv4 || v6 != me.ClientIPv6 {
+		me.ClientIPv4, me.ClientIPv6, changed = v4, v6, true
+	}
+	flags := me.Flags &^ FlagNoFailover
+	if cl.opt.NoFailover() {
+		flags |= FlagNoFailover
+	}
+	if flags != me.Flags {
+		me.Flags, changed = flags, true
+		cl.dirtyState = true
+	}
+	return cl.applyMyEndpoint() || changed
+}
+
+// applyMyEndpoint sets myself's announced address and hostname.
+func (cl *Cluster) applyMyEndpoint() bool {
 	me := cl.myself
 	ip, port, bus := cl.opt.IP, cl.opt.Port, cl.opt.BusPort
 	if cl.opt.Announced != nil {
@@ -332,7 +428,9 @@ func (cl *Cluster) addSlot(n *Node, s int) bool {
 	return true
 }
 
-// delSlot unassigns slot s; false when it was not assigned.
+// delSlot unassigns slot s; false when it was not assigned. Its
+// migrating or importing state stays (clusterDelSlot): an import goes on
+// though the slot's owner changed meanwhile.
 func (cl *Cluster) delSlot(s int) bool {
 	n := cl.slots[s]
 	if n == nil {
@@ -341,8 +439,6 @@ func (cl *Cluster) delSlot(s int) bool {
 	n.slots[s>>3] &^= 1 << (s & 7)
 	n.NumSlots--
 	cl.slots[s] = nil
-	delete(cl.migrating, s)
-	delete(cl.importing, s)
 	cl.dirtyRouting, cl.dirtyState, cl.dirtySave = true, true, true
 	return true
 }
@@ -360,15 +456,32 @@ func (cl *Cluster) unlock() {
 		cl.dirtyRouting = false
 		cl.publish()
 	}
-	if cl.dirtySave {
-		cl.dirtySave = false
-		if err := cl.saveConfig(); err != nil {
+	var wait uint64
+	switch {
+	case cl.dirtyFsync || cl.dirtySave && (cl.stop == nil || cl.closed):
+		// Durable now (or, before Start, no saver: at once).
+		if err := cl.saveNow(); err != nil {
 			cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
 		}
+	case cl.dirtySave:
+		cl.dirtySave = false
+		cl.saveGen++
+		if cl.replyWaits {
+			wait = cl.saveGen
+		} else {
+			select {
+			case cl.saveKick <- struct{}{}:
+			default:
+			}
+		}
 	}
+	cl.replyWaits = false
 	lost, pubs, role, pauses := cl.lostSlots, cl.pubs, cl.role, cl.pauseReqs
 	cl.lostSlots, cl.pubs, cl.role, cl.pauseReqs = nil, nil, nil, nil
 	cl.mu.Unlock()
+	if wait != 0 {
+		cl.saveUpTo(wait)
+	}
 	for _, on := range pauses {
 		if cl.opt.OnPauseWrites != nil {
 			cl.opt.OnPauseWrites(on)
@@ -395,7 +508,7 @@ func (cl *Cluster) publish() {
 		if i, ok := idx[n]; ok {
 			return i
 		}
-		r.Nodes = append(r.Nodes, Route{Name: n.Name, IP: n.IP, Hostname: n.Hostname, Port: n.Port})
+		r.Nodes = append(r.Nodes, routeOf(n))
 		i := uint16(len(r.Nodes))
 		idx[n] = i
 		return i
@@ -540,7 +653,7 @@ func (cl *Cluster) Info() string {
 		}
 	}
 	line("cluster_stats_messages_received", recv)
-	line("total_cluster_links_buffer_limit_exceeded", 0)
+	line("total_cluster_links_buffer_limit_exceeded", cl.stats.linksExceeded)
 	return b.String()
 }
 
@@ -560,23 +673,25 @@ func toStr(v any) string {
 	return ""
 }
 
-// Nodes is CLUSTER NODES's text (clients' form: no aux fields) with
-// the ports of tls-cluster's transport (NodesFor).
+// Nodes is CLUSTER NODES's text (clients' form: no aux fields) for an
+// IPv4 client with the ports of tls-cluster's transport (NodesFor).
 func (cl *Cluster) Nodes() string {
 	cl.mu.Lock()
 	tls := cl.tlsCluster
 	cl.mu.Unlock()
-	return cl.NodesFor(tls)
+	return cl.NodesFor(tls, false)
 }
 
 // NodesFor is CLUSTER NODES's text for a client connected over TLS (tls)
-// or not: each node's ip:port carries the client port of that transport.
-func (cl *Cluster) NodesFor(tls bool) string {
+// or not, of the IPv6 family (ipv6) or not: each node's ip:port carries
+// the client port of that transport and the address announced to that
+// family (Route.ClientIP).
+func (cl *Cluster) NodesFor(tls, ipv6 bool) string {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	var b strings.Builder
 	for _, n := range cl.sortedNodes() {
-		b.WriteString(cl.describe(n, false, tls))
+		b.WriteString(cl.describe(n, false, tls, ipv6))
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -614,14 +729,27 @@ func flagString(f uint16) string {
 // describe is clusterGenNodeDescription: one line of CLUSTER NODES, or of
 // nodes.conf when file is set (the hostname slot always present, the aux
 // fields, and the open slots of myself). tls picks the port shown: the
-// node's TLS port, else its TCP port (the file's: tls-cluster's).
-func (cl *Cluster) describe(n *Node, file, tls bool) string {
+// node's TLS port, else its TCP port (the file's: tls-cluster's). A
+// client's line shows the address announced to its family (ipv6), the
+// file the bus address.
+func (cl *Cluster) describe(n *Node, file, tls, ipv6 bool) string {
 	var b strings.Builder
 	b.WriteString(n.Name)
 	b.WriteByte(' ')
-	b.WriteString(n.IP + ":" + strconv.Itoa(cl.clientPort(n, tls)) + "@" + strconv.Itoa(n.CPort))
+	ip := n.IP
+	if !file {
+		r := routeOf(n)
+		ip = r.ClientIP(ipv6)
+	}
+	b.WriteString(ip + ":" + strconv.Itoa(cl.clientPort(n, tls)) + "@" + strconv.Itoa(n.CPort))
 	if file {
 		b.WriteString("," + n.Hostname)
+		if n.ClientIPv6 != "" {
+			b.WriteString(",client-ipv6=" + n.ClientIPv6)
+		}
+		if n.ClientIPv4 != "" {
+			b.WriteString(",client-ipv4=" + n.ClientIPv4)
+		}
 		b.WriteString(cl.auxPort(n, tls))
 		if n.HumanName != "" {
 			b.WriteString(",nodename=" + n.HumanName)
@@ -724,7 +852,7 @@ type Shard struct {
 }
 
 func routeOf(n *Node) Route {
-	return Route{Name: n.Name, IP: n.IP, Hostname: n.Hostname, Port: n.Port}
+	return Route{Name: n.Name, IP: n.IP, Hostname: n.Hostname, Port: n.Port, ClientIPv4: n.ClientIPv4, ClientIPv6: n.ClientIPv6}
 }
 
 // Slots is CLUSTER SLOTS's data (clusterGenNodesSlotsInfo): contiguous
@@ -832,7 +960,7 @@ type SlotArg struct {
 // bad argument, busy (or free) slot, or repeated slot is the error
 // (without "ERR ").
 func (cl *Cluster) ChangeSlots(args []SlotArg, del bool) string {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	seen := map[int]bool{}
 	for _, a := range args {
@@ -855,6 +983,8 @@ func (cl *Cluster) ChangeSlots(args []SlotArg, del bool) string {
 	for s := range seen {
 		if del {
 			cl.delSlot(s)
+			delete(cl.migrating, s)
+			delete(cl.importing, s)
 		} else {
 			delete(cl.importing, s)
 			cl.addSlot(cl.myself, s)
@@ -874,7 +1004,7 @@ func (cl *Cluster) AddSlots(slots []int) string {
 
 // FlushSlots unassigns this node's slots; false when it holds keys.
 func (cl *Cluster) FlushSlots() {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	for s, n := range cl.slots {
 		if n == cl.myself {
@@ -885,7 +1015,7 @@ func (cl *Cluster) FlushSlots() {
 
 // Forget is CLUSTER FORGET: "" or the error text.
 func (cl *Cluster) Forget(name string) string {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	n := cl.nodes[name]
 	switch {
@@ -896,23 +1026,20 @@ func (cl *Cluster) Forget(name string) string {
 	case cl.myself.IsReplica() && cl.myself.Primary == n:
 		return "Can't forget my master!"
 	}
-	cl.blacklist[name] = cl.now() + 60_000
+	cl.blacklist[name] = cl.now() + cl.opt.BlacklistTTL()*1000
 	cl.delNode(n)
 	return ""
 }
 
 // BumpEpoch is CLUSTER BUMPEPOCH: "BUMPED n" or "STILL n".
 func (cl *Cluster) BumpEpoch() string {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
-	maxEpoch := uint64(0)
-	for _, n := range cl.nodes {
-		maxEpoch = max(maxEpoch, n.ConfigEpoch)
-	}
+	maxEpoch := cl.maxEpoch()
 	if cl.myself.ConfigEpoch == 0 || cl.myself.ConfigEpoch != maxEpoch {
 		cl.currentEpoch++
 		cl.myself.ConfigEpoch = cl.currentEpoch
-		cl.dirtySave = true
+		cl.dirtySave, cl.dirtyFsync = true, true
 		return "BUMPED " + strconv.FormatUint(cl.myself.ConfigEpoch, 10)
 	}
 	return "STILL " + strconv.FormatUint(cl.myself.ConfigEpoch, 10)
@@ -920,7 +1047,7 @@ func (cl *Cluster) BumpEpoch() string {
 
 // SetConfigEpoch is CLUSTER SET-CONFIG-EPOCH: "" or the error text.
 func (cl *Cluster) SetConfigEpoch(e int64) string {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	switch {
 	case e < 0:
@@ -934,7 +1061,7 @@ func (cl *Cluster) SetConfigEpoch(e int64) string {
 	if cl.currentEpoch < uint64(e) {
 		cl.currentEpoch = uint64(e)
 	}
-	cl.dirtySave, cl.dirtyState = true, true
+	cl.dirtySave, cl.dirtyState, cl.dirtyFsync = true, true, true
 	return ""
 }
 
@@ -948,7 +1075,7 @@ func (cl *Cluster) IsReplica() bool {
 // Reset is CLUSTER RESET [HARD|SOFT] (clusterReset): forget every other
 // node, drop the slots; HARD also takes a new ID and zeroes the epochs.
 func (cl *Cluster) Reset(hard bool) {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	for s := range cl.slots {
 		cl.delSlot(s)
@@ -961,7 +1088,7 @@ func (cl *Cluster) Reset(hard bool) {
 		}
 	}
 	me := cl.myself
-	me.Flags = FlagMyself | FlagPrimary
+	me.Flags = me.Flags&(FlagLightPublish|FlagNoFailover) | FlagMyself | FlagPrimary
 	me.Primary, me.PrimaryName, me.Replicas = nil, "", nil
 	if hard {
 		cl.currentEpoch, cl.lastVoteEpoch = 0, 0
@@ -971,14 +1098,32 @@ func (cl *Cluster) Reset(hard bool) {
 		me.ShardID = RandomName()
 		cl.nodes[me.Name] = me
 	}
-	cl.dirtySave, cl.dirtyRouting, cl.dirtyState = true, true, true
+	cl.dirtySave, cl.dirtyRouting, cl.dirtyState, cl.dirtyFsync = true, true, true, true
 }
 
-// SaveConfig writes nodes.conf now (CLUSTER SAVECONFIG).
+// SaveConfig writes nodes.conf now, with fsync (CLUSTER SAVECONFIG).
 func (cl *Cluster) SaveConfig() error {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	return cl.saveConfig()
+	return cl.saveNow()
+}
+
+// Refresh applies the options this node announces (address, hostname,
+// human nodename, client addresses, nofailover) now, as the cron does on
+// each tick: after a CONFIG SET, whose reply follows the save.
+func (cl *Cluster) Refresh() {
+	cl.lockReply()
+	defer cl.unlock()
+	if cl.applyMyAddress() {
+		cl.dirtySave, cl.dirtyRouting = true, true
+	}
+}
+
+// lockReply locks mu for a client's command: the unlock that ends the
+// section returns once its change to nodes.conf is saved.
+func (cl *Cluster) lockReply() {
+	cl.mu.Lock()
+	cl.replyWaits = true
 }
 
 // KnownNodes is how many nodes this node knows (itself included).
@@ -993,7 +1138,7 @@ func (cl *Cluster) KnownNodes() int {
 // of the slot (the caller counts them: no keyspace lock is taken under
 // the cluster's).
 func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	if cl.myself.IsReplica() {
 		return "Please use SETSLOT only with masters."
@@ -1043,33 +1188,47 @@ func (cl *Cluster) SetSlot(slot int, action, name string, hasKeys bool) string {
 			delete(cl.importing, slot)
 			// The import is over: this node claims the slot with a new
 			// epoch, without agreement (clusterBumpConfigEpochWithoutConsensus).
-			maxEpoch := uint64(0)
-			for _, o := range cl.nodes {
-				maxEpoch = max(maxEpoch, o.ConfigEpoch)
-			}
+			maxEpoch := cl.maxEpoch()
 			if cl.myself.ConfigEpoch == 0 || cl.myself.ConfigEpoch != maxEpoch {
 				cl.currentEpoch++
 				cl.myself.ConfigEpoch = cl.currentEpoch
+				cl.dirtyFsync = true
 			}
 		}
+		wasMine := cl.slots[slot] == cl.myself
 		cl.delSlot(slot)
 		cl.addSlot(n, slot)
+		if n == cl.myself && importing {
+			// Let every node know at once (clusterBroadcastPong): a
+			// node that has not heard of the new epoch could take the
+			// next import without a bump, below a stale claim of ours.
+			cl.broadcastPong()
+		}
+		// A primary that gave its last slot away follows its new owner,
+		// with cluster-allow-replica-migration.
+		if allow, _ := cl.opt.ReplicaMigration(); wasMine && n != cl.myself && cl.myself.NumSlots == 0 && allow {
+			cl.opt.Logf('*', "Lost my last slot during slot migration. Reconfiguring myself as a replica of %s in shard %s",
+				n.Name, n.ShardID)
+			cl.setMyPrimary(n)
+			cl.dirtyFsync = true
+		}
 	}
 	cl.dirtyRouting, cl.dirtySave = true, true
 	return ""
 }
 
 // Replicas is CLUSTER REPLICAS: the replicas' CLUSTER NODES lines (ports
-// as Nodes), or Valkey's error text.
+// and addresses as Nodes), or Valkey's error text.
 func (cl *Cluster) Replicas(name string) ([]string, string) {
 	cl.mu.Lock()
 	tls := cl.tlsCluster
 	cl.mu.Unlock()
-	return cl.ReplicasFor(name, tls)
+	return cl.ReplicasFor(name, tls, false)
 }
 
-// ReplicasFor is Replicas with the ports of a TLS client (tls) or not.
-func (cl *Cluster) ReplicasFor(name string, tls bool) ([]string, string) {
+// ReplicasFor is Replicas with the ports of a TLS client (tls) or not and
+// the addresses of an IPv6 client (ipv6) or not.
+func (cl *Cluster) ReplicasFor(name string, tls, ipv6 bool) ([]string, string) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	n := cl.nodes[name]
@@ -1081,7 +1240,7 @@ func (cl *Cluster) ReplicasFor(name string, tls bool) ([]string, string) {
 	}
 	var out []string
 	for _, r := range n.Replicas {
-		out = append(out, cl.describe(r, false, tls))
+		out = append(out, cl.describe(r, false, tls, ipv6))
 	}
 	return out, ""
 }
@@ -1091,7 +1250,7 @@ func (cl *Cluster) ReplicasFor(name string, tls bool) ([]string, string) {
 // replication link, or Valkey's error text. hasKeys says whether this
 // node holds keys.
 func (cl *Cluster) Replicate(name string, hasKeys bool) (ip string, port int, err string) {
-	cl.mu.Lock()
+	cl.lockReply()
 	defer cl.unlock()
 	n := cl.nodes[name]
 	me := cl.myself
@@ -1105,16 +1264,8 @@ func (cl *Cluster) Replicate(name string, hasKeys bool) (ip string, port int, er
 	case me.IsPrimary() && (me.NumSlots != 0 || hasKeys):
 		return "", 0, "To set a master the node must be empty and without assigned slots."
 	}
-	if me.Primary != nil {
-		me.Primary.removeReplica(me)
-	}
-	me.Flags = me.Flags&^(FlagPrimary|FlagMigrateTo) | FlagReplica
-	me.Primary, me.PrimaryName = n, ""
-	n.Replicas = append(n.Replicas, me)
-	me.ShardID = n.ShardID
-	clear(cl.migrating)
-	clear(cl.importing)
-	cl.dirtySave, cl.dirtyState, cl.dirtyRouting = true, true, true
+	cl.setMyPrimary(n)
+	cl.role = nil // the server starts the replication with the reply
 	return n.IP, cl.replPort(n), ""
 }
 
@@ -1134,7 +1285,7 @@ type LinkInfo struct {
 	To         bool // ours to the node ("to"), else its to us ("from")
 	Node       string
 	CreateTime int64 // ms
-	Queued     int   // messages waiting for the writer
+	Queued     int64 // bytes waiting for the writer
 }
 
 // Links lists the bus's links to and from other nodes (CLUSTER LINKS).
@@ -1148,7 +1299,7 @@ func (cl *Cluster) Links() []LinkInfo {
 		}
 		for _, l := range []*link{n.link, n.inLink} {
 			if l != nil && l.connected {
-				out = append(out, LinkInfo{To: !l.inbound, Node: n.Name, CreateTime: l.ctime, Queued: len(l.out)})
+				out = append(out, LinkInfo{To: !l.inbound, Node: n.Name, CreateTime: l.ctime, Queued: l.queued.Load()})
 			}
 		}
 	}

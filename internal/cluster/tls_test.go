@@ -158,10 +158,10 @@ func TestClientPorts(t *testing.T) {
 	cl.unlock()
 	check := func(stage string) {
 		t.Helper()
-		if s := cl.NodesFor(true); !strings.Contains(s, other+" 127.0.0.1:7101@17001 ") || !strings.Contains(s, ":7100@17000 myself") {
+		if s := cl.NodesFor(true, false); !strings.Contains(s, other+" 127.0.0.1:7101@17001 ") || !strings.Contains(s, ":7100@17000 myself") {
 			t.Errorf("%s: NODES over TLS:\n%s", stage, s)
 		}
-		if s := cl.NodesFor(false); !strings.Contains(s, other+" 127.0.0.1:7001@17001 ") || !strings.Contains(s, ":7000@17000 myself") {
+		if s := cl.NodesFor(false, false); !strings.Contains(s, other+" 127.0.0.1:7001@17001 ") || !strings.Contains(s, ":7000@17000 myself") {
 			t.Errorf("%s: NODES over TCP:\n%s", stage, s)
 		}
 		r := cl.Routing()
@@ -199,7 +199,7 @@ func TestClientPorts(t *testing.T) {
 	if _, port := cl.PrimaryAddr(); port != 7101 {
 		t.Errorf("primary's port with tls-replication: %d", port)
 	}
-	if lines, _ := cl.ReplicasFor(other, true); len(lines) != 1 || !strings.Contains(lines[0], ":7100@17000 myself,slave") {
+	if lines, _ := cl.ReplicasFor(other, true, false); len(lines) != 1 || !strings.Contains(lines[0], ":7100@17000 myself,slave") {
 		t.Errorf("REPLICAS over TLS: %q", lines)
 	}
 }

@@ -43,18 +43,9 @@ var inertDirectives = map[string]string{
 	"replica-lazy-flush":               "no effect: a full sync's flush drops the old dataset at once (Go's collector frees it)",
 	"replica-ignore-disk-write-errors": "no effect: a replica always applies its primary's stream, whatever its disk state",
 	"propagation-error-behavior":       "only its default is built: a command of the primary's stream that fails is logged and the stream goes on",
-	// Cluster.
-	// Cluster mode reads cluster-config-file, cluster-port,
-	// cluster-node-timeout, cluster-announce-ip/port/bus-port/tls-port/hostname,
-	// cluster-require-full-coverage and cluster-allow-reads-when-down
-	// (internal/server/cluster.go); these are not read yet.
-	"cluster-replica-no-failover": waitCluster, "cluster-allow-pubsubshard-when-down": waitCluster,
-	"cluster-allow-replica-migration": waitCluster,
-	"cluster-announce-client-ipv4": waitCluster, "cluster-announce-client-ipv6": waitCluster,
-	"cluster-announce-human-nodename": waitCluster, "cluster-preferred-endpoint-type": waitCluster,
-	"cluster-replica-validity-factor": waitCluster, "cluster-migration-barrier": waitCluster,
-	"cluster-blacklist-ttl": waitCluster,
-	"cluster-ping-interval": waitCluster, "cluster-link-sendbuf-limit": waitCluster,
+	// Cluster: the rest is live (internal/server/cluster.go, cluster_ops.go,
+	// cluster_tls.go, cluster_slotstats.go).
+	"cluster-replica-validity-factor": waitCluster,
 	// TLS: the rest is live (internal/tlsconf, internal/server/tls.go).
 	"max-new-tls-connections-per-cycle": "no effect: each TLS handshake runs on its connection's own goroutine, not in a per-cycle budget",
 	// Not applicable to a Go server, or not built.

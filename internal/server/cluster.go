@@ -76,6 +76,17 @@ func (s *Server) initCluster() error {
 		NodeTimeout:   func() int64 { return s.cfg.ClusterNodeTimeout() },
 		FullCoverage:  func() bool { return s.cfg.ClusterRequireFullCoverage() },
 		Hostname:      func() string { return s.cfg.ClusterAnnounceHostname() },
+		HumanName:     func() string { return s.cfg.ClusterAnnounceHumanNodename() },
+		ClientIPs: func() (string, string) {
+			return s.cfg.ClusterAnnounceClientIPv4(), s.cfg.ClusterAnnounceClientIPv6()
+		},
+		NoFailover: func() bool { return s.cfg.ClusterReplicaNoFailover() },
+		ReplicaMigration: func() (bool, int) {
+			return s.cfg.ClusterAllowReplicaMigration(), s.cfg.ClusterMigrationBarrier()
+		},
+		BlacklistTTL: func() int64 { return s.cfg.ClusterBlacklistTTL() },
+		PingInterval: func() int64 { return s.cfg.ClusterPingInterval() },
+		SendBufLimit: func() int64 { return s.cfg.ClusterLinkSendbufLimit() },
 		Logf: func(level byte, f string, a ...any) {
 			switch level {
 			case '#':
@@ -173,9 +184,12 @@ func (c *Client) route(cm *cmd, argv [][]byte, asking bool) (kind, slot int, msg
 	var firstKey []byte
 	multiple, migrating, importing := false, false, false
 	missing := 0
-	write := false
+	write, pubsubShard := false, false
 	kind = routeLocal
 	check := func(qm *command.Meta, qargv [][]byte) bool {
+		if isPubsubShard(qm) {
+			pubsubShard = true
+		}
 		var pos []int
 		if qm.Flags&command.FlagPubsub != 0 {
 			pos, _ = qm.SpecKeyPositions(qargv, c.cluster.pos[:0], command.SearchIncludeNotKeys)
@@ -233,7 +247,11 @@ func (c *Client) route(cm *cmd, argv [][]byte, asking bool) (kind, slot int, msg
 		return routeLocal, -1, "" // no keys
 	}
 	if !r.OK {
-		if !c.srv.cfg.ClusterAllowReadsWhenDown() {
+		if pubsubShard {
+			if !c.srv.cfg.ClusterAllowPubsubshardWhenDown() {
+				return routeDown, slot, errClusterDown
+			}
+		} else if !c.srv.cfg.ClusterAllowReadsWhenDown() {
 			return routeDown, slot, errClusterDown
 		} else if write {
 			return routeDownRO, slot, errClusterDownRO
@@ -246,16 +264,18 @@ func (c *Client) route(cm *cmd, argv [][]byte, asking bool) (kind, slot int, msg
 		if multiple {
 			return routeTryAgain, slot, errTryAgain
 		}
-		return routeAsk, slot, redirect("ASK", slot, c.routeFor(r.Nodes[r.Migrating[slot]-1]))
+		return routeAsk, slot, c.redirect("ASK", slot, &r.Nodes[r.Migrating[slot]-1])
 	case importing && (asking || m.Flags&command.FlagAsking != 0):
 		if multiple && missing > 0 {
 			return routeTryAgain, slot, errTryAgain
 		}
 		return routeLocal, slot, ""
-	case c.cluster.readonly && !write && r.Primary != 0 && r.Primary == owner:
-		return routeLocal, slot, "" // READONLY: a replica serves its primary's reads
+	case (c.cluster.readonly || pubsubShard) && !write && r.Primary != 0 && r.Primary == owner:
+		// READONLY: a replica serves its primary's reads, and its
+		// sharded channels in any case.
+		return routeLocal, slot, ""
 	case owner != r.Self:
-		return routeMoved, slot, redirect("MOVED", slot, c.routeFor(r.Nodes[owner-1]))
+		return routeMoved, slot, c.redirect("MOVED", slot, &r.Nodes[owner-1])
 	}
 	return routeLocal, slot, ""
 }
@@ -269,8 +289,8 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 		return false
 	}
 	m := cm.meta
-	if m != command.Exec && !m.HasKeys() {
-		return false
+	if m != command.Exec && !m.HasKeys() && !isPubsubShard(m) {
+		return false // (the sharded channels are key specs with the not-key flag)
 	}
 	kind, slot, msg := c.route(cm, argv, c.cluster.asking)
 	if kind == routeLocal {
@@ -322,10 +342,6 @@ func (c *Client) scriptClusterCheck(cm *cmd, argv [][]byte, slot *int, crossSlot
 		}
 	}
 	return ""
-}
-
-func redirect(kind string, slot int, n cluster.Route) string {
-	return kind + " " + strconv.Itoa(slot) + " " + n.IP + ":" + strconv.Itoa(n.Port)
 }
 
 // clusterAfterCall ends ASKING's effect after one command (outside
@@ -398,21 +414,7 @@ func clusterMyshardidCommand(c *Client) {
 
 func clusterNodesCommand(c *Client) {
 	if cl := clusterOn(c); cl != nil {
-		c.w.Verbatim("txt", cl.NodesFor(c.tlsInfo()))
-	}
-}
-
-func writeNodeEntry(c *Client, n cluster.Route) {
-	c.w.ArrayLen(4)
-	c.w.BulkString(n.IP)
-	c.w.Int(int64(n.ClientPort(c.tlsInfo())))
-	c.w.BulkString(n.Name)
-	if n.Hostname != "" {
-		c.w.MapLen(1)
-		c.w.BulkString("hostname")
-		c.w.BulkString(n.Hostname)
-	} else {
-		c.w.MapLen(0)
+		c.w.Verbatim("txt", cl.NodesFor(c.tlsInfo(), c.clientIPv6()))
 	}
 }
 
@@ -427,8 +429,8 @@ func clusterSlotsCommand(c *Client) {
 		c.w.ArrayLen(2 + len(r.Nodes))
 		c.w.Int(int64(r.Start))
 		c.w.Int(int64(r.End))
-		for _, n := range r.Nodes {
-			writeNodeEntry(c, n)
+		for i := range r.Nodes {
+			writeNodeEntry(c, &r.Nodes[i])
 		}
 	}
 }
@@ -460,9 +462,9 @@ func clusterShardsCommand(c *Client) {
 			c.w.BulkString(n.Name)
 			writeShardPorts(c, n.Route)
 			c.w.BulkString("ip")
-			c.w.BulkString(n.IP)
+			c.w.BulkString(c.nodeIP(&n.Route))
 			c.w.BulkString("endpoint")
-			c.w.BulkString(n.IP)
+			c.w.BulkString(c.preferredEndpoint(&n.Route))
 			if n.Hostname != "" {
 				c.w.BulkString("hostname")
 				c.w.BulkString(n.Hostname)
@@ -733,7 +735,7 @@ func clusterReplicasCommand(c *Client) {
 	if cl == nil {
 		return
 	}
-	lines, e := cl.ReplicasFor(string(c.ctx.Argv[2]), c.tlsInfo())
+	lines, e := cl.ReplicasFor(string(c.ctx.Argv[2]), c.tlsInfo(), c.clientIPv6())
 	if e != "" {
 		c.w.Error("ERR " + sanitize(e))
 		return
@@ -759,8 +761,8 @@ func clusterReplicateCommand(c *Client) {
 }
 
 // CLUSTER LINKS: the bus's connections. Corvid queues whole messages
-// for each link's writer rather than a byte buffer: the buffer fields
-// report the queued messages' count (allocated) and 0 (used).
+// for each link's writer, as Valkey's send queue: both buffer fields are
+// the bytes queued and not yet written.
 func clusterLinksCommand(c *Client) {
 	cl := clusterOn(c)
 	if cl == nil {
@@ -787,9 +789,9 @@ func clusterLinksCommand(c *Client) {
 			c.w.BulkString("r")
 		}
 		c.w.BulkString("send-buffer-allocated")
-		c.w.Int(int64(l.Queued))
+		c.w.Int(l.Queued)
 		c.w.BulkString("send-buffer-used")
-		c.w.Int(0)
+		c.w.Int(l.Queued)
 	}
 }
 

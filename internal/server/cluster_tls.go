@@ -88,11 +88,6 @@ func (c *Client) tlsInfo() bool {
 	return c.overTLS
 }
 
-// routeFor is n with its Port the one this client reaches it on.
-func (c *Client) routeFor(n cluster.Route) cluster.Route {
-	n.Port = n.ClientPort(c.tlsInfo())
-	return n
-}
 
 // shardPortFields counts and writeShardPorts writes a CLUSTER SHARDS
 // node's ports (addNodeDetailsToShardReply): "port", the TCP port, and

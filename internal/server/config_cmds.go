@@ -50,11 +50,13 @@ func configSetCommand(c *Client) {
 }
 
 // applyRuntimeConfig pushes the eviction-related settings into the
-// keyspace (maxmemory-policy, which the LRU/LFU clock layout follows).
+// keyspace (maxmemory-policy, which the LRU/LFU clock layout follows), and
+// what this cluster node announces into the cluster.
 // applyConfig calls it too, so a config file's allkeys-lfu takes effect at
 // start-up.
 func (s *Server) applyRuntimeConfig() {
 	s.applyMemoryConfig()
+	s.applyClusterConfig()
 }
 
 // replyErrorText turns an error from package config into reply text. Its
