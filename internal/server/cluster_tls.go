@@ -88,7 +88,6 @@ func (c *Client) tlsInfo() bool {
 	return c.overTLS
 }
 
-
 // shardPortFields counts and writeShardPorts writes a CLUSTER SHARDS
 // node's ports (addNodeDetailsToShardReply): "port", the TCP port, and
 // "tls-port", each when it is not 0, whatever the client's transport.
