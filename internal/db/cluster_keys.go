@@ -49,6 +49,10 @@ func (ks *Keyspace) SetSlotStriping(on bool) {
 // SlotStriping reports whether the keyspace is in slot mode.
 func (ks *Keyspace) SlotStriping() bool { return ks.slotStripes }
 
+// SetClusterMode makes MOVE and SWAPDB answer Valkey's cluster-mode
+// errors. Like SetSlotStriping, it is called while the server is built.
+func (ks *Keyspace) SetClusterMode(on bool) { ks.clusterMode = on }
+
 // counted records that key was inserted into (n = 1) or deleted from
 // (n = -1) the shard's keys dict: every insertion of a new key and every
 // deletion is followed by it (Create, SetString, deleteDB, expireKey,

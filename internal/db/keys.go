@@ -263,7 +263,7 @@ func (c *Ctx) renameGeneric(nx bool) {
 
 // MOVE key db
 func moveCommand(c *Ctx) {
-	if c.KS.SlotStriping() { // cluster mode: one database
+	if c.KS.clusterMode {
 		c.W.Error("ERR MOVE is not allowed in cluster mode")
 		return
 	}
@@ -374,7 +374,7 @@ func dbsizeCommand(c *Ctx) { c.W.Int(int64(c.KS.DBSize(c.DB, c.Locked))) }
 
 // SWAPDB index1 index2
 func swapdbCommand(c *Ctx) {
-	if c.KS.SlotStriping() { // cluster mode: one database
+	if c.KS.clusterMode {
 		c.W.Error("ERR SWAPDB is not allowed in cluster mode")
 		return
 	}

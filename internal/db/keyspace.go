@@ -27,6 +27,9 @@ type Keyspace struct {
 	// and before any other goroutine uses the keyspace; never changed
 	// after, so it is read without synchronisation.
 	slotStripes bool
+	// clusterMode: MOVE and SWAPDB are refused, as in a Valkey cluster
+	// node (SetClusterMode; set once, before the keyspace is shared).
+	clusterMode bool
 
 	// replicaReads: the server is a replica, so a client's lookup of a
 	// logically expired key finds nothing without deleting it (the

@@ -125,6 +125,7 @@ func (s *Server) initCluster() error {
 	}
 	s.cluster = cl
 	s.ks.SetSlotStriping(true)
+	s.ks.SetClusterMode(true)
 	s.slotStats = new(slotStats)
 	return nil
 }
