@@ -74,6 +74,66 @@ vars currentEpoch 1 lastVoteEpoch 0
 	}
 }
 
+// TestReplicaValidityFactor: a replica whose data is older than the
+// ping period plus factor node timeouts (beyond the node timeout itself)
+// does not schedule an election, and says why once; factor 0 turns the
+// check off, and a manual FORCE skips it.
+func TestReplicaValidityFactor(t *testing.T) {
+	const conf = `@a 127.0.0.1:7000@17000 master,fail - 0 0 1 connected 0-16383
+@b 127.0.0.1:7001@17001 myself,slave @a 0 0 1 connected
+vars currentEpoch 1 lastVoteEpoch 0
+`
+	const timeout = 1000 // ms; ping period 10 s: the limit is 10 s + factor x 1 s past the timeout
+	for _, tc := range []struct {
+		factor    int
+		age       int64
+		scheduled bool
+	}{
+		{0, 1_000_000, true},
+		{10, 20_000, true},  // 20 s - 1 s = 19 s <= 10 s + 10 s
+		{10, 21_001, false}, // 20.001 s > 20 s
+		{1, 11_000, true},   // 10 s <= 11 s
+		{1, 12_001, false},
+	} {
+		t.Run(strconv.Itoa(tc.factor)+"/"+strconv.FormatInt(tc.age, 10), func(t *testing.T) {
+			var logs []string
+			cl, now := loadTest(t, conf, Options{
+				NodeTimeout: func() int64 { return timeout },
+				Logf: func(_ byte, f string, a ...any) {
+					if strings.Contains(f, "unable to failover") {
+						logs = append(logs, f)
+					}
+				},
+			})
+			cl.mu.Lock()
+			cl.applyMyAddress()
+			cl.nodes[nm('a')].FailTime = *now - 2*timeout
+			cl.validity = validity{factor: tc.factor, period: 10, age: tc.age}
+			cl.handleReplicaFailover()
+			cl.handleReplicaFailover()
+			scheduled := cl.failover.authTime != 0
+			cl.unlock()
+			if scheduled != tc.scheduled {
+				t.Fatalf("election scheduled: %v, want %v", scheduled, tc.scheduled)
+			}
+			if want := map[bool]int{true: 0, false: 1}[tc.scheduled]; len(logs) != want {
+				t.Fatalf("logged %d times, want %d: %q", len(logs), want, logs)
+			}
+			if !tc.scheduled {
+				if e := cl.Failover(true, false); e != "" {
+					t.Fatal(e)
+				}
+				cl.mu.Lock()
+				started := cl.failover.authSent
+				cl.mu.Unlock()
+				if !started {
+					t.Fatal("CLUSTER FAILOVER FORCE did not start an election")
+				}
+			}
+		})
+	}
+}
+
 // TestReplicaMigration: primary a has two working replicas, b lost its
 // only one (FAIL); after b has been orphaned for 5 s the replica of a
 // with the smallest name becomes b's replica, unless migration is not

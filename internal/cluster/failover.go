@@ -11,7 +11,9 @@ import (
 // with its rank among its primary's replicas; with a majority it takes
 // its primary's slots with that epoch and tells everyone. A primary
 // votes once per epoch, and once per 2 node timeouts for a given failed
-// primary. Manual failover (CLUSTER FAILOVER, MFSTART) is not built.
+// primary. A replica whose data is too old (cluster-replica-validity-factor)
+// does not stand. Manual failover: CLUSTER FAILOVER [FORCE|TAKEOVER]
+// (MFSTART, the primary's pause) below and in gossip.go.
 
 // failoverState is a replica's election in progress. Guarded by mu.
 type failoverState struct {
@@ -68,6 +70,9 @@ func (cl *Cluster) handleReplicaFailover() {
 		return
 	}
 	timeout := cl.opt.NodeTimeout()
+	if !manual && cl.dataTooOld(timeout, now) {
+		return
+	}
 	authTimeout := max(timeout*2, 2000)
 	authRetry := authTimeout * 2
 	if manual && f.authTime == 0 {
@@ -453,4 +458,34 @@ func (cl *Cluster) maxEpoch() uint64 {
 		m = max(m, n.ConfigEpoch)
 	}
 	return m
+}
+
+// dataTooOld is clusterHandleReplicaFailover's data age check: with
+// cluster-replica-validity-factor set, a replica that has not heard from
+// its primary for longer than the ping period plus factor node timeouts
+// (the node timeout itself not counted) does not stand for election; a
+// manual failover skips the check. mu held.
+func (cl *Cluster) dataTooOld(timeout, now int64) bool {
+	factor, period, age := cl.validity.factor, cl.validity.period, cl.validity.age
+	if age > timeout {
+		age -= timeout
+	}
+	if factor == 0 || age <= period*1000+timeout*int64(factor) {
+		return false
+	}
+	// clusterLogCantFailover: at most every 10 s for the same reason,
+	// and not before the primary has been failing for a node timeout.
+	if cl.cantFailoverLogged == 0 || now-cl.cantFailoverLogged > 10000 {
+		if p := cl.myself.Primary; p != nil && now-p.FailTime > timeout {
+			cl.cantFailoverLogged = now
+			cl.opt.Logf('*', "Currently unable to failover: Disconnected from primary for longer than allowed. Please check the 'cluster-replica-validity-factor' configuration option.")
+		}
+	}
+	return true
+}
+
+// validity is what dataTooOld needs from the server (Options.Validity).
+type validity struct {
+	factor      int
+	period, age int64
 }

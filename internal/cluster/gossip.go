@@ -879,8 +879,10 @@ func (cl *Cluster) cronLoop() {
 			if cl.opt.ReplOffset != nil {
 				off = cl.opt.ReplOffset()
 			}
+			factor, period, age := cl.opt.Validity()
 			cl.mu.Lock()
 			cl.myself.ReplOffset = uint64(off)
+			cl.validity = validity{factor, period, age}
 			cl.cron()
 			cl.unlock()
 		}

@@ -137,6 +137,11 @@ type Options struct {
 	// BlacklistTTL is cluster-blacklist-ttl, in seconds: how long a
 	// forgotten node is not re-added from gossip.
 	BlacklistTTL func() int64
+	// Validity is cluster-replica-validity-factor, repl-ping-replica-period
+	// (seconds) and this replica's data age: the milliseconds since it
+	// last heard from its primary (link up) or since the link went down.
+	// The cron reads it before it takes the lock, as ReplOffset.
+	Validity func() (factor int, pingPeriod int64, dataAge int64)
 	// PingInterval is cluster-ping-interval (ms; 0: half the node
 	// timeout), how long after its last PONG a node is pinged again.
 	PingInterval func() int64
@@ -211,6 +216,8 @@ type Cluster struct {
 	mfPaused                            bool
 	mf                                  manualState
 	failover                            failoverState
+	cantFailoverLogged                  int64    // ms: the last "unable to failover" log line
+	validity                            validity // Options.Validity, as the cron last read it
 
 	stats struct {
 		sent, received [TypeCount]int64
@@ -274,6 +281,9 @@ func New(opt Options) (*Cluster, error) {
 	}
 	if opt.BlacklistTTL == nil {
 		opt.BlacklistTTL = func() int64 { return 60 }
+	}
+	if opt.Validity == nil {
+		opt.Validity = func() (int, int64, int64) { return 0, 10, 0 }
 	}
 	if opt.PingInterval == nil {
 		opt.PingInterval = func() int64 { return 0 }

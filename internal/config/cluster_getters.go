@@ -61,3 +61,9 @@ var idxClusterSlotStats = mustIdx("cluster-slot-stats-enabled")
 // ClusterSlotStatsEnabled is cluster-slot-stats-enabled: CLUSTER
 // SLOT-STATS's CPU and network counters.
 func (c *Config) ClusterSlotStatsEnabled() bool { return c.b(idxClusterSlotStats) }
+
+var idxClusterValidityFactor = mustIdx("cluster-replica-validity-factor")
+
+// ClusterReplicaValidityFactor is cluster-replica-validity-factor (0:
+// a replica stands for election however old its data).
+func (c *Config) ClusterReplicaValidityFactor() int { return int(c.n(idxClusterValidityFactor)) }

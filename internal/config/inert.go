@@ -43,9 +43,6 @@ var inertDirectives = map[string]string{
 	"replica-lazy-flush":               "no effect: a full sync's flush drops the old dataset at once (Go's collector frees it)",
 	"replica-ignore-disk-write-errors": "no effect: a replica always applies its primary's stream, whatever its disk state",
 	"propagation-error-behavior":       "only its default is built: a command of the primary's stream that fails is logged and the stream goes on",
-	// Cluster: the rest is live (internal/server/cluster.go, cluster_ops.go,
-	// cluster_tls.go, cluster_slotstats.go).
-	"cluster-replica-validity-factor": waitCluster,
 	// TLS: the rest is live (internal/tlsconf, internal/server/tls.go).
 	"max-new-tls-connections-per-cycle": "no effect: each TLS handshake runs on its connection's own goroutine, not in a per-cycle budget",
 	// Not applicable to a Go server, or not built.

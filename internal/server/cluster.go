@@ -85,6 +85,9 @@ func (s *Server) initCluster() error {
 			return s.cfg.ClusterAllowReplicaMigration(), s.cfg.ClusterMigrationBarrier()
 		},
 		BlacklistTTL: func() int64 { return s.cfg.ClusterBlacklistTTL() },
+		Validity: func() (int, int64, int64) {
+			return s.cfg.ClusterReplicaValidityFactor(), s.cfg.ReplPingReplicaPeriod(), s.replDataAge()
+		},
 		PingInterval: func() int64 { return s.cfg.ClusterPingInterval() },
 		SendBufLimit: func() int64 { return s.cfg.ClusterLinkSendbufLimit() },
 		Logf: func(level byte, f string, a ...any) {

@@ -822,3 +822,21 @@ func (s *Server) restoreReplInfo() {
 	}
 	s.log.notice("Restored the replication ID %s and offset %d from the RDB file", a.id, a.off)
 }
+
+// replDataAge is how old a replica's data may be, in milliseconds, as
+// Valkey's clusterHandleReplicaFailover reckons it: since the last byte
+// from the primary while the link is up, else since the link went down
+// (since the epoch when it never came up); 0 for a primary.
+func (s *Server) replDataAge() int64 {
+	s.repl.mu.Lock()
+	l := s.repl.link
+	s.repl.mu.Unlock()
+	if l == nil {
+		return 0
+	}
+	now := time.Now().UnixMilli()
+	if l.state.Load() == linkConnected {
+		return now - l.lastIO.Load()
+	}
+	return now - l.downSince.Load()*1000
+}
