@@ -8,7 +8,9 @@
 # machine (-t 2 -c 25). Prints ops/s, p50/p99/p99.9, MOVED/s and ASK/s
 # (memtier's cluster columns) and the servers' CPU microseconds per
 # operation (utime+stime of the three node processes from /proc/PID/stat
-# over the run), medians of the rounds, and the ratios corvid/valkey.
+# over the run, and the utime part alone: the rest is the kernel's,
+# mostly loopback TCP), medians of the rounds, and the ratios
+# corvid/valkey.
 #
 #   bench/cluster.sh [seconds] [rounds] [patterns]
 #   bench/cluster.sh 10 3 "R G"
@@ -69,7 +71,8 @@ start_cluster() {
 	echo "$who cluster never became ok" >&2; exit 1
 }
 
-cpu_ticks() { local p s=0; for p in "${pids[@]}"; do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo "$s"; }
+# cpu_ticks prints the user and system ticks of the node processes.
+cpu_ticks() { local p u=0 s=0; for p in "${pids[@]}"; do read -r a b < <(awk '{print $14, $15}' "/proc/$p/stat"); u=$((u + a)); s=$((s + b)); done; echo "$u $s"; }
 
 echo "valkey $("$VALKEY" --version | awk '{print $3}'); corvid at $(git rev-parse --short HEAD)"
 echo "memtier_benchmark --cluster-mode -t 2 -c 25 -R --data-size-range=1024-4096 --data-size-pattern=S --ratio=1:4, ${T}s per run, $R rounds; $(nproc) cores, $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -78,22 +81,22 @@ for pat in $PATTERNS; do
 	for round in $(seq "$R"); do
 		for who in corvid valkey; do
 			start_cluster "$who"
-			t0=$(cpu_ticks)
+			read -r u0 s0 < <(cpu_ticks)
 			out=$("$MEMTIER" -s 127.0.0.1 -p "${ports[0]}" --cluster-mode -t 2 -c 25 --test-time "$T" \
 				-R --data-size-range=1024-4096 --data-size-pattern=S --ratio=1:4 --key-pattern="$kp" \
 				--hide-histogram --print-percentiles 50,99,99.9 2>/dev/null)
-			t1=$(cpu_ticks)
+			read -r u1 s1 < <(cpu_ticks)
 			stop_nodes
 			# The Totals row, by the header's column names.
-			echo "$out" | awk -v who="$who" -v pat="$pat" -v round="$round" -v t="$((t1 - t0))" \
-				-v hz="$(getconf CLK_TCK)" -v s="$T" '
+			echo "$out" | awk -v who="$who" -v pat="$pat" -v round="$round" -v t="$((u1 - u0 + s1 - s0))" \
+				-v ut="$((u1 - u0))" -v hz="$(getconf CLK_TCK)" -v s="$T" '
 				# "Avg. Latency", "p50 Latency", ...: two words a column.
 				$1 == "Type" { j = 0; for (i = 1; i <= NF; i++) if ($i != "Latency") col[$i] = ++j }
 				$1 == "Totals" {
 					ops = $col["Ops/sec"]
-					printf "%s x %s %s %s %s %s %s %s %s %.3f\n", pat, round, who, ops,
+					printf "%s x %s %s %s %s %s %s %s %s %.3f %.3f\n", pat, round, who, ops,
 						$col["p50"], $col["p99"], $col["p99.9"], $col["MOVED/sec"], $col["ASK/sec"],
-						t / hz / (ops * s) * 1e6
+						t / hz / (ops * s) * 1e6, ut / hz / (ops * s) * 1e6
 				}' >>"$raw"
 		done
 	done
@@ -105,14 +108,14 @@ function med(a, n,   i, j, t) {
 	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 }
 { k = $1 " " $4; if (!(k in n)) { order[++nk] = k }
-  n[k]++; for (f = 5; f <= 11; f++) v[k, f, n[k]] = $f }
+  n[k]++; for (f = 5; f <= 12; f++) v[k, f, n[k]] = $f }
 END {
-	printf "| keys | server | ops/s | p50 ms | p99 ms | p99.9 ms | MOVED/s | ASK/s | CPU us/op |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+	printf "| keys | server | ops/s | p50 ms | p99 ms | p99.9 ms | MOVED/s | ASK/s | CPU us/op | of which user |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, kk, " ")
-		for (f = 5; f <= 11; f++) { for (r = 1; r <= n[k]; r++) x[r] = v[k, f, r]; m[k, f] = med(x, n[k]) }
-		printf "| %s | %s | %.0f | %.3f | %.3f | %.3f | %.0f | %.0f | %.2f |\n", kk[1] == "G" ? "Gaussian" : "uniform", kk[2],
-			m[k,5], m[k,6], m[k,7], m[k,8], m[k,9], m[k,10], m[k,11]
+		for (f = 5; f <= 12; f++) { for (r = 1; r <= n[k]; r++) x[r] = v[k, f, r]; m[k, f] = med(x, n[k]) }
+		printf "| %s | %s | %.0f | %.3f | %.3f | %.3f | %.0f | %.0f | %.2f | %.2f |\n", kk[1] == "G" ? "Gaussian" : "uniform", kk[2],
+			m[k,5], m[k,6], m[k,7], m[k,8], m[k,9], m[k,10], m[k,11], m[k,12]
 	}
 	printf "\n| keys | corvid/valkey ops | corvid/valkey CPU per op | p99 corvid/valkey |\n|---|---:|---:|---:|\n"
 	for (i = 1; i <= nk; i++) {
