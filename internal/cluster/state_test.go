@@ -131,26 +131,7 @@ func TestGossipThreeNodes(t *testing.T) {
 	}
 	cls[0].Meet("127.0.0.1", 7001, cls[1].opt.BusPort)
 	cls[0].Meet("127.0.0.1", 7002, cls[2].opt.BusPort)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		ok := true
-		for _, cl := range cls {
-			r := cl.Routing()
-			if !r.OK || cl.KnownNodes() != 3 {
-				ok = false
-			}
-		}
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			for _, cl := range cls {
-				t.Logf("%s\n%s", cl.Info(), cl.Nodes())
-			}
-			t.Fatal("the cluster did not converge")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitConverged(t, cls, 15*time.Second, "the cluster did not converge")
 	for _, cl := range cls {
 		r := cl.Routing()
 		if got := r.Nodes[r.Owner[Slots-1]-1].Port; got != 7002 {
@@ -210,5 +191,30 @@ func TestBusBadInput(t *testing.T) {
 	}
 	if cl.KnownNodes() != 1 {
 		t.Errorf("a PING from an unknown node added it: %s", cl.Nodes())
+	}
+}
+
+// waitConverged waits until every node of cls is ok and knows all of
+// them, or fails with msg (and the nodes' views) after d.
+func waitConverged(t *testing.T, cls []*Cluster, d time.Duration, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ok := true
+		for _, cl := range cls {
+			if !cl.Routing().OK || cl.KnownNodes() != len(cls) {
+				ok = false
+			}
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, cl := range cls {
+				t.Logf("%s\n%s", cl.Info(), cl.Nodes())
+			}
+			t.Fatal(msg)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -252,25 +252,7 @@ func TestGossipOverTLS(t *testing.T) {
 	// With tls-cluster, MEET names the TLS port.
 	cls[0].Meet("127.0.0.1", 7101, cls[1].opt.BusPort)
 	cls[0].Meet("127.0.0.1", 7102, cls[2].opt.BusPort)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ok := true
-		for _, cl := range cls {
-			if !cl.Routing().OK || cl.KnownNodes() != 3 {
-				ok = false
-			}
-		}
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			for _, cl := range cls {
-				t.Logf("%s\n%s", cl.Info(), cl.Nodes())
-			}
-			t.Fatal("the cluster did not converge over TLS")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitConverged(t, cls, 20*time.Second, "the cluster did not converge over TLS")
 	for _, cl := range cls {
 		r := cl.Routing()
 		o := r.Nodes[r.Owner[Slots-1]-1]
@@ -328,7 +310,7 @@ func TestGossipOverTLS(t *testing.T) {
 	// The MEET's handshake node goes once the handshake timeout (the
 	// node timeout, 2 s) passes without a PONG: the links' TLS
 	// handshakes failed all along.
-	deadline = time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for stranger.KnownNodes() != 1 {
 		if len(stranger.Links()) != 0 {
 			t.Fatalf("the stranger has a link: %+v", stranger.Links())

@@ -16,11 +16,11 @@ import (
 // newClusterTestClient is newTestClient with cluster-enabled yes (the
 // bus not started) and reads allowed while the cluster is down, so that
 // a lone node serves its slots' reads before it is ever ok.
-func newClusterTestClient(tb testing.TB) *Client {
+func newClusterTestClient(tb testing.TB, args ...string) *Client {
 	tb.Helper()
 	dir := tb.TempDir()
-	cfg, err := config.Load("", []string{"--cluster-enabled", "yes", "--dir", dir,
-		"--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-allow-reads-when-down", "yes"})
+	cfg, err := config.Load("", append([]string{"--cluster-enabled", "yes", "--dir", dir,
+		"--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-allow-reads-when-down", "yes"}, args...))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,14 +2,9 @@ package server
 
 import (
 	"crypto/tls"
-	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/corvid-kv/corvid/internal/config"
-	"github.com/corvid-kv/corvid/internal/db"
-	"github.com/corvid-kv/corvid/internal/resp"
 	"github.com/corvid-kv/corvid/internal/tlsconf"
 	"github.com/corvid-kv/corvid/tests/testutil"
 )
@@ -18,22 +13,7 @@ import (
 // (nothing listens: the bus is not started) and the extra arguments.
 func newTLSPortClusterClient(tb testing.TB, args ...string) *Client {
 	tb.Helper()
-	dir := tb.TempDir()
-	cfg, err := config.Load("", append([]string{"--cluster-enabled", "yes", "--dir", dir, "--port", "6379", "--tls-port", "6390",
-		"--cluster-config-file", filepath.Join(dir, "nodes.conf"), "--cluster-allow-reads-when-down", "yes"}, args...))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	a, b := net.Pipe()
-	tb.Cleanup(func() { a.Close(); b.Close() })
-	c := &Client{srv: s, conn: a, id: 1, rd: resp.NewReader(), w: resp.NewWriter(64 << 10), unblock: make(chan int, 1)}
-	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c}
-	c.authed = true
-	return c
+	return newClusterTestClient(tb, append([]string{"--port", "6379", "--tls-port", "6390"}, args...)...)
 }
 
 // TestClusterClientPorts: CLUSTER NODES and SLOTS give a client over TLS
