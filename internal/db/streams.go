@@ -111,7 +111,7 @@ func writeEntry(w *resp.Writer, e *streamEntry) {
 func deferredLen(w *resp.Writer) int { return w.Len() }
 
 func setDeferredLen(w *resp.Writer, mark, n int, asMap bool) {
-	tail := append([]byte(nil), w.Bytes()[mark:]...)
+	tail := w.CopyFrom(mark)
 	w.Truncate(mark)
 	if asMap {
 		w.MapLen(n)

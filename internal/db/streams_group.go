@@ -728,7 +728,7 @@ func xautoclaimCommand(c *Ctx) {
 		endID = cur.ID()
 	}
 	// Insert the cursor before the claimed entries.
-	tail := append([]byte(nil), c.W.Bytes()[mark:]...)
+	tail := c.W.CopyFrom(mark)
 	c.W.Truncate(mark)
 	writeStreamID(c.W, endID)
 	c.W.Raw(tail)

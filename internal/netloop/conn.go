@@ -44,6 +44,11 @@ type Conn struct {
 	detachFn         func() // set by Detach, run by the loop after OnReadable
 	deferred         bool   // in the loop's pending list with replies in pend
 	pend             []byte // DeferWrite: replies collected this round
+	// q holds blocks handed over by WriteBlocks, the Conn's until sent:
+	// the output order is out (epoll), then q, then pend. qLen and qCap
+	// are their total length and capacity.
+	q          [][]byte
+	qLen, qCap int
 
 	// io_uring backend only (uring.go); owner-only like the above.
 	slot         int32  // index in the loop's slot table; -1: none
@@ -268,7 +273,7 @@ func (c *Conn) keep(b []byte) bool { return cap(b) <= keptOutput || c.again }
 // round's replies, a full socket's backlog; on io_uring also the send in
 // flight and the receive buffer), for memory accounting. Owner only.
 func (c *Conn) Queued() int {
-	return cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx) + cap(c.cin) + cap(c.plain) + cap(c.sealBuf)
+	return cap(c.pend) + cap(c.out) + c.qCap + cap(c.tx) + cap(c.rx) + cap(c.cin) + cap(c.plain) + cap(c.sealBuf)
 }
 
 // OutQueued is the number of output bytes written to the Conn that the
@@ -276,7 +281,7 @@ func (c *Conn) Queued() int {
 // output of a full socket, and on io_uring the unsent part of the send in
 // flight. Owner only.
 func (c *Conn) OutQueued() int {
-	n := len(c.pend) + len(c.out)
+	n := len(c.pend) + len(c.out) + c.qLen
 	if c.tx != nil { // txSent is stale once the send is done (tx nil)
 		n += len(c.tx) - c.txSent
 	}
@@ -430,10 +435,15 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if c.wantOut {
+		if len(c.q) > 0 {
+			// After the blocks still queued.
+			c.pushBlock(c.seal(nil, p))
+			return len(p), nil
+		}
 		c.out = c.seal(c.out, p)
 		return len(p), nil
 	}
-	if c.l.e.deferWrite {
+	if c.l.e.deferWrite || len(c.q) > 0 {
 		c.pend = c.seal(c.pend, p)
 		if !c.deferred {
 			c.deferred = true
@@ -460,6 +470,81 @@ func (c *Conn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteBlocks sends the blocks in order, after what was written before,
+// as Write would send their concatenation, but without copying them
+// while attached (a reply of many megabytes, resp.Writer's blocks): the
+// Conn takes them over and keeps them until the kernel has taken them;
+// the caller must not touch them again. What the socket does not take
+// pauses input as with Write, and OnDrained runs once all of it has gone.
+// Through a codec, or detached, it is Write of each block. Owner only.
+func (c *Conn) WriteBlocks(bs [][]byte) error {
+	if c.codec != nil || !c.attached {
+		for _, b := range bs {
+			if _, err := c.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(c.pend) > 0 {
+		// Collected before the blocks: it goes first.
+		c.pushBlock(c.pend)
+		c.pend = nil
+	}
+	for _, b := range bs {
+		c.pushBlock(b)
+	}
+	c.backlogged = true // OnDrained re-notes memory once the blocks are gone
+	if !c.wantOut && !c.deferred {
+		c.deferred = true
+		c.l.pending = append(c.l.pending, c)
+	}
+	return nil
+}
+
+// pushBlock queues b after q's blocks.
+func (c *Conn) pushBlock(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	c.q = append(c.q, b)
+	c.qLen += len(b)
+	c.qCap += cap(b)
+}
+
+// popBlock takes q's first block off the queue.
+func (c *Conn) popBlock() []byte {
+	b := c.q[0]
+	c.q[0] = nil
+	c.q = c.q[1:]
+	c.qLen -= len(b)
+	c.qCap -= cap(b)
+	if len(c.q) == 0 {
+		c.q, c.qLen, c.qCap = nil, 0, 0
+	}
+	return b
+}
+
+// writeQueue writes q's blocks until the socket is full; the blocks
+// written go, a block written in part keeps its rest.
+func (c *Conn) writeQueue() error {
+	for len(c.q) > 0 {
+		b := c.q[0]
+		n, err := c.writeSome(b)
+		if n < len(b) {
+			c.q[0] = b[n:]
+			c.qLen -= n
+			c.qCap -= n // cap(b[n:])
+			return err
+		}
+		c.popBlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // keepSeal is what Write keeps of a sealed buffer for the next write:
 // all of it, emptied, unless a burst made it large.
 func keepSeal(b []byte) []byte {
@@ -478,6 +563,10 @@ func (c *Conn) flushDeferred() {
 		return
 	}
 	c.deferred = false
+	if len(c.q) > 0 {
+		c.flushQueue()
+		return
+	}
 	p := c.pend
 	c.pend = c.pend[:0]
 	if !c.keep(c.pend) {
@@ -498,6 +587,32 @@ func (c *Conn) flushDeferred() {
 	} else {
 		c.sentWake()
 	}
+}
+
+// flushQueue is flushDeferred with blocks queued (WriteBlocks): the
+// round's later replies go after them, and what the socket does not
+// take stays in q, with input paused until it drains.
+func (c *Conn) flushQueue() {
+	if len(c.pend) > 0 {
+		c.pushBlock(c.pend)
+		c.pend = nil
+	}
+	if c.sysfd < 0 {
+		return
+	}
+	if err := c.writeQueue(); err != nil {
+		c.Close()
+		return
+	}
+	if len(c.q) > 0 {
+		c.wantOut, c.backlogged = true, true
+		c.setInterest()
+		return
+	}
+	if c.backlogged {
+		c.drained()
+	}
+	c.sentWake()
 }
 
 // writeSome writes until the socket is full; EAGAIN is not an error.
@@ -532,6 +647,14 @@ func (c *Conn) drain() error {
 	}
 	rest := copy(c.out, c.out[n:])
 	c.out = c.out[:rest]
+	if rest == 0 && len(c.q) > 0 {
+		if err := c.writeQueue(); err != nil {
+			return err
+		}
+		if len(c.q) > 0 {
+			return nil
+		}
+	}
 	if rest == 0 {
 		c.wantOut = false
 		if cap(c.out) > 1<<20 && !c.again {
@@ -544,22 +667,37 @@ func (c *Conn) drain() error {
 // writeBlocking drains pending output and then writes p, waiting in
 // poll(2) whenever the socket is full (detached owner).
 func (c *Conn) writeBlocking(p []byte) error {
-	for _, b := range [2][]byte{c.out, p} {
-		for len(b) > 0 {
-			n, err := c.writeSome(b)
-			if err != nil {
+	if err := c.writeAll(c.out); err != nil {
+		return err
+	}
+	c.out = c.out[:0]
+	for len(c.q) > 0 {
+		if err := c.writeAll(c.q[0]); err != nil {
+			return err
+		}
+		c.popBlock()
+	}
+	if err := c.writeAll(p); err != nil {
+		return err
+	}
+	c.wantOut = false
+	return nil
+}
+
+// writeAll writes b, waiting whenever the socket is full.
+func (c *Conn) writeAll(b []byte) error {
+	for len(b) > 0 {
+		n, err := c.writeSome(b)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+		if len(b) > 0 {
+			if err := c.waitWritable(); err != nil {
 				return err
-			}
-			b = b[n:]
-			if len(b) > 0 {
-				if err := c.waitWritable(); err != nil {
-					return err
-				}
 			}
 		}
 	}
-	c.out = c.out[:0]
-	c.wantOut = false
 	return nil
 }
 
@@ -680,6 +818,12 @@ func (c *Conn) Detach(fn func()) { c.detachFn = fn }
 // Called once by Register's caller, and by a detached owner to give the
 // connection back (its pending output must have been written).
 func (c *Conn) Attach() {
+	if !c.attached && c.sysfd >= 0 && (len(c.out) > 0 || len(c.q) > 0) {
+		// Output the loop left when it detached c (its collected
+		// replies, blocks) that the owner did not write after: the
+		// loop would not send it (a ring sends only from pend).
+		c.writeBlocking(nil)
+	}
 	l := c.l
 	l.mu.Lock()
 	if l.closing {
@@ -722,6 +866,7 @@ func (c *Conn) Close() {
 	c.rd.Unlock()
 	c.out = nil
 	c.pend = nil
+	c.q, c.qLen, c.qCap = nil, 0, 0
 	c.deferred = false
 	c.wantOut = false
 	if !closed {
@@ -736,7 +881,7 @@ func (c *Conn) CloseWhenFlushed() {
 		if c.deferred {
 			c.flushURing()
 		}
-		if !c.txBusy && len(c.pend) == 0 {
+		if !c.txBusy && len(c.pend) == 0 && len(c.q) == 0 {
 			c.Close()
 			return
 		}

@@ -51,6 +51,15 @@
 // detached Conn's Write first drains pending output, then waits with
 // poll(2) whenever the socket is full.
 //
+// WriteBlocks hands over a list of buffers (a large reply's blocks,
+// resp.Writer) instead of bytes to copy: an attached Conn keeps them in
+// its block queue, after the output collected so far, until the kernel
+// has taken them (epoll writes them in turn until the socket is full; a
+// ring sends one block per send), and output written after them waits
+// behind them. From then on the blocks belong to the Conn, which drops
+// them once sent (a ring may reuse one as its next collecting buffer);
+// the caller must not touch them again.
+//
 // # io_uring
 //
 // On a ring, a buffer handed to the kernel (a connection's receive buffer

@@ -71,6 +71,16 @@ func (h *lineHandler) OnReadable(c *Conn) {
 			c.Write([]byte(strconv.Itoa(unix.Gettid()) + "\n"))
 		case "big":
 			c.Write(append(bytes.Repeat([]byte("x"), atoiT(arg)), '\n'))
+		case "blocks": // WriteBlocks: blockLine's blocks
+			n, k, _ := strings.Cut(arg, " ")
+			c.WriteBlocks(lineBlocks(atoiT(n), atoiT(k)))
+		case "detachblocks":
+			n, k, _ := strings.Cut(arg, " ")
+			c.Detach(func() {
+				c.WriteBlocks(lineBlocks(atoiT(n), atoiT(k)))
+				c.Attach()
+			})
+			return
 		case "burst":
 			n, k, _ := strings.Cut(arg, " ")
 			h.burstSize, h.burstLeft = atoiT(n), atoiT(k)
@@ -101,6 +111,19 @@ func (h *lineHandler) OnReadable(c *Conn) {
 		c.Close()
 	}
 }
+
+// lineBlocks returns k blocks of n bytes, block i of the letter i mod 26,
+// the last ending in a newline: one line, blockLine(n, k).
+func lineBlocks(n, k int) [][]byte {
+	bs := make([][]byte, k)
+	for i := range bs {
+		bs[i] = bytes.Repeat([]byte{byte('a' + i%26)}, n)
+	}
+	bs[k-1] = append(bs[k-1], '\n')
+	return bs
+}
+
+func blockLine(n, k int) string { return string(bytes.Join(lineBlocks(n, k), nil)) }
 
 // burstOne writes the next line of a burst and asks to run again.
 func (h *lineHandler) burstOne(c *Conn) {
@@ -320,6 +343,39 @@ func TestBackPressure(t *testing.T) {
 			t.Fatalf("big reply: %d bytes, %v", len(got), err)
 		}
 		expectLine(t, slowR, "after")
+	})
+}
+
+// TestWriteBlocks: blocks handed over (Conn.WriteBlocks) arrive whole
+// and in order, after what was written before them and before what is
+// written after them in the same round, attached (more than a socket
+// takes at once: sent as the client reads) or detached; OnDrained runs
+// once they have gone; another client is served meanwhile.
+func TestWriteBlocks(t *testing.T) {
+	writeModes(t, func(t *testing.T) {
+		addr, handlers, _ := serve(t, 1)
+		c, r := dial(t, addr)
+		h := recvWithin(t, handlers, "the handler")
+		const n, k = 64 << 10, 200 // 12.5 MB
+		c.Write([]byte("echo a\nblocks 65536 200\necho b\n"))
+		other, otherR := dial(t, addr)
+		other.Write([]byte("echo ping\n"))
+		expectLine(t, otherR, "ping") // the loop is not stuck on c
+		expectLine(t, r, "a")
+		got, err := r.ReadString('\n')
+		if err != nil || got != blockLine(n, k) {
+			t.Fatalf("blocks: %d bytes (want %d), %v", len(got), n*k+1, err)
+		}
+		expectLine(t, r, "b")
+		waitFor(t, "OnDrained", func() bool { return h.drains.Load() > 0 })
+		c.Write([]byte("blocks 1000 3\necho c\ndetachblocks 70000 5\n"))
+		for _, want := range []string{blockLine(1000, 3), "c\n", blockLine(70000, 5)} {
+			if got, err := r.ReadString('\n'); err != nil || got != want {
+				t.Fatalf("got %d bytes (want %d), %v", len(got), len(want), err)
+			}
+		}
+		c.Write([]byte("echo d\n")) // back on the loop
+		expectLine(t, r, "d")
 	})
 }
 

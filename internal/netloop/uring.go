@@ -271,7 +271,9 @@ func (l *loop) complete(userData uint64, res int32, flags uint32) bool {
 			l.queueSend(c)
 			return true
 		}
-		if c.keep(c.tx) {
+		if len(c.q) > 0 && cap(c.tx) <= sendGather {
+			c.spare = c.tx[:0] // the next gathered send's buffer
+		} else if c.keep(c.tx) {
 			if len(c.pend) == 0 && cap(c.pend) < cap(c.tx) {
 				// A burst's piece (Again): the next one goes straight
 				// into this buffer instead of a fresh one.
@@ -283,12 +285,12 @@ func (l *loop) complete(userData uint64, res int32, flags uint32) bool {
 			c.pend = nil // a burst is over: give its buffer back
 		}
 		c.tx = nil
-		if c.backlogged && len(c.pend) == 0 && !c.closeWhenFlushed {
+		if c.backlogged && len(c.pend) == 0 && len(c.q) == 0 && !c.closeWhenFlushed {
 			c.drained()
 		}
 		c.sentWake()
 		switch {
-		case len(c.pend) > 0:
+		case len(c.pend) > 0 || len(c.q) > 0:
 			l.startSend(c)
 		case c.closeWhenFlushed:
 			c.Close()
@@ -360,6 +362,40 @@ func (l *loop) rearm(c *Conn) {
 
 // startSend hands the collected replies to the kernel.
 func (l *loop) startSend(c *Conn) {
+	if len(c.q) > 0 {
+		// Blocks (WriteBlocks), the round's later replies (pend) after
+		// them: a large block goes in a send of its own, as it is;
+		// smaller ones are gathered into one send of up to sendGather
+		// bytes (a buffer kept while blocks remain), so a batch of a few
+		// blocks is not one ring round per block.
+		if len(c.pend) > 0 {
+			c.pushBlock(c.pend)
+			c.pend = nil
+		}
+		if len(c.q) == 1 || len(c.q[0])+len(c.q[1]) > sendGather {
+			c.tx = c.popBlock()
+		} else {
+			n := 0
+			for _, x := range c.q {
+				if n+len(x) > sendGather {
+					break
+				}
+				n += len(x)
+			}
+			b := c.spare[:0]
+			if cap(b) < n {
+				b = make([]byte, 0, n)
+			}
+			c.spare = nil
+			for len(b) < n {
+				b = append(b, c.popBlock()...)
+			}
+			c.tx = b
+		}
+		c.txSent = 0
+		l.queueSend(c)
+		return
+	}
 	next := c.spare
 	if !c.keep(next) {
 		next = nil
@@ -368,6 +404,9 @@ func (l *loop) startSend(c *Conn) {
 	c.pend = next
 	l.queueSend(c)
 }
+
+// sendGather bounds a send that gathers blocks (startSend).
+const sendGather = 1 << 20
 
 func (l *loop) queueSend(c *Conn) {
 	c.txBusy = true
@@ -378,7 +417,7 @@ func (l *loop) queueSend(c *Conn) {
 // the next io_uring_enter, or after the send in flight.
 func (c *Conn) flushURing() {
 	c.deferred = false
-	if c.sysfd < 0 || c.txBusy || len(c.pend) == 0 {
+	if c.sysfd < 0 || c.txBusy || len(c.pend) == 0 && len(c.q) == 0 {
 		return
 	}
 	c.l.startSend(c)
@@ -387,8 +426,13 @@ func (c *Conn) flushURing() {
 // detach hands c to the goroutine Detach named (no operation in flight):
 // the replies not yet sent become the new owner's pending output.
 func (l *loop) detach(c *Conn) {
-	c.out = append(c.out, c.pend...)
-	c.pend = c.pend[:0]
+	if len(c.q) > 0 {
+		c.pushBlock(c.pend) // after the blocks; writeBlocking sends q
+		c.pend = nil
+	} else {
+		c.out = append(c.out, c.pend...)
+		c.pend = c.pend[:0]
+	}
 	c.deferred = false
 	fn := c.detachFn
 	c.detachFn = nil

@@ -63,5 +63,27 @@
 // remains instead of adding to an offset, so lengths up to 2^63-1 cannot
 // overflow.
 //
+// # Reply blocks
+//
+// A Writer given a block size (SetBlockSize, 64 KiB for a client's
+// writer) fills its buffer up to that size and then, instead of moving
+// everything to a buffer twice as large, keeps the full buffer as a block
+// and goes on in a new one: the output of a reply of millions of elements
+// (SRANDMEMBER key -10000000, LRANGE of a huge list) is a list of blocks
+// holding it once, as Valkey's reply list, not a buffer copied at each
+// doubling with the old copies left to the garbage collector. Output that
+// stays within the buffer is written exactly as without blocks (one
+// capacity check per write). Every write reserves its whole encoding
+// first, so a reply element never straddles two blocks, and a reply that
+// starts in the last block is contiguous there (From).
+//
+// Ownership: a block is full once the writer has moved past it and is
+// never written again. Blocks returns the full blocks; their owner (the
+// client's flush) may hand them to the connection, which keeps them until
+// the kernel has taken them, and then calls Reset, which forgets them. The
+// writer keeps only the buffer being filled. Bytes, on a writer with
+// blocks, copies them into one buffer (for the few callers that need one
+// slice; the client's flush uses Blocks and Tail).
+//
 // Neither type is safe for concurrent use; each connection owns one of each.
 package resp

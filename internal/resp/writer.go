@@ -2,26 +2,47 @@ package resp
 
 import (
 	"math"
+	"slices"
 	"strconv"
 )
 
-// Writer accumulates replies in one buffer so a whole pipeline is answered
-// with a single write. Proto selects RESP2 (2) or RESP3 (3) encodings for the
+// Writer accumulates replies so a whole pipeline is answered with a
+// single write. Proto selects RESP2 (2) or RESP3 (3) encodings for the
 // types RESP2 lacks.
+//
+// By default the output is one buffer that grows as needed. With
+// SetBlockSize, output past the block size goes to a list of blocks
+// instead (see the package doc, "Reply blocks"): a reply of millions of
+// elements is then never copied to a larger buffer, and the blocks are
+// handed to the connection as they are.
 type Writer struct {
-	buf   []byte
+	buf   []byte // the block being filled (the only one without blocks)
 	Proto int
 
-	// limit bounds the buffer for string payloads (SetLimit); over
+	// limit bounds the output for string payloads (SetLimit); over
 	// records that a payload was refused for it.
 	limit int
 	over  bool
+
+	// blockSize is the block size (SetBlockSize); 0: one buffer.
+	// blocks are the full blocks before buf, oldest first, and spilled
+	// the number of bytes in them.
+	blockSize int
+	blocks    [][]byte
+	spilled   int
 }
 
 // NewWriter returns a RESP2 writer with a preallocated buffer.
 func NewWriter(size int) *Writer {
 	return &Writer{buf: make([]byte, 0, size), Proto: 2, limit: math.MaxInt}
 }
+
+// SetBlockSize makes output that does not fit in the current buffer
+// start a new block of n bytes (or of the payload's size, if larger)
+// once the buffer holds more than n, instead of moving everything to a
+// larger buffer; n <= 0 goes back to one growing buffer for what is
+// written next.
+func (w *Writer) SetBlockSize(n int) { w.blockSize = max(0, n) }
 
 // SetLimit makes the writer refuse any string payload (Bulk, BulkString,
 // Raw) that would take the pending output past n bytes, so that a reply
@@ -42,30 +63,145 @@ func (w *Writer) Overflowed() bool { return w.over }
 // fits reports whether n more bytes stay within the limit, and records a
 // refusal otherwise.
 func (w *Writer) fits(n int) bool {
-	if len(w.buf)+n <= w.limit {
+	if w.spilled+len(w.buf)+n <= w.limit {
 		return true
 	}
 	w.over = true
 	return false
 }
 
-// Bytes returns the pending output; valid until the next write or Reset.
-func (w *Writer) Bytes() []byte { return w.buf }
+// reserve makes room for n more bytes in buf: the one check every write
+// makes before it appends.
+func (w *Writer) reserve(n int) {
+	if cap(w.buf)-len(w.buf) < n {
+		w.grow(n)
+	}
+}
+
+// grow is reserve's slow path: buf grows as append would grow it while
+// there are no blocks or it stays within a block; otherwise it becomes a
+// full block and a new one starts.
+func (w *Writer) grow(n int) {
+	if w.blockSize == 0 || len(w.buf) == 0 || len(w.buf)+n <= w.blockSize {
+		w.buf = slices.Grow(w.buf, n)
+		return
+	}
+	w.blocks = append(w.blocks, w.buf)
+	w.spilled += len(w.buf)
+	w.buf = make([]byte, 0, max(n, w.blockSize))
+}
+
+// Bytes returns the pending output as one slice; valid until the next
+// write or Reset. With blocks it first copies them into one buffer: the
+// connection's writer uses Blocks and Tail instead.
+func (w *Writer) Bytes() []byte {
+	if len(w.blocks) > 0 {
+		b := w.appendFrom(make([]byte, 0, w.Len()), 0)
+		clear(w.blocks)
+		w.blocks, w.spilled = w.blocks[:0], 0
+		w.buf = b
+	}
+	return w.buf
+}
+
+// Blocks returns the full blocks of pending output, oldest first; Tail
+// follows them. The caller may hand them on (to a connection that keeps
+// them until sent): the writer never writes to them again once they are
+// full, and Reset forgets them. Valid until the next write or Reset.
+func (w *Writer) Blocks() [][]byte { return w.blocks }
+
+// Tail is the pending output after the blocks (all of it without any).
+func (w *Writer) Tail() []byte { return w.buf }
 
 // Len is the number of pending bytes.
-func (w *Writer) Len() int { return len(w.buf) }
+func (w *Writer) Len() int { return w.spilled + len(w.buf) }
 
-// Reset discards pending output, keeping the buffer.
-func (w *Writer) Reset() { w.buf = w.buf[:0] }
+// Cap is the memory the pending output occupies (the buffer and the
+// blocks).
+func (w *Writer) Cap() int {
+	n := cap(w.buf)
+	for _, b := range w.blocks {
+		n += cap(b)
+	}
+	return n
+}
+
+// At returns the byte at offset i of the pending output.
+func (w *Writer) At(i int) byte {
+	if i >= w.spilled {
+		return w.buf[i-w.spilled]
+	}
+	for _, b := range w.blocks {
+		if i < len(b) {
+			return b[i]
+		}
+		i -= len(b)
+	}
+	panic("resp: Writer.At out of range")
+}
+
+// From returns the pending output from offset mark on, valid until the
+// next write or Reset: a slice of the buffer when mark is in it (a reply
+// that started in the last block), else a copy.
+func (w *Writer) From(mark int) []byte {
+	if mark >= w.spilled {
+		return w.buf[mark-w.spilled:]
+	}
+	return w.appendFrom(make([]byte, 0, w.Len()-mark), mark)
+}
+
+// CopyFrom returns a copy of the pending output from offset mark on.
+func (w *Writer) CopyFrom(mark int) []byte {
+	return w.appendFrom(make([]byte, 0, w.Len()-mark), mark)
+}
+
+// appendFrom appends the pending output from offset mark on to dst.
+func (w *Writer) appendFrom(dst []byte, mark int) []byte {
+	for _, b := range w.blocks {
+		if mark < len(b) {
+			dst = append(dst, b[mark:]...)
+			mark = 0
+		} else {
+			mark -= len(b)
+		}
+	}
+	return append(dst, w.buf[mark:]...)
+}
+
+// Reset discards pending output, keeping the buffer; blocks are
+// forgotten (they may have been handed on: Blocks).
+func (w *Writer) Reset() {
+	if len(w.blocks) > 0 {
+		clear(w.blocks)
+		w.blocks, w.spilled = w.blocks[:0], 0
+	}
+	w.buf = w.buf[:0]
+}
 
 // Truncate drops output written after offset n (used to discard a partial
-// reply, e.g. CLIENT REPLY OFF).
-func (w *Writer) Truncate(n int) { w.buf = w.buf[:n] }
+// reply, e.g. CLIENT REPLY OFF). The block holding offset n becomes the
+// buffer being filled again.
+func (w *Writer) Truncate(n int) {
+	if n >= w.spilled {
+		w.buf = w.buf[:n-w.spilled]
+		return
+	}
+	off := 0
+	for i, b := range w.blocks {
+		if n <= off+len(b) {
+			w.buf = b[:n-off]
+			clear(w.blocks[i:])
+			w.blocks, w.spilled = w.blocks[:i], off
+			return
+		}
+		off += len(b)
+	}
+}
 
 // Shrink releases a buffer that grew past max after a huge reply, and
 // reports whether it did.
 func (w *Writer) Shrink(max int) bool {
-	if cap(w.buf) > max && len(w.buf) == 0 {
+	if cap(w.buf) > max && w.Len() == 0 {
 		w.buf = make([]byte, 0, max/4)
 		return true
 	}
@@ -75,9 +211,14 @@ func (w *Writer) Shrink(max int) bool {
 // Raw appends pre-encoded protocol bytes.
 func (w *Writer) Raw(b []byte) {
 	if w.fits(len(b)) {
+		w.reserve(len(b))
 		w.buf = append(w.buf, b...)
 	}
 }
+
+// maxHeader bounds what header appends: a type byte, a sign, 19 digits
+// and CRLF.
+const maxHeader = 24
 
 // header writes c, n in decimal and CRLF: the type byte and length (or
 // value) line every reply starts with. It formats right to left into a
@@ -85,6 +226,7 @@ func (w *Writer) Raw(b []byte) {
 // reply and bulk header goes through here (BenchmarkWriterBulk: 1.5x
 // faster than three appends around strconv.AppendInt).
 func (w *Writer) header(c byte, n int64) {
+	w.reserve(maxHeader)
 	if uint64(n) < 10 {
 		w.buf = append(w.buf, c, byte('0'+n), '\r', '\n')
 		return
@@ -131,18 +273,23 @@ const digitPairs = "00010203040506070809" +
 
 // Simple writes a status reply: +s.
 func (w *Writer) Simple(s string) {
+	w.reserve(len(s) + 3)
 	w.buf = append(w.buf, '+')
 	w.buf = append(w.buf, s...)
 	w.buf = append(w.buf, '\r', '\n')
 }
 
 // OK writes +OK.
-func (w *Writer) OK() { w.buf = append(w.buf, "+OK\r\n"...) }
+func (w *Writer) OK() {
+	w.reserve(5)
+	w.buf = append(w.buf, "+OK\r\n"...)
+}
 
 // Error writes an error reply. msg excludes the leading '-' and must carry
 // its own code ("ERR ...", "WRONGTYPE ..."). Newlines would break framing,
 // so they are replaced by spaces as Valkey does.
 func (w *Writer) Error(msg string) {
+	w.reserve(len(msg) + 3)
 	w.buf = append(w.buf, '-')
 	for i := 0; i < len(msg); i++ {
 		c := msg[i]
@@ -157,6 +304,7 @@ func (w *Writer) Error(msg string) {
 // Int writes :n.
 func (w *Writer) Int(n int64) {
 	if n >= 0 && n < int64(len(smallInts)) {
+		w.reserve(5)
 		w.buf = append(w.buf, smallInts[n]...)
 		return
 	}
@@ -168,6 +316,7 @@ func (w *Writer) Bulk(b []byte) {
 	if !w.fits(len(b)) {
 		return
 	}
+	w.reserve(len(b) + maxHeader + 2)
 	w.header('$', int64(len(b)))
 	w.buf = append(w.buf, b...)
 	w.buf = append(w.buf, '\r', '\n')
@@ -178,6 +327,7 @@ func (w *Writer) BulkString(s string) {
 	if !w.fits(len(s)) {
 		return
 	}
+	w.reserve(len(s) + maxHeader + 2)
 	w.header('$', int64(len(s)))
 	w.buf = append(w.buf, s...)
 	w.buf = append(w.buf, '\r', '\n')
@@ -193,6 +343,7 @@ func (w *Writer) BulkInt(n int64) {
 
 // Null writes the null bulk string: $-1 in RESP2, _ in RESP3.
 func (w *Writer) Null() {
+	w.reserve(5)
 	if w.Proto >= 3 {
 		w.buf = append(w.buf, "_\r\n"...)
 		return
@@ -202,6 +353,7 @@ func (w *Writer) Null() {
 
 // NullArray writes the null array: *-1 in RESP2, _ in RESP3.
 func (w *Writer) NullArray() {
+	w.reserve(5)
 	if w.Proto >= 3 {
 		w.buf = append(w.buf, "_\r\n"...)
 		return
@@ -212,6 +364,7 @@ func (w *Writer) NullArray() {
 // ArrayLen starts an array of n elements.
 func (w *Writer) ArrayLen(n int) {
 	if n >= 0 && n < len(smallArrays) {
+		w.reserve(5)
 		w.buf = append(w.buf, smallArrays[n]...)
 		return
 	}
@@ -255,6 +408,7 @@ func (w *Writer) Double(f float64) {
 	var tmp [32]byte
 	b := AppendDouble(tmp[:0], f)
 	if w.Proto >= 3 {
+		w.reserve(len(b) + 3)
 		w.buf = append(w.buf, ',')
 		w.buf = append(w.buf, b...)
 		w.buf = append(w.buf, '\r', '\n')
@@ -266,6 +420,7 @@ func (w *Writer) Double(f float64) {
 // Bool writes #t/#f in RESP3 and :1/:0 in RESP2.
 func (w *Writer) Bool(b bool) {
 	if w.Proto >= 3 {
+		w.reserve(4)
 		if b {
 			w.buf = append(w.buf, "#t\r\n"...)
 		} else {
@@ -283,6 +438,7 @@ func (w *Writer) Bool(b bool) {
 // BigNumber writes a RESP3 big number, a bulk string in RESP2.
 func (w *Writer) BigNumber(s string) {
 	if w.Proto >= 3 {
+		w.reserve(len(s) + 3)
 		w.buf = append(w.buf, '(')
 		w.buf = append(w.buf, s...)
 		w.buf = append(w.buf, '\r', '\n')
@@ -297,6 +453,7 @@ func (w *Writer) Verbatim(format, s string) {
 		if !w.fits(len(s)) {
 			return
 		}
+		w.reserve(len(s) + len(format) + maxHeader + 3)
 		w.header('=', int64(len(s)+4))
 		w.buf = append(w.buf, format...)
 		w.buf = append(w.buf, ':')
@@ -327,7 +484,7 @@ func init() {
 // Resize gives an empty writer a new buffer of capacity n (the client's
 // reply buffer resizing); it does nothing while output is pending.
 func (w *Writer) Resize(n int) {
-	if len(w.buf) == 0 && cap(w.buf) != n {
+	if w.Len() == 0 && cap(w.buf) != n {
 		w.buf = make([]byte, 0, n)
 	}
 }

@@ -215,6 +215,7 @@ func (s *Server) accept(conn net.Conn) {
 		unblock: make(chan int, 1),
 	}
 	c.shard = int(c.id % statShards)
+	c.w.SetBlockSize(replyBlockBytes)
 	c.rbuf.init()
 	_, c.unix = conn.(*net.UnixConn)
 	c.overTLS = isTLSConn(conn)
@@ -633,11 +634,39 @@ func (c *Client) flush() bool {
 		c.waitAOF()
 	}
 	c.notePeak(c.w.Len())
-	n, err := c.conn.Write(c.w.Bytes())
+	n, err := 0, error(nil)
+	if bs := c.w.Blocks(); len(bs) > 0 {
+		// A large reply's full blocks (outbuf.go), handed on as they are.
+		n, err = c.writeBlocks(bs)
+	}
+	if t := c.w.Tail(); err == nil && len(t) > 0 {
+		var m int
+		m, err = c.conn.Write(t)
+		n += m
+	}
 	c.srv.stats.netOutput.Add(c.shard, int64(n))
 	c.netOut.Add(int64(n))
 	c.w.Reset()
 	return err == nil
+}
+
+// writeBlocks sends the writer's full blocks: a loop connection takes
+// them over until the kernel has them (netloop.Conn.WriteBlocks), the
+// goroutine path writes them with writev (net.Buffers) and waits.
+func (c *Client) writeBlocks(bs [][]byte) (int, error) {
+	total := 0
+	for _, b := range bs {
+		total += len(b)
+	}
+	if c.nc != nil {
+		if err := c.nc.WriteBlocks(bs); err != nil {
+			return 0, err
+		}
+		return total, nil
+	}
+	bufs := net.Buffers(bs) // WriteTo consumes bufs (and bs: Reset follows)
+	n, err := bufs.WriteTo(c.conn)
+	return int(n), err
 }
 
 // kill closes the connection from another goroutine (CLIENT KILL,

@@ -313,7 +313,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	c.lastCmd = cm
 	c.countCall(cm, usec)
 	st := &cm.stats.shard[c.shard]
-	if c.w.Len() > mark && c.w.Bytes()[mark] == '-' {
+	if c.w.Len() > mark && c.w.At(mark) == '-' {
 		st.failed.Add(1)
 		if c.errCounted {
 			// A script replied with the error of a command it called,
@@ -321,7 +321,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 			c.errCounted = false
 		} else {
 			s.stats.totalErrors.Add(1)
-			s.errs.countReply(c.w.Bytes()[mark:])
+			s.errs.countReply(c.w.From(mark))
 		}
 	}
 	if ctx.Dirty > 0 {

@@ -97,7 +97,7 @@ func runtimeTotalLess(classes ...string) int64 {
 // plus the current capacity of its query and reply buffers. It runs on the
 // connection's goroutine, once per batch and before the maxmemory check.
 func (c *Client) noteMem() {
-	m := clientFixedMem + int64(c.rd.Cap()) + int64(cap(c.w.Bytes()))
+	m := clientFixedMem + int64(c.rd.Cap()) + int64(c.w.Cap())
 	if c.nc != nil {
 		m += int64(c.nc.Queued()) // replies a loop client has not read yet
 	} else {

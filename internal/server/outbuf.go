@@ -11,10 +11,10 @@ import (
 // Output buffers: what bounds a client's pending replies.
 //
 // A client's pending output is the replies of its current batch (c.w,
-// not yet handed to the connection) plus, on an event loop, what the
-// connection holds that the kernel has not taken (netloop.Conn.OutQueued:
-// the round's collected replies, a full socket's backlog, a send in
-// flight). On the goroutine path a flush blocks until the socket takes
+// its buffer and full blocks, not yet handed to the connection) plus, on
+// an event loop, what the connection holds that the kernel has not taken
+// (netloop.Conn.OutQueued: the round's collected replies, blocks handed
+// over, a full socket's backlog, a send in flight). On the goroutine path a flush blocks until the socket takes
 // everything, so only c.w is pending there.
 //
 // Valkey's omem (getClientOutputBufferMemoryUsage) counts the reply list
@@ -36,6 +36,17 @@ import (
 // payloads. Memory accounting (noteMem) is refreshed at the same points,
 // so used_memory and maxmemory-clients see a reply buffer as it grows,
 // not once per batch; and when a backlog drains (OnDrained).
+
+// replyBlockBytes is the block size of a client's writer
+// (resp.Writer.SetBlockSize): a reply buffer that would grow past it
+// goes on in blocks of this size instead, which flush hands to the
+// connection without copying (netloop.Conn.WriteBlocks; writev on the
+// goroutine path). A reply of millions of elements is so held once, in
+// blocks, as Valkey's reply list of 16 KiB blocks, instead of in a
+// buffer that doubles (old copies left to the garbage collector) and is
+// then copied into the connection's output buffer. Replies that fit in
+// the buffer (every pipelined GET and SET) never see a block.
+const replyBlockBytes = 64 << 10
 
 // replyBufSize is the reply buffer every connection starts with (Valkey's
 // PROTO_REPLY_CHUNK_BYTES static buffer): output within it is not omem.

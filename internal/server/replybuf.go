@@ -149,7 +149,7 @@ func (c *Client) replyBufCron(nowMs int64) {
 	// The writer's buffer follows the size; one that grew past it for a
 	// large batch is given back too. An idle client's writer holds none
 	// (releaseIdle) until its next reply.
-	if n := cap(c.w.Bytes()); n != 0 && n != r.size && c.w.Len() == 0 {
+	if n := c.w.Cap(); n != 0 && n != r.size && c.w.Len() == 0 {
 		c.w.Resize(r.size)
 		c.noteMem()
 	}
@@ -174,7 +174,7 @@ func (c *Client) releaseIdle(nowMs int64) bool {
 		return false
 	}
 	changed := c.rd.Trim()
-	if c.w.Len() == 0 && cap(c.w.Bytes()) != 0 {
+	if c.w.Len() == 0 && c.w.Cap() != 0 {
 		c.w.Resize(0)
 		changed = true
 	}

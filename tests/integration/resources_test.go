@@ -191,7 +191,7 @@ func omemOf(c *testutil.Raw, cmd string) int64 {
 
 // TestOutputLimitDisconnects: client-output-buffer-limit closes a client
 // whose output crosses the hard limit, with no reply sent: one reply over
-// the limit, and Valkey's own case of a pipeline read in one go whose
+// the limit (one string, or millions of elements), and Valkey's own case of a pipeline read in one go whose
 // replies together cross it (tests/unit/obuf-limits.tcl). Valkey 8.0.1
 // gives the same outcome for the same requests, when it is at hand. The
 // log line and client_output_buffer_limit_disconnections are Valkey's.
@@ -206,6 +206,8 @@ func TestOutputLimitDisconnects(t *testing.T) {
 	}{
 		{"one reply", "normal 4mb 0 0", strings.Repeat("x", 10<<20), testutil.Command("GET", "bigkey")},
 		{"pipeline", "normal 100000 0 0", strings.Repeat("x", 10000), pipeline.String()},
+		// Millions of small elements (14 MB), in the reply buffer's blocks.
+		{"many elements", "normal 4mb 0 0", "x", testutil.Command("SRANDMEMBER", "s", "-2000000")},
 	}
 	servers := []struct {
 		name  string
@@ -222,6 +224,7 @@ func TestOutputLimitDisconnects(t *testing.T) {
 			}
 			srv := sv.start(t)
 			c := testutil.Dial(t, srv.Addr)
+			expect(t, c, ":2", "SADD", "s", "a", "b")
 			for _, tc := range cases {
 				expect(t, c, "+OK", "CONFIG", "SET", "client-output-buffer-limit", tc.limit)
 				expect(t, c, "+OK", "SET", "bigkey", tc.value)
@@ -238,8 +241,8 @@ func TestOutputLimitDisconnects(t *testing.T) {
 				}
 				expect(t, c, "+PONG", "PING")
 			}
-			if got := infoFields(t, c, "stats")["client_output_buffer_limit_disconnections"]; got != "2" {
-				t.Errorf("client_output_buffer_limit_disconnections %s, want 2", got)
+			if got := infoFields(t, c, "stats")["client_output_buffer_limit_disconnections"]; got != "3" {
+				t.Errorf("client_output_buffer_limit_disconnections %s, want 3", got)
 			}
 			if sv.name != "valkey" && !strings.Contains(srv.Output(), "closed for overcoming of output buffer limits") {
 				t.Errorf("no log line for the disconnection:\n%s", tail(srv.Output(), 2000))
