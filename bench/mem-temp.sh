@@ -14,7 +14,8 @@
 # -COUNT on 10-member collections, and LRANGE 0 -1 of a LIST-LENGTH
 # list. CORVID names a corvid-server binary to measure instead of
 # building the working tree (another revision's, for a before/after);
-# VALKEY and VALKEY_CLI name Valkey's binaries (default: ../shared/bin
+# CORVID_ARGS adds to its command line (--net-engine goroutine); VALKEY
+# and VALKEY_CLI name Valkey's binaries (default: ../shared/bin
 # beside the repository, then PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,28 +57,29 @@ cmd_of() {
 	esac
 }
 
-echo "$what; valkey $("$VALKEY" --version | awk '{print $3}')"
+echo "$what${CORVID_ARGS:+ ($CORVID_ARGS)}; valkey $("$VALKEY" --version | awk '{print $3}')"
 echo "$(nproc) cores, $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo
-echo "| command | server | peak before MB | peak after MB | RSS after MB |"
-echo "|---|---|---:|---:|---:|"
+echo "| command | server | RSS before MB | peak before MB | peak after MB | RSS after MB |"
+echo "|---|---|---:|---:|---:|---:|"
 for c in srandmember hrandfield zrandmember lrange; do
 	for who in corvid valkey; do
 		port=$(freeport)
 		case $who in
-		corvid) "$corvid" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 & ;;
+		# shellcheck disable=SC2086
+		corvid) "$corvid" ${CORVID_ARGS:-} --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 & ;;
 		valkey) "$VALKEY" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp" >/dev/null 2>&1 & ;;
 		esac
 		pid=$!
 		wait_port "$port"
 		fill "$port" "$c"
-		before=$(kb VmHWM)
+		before=$(kb VmHWM); rssb=$(kb VmRSS)
 		# The reply, read whole.
 		# shellcheck disable=SC2046
 		"$CLI" -p "$port" $(cmd_of "$c") >/dev/null
 		after=$(kb VmHWM); rss=$(kb VmRSS)
-		awk -v c="$(cmd_of "$c")" -v who="$who" -v b="$before" -v a="$after" -v r="$rss" \
-			'BEGIN { printf "| %s | %s | %.0f | %.0f | %.0f |\n", c, who, b/1024, a/1024, r/1024 }'
+		awk -v c="$(cmd_of "$c")" -v who="$who" -v rb="$rssb" -v b="$before" -v a="$after" -v r="$rss" \
+			'BEGIN { printf "| %s | %s | %.0f | %.0f | %.0f | %.0f |\n", c, who, rb/1024, b/1024, a/1024, r/1024 }'
 		kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 	done
 done

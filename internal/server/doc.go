@@ -49,4 +49,11 @@
 // A command's argv aliases the connection's read buffer and is valid until
 // the next read; anything kept longer (MULTI queues, slowlog entries,
 // client names) is copied.
+//
+// A client's replies go to its resp.Writer (c.w), owned by whoever runs
+// its batches. Past replyBlockBytes the writer fills blocks (outbuf.go);
+// flush hands the full blocks to the connection, which owns them from
+// then on (netloop.Conn.WriteBlocks keeps them until sent; the goroutine
+// path's writev is done with them when it returns), and Reset forgets
+// them: nothing may keep a slice of c.w's output across a flush.
 package server
