@@ -40,9 +40,9 @@ type Conn struct {
 	attached         bool   // in the loop's epoll set
 	wantOut          bool   // registered for EPOLLOUT: pending output, input paused
 	closeWhenFlushed bool   // close once pending output has drained
+	deferred         bool   // in the loop's pending list with replies in pend
 	out              []byte // output the socket has not taken yet
 	detachFn         func() // set by Detach, run by the loop after OnReadable
-	deferred         bool   // in the loop's pending list with replies in pend
 	pend             []byte // DeferWrite: replies collected this round
 
 	// io_uring backend only (uring.go); owner-only like the above.
@@ -74,11 +74,19 @@ type Conn struct {
 	wakeOnSent bool
 
 	// codec transforms what Read and Write carry (SetCodec); owner-only,
-	// like its buffers: cin holds bytes read from the socket that the
-	// codec has not opened yet, plain[plainOff:] opened bytes the owner
-	// has not read, cerr the codec's error, returned once plain is empty,
-	// and sealBuf the output of Seal for writes that are not collected.
-	codec    Codec
+	// like its buffers (codecBufs), which SetCodec makes: a connection
+	// without a codec holds none of their fields (issue 32: an idle
+	// connection's memory). They are used only where codec is set.
+	codec Codec
+	*codecBufs
+}
+
+// codecBufs are a codec's buffers: cin holds bytes read from the socket
+// that the codec has not opened yet, plain[plainOff:] opened bytes the
+// owner has not read, cerr the codec's error, returned once plain is
+// empty, and sealBuf the output of Seal for writes that are not
+// collected.
+type codecBufs struct {
 	cin      []byte
 	plain    []byte
 	plainOff int
@@ -104,6 +112,9 @@ type Codec interface {
 // the socket (a TLS handshake's leftover), opened first. Call it before
 // the first Attach.
 func (c *Conn) SetCodec(cd Codec, buffered []byte) {
+	if c.codecBufs == nil {
+		c.codecBufs = new(codecBufs)
+	}
 	c.codec = cd
 	c.cin = append(c.cin[:0], buffered...)
 }
@@ -116,6 +127,9 @@ func (c *Conn) Codec() Codec { return c.codec }
 // socket it has not opened yet; for an owner that moves the connection
 // off this Conn (a replica's link). Owner only.
 func (c *Conn) CodecInput() (plain, raw []byte) {
+	if c.codecBufs == nil {
+		return nil, nil
+	}
 	plain = append([]byte(nil), c.plain[c.plainOff:]...)
 	raw = append([]byte(nil), c.cin...)
 	c.plain, c.plainOff, c.cin = c.plain[:0], 0, c.cin[:0]
@@ -268,7 +282,11 @@ func (c *Conn) keep(b []byte) bool { return cap(b) <= keptOutput || c.again }
 // round's replies, a full socket's backlog; on io_uring also the send in
 // flight and the receive buffer), for memory accounting. Owner only.
 func (c *Conn) Queued() int {
-	return cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx) + cap(c.cin) + cap(c.plain) + cap(c.sealBuf)
+	n := cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx)
+	if c.codecBufs != nil {
+		n += cap(c.cin) + cap(c.plain) + cap(c.sealBuf)
+	}
+	return n
 }
 
 // OutQueued is the number of output bytes written to the Conn that the
