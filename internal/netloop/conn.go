@@ -29,8 +29,8 @@ type Conn struct {
 	rd struct {
 		sync.Mutex
 		deadline time.Time
-		wakefd   int  // valid while hasWake
-		hasWake  bool // false until the first ReadBlocking waits, and after Close
+		wakefd   int32 // valid while hasWake (int32: the struct packs)
+		hasWake  bool  // false until the first ReadBlocking waits, and after Close
 		closed   bool
 	}
 
@@ -46,16 +46,20 @@ type Conn struct {
 	pend             []byte // DeferWrite: replies collected this round
 
 	// io_uring backend only (uring.go); owner-only like the above.
-	slot         int32  // index in the loop's slot table; -1: none
-	fixed        bool   // the socket is in the ring's file table at slot
+	slot  int32 // index in the loop's slot table; -1: none
+	fixed bool  // the socket is in the ring's file table at slot
+	// wakeOnSent: WakeWhenSent is waiting for the output to be sent.
+	// (Beside slot and fixed, as txBusy beside rxBusy: no padding after
+	// each; issue 32.)
+	wakeOnSent   bool
 	rx           []byte // receive buffer: rx[rxOff:rxEnd] received, unread
 	rxOff, rxEnd int
-	rxErr        error  // end of input (or the receive's error), after rx
-	rxBusy       bool   // a receive into rx is in flight
-	rxFull       bool   // the last receive filled rx: grow it
+	rxErr        error // end of input (or the receive's error), after rx
+	rxBusy       bool  // a receive into rx is in flight
+	rxFull       bool  // the last receive filled rx: grow it
+	txBusy       bool
 	tx           []byte // the send in flight: tx[txSent:] not yet taken
 	txSent       int
-	txBusy       bool
 	spare        []byte // the last send's buffer, the next pend
 	paused       bool   // input paused until the send in flight is done
 
@@ -70,8 +74,6 @@ type Conn struct {
 	// wakePending: Wake was called and OnWake has not run yet (any
 	// goroutine sets it; the loop clears it).
 	wakePending atomic.Bool
-	// wakeOnSent: WakeWhenSent is waiting for the output to be sent.
-	wakeOnSent bool
 
 	// codec transforms what Read and Write carry (SetCodec); owner-only,
 	// like its buffers (codecBufs), which SetCodec makes: a connection
@@ -614,9 +616,9 @@ func (c *Conn) ReadBlocking(p []byte) (int, error) {
 				c.rd.Unlock()
 				return 0, err
 			}
-			c.rd.wakefd, c.rd.hasWake = fd, true
+			c.rd.wakefd, c.rd.hasWake = int32(fd), true
 		}
-		wake := c.rd.wakefd
+		wake := int(c.rd.wakefd)
 		c.rd.Unlock()
 		timeout := -1
 		if !dl.IsZero() {
@@ -650,7 +652,7 @@ func (c *Conn) SetReadDeadline(t time.Time) {
 	c.rd.deadline = t
 	if c.rd.hasWake {
 		one := uint64(1)
-		unix.Write(c.rd.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
+		unix.Write(int(c.rd.wakefd), (*[8]byte)(unsafe.Pointer(&one))[:])
 	}
 }
 
@@ -733,7 +735,7 @@ func (c *Conn) Close() {
 	c.mu.Unlock()
 	c.rd.Lock()
 	if c.rd.hasWake {
-		unix.Close(c.rd.wakefd)
+		unix.Close(int(c.rd.wakefd))
 		c.rd.hasWake = false
 	}
 	c.rd.closed = true

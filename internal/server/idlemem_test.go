@@ -16,8 +16,8 @@ import (
 // idleClientHeapBudget bounds the Go heap an idle client holds on an
 // event loop (TestIdleClientHeap): issue 32, an idle client costs no more
 // than in Valkey (1.9 KB of RSS per idle client, bench/idle-clients.sh).
-// The figure measured when it was set: 1,770 B on both engines (Client
-// 1,016 B in the 1,024 B class, netloop.Conn 344 B in the 352 B class,
+// The figure measured when it was set: 1,745 B (epoll) and 1,718 B
+// (io_uring) (Client 1,016 B in the 1,024 B class, netloop.Conn 320 B,
 // resp.Reader 192 B, resp.Writer 48 B, loopConn 80 B, the rest the
 // clients table's and the loop's shares); a Client one size class larger
 // (1,152 B) would cross it.
