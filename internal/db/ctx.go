@@ -21,18 +21,9 @@ type Ctx struct {
 	// Now is the command's clock in Unix milliseconds, fixed for the whole
 	// command (and a whole EXEC or script) as Valkey's cached mstime.
 	Now int64
-	// NoTouch leaves LRU/LFU untouched on reads (CLIENT NO-TOUCH).
-	NoTouch bool
 	// Dirty counts the changes this command made; the dispatcher uses it
 	// for stats, WATCH invalidation and propagation.
 	Dirty int
-	// Replica is set while applying a primary's stream: keys never expire
-	// lazily then (the primary sends DELs).
-	Replica bool
-	// Locked is set when every stripe is already held (inside EXEC or a
-	// script): LockNone procedures must then not lock stripes themselves
-	// and blocking commands must not block.
-	Locked bool
 	// Client is the connection, for commands that need more than the above
 	// (blocking pops register on it). It is an interface to keep db free of
 	// the server package.
@@ -46,14 +37,24 @@ type Ctx struct {
 	Prop *effects.Unit
 	// PropUnit is the connection's scratch unit (the dispatcher's).
 	PropUnit *effects.Unit
+	// The flags, together (no padding after each: a Ctx per connection).
+	// NoTouch leaves LRU/LFU untouched on reads (CLIENT NO-TOUCH).
+	NoTouch bool
+	// Replica is set while applying a primary's stream: keys never expire
+	// lazily then (the primary sends DELs).
+	Replica bool
+	// Locked is set when every stripe is already held (inside EXEC or a
+	// script): LockNone procedures must then not lock stripes themselves
+	// and blocking commands must not block.
+	Locked bool
 	// ownDone: the procedure gave its own op or said it has none
 	// (OwnAs, NoOwnOp); FinishOwn then adds nothing.
 	ownDone bool
-	// held: the stripes the command holds (-tags invariants only).
-	held heldStripes
 	// force: propagate the command even though it changed no key
 	// (MustPropagate).
 	force bool
+	// held: the stripes the command holds (-tags invariants only).
+	held heldStripes
 
 	// pinned/pinHash memoize the ds.Hash of one key argument for the
 	// duration of one command, so that the stripe lock, the lookup, the

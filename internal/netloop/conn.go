@@ -29,8 +29,8 @@ type Conn struct {
 	rd struct {
 		sync.Mutex
 		deadline time.Time
-		wakefd   int  // valid while hasWake
-		hasWake  bool // false until the first ReadBlocking waits, and after Close
+		wakefd   int32 // valid while hasWake (int32: the struct packs)
+		hasWake  bool  // false until the first ReadBlocking waits, and after Close
 		closed   bool
 	}
 
@@ -40,27 +40,31 @@ type Conn struct {
 	attached         bool   // in the loop's epoll set
 	wantOut          bool   // registered for EPOLLOUT: pending output, input paused
 	closeWhenFlushed bool   // close once pending output has drained
+	deferred         bool   // in the loop's pending list with replies in pend
 	out              []byte // output the socket has not taken yet
 	detachFn         func() // set by Detach, run by the loop after OnReadable
-	deferred         bool   // in the loop's pending list with replies in pend
 	pend             []byte // DeferWrite: replies collected this round
 	// q holds blocks handed over by WriteBlocks, the Conn's until sent:
-	// the output order is out (epoll), then q, then pend. qLen and qCap
-	// are their total length and capacity.
-	q          [][]byte
-	qLen, qCap int
+	// the output order is out (epoll), then q, then pend. (Their total
+	// length and capacity are summed when asked: a few blocks at most,
+	// and no field for them in every idle connection.)
+	q [][]byte
 
 	// io_uring backend only (uring.go); owner-only like the above.
-	slot         int32  // index in the loop's slot table; -1: none
-	fixed        bool   // the socket is in the ring's file table at slot
+	slot  int32 // index in the loop's slot table; -1: none
+	fixed bool  // the socket is in the ring's file table at slot
+	// wakeOnSent: WakeWhenSent is waiting for the output to be sent.
+	// (Beside slot and fixed, as txBusy beside rxBusy: no padding after
+	// each; issue 32.)
+	wakeOnSent   bool
 	rx           []byte // receive buffer: rx[rxOff:rxEnd] received, unread
 	rxOff, rxEnd int
-	rxErr        error  // end of input (or the receive's error), after rx
-	rxBusy       bool   // a receive into rx is in flight
-	rxFull       bool   // the last receive filled rx: grow it
+	rxErr        error // end of input (or the receive's error), after rx
+	rxBusy       bool  // a receive into rx is in flight
+	rxFull       bool  // the last receive filled rx: grow it
+	txBusy       bool
 	tx           []byte // the send in flight: tx[txSent:] not yet taken
 	txSent       int
-	txBusy       bool
 	spare        []byte // the last send's buffer, the next pend
 	paused       bool   // input paused until the send in flight is done
 
@@ -75,15 +79,21 @@ type Conn struct {
 	// wakePending: Wake was called and OnWake has not run yet (any
 	// goroutine sets it; the loop clears it).
 	wakePending atomic.Bool
-	// wakeOnSent: WakeWhenSent is waiting for the output to be sent.
-	wakeOnSent bool
 
 	// codec transforms what Read and Write carry (SetCodec); owner-only,
-	// like its buffers: cin holds bytes read from the socket that the
-	// codec has not opened yet, plain[plainOff:] opened bytes the owner
-	// has not read, cerr the codec's error, returned once plain is empty,
-	// and sealBuf the output of Seal for writes that are not collected.
-	codec    Codec
+	// like its buffers (codecBufs), which SetCodec makes: a connection
+	// without a codec holds none of their fields (issue 32: an idle
+	// connection's memory). They are used only where codec is set.
+	codec Codec
+	*codecBufs
+}
+
+// codecBufs are a codec's buffers: cin holds bytes read from the socket
+// that the codec has not opened yet, plain[plainOff:] opened bytes the
+// owner has not read, cerr the codec's error, returned once plain is
+// empty, and sealBuf the output of Seal for writes that are not
+// collected.
+type codecBufs struct {
 	cin      []byte
 	plain    []byte
 	plainOff int
@@ -109,6 +119,9 @@ type Codec interface {
 // the socket (a TLS handshake's leftover), opened first. Call it before
 // the first Attach.
 func (c *Conn) SetCodec(cd Codec, buffered []byte) {
+	if c.codecBufs == nil {
+		c.codecBufs = new(codecBufs)
+	}
 	c.codec = cd
 	c.cin = append(c.cin[:0], buffered...)
 }
@@ -121,6 +134,9 @@ func (c *Conn) Codec() Codec { return c.codec }
 // socket it has not opened yet; for an owner that moves the connection
 // off this Conn (a replica's link). Owner only.
 func (c *Conn) CodecInput() (plain, raw []byte) {
+	if c.codecBufs == nil {
+		return nil, nil
+	}
 	plain = append([]byte(nil), c.plain[c.plainOff:]...)
 	raw = append([]byte(nil), c.cin...)
 	c.plain, c.plainOff, c.cin = c.plain[:0], 0, c.cin[:0]
@@ -273,7 +289,14 @@ func (c *Conn) keep(b []byte) bool { return cap(b) <= keptOutput || c.again }
 // round's replies, a full socket's backlog; on io_uring also the send in
 // flight and the receive buffer), for memory accounting. Owner only.
 func (c *Conn) Queued() int {
-	return cap(c.pend) + cap(c.out) + c.qCap + cap(c.tx) + cap(c.rx) + cap(c.cin) + cap(c.plain) + cap(c.sealBuf)
+	n := cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx)
+	for _, b := range c.q {
+		n += cap(b)
+	}
+	if c.codecBufs != nil {
+		n += cap(c.cin) + cap(c.plain) + cap(c.sealBuf)
+	}
+	return n
 }
 
 // OutQueued is the number of output bytes written to the Conn that the
@@ -281,7 +304,10 @@ func (c *Conn) Queued() int {
 // output of a full socket, and on io_uring the unsent part of the send in
 // flight. Owner only.
 func (c *Conn) OutQueued() int {
-	n := len(c.pend) + len(c.out) + c.qLen
+	n := len(c.pend) + len(c.out)
+	for _, b := range c.q {
+		n += len(b)
+	}
 	if c.tx != nil { // txSent is stale once the send is done (tx nil)
 		n += len(c.tx) - c.txSent
 	}
@@ -508,8 +534,6 @@ func (c *Conn) pushBlock(b []byte) {
 		return
 	}
 	c.q = append(c.q, b)
-	c.qLen += len(b)
-	c.qCap += cap(b)
 }
 
 // popBlock takes q's first block off the queue.
@@ -517,10 +541,8 @@ func (c *Conn) popBlock() []byte {
 	b := c.q[0]
 	c.q[0] = nil
 	c.q = c.q[1:]
-	c.qLen -= len(b)
-	c.qCap -= cap(b)
 	if len(c.q) == 0 {
-		c.q, c.qLen, c.qCap = nil, 0, 0
+		c.q = nil
 	}
 	return b
 }
@@ -533,8 +555,6 @@ func (c *Conn) writeQueue() error {
 		n, err := c.writeSome(b)
 		if n < len(b) {
 			c.q[0] = b[n:]
-			c.qLen -= n
-			c.qCap -= n // cap(b[n:])
 			return err
 		}
 		c.popBlock()
@@ -734,9 +754,9 @@ func (c *Conn) ReadBlocking(p []byte) (int, error) {
 				c.rd.Unlock()
 				return 0, err
 			}
-			c.rd.wakefd, c.rd.hasWake = fd, true
+			c.rd.wakefd, c.rd.hasWake = int32(fd), true
 		}
-		wake := c.rd.wakefd
+		wake := int(c.rd.wakefd)
 		c.rd.Unlock()
 		timeout := -1
 		if !dl.IsZero() {
@@ -770,7 +790,7 @@ func (c *Conn) SetReadDeadline(t time.Time) {
 	c.rd.deadline = t
 	if c.rd.hasWake {
 		one := uint64(1)
-		unix.Write(c.rd.wakefd, (*[8]byte)(unsafe.Pointer(&one))[:])
+		unix.Write(int(c.rd.wakefd), (*[8]byte)(unsafe.Pointer(&one))[:])
 	}
 }
 
@@ -859,14 +879,14 @@ func (c *Conn) Close() {
 	c.mu.Unlock()
 	c.rd.Lock()
 	if c.rd.hasWake {
-		unix.Close(c.rd.wakefd)
+		unix.Close(int(c.rd.wakefd))
 		c.rd.hasWake = false
 	}
 	c.rd.closed = true
 	c.rd.Unlock()
 	c.out = nil
 	c.pend = nil
-	c.q, c.qLen, c.qCap = nil, 0, 0
+	c.q = nil
 	c.deferred = false
 	c.wantOut = false
 	if !closed {

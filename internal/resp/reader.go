@@ -87,7 +87,8 @@ type Reader struct {
 	r, w int // unread data is buf[r:w]; the pending command starts at r
 
 	// The pending command's parse state; offsets are relative to r.
-	kind  byte  // 0 before its first byte is seen, '*' multibulk, 'i' inline
+	// kind (with the flags at the end) is 0 before its first byte is
+	// seen, '*' multibulk, 'i' inline.
 	pos   int   // the first byte not parsed yet
 	scan  int   // where the search for the current line's end resumes
 	left  int   // arguments still to read (Valkey's multibulklen)
@@ -99,13 +100,8 @@ type Reader struct {
 
 	argv [][]byte // reused between commands
 
-	// pooled: buf came from bufPool (and goes back there when released).
-	// short: the last Fill's read returned less than it asked for, so the
-	// source had nothing more at that moment. peak: the largest buffer
-	// not from the pool held since TakePeak.
-	pooled bool
-	short  bool
-	peak   int
+	// peak: the largest buffer not from the pool held since TakePeak.
+	peak int
 
 	// MaxBulk is proto-max-bulk-len; MaxQuery is client-query-buffer-limit.
 	MaxBulk  int64
@@ -117,6 +113,15 @@ type Reader struct {
 	Unauthenticated bool
 	// Inline reports whether the last command was sent in inline form.
 	Inline bool
+
+	// The byte-sized fields together, after the exported ones (no
+	// padding after each: a Reader per connection, issue 32). pooled:
+	// buf came from bufPool (and goes back there when released). short:
+	// the last Fill's read returned less than it asked for, so the
+	// source had nothing more at that moment.
+	kind   byte
+	pooled bool
+	short  bool
 }
 
 // The read buffer.
@@ -193,12 +198,15 @@ func (r *Reader) dropBuf() {
 // Trim is Valkey's clientsCronResizeQueryBuffer for a client idle for
 // more than 2 s: a buffer with no pending command is given back; one whose
 // pending command leaves more than 4 KiB of it unused shrinks to the bytes
-// it holds. It reports whether it changed the buffer.
+// it holds. It reports whether it changed the buffer. With no pending
+// command, the argument lists kept for the next command go too (an idle
+// client holds nothing but the Reader: issue 32).
 func (r *Reader) Trim() bool {
-	if r.buf == nil {
-		return false
-	}
 	if r.r == r.w {
+		r.argv, r.offs = nil, nil
+		if r.buf == nil {
+			return false
+		}
 		r.dropBuf()
 		return true
 	}

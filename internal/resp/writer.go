@@ -23,11 +23,11 @@ type Writer struct {
 	// records that a payload was refused for it.
 	limit int
 	over  bool
-
-	// blockSize is the block size (SetBlockSize); 0: one buffer.
+	// blockSize is the block size (SetBlockSize); 0: one buffer (an
+	// int32 beside over: a Writer per client, in the 80-byte class).
 	// blocks are the full blocks before buf, oldest first, and spilled
 	// the number of bytes in them.
-	blockSize int
+	blockSize int32
 	blocks    [][]byte
 	spilled   int
 }
@@ -42,7 +42,7 @@ func NewWriter(size int) *Writer {
 // once the buffer holds more than n, instead of moving everything to a
 // larger buffer; n <= 0 goes back to one growing buffer for what is
 // written next.
-func (w *Writer) SetBlockSize(n int) { w.blockSize = max(0, n) }
+func (w *Writer) SetBlockSize(n int) { w.blockSize = int32(min(max(0, n), 1<<30)) }
 
 // SetLimit makes the writer refuse any string payload (Bulk, BulkString,
 // Raw) that would take the pending output past n bytes, so that a reply
@@ -82,13 +82,13 @@ func (w *Writer) reserve(n int) {
 // there are no blocks or it stays within a block; otherwise it becomes a
 // full block and a new one starts.
 func (w *Writer) grow(n int) {
-	if w.blockSize == 0 || len(w.buf) == 0 || len(w.buf)+n <= w.blockSize {
+	if w.blockSize == 0 || len(w.buf) == 0 || len(w.buf)+n <= int(w.blockSize) {
 		w.buf = slices.Grow(w.buf, n)
 		return
 	}
 	w.blocks = append(w.blocks, w.buf)
 	w.spilled += len(w.buf)
-	w.buf = make([]byte, 0, max(n, w.blockSize))
+	w.buf = make([]byte, 0, max(n, int(w.blockSize)))
 }
 
 // Bytes returns the pending output as one slice; valid until the next

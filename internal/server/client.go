@@ -27,37 +27,36 @@ type Client struct {
 	srv  *Server
 	conn net.Conn
 	id   int64
-	// shard picks this client's shard of the sharded statistics (package
-	// counter, statShards): fixed for the connection's life.
-	shard int
-	rd    *resp.Reader
-	w     *resp.Writer
-	ctx   db.Ctx
+	rd   *resp.Reader
+	w    *resp.Writer
+	// ctx is the command context; its Shard picks this client's shard of
+	// the sharded statistics (package counter, statShards), fixed for
+	// the connection's life.
+	ctx db.Ctx
 
 	mu struct {
 		sync.Mutex
 		name       string
 		libName    string
 		libVer     string
-		lastCmd    string
-		flags      string
+		lastCmd    *cmd // its name is CLIENT LIST's cmd=
 		user       string
+		watchCount int32
+		multiCount int32
+		flags      uint8 // pubMulti, pubClose
 		noEvict    bool
 		noTouch    bool
-		replyMode  int
-		watchCount int
-		multiCount int
 	}
-	addr, laddr string
-	created     time.Time
-	lastActive  atomic.Int64 // unix ms
-	dbIndex     atomic.Int32 // mirror of ctx.DB for CLIENT LIST
-	killed      atomic.Bool
-	closeAfter  bool  // QUIT: close after this batch's replies
-	lastCmd     *cmd  // last command run; published for CLIENT LIST per batch
-	batchNow    int64 // wall clock (ms) when the current batch was read
-	// evicted and evictedMem are guarded by Server.evictMu.
-	evicted    bool
+	// fixedAddr names a fake client's peer and local addresses (the
+	// primary link's, for MONITOR); nil for a connection, whose
+	// addresses are formatted from conn when asked (peerAddr, localAddr).
+	fixedAddr  *[2]string
+	created    int64        // unix ms
+	lastActive atomic.Int64 // unix ms
+	lastCmd    *cmd         // last command run; published for CLIENT LIST per batch
+	batchNow   int64        // wall clock (ms) when the current batch was read
+	// evictedMem (and evicted, with the flags below) are guarded by
+	// Server.evictMu.
 	evictedMem int64
 	// lastName and lastLookup memoize the last command-name lookup
 	// (lookupCmd): lastName is a copy of argv[0] as the client sent it.
@@ -68,16 +67,15 @@ type Client struct {
 	// start, so a pipelined batch reads the clock once per command.
 	lastEnd int64
 
-	authed bool
 	// user is the ACL user the connection runs as (acl.go); nil for
 	// the internal clients that may run anything (a primary's link, the
 	// AOF replay), as Valkey's NULL user. Written by the owner, read by
 	// CLIENT KILL and ACL DELUSER.
-	user      atomic.Pointer[acl.User]
-	replyMode int // replyOn, replyOff, replySkip
-	skipNext  bool
-	multi     *multiState
-	watch     db.Watch
+	user  atomic.Pointer[acl.User]
+	multi *multiState
+	// watch is the client's WATCH state (package db), made at its first
+	// WATCH and kept; nil before. Owner only.
+	watch *db.Watch
 
 	// unit collects what the client's commands propagate (package
 	// effects) while the stream is active; reused.
@@ -95,13 +93,10 @@ type Client struct {
 	// Output buffer limits (outbuf.go): outCheck is the reply-buffer
 	// length after which the next command re-checks; softSince is when
 	// the soft limit was first reached (Unix seconds, 0: not over it);
-	// closeNow drops pending output and closes at once (over a limit).
+	// closeNow (below) drops pending output and closes at once (over a
+	// limit).
 	outCheck  int
 	softSince int64
-	closeNow  bool
-	// resume: the last batch stopped for output back-pressure; the next
-	// OnReadable runs the rest of the buffer before reading.
-	resume bool
 	// cmdMark is where the current top-level command's reply starts in
 	// c.w: a command that panics loses its partial reply (notePanic).
 	cmdMark int
@@ -112,14 +107,8 @@ type Client struct {
 	// Pushes from other goroutines (push.go).
 	outbox outbox
 
-	// subs are the client's pub/sub subscriptions (pubsub.go); monitor is
-	// set in monitor mode (monitor.go), mirrored in monitoring for
-	// CLIENT LIST; unix: connected over the unix socket.
-	subs       pubsub.State
-	monitor    bool
-	monitoring atomic.Bool
-	unix       bool
-	overTLS    bool // connected over TLS (cluster mode's ports: cluster_tls.go)
+	// subs are the client's pub/sub subscriptions (pubsub.go).
+	subs pubsub.State
 	// tracking is the client's CLIENT TRACKING state (tracking.go), made
 	// at its first TRACKING ON and kept; read by CLIENT LIST and by
 	// writers' goroutines.
@@ -130,63 +119,110 @@ type Client struct {
 	// client eviction reads it from others, hence the atomic.
 	memAcct atomic.Int64
 
-	proto atomic.Int32 // mirror of w.Proto for CLIENT LIST
 	// Per-client traffic (CLIENT LIST tot-net-in/tot-net-out/tot-cmds).
 	netIn, netOut, cmds atomic.Int64
-	pending             callCounts  // calls not yet in the shared counters (dispatch.go)
-	unblock             chan int    // CLIENT UNBLOCK, kill; buffered 1
-	blocked             atomic.Bool // inside a blocking command's wait
-	rbuf                replyBuf    // reply buffer resizing (replybuf.go)
+	pending             callCounts // calls not yet in the shared counters (dispatch.go)
+	// unblock is the channel CLIENT UNBLOCK and kills signal (buffered
+	// 1), made when a wait first needs it (unblockCh): any goroutine.
+	unblock atomic.Pointer[chan int]
+	rbuf    replyBuf // reply buffer resizing (replybuf.go)
 	// qbufPub mirrors the query buffer's qbuf<<32|qbuf-free for CLIENT
 	// LIST from other clients (noteInput).
 	qbufPub atomic.Int64
-	// Goroutine path: raw reads the socket without a buffer held while it
-	// waits (nil for TLS); idle is held by the connection's goroutine
-	// except while it waits for input (readInput, clientsCron).
-	raw  syscall.RawConn
-	idle sync.Mutex
+	// gp is the goroutine path's state (readInput), nil on an event
+	// loop.
+	gp *goPath
+	// argvMem is the size of the waiting command's arguments, for the
+	// argv-mem field other clients' CLIENT LIST shows while it waits.
+	argvMem atomic.Int64
+
+	// Disconnect watcher, active only while blocked (see SetBlocked),
+	// made at the first blocking wait and kept; nil before. The owner
+	// sets the pointer before it starts the watcher goroutine.
+	bw *blockWatch
+
+	// Event-loop path (netpath.go); nc is nil on the goroutine path.
+	nc         *netloop.Conn
+	detachArgv [][]byte // the command that made the client leave its loop
+
+	// Scripts (script.go): the running script's host (made at the
+	// client's first script and kept; nil before; owner only); inScript
+	// (below): the command being called is one of its calls.
+	scriptHost *scriptHost
+	curCmd     *cmd // the command call is running (set as it starts)
+
+	// Replication (repl_primary.go): what REPLCONF told before PSYNC
+	// (nil until the first REPLCONF; owner only), and the replica this
+	// connection became.
+	replConf *replConf
+	replica  atomic.Pointer[replica]
+
+	cluster clusterClient // ASKING, READONLY (cluster.go)
+
+	// The 4-byte atomics and the flags, together (no padding after each:
+	// an idle client's size, issue 32).
+	dbIndex atomic.Int32 // mirror of ctx.DB for CLIENT LIST
+	proto   atomic.Int32 // mirror of w.Proto for CLIENT LIST
+	killed  atomic.Bool
+	// monitoring mirrors monitor for CLIENT LIST.
+	monitoring atomic.Bool
+	blocked    atomic.Bool // inside a blocking command's wait
 	// postponed: the command waits for a CLIENT PAUSE (Valkey's
 	// BLOCKED_POSTPONE: counted in blocked_clients, flag b, no timeout).
 	postponed atomic.Bool
 	// timed: the blocking wait has a deadline (clients_in_timeout_table).
 	timed atomic.Bool
-	// argvMem is the size of the waiting command's arguments, for the
-	// argv-mem field other clients' CLIENT LIST shows while it waits.
-	argvMem atomic.Int64
 
-	// Disconnect watcher, active only while blocked (see SetBlocked).
-	watching  bool
-	stopWatch atomic.Bool
-	gone      chan struct{}
-	watchDone chan struct{}
-	pendingMu sync.Mutex
+	replyMode  uint8 // replyOn, replyOff, replySkip
+	closeAfter bool  // QUIT: close after this batch's replies
+	evicted    bool  // guarded by Server.evictMu
+	authed     bool
+	skipNext   bool
+	closeNow   bool // over an output limit (outbuf.go)
+	// resume: the last batch stopped for output back-pressure; the next
+	// OnReadable runs the rest of the buffer before reading.
+	resume      bool
+	monitor     bool // in monitor mode (monitor.go)
+	unix        bool // connected over the unix socket
+	overTLS     bool // connected over TLS (cluster mode's ports: cluster_tls.go)
+	offLoop     bool // detached from the loop, running on its own goroutine
+	inScript    bool
+	errCounted  bool // the script's error reply is counted already
+	primaryLink bool // the fake client applying a primary's stream
+}
+
+// goPath is a goroutine-path client's: raw reads the socket without a
+// buffer held while it waits (nil for TLS); idle is held by the
+// connection's goroutine except while it waits for input (readInput,
+// clientsCron). Set before the client is registered, then fixed.
+type goPath struct {
+	raw  syscall.RawConn
+	idle sync.Mutex
+}
+
+// replConf is what REPLCONF told a connection before its PSYNC.
+type replConf struct {
+	port       int
+	announceIP string
+	capaEOF    bool
+	capaPsync2 bool
+	rdbOnly    bool // REPLCONF rdb-only 1: the RDB and nothing after
+	fnOnly     bool // REPLCONF rdb-filter-only: no data in the RDB
+	noFn       bool // ... and no functions (no "functions" filter)
+}
+
+// blockWatch is the disconnect watcher of a blocked client (startWatcher):
+// watching and the channels are the owner's; pendingIn, under mu, is
+// what the watcher goroutine read meanwhile.
+type blockWatch struct {
+	watching bool
+	stop     atomic.Bool
+	gone     chan struct{}
+	done     chan struct{}
+	mu       sync.Mutex
+	// pendingIn is input read while blocked; the owner reads it without
+	// mu once the watcher has stopped (stopWatcher waits for it).
 	pendingIn []byte
-
-	// Event-loop path (netpath.go); nc is nil on the goroutine path.
-	nc         *netloop.Conn
-	offLoop    bool     // detached from the loop, running on its own goroutine
-	detachArgv [][]byte // the command that made the client leave its loop
-
-	// Scripts (script.go): the running script's host, and whether the
-	// command being called is one of its calls.
-	scriptHost scriptHost
-	inScript   bool
-	errCounted bool // the script's error reply is counted already
-	curCmd     *cmd // the command call is running (set as it starts)
-
-	// Replication (repl_primary.go): what REPLCONF told before PSYNC,
-	// and the replica this connection became.
-	replPort       int
-	replAnnounceIP string
-	replCapaEOF    bool
-	replCapaPsync2 bool
-	replRDBOnly    bool // REPLCONF rdb-only 1: the RDB and nothing after
-	replFnOnly     bool // REPLCONF rdb-filter-only: no data in the RDB
-	replNoFn       bool // ... and no functions (no "functions" filter)
-	replica        atomic.Pointer[replica]
-	primaryLink    bool // the fake client applying a primary's stream
-
-	cluster clusterClient // ASKING, READONLY (cluster.go)
 }
 
 const (
@@ -209,22 +245,18 @@ func (s *Server) accept(conn net.Conn) {
 		id:      s.nextID.Add(1),
 		rd:      resp.NewReader(),
 		w:       resp.NewWriter(0), // allocated by the first reply
-		created: time.Now(),
-		addr:    conn.RemoteAddr().String(),
-		laddr:   conn.LocalAddr().String(),
-		unblock: make(chan int, 1),
+		created: time.Now().UnixMilli(),
 	}
-	c.shard = int(c.id % statShards)
 	c.w.SetBlockSize(replyBlockBytes)
 	c.rbuf.init()
 	_, c.unix = conn.(*net.UnixConn)
 	c.overTLS = isTLSConn(conn)
-	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: c.shard, PropUnit: &c.unit}
+	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Shard: int(c.id % statShards), PropUnit: &c.unit}
 	c.proto.Store(2)
 	c.user.Store(s.acl.Default())
 	c.authed = !s.acl.AuthRequired()
 	c.mu.user = "default"
-	c.lastActive.Store(c.created.UnixMilli())
+	c.lastActive.Store(c.created)
 
 	// Refusals happen before the client is registered, with Valkey's texts.
 	if msg := s.protectedModeRefusal(conn); msg != "" {
@@ -260,10 +292,11 @@ func (s *Server) accept(conn net.Conn) {
 	if c.nc == nil {
 		// Goroutine path (readInput), set before the clients cron can
 		// see the client; its goroutine starts with the idle lock held.
+		c.gp = new(goPath)
 		if sc, ok := conn.(syscall.Conn); ok {
-			c.raw, _ = sc.SyscallConn()
+			c.gp.raw, _ = sc.SyscallConn()
 		}
-		c.idle.Lock()
+		c.gp.idle.Lock()
 	}
 	s.mu.clients[c.id] = c
 	s.nclients.Add(1)
@@ -340,7 +373,7 @@ func (c *Client) serve() {
 		c.rd.Unauthenticated = !c.authed
 		n, err := c.readInput()
 		if n > 0 {
-			s.stats.netInput.Add(c.shard, int64(n))
+			s.stats.netInput.Add(c.ctx.Shard, int64(n))
 			c.netIn.Add(int64(n))
 			// One wall-clock read per batch: it is the clock of every
 			// command in the batch (Valkey also caches the time).
@@ -387,15 +420,16 @@ func (c *Client) serve() {
 // reads with Read into the reader's buffer, which it holds while it
 // waits.
 func (c *Client) readInput() (int, error) {
-	if c.raw == nil {
+	gp := c.gp
+	if gp == nil || gp.raw == nil {
 		return c.rd.Fill(c.conn)
 	}
 	var n int
 	var err error
 	locked := true
-	rerr := c.raw.Read(func(fd uintptr) bool {
+	rerr := gp.raw.Read(func(fd uintptr) bool {
 		if !locked {
-			c.idle.Lock()
+			gp.idle.Lock()
 			locked = true
 		}
 		n, err = c.rd.Fill(fdReader(fd))
@@ -407,11 +441,11 @@ func (c *Client) readInput() (int, error) {
 		n, err = 0, nil
 		c.noteInput(c.rd.Release(true))
 		locked = false
-		c.idle.Unlock()
+		gp.idle.Unlock()
 		return false
 	})
 	if !locked {
-		c.idle.Lock()
+		gp.idle.Lock()
 	}
 	if err == nil && rerr != nil {
 		err = rerr
@@ -454,14 +488,18 @@ func (f fdReader) Read(p []byte) (int, error) {
 func (s *Server) clientsCron(now time.Time) {
 	ms := now.UnixMilli()
 	for _, c := range s.clientsSnapshot() {
-		if c.nc != nil || c.raw == nil || !c.idle.TryLock() {
+		if c.nc != nil || c.gp == nil || c.gp.raw == nil || !c.gp.idle.TryLock() {
 			continue
 		}
 		if c.w.Len() == 0 && c.outbox.size.Load() == 0 {
 			c.replyBufCron(ms)
-			c.noteInput(c.releaseIdle(ms))
+			released := c.releaseIdle(ms)
+			if released {
+				c.ctx.Argv = nil // the last command's, which the reader dropped
+			}
+			c.noteInput(released)
 		}
-		c.idle.Unlock()
+		c.gp.idle.Unlock()
 	}
 }
 
@@ -508,7 +546,7 @@ func (c *Client) runBuffered() bool {
 			switch {
 			case errors.As(err, &pe):
 				c.w.Error("ERR " + string(pe))
-				c.srv.log.verbose("Protocol error (%s) from client: id=%d addr=%s", string(pe), c.id, c.addr)
+				c.srv.log.verbose("Protocol error (%s) from client: id=%d addr=%s", string(pe), c.id, c.peerAddr())
 			case errors.Is(err, resp.ErrQueryBufferLimit):
 				// A declared length that can never fit: closed without a
 				// reply, before the data arrives.
@@ -533,7 +571,7 @@ func (c *Client) runBuffered() bool {
 			c.publish() // execute chose to leave the loop (see there)
 			return true
 		}
-		if c.pendingIn != nil {
+		if c.bw != nil && c.bw.pendingIn != nil {
 			c.takePending()
 		}
 		if c.closeAfter {
@@ -610,7 +648,7 @@ func (c *Client) containPanic(nc *netloop.Conn) {
 // unwound. Valkey would abort with a crash report; a multi-threaded
 // server can do better and keep serving everyone else.
 func (c *Client) notePanic(r any) {
-	c.srv.log.warn("PANIC while serving client id=%d addr=%s: %v\n%s", c.id, c.addr, r, debug.Stack())
+	c.srv.log.warn("PANIC while serving client id=%d addr=%s: %v\n%s", c.id, c.peerAddr(), r, debug.Stack())
 	c.srv.stats.unexpectedErrs.Add(1)
 	c.srv.stats.panics.Add(1)
 	if c.cmdMark <= c.w.Len() {
@@ -644,7 +682,7 @@ func (c *Client) flush() bool {
 		m, err = c.conn.Write(t)
 		n += m
 	}
-	c.srv.stats.netOutput.Add(c.shard, int64(n))
+	c.srv.stats.netOutput.Add(c.ctx.Shard, int64(n))
 	c.netOut.Add(int64(n))
 	c.w.Reset()
 	return err == nil
@@ -676,17 +714,67 @@ func (c *Client) kill() {
 		return
 	}
 	c.conn.Close()
-	select {
-	case c.unblock <- db.UnblockError:
-	default:
+	// After killed is set: a channel made from now on is signalled by
+	// unblockCh itself.
+	if ch := c.unblock.Load(); ch != nil {
+		select {
+		case *ch <- db.UnblockError:
+		default:
+		}
 	}
+}
+
+// unblockCh returns the channel CLIENT UNBLOCK and kills signal, made at
+// the first call. Any goroutine. A kill that came before the channel
+// existed is signalled here (kill sets killed before it looks for the
+// channel, and this looks at killed after publishing it, so one of the
+// two sends).
+func (c *Client) unblockCh() chan int {
+	if p := c.unblock.Load(); p != nil {
+		return *p
+	}
+	ch := make(chan int, 1)
+	if !c.unblock.CompareAndSwap(nil, &ch) {
+		return *c.unblock.Load()
+	}
+	if c.killed.Load() {
+		select {
+		case ch <- db.UnblockError:
+		default:
+		}
+	}
+	return ch
+}
+
+// peerAddr is the client's address as CLIENT LIST shows it (addr=),
+// formatted on each call; "" for a fake client without one. Any
+// goroutine (conn is not replaced once the client is registered).
+func (c *Client) peerAddr() string {
+	if c.fixedAddr != nil {
+		return c.fixedAddr[0]
+	}
+	if c.conn == nil {
+		return ""
+	}
+	return c.conn.RemoteAddr().String()
+}
+
+// localAddr is peerAddr's local side (laddr=).
+func (c *Client) localAddr() string {
+	if c.fixedAddr != nil {
+		return c.fixedAddr[1]
+	}
+	if c.conn == nil {
+		return ""
+	}
+	return c.conn.LocalAddr().String()
 }
 
 func (c *Client) cleanup() {
 	c.flushCalls()
 	c.conn.Close()
 	c.releaseMem()
-	c.srv.ks.Unwatch(&c.watch)
+	c.unwatch()
 	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
 	c.stopMonitor()
 	c.trackingClose()
@@ -705,7 +793,7 @@ func (c *Client) Flush() {
 }
 
 // UnblockChan returns the channel CLIENT UNBLOCK and kills signal.
-func (c *Client) UnblockChan() <-chan int { return c.unblock }
+func (c *Client) UnblockChan() <-chan int { return c.unblockCh() }
 
 // SetBlocked records whether the client is waiting in a blocking command.
 // While it is, a watcher goroutine reads the socket so that a disconnect is
@@ -713,6 +801,14 @@ func (c *Client) UnblockChan() <-chan int { return c.unblock }
 // commands the client pipelines meanwhile are kept for later, as Valkey
 // buffers a blocked client's input.
 func (c *Client) SetBlocked(on bool) {
+	if on {
+		// Made before others can see the client blocked: CLIENT
+		// UNBLOCK signals the channel; tests look at the watcher.
+		c.unblockCh()
+		if c.bw == nil {
+			c.bw = new(blockWatch)
+		}
+	}
 	c.blocked.Store(on)
 	c.publishArgvMem(on)
 	if on {
@@ -739,40 +835,46 @@ func (c *Client) publishArgvMem(on bool) {
 
 // Disconnected is closed when the peer goes away while the client is
 // blocked (db.Ctx.Block selects on it).
-func (c *Client) Disconnected() <-chan struct{} { return c.gone }
+func (c *Client) Disconnected() <-chan struct{} {
+	if c.bw == nil {
+		return nil
+	}
+	return c.bw.gone
+}
 
 func (c *Client) startWatcher() {
-	if c.watching {
+	bw := c.bw // made by SetBlocked
+	if bw.watching {
 		return
 	}
-	c.watching = true
+	bw.watching = true
 	gone, done := make(chan struct{}), make(chan struct{})
-	c.gone, c.watchDone = gone, done
-	c.stopWatch.Store(false)
+	bw.gone, bw.done = gone, done
+	bw.stop.Store(false)
 	go func() {
 		defer close(done)
 		buf := make([]byte, 4096)
 		for {
 			n, err := c.conn.Read(buf)
 			if n > 0 {
-				c.pendingMu.Lock()
-				c.pendingIn = append(c.pendingIn, buf[:n]...)
-				c.pendingMu.Unlock()
+				bw.mu.Lock()
+				bw.pendingIn = append(bw.pendingIn, buf[:n]...)
+				bw.mu.Unlock()
 			}
 			if err != nil {
-				if c.stopWatch.Load() {
+				if bw.stop.Load() {
 					return
 				}
 				if errors.Is(err, os.ErrDeadlineExceeded) {
 					// A push's deadline (push.go): its output waits for
 					// the command to end; keep watching. Look at
-					// stopWatch again after clearing the deadline:
+					// stop again after clearing the deadline:
 					// stopWatcher may have set its own deadline just
 					// before the clear, and this Read would then wait
 					// forever (stopWatcher sets the flag first, so if
 					// it is not set yet, its deadline comes after).
 					c.conn.SetReadDeadline(time.Time{})
-					if c.stopWatch.Load() {
+					if bw.stop.Load() {
 						return
 					}
 					continue
@@ -785,23 +887,28 @@ func (c *Client) startWatcher() {
 }
 
 func (c *Client) stopWatcher() {
-	if !c.watching {
+	bw := c.bw
+	if bw == nil || !bw.watching {
 		return
 	}
-	c.watching = false
-	c.stopWatch.Store(true)
+	bw.watching = false
+	bw.stop.Store(true)
 	c.conn.SetReadDeadline(time.Now()) // interrupt the watcher's Read
-	<-c.watchDone
+	<-bw.done
 	c.conn.SetReadDeadline(time.Time{})
 }
 
 // takePending moves input read while blocked into the request reader. It
 // runs between commands, when no argv aliases the reader's buffer.
 func (c *Client) takePending() {
-	c.pendingMu.Lock()
-	p := c.pendingIn
-	c.pendingIn = nil
-	c.pendingMu.Unlock()
+	bw := c.bw
+	if bw == nil {
+		return
+	}
+	bw.mu.Lock()
+	p := bw.pendingIn
+	bw.pendingIn = nil
+	bw.mu.Unlock()
 	if len(p) > 0 {
 		c.rd.Feed(p)
 	}

@@ -69,12 +69,11 @@ func (c *Client) clientType() int {
 
 // primaryClientView makes the stand-in of a link streaming over conn.
 func (s *Server) primaryClientView(conn net.Conn) *Client {
-	c := &Client{srv: s, id: s.nextID.Add(1), conn: conn, created: time.Now(),
-		addr: conn.RemoteAddr().String(), laddr: conn.LocalAddr().String(),
-		primaryLink: true, unblock: make(chan int, 1)}
+	c := &Client{srv: s, id: s.nextID.Add(1), conn: conn, created: time.Now().UnixMilli(),
+		primaryLink: true}
 	c.proto.Store(2)
 	c.mu.user = "(superuser)" // Valkey's primary client has no ACL user
-	c.lastActive.Store(c.created.UnixMilli())
+	c.lastActive.Store(c.created)
 	return c
 }
 
@@ -141,25 +140,31 @@ func (s *Server) clientByID(id int64) *Client {
 //
 // The connection loop calls it once per batch (Client.publish).
 func (c *Client) publishState(last *cmd) {
-	var flags string
+	var flags uint8
 	multi := 0
 	if c.multi != nil {
-		flags += "x"
+		flags |= pubMulti
 		multi = len(c.multi.cmds)
 	}
 	if c.closeAfter {
-		flags += "c"
+		flags |= pubClose
 	}
-	watching := c.watch.Watching()
+	watching := c.watchCount()
 	c.mu.Lock()
 	c.mu.flags = flags
-	c.mu.multiCount = multi
-	c.mu.watchCount = watching
+	c.mu.multiCount = int32(multi)
+	c.mu.watchCount = int32(watching)
 	if last != nil {
-		c.mu.lastCmd = last.name
+		c.mu.lastCmd = last
 	}
 	c.mu.Unlock()
 }
+
+// The flags publishState publishes (mu.flags).
+const (
+	pubMulti = 1 << iota // x: inside MULTI
+	pubClose             // c: closes after its replies
+)
 
 // infoLine renders one CLIENT LIST / CLIENT INFO line (without the newline)
 // with Valkey 8.0's fields in Valkey 8.0's order. self is the client running
@@ -171,7 +176,17 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 
 	c.mu.Lock()
 	name, libName, libVer, user := c.mu.name, c.mu.libName, c.mu.libVer, c.mu.user
-	pubFlags, multiCount, watchCount, lastCmd := c.mu.flags, c.mu.multiCount, c.mu.watchCount, c.mu.lastCmd
+	flagBits, multiCount, watchCount, lastCmdP := c.mu.flags, c.mu.multiCount, c.mu.watchCount, c.mu.lastCmd
+	var pubFlags, lastCmd string
+	if flagBits&pubMulti != 0 {
+		pubFlags += "x"
+	}
+	if flagBits&pubClose != 0 {
+		pubFlags += "c"
+	}
+	if lastCmdP != nil {
+		lastCmd = lastCmdP.name
+	}
 	noEvict, noTouch := c.mu.noEvict, c.mu.noTouch
 	c.mu.Unlock()
 
@@ -193,7 +208,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 		if c.closeAfter {
 			pubFlags += "c"
 		}
-		watchCount = c.watch.Watching()
+		watchCount = int32(c.watchCount())
 		if c.rd.Buffered() > 0 {
 			// Input after the running command (a pipeline): Valkey's
 			// shared query buffer shows 0 and 0 to its own client.
@@ -209,7 +224,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 		lastCmd = curCmd
 	} else {
 		if strings.Contains(pubFlags, "x") {
-			multi = multiCount
+			multi = int(multiCount)
 		}
 		if lastCmd == "" {
 			lastCmd = "NULL"
@@ -239,7 +254,7 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 		fl = append(fl, 'b')
 	}
 	fl, redir := c.trackingListFlags(fl)
-	if c.watch.Dirty.Load() {
+	if c.watchDirty() {
 		fl = append(fl, 'd')
 	}
 	if strings.Contains(pubFlags, "c") || c.killed.Load() {
@@ -280,11 +295,11 @@ func (c *Client) infoLine(self *Client, curCmd string) string {
 	}
 	ki := func(k string, v int64) { kv(k, strconv.FormatInt(v, 10)) }
 	ki("id", c.id)
-	kv("addr", c.addr)
-	kv("laddr", c.laddr)
+	kv("addr", c.peerAddr())
+	kv("laddr", c.localAddr())
 	ki("fd", int64(connFD(c.conn)))
 	kv("name", name)
-	ki("age", int64(now.Sub(c.created)/time.Second))
+	ki("age", (now.UnixMilli()-c.created)/1000)
 	ki("idle", max(0, (now.UnixMilli()-c.lastActive.Load())/1000))
 	kv("flags", string(fl))
 	ki("db", int64(c.dbIndex.Load()))
@@ -546,10 +561,10 @@ func clientKillCommand(c *Client) {
 		if o.killed.Load() || (o == c && c.closeAfter) {
 			continue
 		}
-		if hasAddr && o.addr != addr {
+		if hasAddr && o.peerAddr() != addr {
 			continue
 		}
-		if hasLaddr && o.laddr != laddr {
+		if hasLaddr && o.localAddr() != laddr {
 			continue
 		}
 		if typ != -1 && o.clientType() != typ {
@@ -569,7 +584,7 @@ func clientKillCommand(c *Client) {
 		if o == c && skipMe {
 			continue
 		}
-		if maxAge != 0 && nowSec-o.created.Unix() < maxAge {
+		if maxAge != 0 && nowSec-o.created/1000 < maxAge {
 			continue
 		}
 		if o == c {
@@ -664,7 +679,7 @@ func clientUnblockCommand(c *Client) {
 		return
 	}
 	select {
-	case t.unblock <- reason:
+	case t.unblockCh() <- reason:
 	default: // a wake-up is already pending
 	}
 	c.w.Int(1)

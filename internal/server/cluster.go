@@ -304,8 +304,8 @@ func (c *Client) clusterRefused(cm *cmd, argv [][]byte) bool {
 	if m == command.Exec {
 		// discardTransaction: the redirection itself is the reply.
 		c.multi = nil
-		c.srv.ks.Unwatch(&c.watch)
-		cm.stats.shard[c.shard].rejected.Add(1)
+		c.unwatch()
+		cm.stats.shard[c.ctx.Shard].rejected.Add(1)
 		c.srv.errs.count(msg)
 		c.srv.stats.totalErrors.Add(1)
 		c.w.Error(msg)

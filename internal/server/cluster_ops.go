@@ -18,7 +18,7 @@ import (
 
 // clientIPv6 reports whether the client connected over IPv6 (its peer
 // address is "[...]:port").
-func (c *Client) clientIPv6() bool { return strings.HasPrefix(c.addr, "[") }
+func (c *Client) clientIPv6() bool { return strings.HasPrefix(c.peerAddr(), "[") }
 
 // nodeIP is the address of n shown to this client.
 func (c *Client) nodeIP(n *cluster.Route) string { return n.ClientIP(c.clientIPv6()) }

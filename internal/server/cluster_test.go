@@ -30,7 +30,7 @@ func newClusterTestClient(tb testing.TB, args ...string) *Client {
 	}
 	a, b := net.Pipe()
 	tb.Cleanup(func() { a.Close(); b.Close() })
-	c := &Client{srv: s, conn: a, id: 1, rd: resp.NewReader(), w: resp.NewWriter(64 << 10), unblock: make(chan int, 1)}
+	c := &Client{srv: s, conn: a, id: 1, rd: resp.NewReader(), w: resp.NewWriter(64 << 10)}
 	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c}
 	c.authed = true
 	return c

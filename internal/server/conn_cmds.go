@@ -69,7 +69,7 @@ func quitCommand(c *Client) {
 func resetCommand(c *Client) {
 	c.multi = nil
 	c.cluster.asking, c.cluster.readonly = false, false
-	c.srv.ks.Unwatch(&c.watch)
+	c.unwatch()
 	c.srv.pubsub.UnsubscribeAll(c, &c.subs)
 	c.stopMonitor()
 	c.trackingOff()

@@ -209,7 +209,7 @@ func debugSleep(c *Client, secs float64) {
 			case <-t.C:
 			case <-c.srv.stop:
 			case <-c.srv.leaving:
-			case <-c.unblock:
+			case <-c.unblockCh():
 			}
 		})
 	}

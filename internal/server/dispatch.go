@@ -163,7 +163,7 @@ func multiControl(m *command.Meta) bool {
 // Valkey does, it logs and closes the connection without a reply, so the
 // rest of the request is never executed.
 func (c *Client) securityWarning() {
-	c.srv.log.warn("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Valkey. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Valkey instance. Connection from %s aborted.", c.addr)
+	c.srv.log.warn("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Valkey. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Valkey instance. Connection from %s aborted.", c.peerAddr())
 	c.killed.Store(true)
 	c.conn.Close()
 }
@@ -184,13 +184,13 @@ func (c *Client) rejectUnknown(argv [][]byte) {
 // the transaction, as Valkey's flagTransaction does.
 func (c *Client) reject(cm *cmd, msg string) {
 	if cm != nil {
-		cm.stats.shard[c.shard].rejected.Add(1)
+		cm.stats.shard[c.ctx.Shard].rejected.Add(1)
 	}
 	if cm != nil && cm.meta == command.Exec {
 		// execCommandAbort: a rejected EXEC discards the transaction (if
 		// any) and says why, even outside MULTI.
 		c.multi = nil
-		c.srv.ks.Unwatch(&c.watch)
+		c.unwatch()
 		// Errors Valkey formats itself (rejectCommandFormat) carry no
 		// "ERR " inside the abort text; shared ones (NOAUTH, OOM) keep
 		// their code.
@@ -309,10 +309,10 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 	}
 	ns := tsc.Nanos(end - start)
 	usec := ns / 1000
-	s.observeCall(cm, c.shard, ns)
+	s.observeCall(cm, c.ctx.Shard, ns)
 	c.lastCmd = cm
 	c.countCall(cm, usec)
-	st := &cm.stats.shard[c.shard]
+	st := &cm.stats.shard[c.ctx.Shard]
 	if c.w.Len() > mark && c.w.At(mark) == '-' {
 		st.failed.Add(1)
 		if c.errCounted {
@@ -325,7 +325,7 @@ func (c *Client) call(cm *cmd, argv [][]byte) {
 		}
 	}
 	if ctx.Dirty > 0 {
-		s.ks.AddDirty(c.shard, int64(ctx.Dirty))
+		s.ks.AddDirty(c.ctx.Shard, int64(ctx.Dirty))
 	}
 	if cm.meta.Flags&command.FlagSkipSlowlog == 0 && !c.inScript {
 		s.slow.maybeAdd(c, cm, argv, usec)
@@ -370,10 +370,10 @@ func (c *Client) flushCalls() {
 	if p.calls == 0 {
 		return
 	}
-	st := &p.cm.stats.shard[c.shard]
+	st := &p.cm.stats.shard[c.ctx.Shard]
 	st.calls.Add(p.calls)
 	st.usec.Add(p.usec)
-	c.srv.stats.commands.Add(c.shard, p.calls)
+	c.srv.stats.commands.Add(c.ctx.Shard, p.calls)
 	c.cmds.Add(p.calls)
 	p.calls, p.usec = 0, 0
 }

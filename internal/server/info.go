@@ -180,10 +180,10 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 			}
 			n := 0
 			if o == c {
-				n = c.watch.Watching()
+				n = c.watchCount()
 			} else {
 				o.mu.Lock()
-				n = o.mu.watchCount
+				n = int(o.mu.watchCount)
 				o.mu.Unlock()
 			}
 			if n > 0 {

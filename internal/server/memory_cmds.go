@@ -152,7 +152,7 @@ func (s *Server) evictClients(limit int64) {
 		o.evicted, o.evictedMem = true, m
 		s.evictPending += m
 		s.stats.evictedClients.Add(1)
-		s.log.notice("Evicting client: id=%d addr=%s laddr=%s name=%s tot-mem=%d", o.id, o.addr, o.laddr, name, m)
+		s.log.notice("Evicting client: id=%d addr=%s laddr=%s name=%s tot-mem=%d", o.id, o.peerAddr(), o.localAddr(), name, m)
 		o.kill()
 	}
 }

@@ -119,7 +119,7 @@ func (c *Client) feedMonitorsAlways(cm *cmd, argv [][]byte) {
 		b = append(b, "unix:"...)
 		b = append(b, c.srv.cfg.UnixSocket()...)
 	} else {
-		b = append(b, c.addr...)
+		b = append(b, c.peerAddr()...)
 	}
 	b = append(b, ']')
 	red := redactions(cm, argv)

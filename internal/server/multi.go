@@ -60,8 +60,34 @@ func discardCommand(c *Client) {
 		return
 	}
 	c.multi = nil
-	c.srv.ks.Unwatch(&c.watch)
+	c.unwatch()
 	c.w.OK()
+}
+
+// watchState returns the client's WATCH state, made at its first WATCH.
+func (c *Client) watchState() *db.Watch {
+	if c.watch == nil {
+		c.watch = new(db.Watch)
+	}
+	return c.watch
+}
+
+// unwatch forgets every watched key (UNWATCH). Owner only.
+func (c *Client) unwatch() {
+	if c.watch != nil {
+		c.srv.ks.Unwatch(c.watch)
+	}
+}
+
+// watchDirty reports whether a watched key changed since WATCH.
+func (c *Client) watchDirty() bool { return c.watch != nil && c.watch.Dirty.Load() }
+
+// watchCount is the number of keys the client watches. Owner only.
+func (c *Client) watchCount() int {
+	if c.watch == nil {
+		return 0
+	}
+	return c.watch.Watching()
 }
 
 // WATCH key [key ...]
@@ -71,14 +97,14 @@ func watchCommand(c *Client) {
 		return
 	}
 	for _, k := range c.ctx.Argv[1:] {
-		c.srv.ks.WatchKey(&c.watch, c.ctx.DB, k)
+		c.srv.ks.WatchKey(c.watchState(), c.ctx.DB, k)
 	}
 	c.w.OK()
 }
 
 // UNWATCH
 func unwatchCommand(c *Client) {
-	c.srv.ks.Unwatch(&c.watch)
+	c.unwatch()
 	c.w.OK()
 }
 
@@ -95,17 +121,19 @@ func execCommand(c *Client) {
 	c.multi = nil
 	ks := c.srv.ks
 	if m.aborted {
-		ks.Unwatch(&c.watch)
+		c.unwatch()
 		c.w.Error("EXECABORT Transaction discarded because of previous errors.")
 		return
 	}
-	if c.watch.Dirty.Load() {
-		ks.Unwatch(&c.watch)
+	if c.watchDirty() {
+		c.unwatch()
 		c.w.NullArray()
 		return
 	}
 	var locks db.LockSet
-	ks.LockWatched(&c.watch, &locks) // to see whether they expired
+	if c.watch != nil {
+		ks.LockWatched(c.watch, &locks) // to see whether they expired
+	}
 	for _, q := range m.cmds {
 		if q.cm.lock != db.LockKeys || q.cm.proc != nil {
 			locks.All()
@@ -139,12 +167,12 @@ func execCommand(c *Client) {
 	ctx.SetNow()
 	// A watched key that expired since WATCH fails the EXEC as a change
 	// would (Valkey's isWatchedKeyExpired), even before anything deletes it.
-	if c.watch.Dirty.Load() || ks.WatchedExpired(&c.watch, ctx.Now) {
-		ks.Unwatch(&c.watch)
+	if c.watchDirty() || c.watch != nil && ks.WatchedExpired(c.watch, ctx.Now) {
+		c.unwatch()
 		c.w.NullArray()
 		return
 	}
-	ks.Unwatch(&c.watch)
+	c.unwatch()
 	ctx.Locked = true
 	defer func() { ctx.Locked = held }()
 	// The transaction is one unit of the effects stream, committed with

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"runtime"
 	"syscall"
 	"time"
@@ -161,7 +162,7 @@ func offLoopCommands(t *table) *offLoopSet {
 // for an event loop; the caller attaches it. It reports false if the
 // socket could not be taken (the connection is then closed).
 func (s *Server) takeForLoop(c *Client, tc *net.TCPConn) bool {
-	laddr, raddr := tc.LocalAddr(), tc.RemoteAddr()
+	laddr, raddr := addrPort(tc.LocalAddr()), addrPort(tc.RemoteAddr())
 	fd, err := netloop.TakeConn(tc)
 	if err != nil {
 		return false
@@ -249,7 +250,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 		n, err = c.rd.Fill(nc)
 	}
 	if n > 0 || resumed {
-		s.stats.netInput.Add(c.shard, int64(n))
+		s.stats.netInput.Add(c.ctx.Shard, int64(n))
 		c.netIn.Add(int64(n)) // CLIENT LIST tot-net-in, counted as read
 		// The round's time.Now (RoundMillis), not a wall clock derived
 		// from the monotonic one: the LRU clock and expiry compare against
@@ -312,7 +313,7 @@ func (c *Client) serveDetached() {
 	ok := true
 	if !c.killed.Load() {
 		c.execute(argv)
-		if c.pendingIn != nil {
+		if c.bw != nil && c.bw.pendingIn != nil {
 			c.takePending() // input read while it was blocked
 		}
 		if !c.closeAfter {
@@ -360,6 +361,7 @@ func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
 		if c.releaseIdle(ms) {
 			changed = true
 			nc.TrimIdle()
+			c.ctx.Argv = nil // the last command's, which the reader dropped
 		}
 		c.noteInput(changed)
 	}
@@ -375,16 +377,29 @@ func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
 // closes it, and the blocking Read with a read deadline that the
 // disconnect watcher of a blocked (hence detached) client uses. The loop
 // itself reads through netloop.Conn directly (non-blocking).
+//
+// The addresses are kept as values (no *net.TCPAddr and IP slice per
+// address held for the connection's life: issue 32, an idle client's
+// memory); LocalAddr and RemoteAddr make a *net.TCPAddr when asked.
 type loopConn struct {
 	nc           *netloop.Conn
-	laddr, raddr net.Addr
+	laddr, raddr netip.AddrPort
+}
+
+// addrPort is a TCP address as a value (the zero AddrPort for another
+// kind, which no loop connection has).
+func addrPort(a net.Addr) netip.AddrPort {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.AddrPort()
+	}
+	return netip.AddrPort{}
 }
 
 func (l *loopConn) Read(p []byte) (int, error)  { return l.nc.ReadBlocking(p) }
 func (l *loopConn) Write(p []byte) (int, error) { return l.nc.Write(p) }
 func (l *loopConn) Close() error                { l.nc.Shutdown(); return nil }
-func (l *loopConn) LocalAddr() net.Addr         { return l.laddr }
-func (l *loopConn) RemoteAddr() net.Addr        { return l.raddr }
+func (l *loopConn) LocalAddr() net.Addr         { return net.TCPAddrFromAddrPort(l.laddr) }
+func (l *loopConn) RemoteAddr() net.Addr        { return net.TCPAddrFromAddrPort(l.raddr) }
 func (l *loopConn) SetDeadline(t time.Time) error {
 	l.nc.SetReadDeadline(t)
 	return nil

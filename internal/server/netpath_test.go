@@ -328,9 +328,10 @@ func TestBlockedClientInputOnLoop(t *testing.T) {
 		echo := testutil.Command("ECHO", "later")
 		a.WriteRaw(echo)
 		waitFor(t, "the blocked client's input to be read", func() bool {
-			ac.pendingMu.Lock()
-			defer ac.pendingMu.Unlock()
-			return len(ac.pendingIn) >= len(echo)
+			bw := ac.bw // made before the client showed as blocked
+			bw.mu.Lock()
+			defer bw.mu.Unlock()
+			return len(bw.pendingIn) >= len(echo)
 		})
 		if got := b.Do("RPUSH", "r", "y"); got != ":1" {
 			t.Fatalf("RPUSH: %s", got)

@@ -310,9 +310,13 @@ func syncCommand(c *Client) {
 		c.closeAfter = true
 		return
 	}
-	rep := &replica{c: c, conn: conn, port: c.replPort, ip: replicaIP(c), acked: make(chan struct{}),
-		synced: make(chan error, 1), done: make(chan struct{}), capaEOF: c.replCapaEOF, psync2: c.replCapaPsync2, since: time.Now()}
-	if a := c.replAnnounceIP; a != "" {
+	rc := c.replConf
+	if rc == nil {
+		rc = &replConf{}
+	}
+	rep := &replica{c: c, conn: conn, port: rc.port, ip: replicaIP(c), acked: make(chan struct{}),
+		synced: make(chan error, 1), done: make(chan struct{}), capaEOF: rc.capaEOF, psync2: rc.capaPsync2, since: time.Now()}
+	if a := rc.announceIP; a != "" {
 		rep.ip = a
 	}
 	rep.psync = psync
@@ -320,8 +324,8 @@ func syncCommand(c *Client) {
 	// there. A filtered transfer (rdb-filter-only functions) is always
 	// diskless and a snapshot of its own: it must not replace dbfilename
 	// nor be shared with replicas that want the data.
-	rep.fnOnly = c.replFnOnly
-	rep.noFn = c.replNoFn
+	rep.fnOnly = rc.fnOnly
+	rep.noFn = rc.noFn
 	rep.diskless = rep.capaEOF && (s.cfg.ReplDisklessSync() || rep.fnOnly)
 	rep.ackTime.Store(time.Now().UnixMilli())
 	c.replica.Store(rep)
@@ -385,7 +389,7 @@ func syncCommand(c *Client) {
 				s.log.warn("Full sync of replica %s failed: %v", rep.name(), err)
 				return
 			}
-			if c.replRDBOnly {
+			if rc.rdbOnly {
 				s.log.notice("Replica %s is rdb-only: closing the connection after the transfer", rep.name())
 				return
 			}
@@ -424,10 +428,11 @@ func syncCommand(c *Client) {
 }
 
 func replicaIP(c *Client) string {
-	if h, _, err := net.SplitHostPort(c.addr); err == nil {
+	addr := c.peerAddr()
+	if h, _, err := net.SplitHostPort(addr); err == nil {
 		return h
 	}
-	return c.addr
+	return addr
 }
 
 func (r *replica) name() string { return net.JoinHostPort(r.ip, strconv.Itoa(r.port)) }
@@ -823,6 +828,14 @@ func (s *Server) sendRDBFile(reps []*replica) error {
 	return nil
 }
 
+// replConfig returns what REPLCONF told so far, made at its first use.
+func (c *Client) replConfig() *replConf {
+	if c.replConf == nil {
+		c.replConf = &replConf{}
+	}
+	return c.replConf
+}
+
 // REPLCONF option value [option value ...]
 func replconfCommand(c *Client) {
 	argv := c.ctx.Argv
@@ -839,19 +852,19 @@ func replconfCommand(c *Client) {
 				c.w.Error("ERR value is not an integer or out of range")
 				return
 			}
-			c.replPort = int(n)
+			c.replConfig().port = int(n)
 		case "ip-address":
 			if len(val) >= 46 {
 				c.w.Error("ERR REPLCONF ip-address provided by replica instance is too long: " + strconv.Itoa(len(val)) + " bytes")
 				return
 			}
-			c.replAnnounceIP = string(val)
+			c.replConfig().announceIP = string(val)
 		case "capa":
 			switch strings.ToLower(string(val)) {
 			case "eof":
-				c.replCapaEOF = true
+				c.replConfig().capaEOF = true
 			case "psync2":
-				c.replCapaPsync2 = true
+				c.replConfig().capaPsync2 = true
 			}
 		case "ack", "fack":
 			// Acknowledgements arrive on the replica's connection after
@@ -868,17 +881,18 @@ func replconfCommand(c *Client) {
 				c.w.Error("ERR value is not an integer or out of range")
 				return
 			}
-			c.replRDBOnly = n == 1
+			c.replConfig().rdbOnly = n == 1
 		case "rdb-filter-only":
 			// Include filters: no data, and the function libraries only
 			// if "functions" is among them (Valkey's only filter).
-			c.replFnOnly, c.replNoFn = true, true
+			rc := c.replConfig()
+			rc.fnOnly, rc.noFn = true, true
 			for _, f := range strings.Fields(string(val)) {
 				if !strings.EqualFold(f, "functions") {
 					c.w.Error("ERR Unsupported rdb-filter-only option: " + f)
 					return
 				}
-				c.replNoFn = false
+				rc.noFn = false
 			}
 		case "version", "rdb-channel", "main-ch-client-id":
 			// Accepted (dual-channel and rdb-only transfers are not

@@ -130,7 +130,7 @@ func replicaofCommand(c *Client) {
 
 // describe is the client as Valkey's log lines name it.
 func (c *Client) describe() string {
-	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + c.addr + " laddr=" + c.laddr
+	return "id=" + strconv.FormatInt(c.id, 10) + " addr=" + c.peerAddr() + " laddr=" + c.localAddr()
 }
 
 // startReplication makes the server a replica of host:port (again).
@@ -622,7 +622,7 @@ func (l *primaryLink) stream(br *bufio.Reader, conn net.Conn) error {
 	l.view.Store(view)
 	defer l.view.Store(nil)
 	// MONITOR shows the primary's commands under its address, as Valkey's.
-	fc.id, fc.addr, fc.laddr = view.id, view.addr, view.laddr
+	fc.id, fc.fixedAddr = view.id, &[2]string{view.peerAddr(), view.localAddr()}
 	fc.ctx.DB = int(l.streamDB.Load())
 	rd := resp.NewReader()
 	rd.MaxBulk = 1 << 62

@@ -61,8 +61,7 @@ func (s *Server) Replay(r io.Reader) (int, error) {
 
 // fakeClient is a client with no connection, for Replay.
 func (s *Server) fakeClient() *Client {
-	c := &Client{srv: s, id: -1, rd: resp.NewReader(), w: resp.NewWriter(1024), authed: true,
-		unblock: make(chan int, 1), addr: "", laddr: ""}
+	c := &Client{srv: s, id: -1, rd: resp.NewReader(), w: resp.NewWriter(1024), authed: true}
 	c.ctx = db.Ctx{KS: s.ks, W: c.w, Client: c, Replica: true}
 	c.mu.user = "default"
 	return c

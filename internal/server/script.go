@@ -191,7 +191,7 @@ func (h *scriptHost) Call(argv [][]byte, proto int) ([]byte, bool) {
 // reject refuses a command the script called, counting it in the
 // command's rejected_calls as Valkey does.
 func (h *scriptHost) reject(cm *cmd, msg string) ([]byte, bool) {
-	cm.stats.shard[h.c.shard].rejected.Add(1)
+	cm.stats.shard[h.c.ctx.Shard].rejected.Add(1)
 	return h.err(msg)
 }
 
@@ -428,7 +428,10 @@ func (c *Client) runScript(run script.Run, hints *script.Hints, flags script.Fla
 	s := c.srv
 	ks := s.ks
 	ctx := &c.ctx
-	h := &c.scriptHost
+	if c.scriptHost == nil {
+		c.scriptHost = new(scriptHost)
+	}
+	h := c.scriptHost
 	w := h.w
 	if w == nil {
 		w = resp.NewWriter(512)

@@ -36,7 +36,7 @@ func (l *slowlog) maybeAdd(c *Client, cm *cmd, argv [][]byte, usec int64) {
 	if threshold < 0 || usec < threshold {
 		return
 	}
-	e := slowEntry{time: time.Now().Unix() - usec/1e6, usec: usec, addr: c.addr}
+	e := slowEntry{time: time.Now().Unix() - usec/1e6, usec: usec, addr: c.peerAddr()}
 	c.mu.Lock()
 	e.name = c.mu.name
 	c.mu.Unlock()

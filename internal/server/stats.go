@@ -106,7 +106,7 @@ func (p *pauseState) wait(c *Client) {
 	case <-timer:
 	case <-ch:
 	case <-fo:
-	case <-c.unblock:
+	case <-c.unblockCh():
 	}
 	c.batchNow = time.Now().UnixMilli()
 	c.lastEnd = 0

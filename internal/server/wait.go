@@ -108,7 +108,7 @@ func (c *Client) blockUntil(deadline int64) int { return c.blockUntilOr(deadline
 // blockUntilOr is blockUntil that also ends (blockSignal) when ch closes.
 func (c *Client) blockUntilOr(deadline int64, ch <-chan struct{}) int {
 	select {
-	case <-c.unblock: // a CLIENT UNBLOCK that raced with an earlier wake-up
+	case <-c.unblockCh(): // a CLIENT UNBLOCK that raced with an earlier wake-up
 	default:
 	}
 	c.Flush()
@@ -126,12 +126,12 @@ func (c *Client) blockUntilOr(deadline int64, ch <-chan struct{}) int {
 		return blockTimeout
 	case <-ch:
 		return blockSignal
-	case u := <-c.unblock:
+	case u := <-c.unblockCh():
 		if u == db.UnblockError {
 			c.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 			return blockReplied
 		}
-	case <-c.gone:
+	case <-c.Disconnected():
 	case <-c.srv.stop:
 	case <-c.srv.leaving:
 	}
