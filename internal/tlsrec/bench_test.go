@@ -1,24 +1,6 @@
 package tlsrec
 
-import (
-	"crypto/tls"
-	"testing"
-)
-
-// benchPair is a server Session and a mirror of the client's side: what
-// the mirror seals, the server opens.
-func benchPair(b *testing.B) (srv, cli *Session) {
-	cs, ss := payload(32, 1), payload(32, 2)
-	srv, err := newSession(tls.TLS_AES_128_GCM_SHA256, cs, ss)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cli, err = newSession(tls.TLS_AES_128_GCM_SHA256, ss, cs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return srv, cli
-}
+import "testing"
 
 // BenchmarkOpenBatch opens a batch of pipelined requests as a client that
 // writes each request as a record of its own sends them (memtier's
@@ -31,7 +13,7 @@ func BenchmarkOpenBatch(b *testing.B) {
 		records int
 	}{{"16x150B", 16}, {"1x2400B", 1}} {
 		b.Run(tc.name, func(b *testing.B) {
-			srv, cli := benchPair(b)
+			srv, cli := fixedSession(b)
 			var wire []byte
 			if tc.records == 1 {
 				big := make([]byte, 0, 16*len(req))
@@ -60,7 +42,7 @@ func BenchmarkOpenBatch(b *testing.B) {
 
 // BenchmarkSealBatch seals a batch's replies (16 "+OK\r\n") as one record.
 func BenchmarkSealBatch(b *testing.B) {
-	srv, _ := benchPair(b)
+	srv, _ := fixedSession(b)
 	p := make([]byte, 0, 80)
 	for range 16 {
 		p = append(p, "+OK\r\n"...)
