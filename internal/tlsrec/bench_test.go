@@ -2,10 +2,9 @@ package tlsrec
 
 import "testing"
 
-// BenchmarkOpenBatch opens a batch of pipelined requests as a client that
-// writes each request as a record of its own sends them (memtier's
-// --tls: 16 SETs of a 128-byte value, ~150 bytes each), and the same
-// bytes in one record; per batch.
+// BenchmarkOpenBatch opens a batch of 16 pipelined requests, each in a
+// record of its own as memtier's --tls sends them (SETs of a 128-byte
+// value, ~150 bytes each), and the same bytes in one record; per batch.
 func BenchmarkOpenBatch(b *testing.B) {
 	req := payload(150, 3)
 	for _, tc := range []struct {
