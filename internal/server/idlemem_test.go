@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
@@ -36,8 +37,8 @@ const idleClientHeapBudget = 1900
 // CORVID_IDLE_HEAPPROFILE=file it writes a heap profile (every
 // allocation sampled) for go tool pprof -sample_index=inuse_space.
 func TestIdleClientHeap(t *testing.T) {
-	if raceBuild || testing.Short() {
-		t.Skip("allocation sizes differ under the race detector; -short")
+	if raceBuild || db.Invariants || testing.Short() {
+		t.Skip("sizes differ under the race detector and -tags invariants (db.Ctx's held stripes); -short")
 	}
 	for _, size := range []struct {
 		name string
