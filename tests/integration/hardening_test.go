@@ -344,19 +344,22 @@ func waitProcState(t *testing.T, pid int, want byte) {
 }
 
 // rss is the resident set size of pid in bytes.
-func rss(t *testing.T, pid int) int64 {
+func rss(t *testing.T, pid int) int64 { return procStatusBytes(t, pid, "VmRSS") }
+
+// procStatusBytes is a kB field of /proc/PID/status (VmRSS, VmHWM) in
+// bytes.
+func procStatusBytes(t *testing.T, pid int, field string) int64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			f := strings.Fields(line)
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
+		if strings.HasPrefix(line, field+":") {
+			kb, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
 			return kb << 10
 		}
 	}
-	t.Fatal("no VmRSS")
+	t.Fatalf("no %s", field)
 	return 0
 }

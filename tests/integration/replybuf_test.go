@@ -2,9 +2,7 @@ package integration
 
 import (
 	"bufio"
-	"fmt"
 	"net"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -147,18 +145,4 @@ func TestLargeReplyBlocks(t *testing.T) {
 }
 
 // vmHWM is the peak RSS of process pid so far.
-func vmHWM(t *testing.T, pid int) int64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			kb, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
-}
+func vmHWM(t *testing.T, pid int) int64 { return procStatusBytes(t, pid, "VmHWM") }
