@@ -2,6 +2,7 @@ package netloop
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -9,10 +10,13 @@ import (
 	"time"
 )
 
-// xorCodec frames bytes in units of a length byte and up to 255 bytes
+// xorCodec frames bytes in units of a length byte and up to 254 bytes
 // XORed with 0x5a: enough of a record layer to see that Read opens only
-// whole units, keeps what does not fit, and that Write seals.
+// whole units, keeps what does not fit, and that Write seals. A length
+// byte of 255 is a unit that fails to open.
 type xorCodec struct{ pending []byte }
+
+var errXorUnit = errors.New("bad unit")
 
 func (x *xorCodec) Open(dst, src []byte) ([]byte, int, error) {
 	n := 0
@@ -22,6 +26,9 @@ func (x *xorCodec) Open(dst, src []byte) ([]byte, int, error) {
 			x.pending = append(x.pending, 0)
 			n++
 			continue
+		}
+		if l == 255 {
+			return dst, n, errXorUnit
 		}
 		if len(src)-n < 1+l {
 			break
@@ -44,7 +51,7 @@ func (x *xorCodec) HasPending() bool { return len(x.pending) > 0 }
 
 func xorSeal(dst, p []byte) []byte {
 	for len(p) > 0 {
-		l := min(len(p), 255)
+		l := min(len(p), 254)
 		dst = append(dst, byte(l))
 		for _, b := range p[:l] {
 			dst = append(dst, b^0x5a)
@@ -153,5 +160,59 @@ func TestCodec(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectLine(t, r, "back")
+	})
+}
+
+// TestCodecPartialUnit: input that ends inside a unit does not make the
+// loop run the handler again before the socket has more (only the socket
+// can complete the unit), and a unit that fails to open closes the
+// connection even though nothing follows it.
+func TestCodecPartialUnit(t *testing.T) {
+	writeModes(t, func(t *testing.T) {
+		e, err := New(Options{Loops: 1, DeferWrite: testDeferWrite, URing: testURing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fd := acceptFD(t, ln)
+		h := newLineHandler()
+		nc := e.Register(fd, h)
+		nc.SetCodec(&xorCodec{}, nil)
+		nc.Attach()
+		r := bufio.NewReader(&xorReader{r: c})
+
+		// One run answers "a"; the next unit's first 10 of 22 bytes wait.
+		second := xorSeal(nil, []byte("runs and some more\n"))
+		if _, err := c.Write(append(xorSeal(nil, []byte("echo a\n")), second[:10]...)); err != nil {
+			t.Fatal(err)
+		}
+		expectLine(t, r, "a")
+		if _, err := c.Write(second[10:]); err != nil {
+			t.Fatal(err)
+		}
+		// Run 2 is the one the rest of the unit started (a run in
+		// between would have found nothing to open).
+		expectLine(t, r, "2")
+
+		if _, err := c.Write(append(xorSeal(nil, []byte("echo b\n")), 255, 1, 2, 3, 4, 5)); err != nil {
+			t.Fatal(err)
+		}
+		expectLine(t, r, "b")
+		select {
+		case <-h.closed:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a unit that failed to open did not close the connection")
+		}
 	})
 }

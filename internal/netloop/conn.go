@@ -403,8 +403,12 @@ func (c *Conn) readCodec(p []byte) (int, error) {
 	}
 	n := copy(p, c.plain[c.plainOff:])
 	c.plainOff += n
-	if c.attached && (c.plainOff < len(c.plain) || len(c.cin) >= 5) {
-		c.Again() // more may be ready without the socket saying so
+	// Open takes every complete unit, so what stays in cin is a partial
+	// one that only the socket can complete (which the loop hears of);
+	// what the loop cannot hear of is plaintext p had no room for, and an
+	// error the next Read must report.
+	if c.attached && (c.plainOff < len(c.plain) || c.cerr != nil) {
+		c.Again()
 	}
 	return n, nil
 }

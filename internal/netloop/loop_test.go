@@ -37,6 +37,9 @@ type lineHandler struct {
 	// OnDrained.
 	burstSize, burstLeft int
 	produced, drains     atomic.Int64
+
+	// runs counts OnReadable calls; "runs" answers the count so far.
+	runs int
 }
 
 func (h *lineHandler) OnDrained(*Conn) { h.drains.Add(1) }
@@ -46,6 +49,7 @@ func newLineHandler() *lineHandler {
 }
 
 func (h *lineHandler) OnReadable(c *Conn) {
+	h.runs++
 	if h.burstLeft > 0 {
 		if h.burstOne(c); h.burstLeft > 0 {
 			return
@@ -65,6 +69,8 @@ func (h *lineHandler) OnReadable(c *Conn) {
 		switch cmd {
 		case "echo":
 			c.Write([]byte(arg + "\n"))
+		case "runs":
+			c.Write([]byte(strconv.Itoa(h.runs) + "\n"))
 		case "now": // the round's clock
 			c.Write([]byte(strconv.FormatInt(c.RoundMillis(), 10) + "\n"))
 		case "tid": // the OS thread running the handler
