@@ -133,7 +133,7 @@ func (c *Ctx) bitfield(readOnlyCmd bool) {
 		if p.op == bfGet {
 			var s []byte
 			if o != nil {
-				s = o.Str
+				s = o.Str()
 			}
 			u := getField(s, p.offset, width)
 			if p.signed {
@@ -147,7 +147,7 @@ func (c *Ctx) bitfield(readOnlyCmd bool) {
 		var reply int64
 		var of int
 		if p.signed {
-			oldv := signExtend(getField(o.Str, p.offset, width), width)
+			oldv := signExtend(getField(o.Str(), p.offset, width), width)
 			var newv, limit int64
 			if p.op == bfIncrBy {
 				limit, of = signedOverflow(oldv, p.value, width, p.overflow)
@@ -165,7 +165,7 @@ func (c *Ctx) bitfield(readOnlyCmd bool) {
 			}
 			oldU, newU = uint64(oldv), uint64(newv)
 		} else {
-			oldU = getField(o.Str, p.offset, width)
+			oldU = getField(o.Str(), p.offset, width)
 			var limit uint64
 			if p.op == bfIncrBy {
 				limit, of = unsignedOverflow(oldU, p.value, width, p.overflow)
@@ -187,7 +187,7 @@ func (c *Ctx) bitfield(readOnlyCmd bool) {
 			continue
 		}
 		c.W.Int(reply)
-		setField(o.Str, p.offset, width, newU)
+		setField(o.Str(), p.offset, width, newU)
 		if grown || oldU != newU {
 			changes++
 		}

@@ -49,7 +49,7 @@ func (c *Ctx) lookupForBitWrite(maxbit uint64) (o *Object, changed bool) {
 	o = c.LookupWrite(key)
 	if o == nil {
 		o = c.Create(key, TypeString)
-		o.Str = make([]byte, n)
+		o.SetStr(make([]byte, n))
 		o.Form = StrRaw
 		return o, true
 	}
@@ -57,10 +57,10 @@ func (c *Ctx) lookupForBitWrite(maxbit uint64) (o *Object, changed bool) {
 		c.W.Error(ErrWrongType)
 		return nil, false
 	}
-	old := len(o.Str)
-	o.Str = growZero(o.Str, n)
+	old := len(o.Str())
+	o.SetStr(growZero(o.Str(), n))
 	o.Form = StrRaw
-	return o, len(o.Str) != old
+	return o, len(o.Str()) != old
 }
 
 // SETBIT key offset value
@@ -79,11 +79,11 @@ func setbitCommand(c *Ctx) {
 		return
 	}
 	byteIdx, shift := off>>3, 7-off&7
-	old := int64(o.Str[byteIdx]>>shift) & 1
+	old := int64(o.Str()[byteIdx]>>shift) & 1
 	// Setting a bit to the value it already has is not a write: no dirty
 	// count, no WATCH invalidation (Valkey since Redis 7.0).
 	if changed || old != on {
-		o.Str[byteIdx] = o.Str[byteIdx]&^(1<<shift) | byte(on)<<shift
+		o.Str()[byteIdx] = o.Str()[byteIdx]&^(1<<shift) | byte(on)<<shift
 		c.Touch(c.Argv[1])
 		c.Notify(NotifyString, "setbit", c.Argv[1])
 	}
@@ -106,8 +106,8 @@ func getbitCommand(c *Ctx) {
 		return
 	}
 	var v int64
-	if byteIdx := off >> 3; byteIdx < uint64(len(o.Str)) {
-		v = int64(o.Str[byteIdx]>>(7-off&7)) & 1
+	if byteIdx := off >> 3; byteIdx < uint64(len(o.Str())) {
+		v = int64(o.Str()[byteIdx]>>(7-off&7)) & 1
 	}
 	c.W.Int(v)
 }
@@ -209,7 +209,7 @@ func bitcountCommand(c *Ctx) {
 	}
 	var s []byte
 	if o != nil {
-		s = o.Str
+		s = o.Str()
 	}
 	// Both ends negative and crossed count nothing, before clamping could
 	// make them overlap (checked on the byte/bit values as given).
@@ -291,12 +291,12 @@ func bitposCommand(c *Ctx) {
 		c.W.Error(ErrWrongType)
 		return
 	}
-	from, to, empty := r.resolve(int64(len(o.Str)))
+	from, to, empty := r.resolve(int64(len(o.Str())))
 	if empty {
 		c.W.Int(-1)
 		return
 	}
-	pos := findBit(o.Str, from, to, byte(bit))
+	pos := findBit(o.Str(), from, to, byte(bit))
 	if pos < 0 && bit == 0 && !r.endGiven {
 		// Looking for a clear bit without an explicit end: the string is
 		// taken as zero-padded on the right, so the answer is the first
@@ -387,8 +387,8 @@ func bitopCommand(c *Ctx) {
 			c.W.Error(ErrWrongType)
 			return
 		}
-		srcs = append(srcs, o.Str)
-		maxLen = max(maxLen, len(o.Str))
+		srcs = append(srcs, o.Str())
+		maxLen = max(maxLen, len(o.Str()))
 	}
 	if maxLen == 0 {
 		// An empty result deletes the destination.
@@ -418,7 +418,7 @@ func bitopCommand(c *Ctx) {
 	// The sources were read in full before the destination is replaced,
 	// so a destination that is also a source is handled correctly.
 	o := c.Create(dest, TypeString)
-	o.Str = res
+	o.SetStr(res)
 	o.Form = StrRaw
 	c.Touch(dest)
 	c.Notify(NotifyString, "set", dest)

@@ -341,7 +341,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 		}
 		if o.Type != TypeString {
 			o.Val = nil
-			o.Str = nil
+			o.SetStr(nil)
 			o.Type = TypeString
 			c.KS.keyGone(c.DB, key)
 		}

@@ -33,7 +33,7 @@ func (c *Ctx) hllCheck(o *Object) bool {
 		c.W.Error(ErrWrongType)
 		return false
 	}
-	if !isHLL(o.Str) {
+	if !isHLL(o.Str()) {
 		c.W.Error(errHLLWrongType)
 		return false
 	}
@@ -47,7 +47,7 @@ func pfaddCommand(c *Ctx) {
 	updated := 0
 	if o == nil {
 		o = c.Create(key, TypeString)
-		o.Str = newHLL()
+		o.SetStr(newHLL())
 		o.Form = StrRaw
 		updated++
 	} else {
@@ -59,7 +59,9 @@ func pfaddCommand(c *Ctx) {
 	maxBytes := c.hllSparseMaxBytes()
 	for _, ele := range c.Argv[2:] {
 		var r int
-		o.Str, r = hllAdd(o.Str, ele, maxBytes)
+		var b []byte
+		b, r = hllAdd(o.Str(), ele, maxBytes)
+		o.SetStr(b)
 		switch r {
 		case 1:
 			updated++
@@ -72,7 +74,7 @@ func pfaddCommand(c *Ctx) {
 		}
 	}
 	if updated > 0 {
-		hllInvalidateCache(o.Str)
+		hllInvalidateCache(o.Str())
 		c.Touch(key)
 		c.Dirty += updated - 1 // Valkey adds every changed register
 		c.Notify(NotifyString, "pfadd", key)
@@ -99,7 +101,7 @@ func pfcountCommand(c *Ctx) {
 			if !c.hllCheck(o) {
 				return
 			}
-			if !hllMerge(&max, o.Str) {
+			if !hllMerge(&max, o.Str()) {
 				c.W.Error(errHLLInvalid)
 				return
 			}
@@ -117,17 +119,17 @@ func pfcountCommand(c *Ctx) {
 		return
 	}
 	o.Form = StrRaw
-	if hllValidCache(o.Str) {
-		c.W.Int(int64(hllCachedCard(o.Str)))
+	if hllValidCache(o.Str()) {
+		c.W.Int(int64(hllCachedCard(o.Str())))
 		return
 	}
-	card, invalid := hllCountValue(o.Str)
+	card, invalid := hllCountValue(o.Str())
 	if invalid {
 		c.W.Error(errHLLInvalid)
 		return
 	}
 	c.KS.beforeWrite(c.DB, key, o)
-	hllSetCachedCard(o.Str, card)
+	hllSetCachedCard(o.Str(), card)
 	c.Touch(key)
 	c.W.Int(int64(card))
 }
@@ -145,10 +147,10 @@ func pfmergeCommand(c *Ctx) {
 		if !c.hllCheck(o) {
 			return
 		}
-		if o.Str[4] == hllDense {
+		if o.Str()[4] == hllDense {
 			useDense = true
 		}
-		if !hllMerge(&max, o.Str) {
+		if !hllMerge(&max, o.Str()) {
 			c.W.Error(errHLLInvalid)
 			return
 		}
@@ -156,17 +158,17 @@ func pfmergeCommand(c *Ctx) {
 	o := c.LookupWrite(dest)
 	if o == nil {
 		o = c.Create(dest, TypeString)
-		o.Str = newHLL()
+		o.SetStr(newHLL())
 	}
 	o.Form = StrRaw
 	if useDense {
-		d, ok := hllSparseToDense(o.Str)
+		d, ok := hllSparseToDense(o.Str())
 		if !ok { // not reached: dest was merged above
 			c.W.Error(errHLLInvalid)
 			return
 		}
-		o.Str = d
-		regs := o.Str[hllHdrSize:]
+		o.SetStr(d)
+		regs := o.Str()[hllHdrSize:]
 		for j, v := range max {
 			hllDenseSetReg(regs, j, v)
 		}
@@ -176,14 +178,15 @@ func pfmergeCommand(c *Ctx) {
 			if v == 0 {
 				continue
 			}
-			if o.Str[4] == hllDense {
-				hllDenseSet(o.Str[hllHdrSize:], j, v)
+			if o.Str()[4] == hllDense {
+				hllDenseSet(o.Str()[hllHdrSize:], j, v)
 			} else {
-				o.Str, _ = hllSparseSet(o.Str, j, v, maxBytes)
+				b, _ := hllSparseSet(o.Str(), j, v, maxBytes)
+				o.SetStr(b)
 			}
 		}
 	}
-	hllInvalidateCache(o.Str)
+	hllInvalidateCache(o.Str())
 	c.Touch(dest)
 	// A mass-add of elements: Valkey announces it as PFADD.
 	c.Notify(NotifyString, "pfadd", dest)
@@ -209,30 +212,30 @@ func pfdebugCommand(c *Ctx) {
 	o.Form = StrRaw
 	switch {
 	case EqualFold(sub, "getreg"):
-		if o.Str[4] == hllSparse {
+		if o.Str()[4] == hllSparse {
 			if !c.hllToDense(key, o) {
 				return
 			}
 		}
-		regs := o.Str[hllHdrSize:]
+		regs := o.Str()[hllHdrSize:]
 		c.W.ArrayLen(hllRegisters)
 		for j := 0; j < hllRegisters; j++ {
 			c.W.Int(int64(hllDenseGet(regs, j)))
 		}
 	case EqualFold(sub, "decode"):
-		if o.Str[4] != hllSparse {
+		if o.Str()[4] != hllSparse {
 			c.W.Error("ERR HLL encoding is not sparse")
 			return
 		}
-		c.W.Bulk(hllDecode(o.Str))
+		c.W.Bulk(hllDecode(o.Str()))
 	case EqualFold(sub, "encoding"):
-		if o.Str[4] == hllDense {
+		if o.Str()[4] == hllDense {
 			c.W.Simple("dense")
 		} else {
 			c.W.Simple("sparse")
 		}
 	case EqualFold(sub, "todense"):
-		if o.Str[4] == hllSparse {
+		if o.Str()[4] == hllSparse {
 			if !c.hllToDense(key, o) {
 				return
 			}
@@ -247,13 +250,13 @@ func pfdebugCommand(c *Ctx) {
 
 // hllToDense converts o (sparse) to dense in place, for PFDEBUG.
 func (c *Ctx) hllToDense(key []byte, o *Object) bool {
-	d, ok := hllSparseToDense(o.Str)
+	d, ok := hllSparseToDense(o.Str())
 	if !ok {
 		c.W.Error(errHLLInvalid)
 		return false
 	}
 	c.KS.beforeWrite(c.DB, key, o)
-	o.Str = d
+	o.SetStr(d)
 	c.Dirty++ // propagated, as Valkey forces it; no signalModifiedKey
 	c.remeasure(key)
 	return true

@@ -333,7 +333,7 @@ func copyCommand(c *Ctx) {
 	var val any
 	var str []byte
 	if o.Type == TypeString {
-		str = append(make([]byte, 0, len(o.Str)), o.Str...)
+		str = append(make([]byte, 0, len(o.Str())), o.Str()...)
 	} else {
 		if val = copyValue(o); val == nil {
 			c.W.Error("ERR unknown type object")
@@ -348,7 +348,11 @@ func copyCommand(c *Ctx) {
 	// CreateDB gives the copy a fresh access clock, as dupStringObject and
 	// the collection dup functions do in Valkey.
 	n := c.CreateDB(dst, dstKey, o.Type)
-	n.Str, n.Val = str, val
+	if o.Type == TypeString {
+		n.SetStr(str)
+	} else {
+		n.Val = val
+	}
 	n.Form = o.Form // dupStringObject keeps the encoding (raw stays raw)
 	if exp != 0 {
 		c.SetExpireDB(dst, dstKey, n, exp)

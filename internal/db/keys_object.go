@@ -90,7 +90,7 @@ func objectRefcountCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	if o.Type == TypeString && isSharedInt(o.Str) {
+	if o.Type == TypeString && isSharedInt(o.Str()) {
 		c.W.Int(sharedRefcount)
 		return
 	}

@@ -78,7 +78,7 @@ func (c memCode) bytes() int64 {
 // entry. It is O(1) for every type.
 func valueMem(o *Object) int64 {
 	if o.Type == TypeString {
-		return int64(ds.AllocSize(cap(o.Str)))
+		return int64(ds.AllocSize(cap(o.Str())))
 	}
 	switch v := o.Val.(type) {
 	case *ds.Quicklist:

@@ -1,6 +1,10 @@
 package db
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+	"unsafe"
+)
 
 // Type is a value's data type as TYPE reports it.
 type Type uint8
@@ -21,13 +25,22 @@ func (t Type) String() string { return typeNames[t] }
 
 // Object is the value stored under a key. It lives inline in the shard's
 // dict entry, so a string key costs one entry allocation plus its bytes.
+//
+// A string's bytes are held through Val too, as a *byte to the first byte
+// of the buffer with its length and capacity in n and c (Str, SetStr):
+// one interface word pair serves both kinds of value, which keeps Object
+// at 40 bytes and an entry with a key of up to 16 bytes in the 80-byte
+// size class (a separate []byte field made them 56 and 96).
 type Object struct {
 	// Expire is the absolute expiry in Unix milliseconds; 0 means none.
 	Expire int64
-	// Str holds a string value's bytes (Type == TypeString).
-	Str []byte
-	// Val holds a collection value (list, set, zset, hash).
+	// Val holds a collection value (list, set, zset, hash, stream), or
+	// for a string the *byte of its buffer (read it with Str).
 	Val any
+	// n and c are a string's length and capacity when Val is a *byte.
+	// A string whose capacity passes 32 bits (proto-max-bulk-len raised
+	// past 4 GB) is held as a *[]byte instead, n and c unused.
+	n, c uint32
 	// LRU is the access clock (LRU policies, OBJECT IDLETIME) or, under an
 	// LFU policy, 16 bits of minutes plus an 8-bit log counter, as Valkey.
 	LRU  uint32
@@ -37,8 +50,38 @@ type Object struct {
 	Form StrForm
 	// mem is the value size last added to the shard's memory count, so
 	// the next change can add the difference (mem.go). It fits the
-	// struct's padding: Object stays 56 bytes.
+	// struct's padding.
 	mem memCode
+}
+
+// Str returns a string value's bytes (nil for other types). The slice
+// aliases the value: writing through it changes the value, and it stays
+// valid after the value is replaced (the buffer is not reused unless the
+// caller passes it back to SetStr).
+func (o *Object) Str() []byte {
+	switch p := o.Val.(type) {
+	case *byte:
+		if p != nil {
+			return unsafe.Slice(p, o.c)[:o.n:o.c]
+		}
+	case *[]byte:
+		return *p
+	}
+	return nil
+}
+
+// SetStr makes b the string value (b's buffer is kept, not copied).
+func (o *Object) SetStr(b []byte) {
+	switch {
+	case cap(b) == 0:
+		o.Val, o.n, o.c = (*byte)(nil), 0, 0
+	case uint64(cap(b)) > math.MaxUint32:
+		h := new([]byte) // not &b, which would move every caller's b to the heap
+		*h = b
+		o.Val, o.n, o.c = h, 0, 0
+	default:
+		o.Val, o.n, o.c = unsafe.SliceData(b[:cap(b)]), uint32(len(b)), uint32(cap(b))
+	}
 }
 
 // StrForm is how a string value was last written. Valkey's encoding
@@ -71,12 +114,12 @@ func (o *Object) StrEncoding() string {
 	case StrRaw:
 		return "raw"
 	case StrFloat:
-		if len(o.Str) <= 44 {
+		if len(o.Str()) <= 44 {
 			return "embstr"
 		}
 		return "raw"
 	}
-	return StringEncoding(o.Str)
+	return StringEncoding(o.Str())
 }
 
 // StringEncoding reports Valkey's encoding for a string value: "int" for
@@ -119,9 +162,9 @@ func isCanonicalInt(b []byte) bool {
 // setBytes stores a copy of v into the object, reusing its buffer when it
 // is large enough. Reuse keeps SET on an existing key allocation-free.
 func (o *Object) setBytes(v []byte) {
-	if cap(o.Str) >= len(v) && cap(o.Str) <= 2*len(v)+32 {
-		o.Str = append(o.Str[:0], v...)
+	if cap(o.Str()) >= len(v) && cap(o.Str()) <= 2*len(v)+32 {
+		o.SetStr(append(o.Str()[:0], v...))
 		return
 	}
-	o.Str = append(make([]byte, 0, len(v)), v...)
+	o.SetStr(append(make([]byte, 0, len(v)), v...))
 }

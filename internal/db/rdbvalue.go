@@ -113,7 +113,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 	}
 	switch o.Type {
 	case TypeString:
-		e.Kind, e.String = rdb.KindString, o.Str
+		e.Kind, e.String = rdb.KindString, o.Str()
 	case TypeList:
 		e.Kind = rdb.KindList
 		ql := listOf(o)
@@ -351,15 +351,15 @@ func (ks *Keyspace) loadClock(idle, freq, nowMs int64) uint32 {
 }
 
 // buildValue sets v's type and value from e with the encoding Valkey's RDB
-// loader chooses under the keyspace's settings. v.Str may keep e.String.
+// loader chooses under the keyspace's settings. v.Str() may keep e.String.
 func (ks *Keyspace) buildValue(e *rdb.Entry, v *Object) error {
 	s := &ks.cfg
 	switch e.Kind {
 	case rdb.KindString:
 		v.Type, v.Form = TypeString, StrPlain
-		v.Str = e.String
-		if cap(v.Str) > 2*len(v.Str)+32 || v.Str == nil {
-			v.Str = append(make([]byte, 0, len(e.String)), e.String...)
+		v.SetStr(e.String)
+		if cap(v.Str()) > 2*len(v.Str())+32 || v.Str() == nil {
+			v.SetStr(append(make([]byte, 0, len(e.String)), e.String...))
 		}
 	case rdb.KindList:
 		v.Type = TypeList

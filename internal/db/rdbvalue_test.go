@@ -368,7 +368,7 @@ func TestForEachInShard(t *testing.T) {
 		n, _ := ks.ShardLen(1, s)
 		got := 0
 		if err := ks.ForEachInShard(1, s, func(key []byte, o *Object) error {
-			if ks.StripeOf(key) != s || string(o.Str) != "v" {
+			if ks.StripeOf(key) != s || string(o.Str()) != "v" {
 				t.Fatalf("key %q in stripe %d", key, s)
 			}
 			got++

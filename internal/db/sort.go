@@ -361,5 +361,5 @@ func (c *Ctx) sortLookup(pattern, elem []byte) ([]byte, bool) {
 	if o.Type != TypeString {
 		return nil, false
 	}
-	return o.Str, true
+	return o.Str(), true
 }

@@ -50,7 +50,7 @@ func getCommand(c *Ctx) {
 	case o.Type != TypeString:
 		c.W.Error(ErrWrongType)
 	default:
-		c.W.Bulk(o.Str)
+		c.W.Bulk(o.Str())
 	}
 }
 
@@ -176,7 +176,7 @@ func (c *Ctx) setGeneric(flags int, key, val []byte, expireArg int, cmd string, 
 			if o == nil {
 				c.W.Null()
 			} else {
-				c.W.Bulk(o.Str)
+				c.W.Bulk(o.Str())
 			}
 		case okReply:
 			c.W.Null()
@@ -189,7 +189,7 @@ func (c *Ctx) setGeneric(flags int, key, val []byte, expireArg int, cmd string, 
 		if o == nil {
 			c.W.Null()
 		} else {
-			c.W.Bulk(o.Str) // written before the value is overwritten
+			c.W.Bulk(o.Str()) // written before the value is overwritten
 		}
 	}
 	if expireArg > 0 && when <= c.Now && !c.Replica {
@@ -270,7 +270,7 @@ func getdelCommand(c *Ctx) {
 	case o.Type != TypeString:
 		c.W.Error(ErrWrongType)
 	default:
-		c.W.Bulk(o.Str)
+		c.W.Bulk(o.Str())
 		c.Delete(key)
 		c.Touch(key)
 		c.Notify(NotifyGeneric, "del", key)
@@ -302,7 +302,7 @@ func getexCommand(c *Ctx) {
 			return
 		}
 	}
-	c.W.Bulk(o.Str)
+	c.W.Bulk(o.Str())
 	switch {
 	case ea > 0 && when <= c.Now:
 		// An absolute time in the past deletes the key, as Valkey does.
@@ -333,7 +333,7 @@ func mgetCommand(c *Ctx) {
 		if o == nil || o.Type != TypeString {
 			c.W.Null()
 		} else {
-			c.W.Bulk(o.Str)
+			c.W.Bulk(o.Str())
 		}
 	}
 }
@@ -387,14 +387,14 @@ func appendCommand(c *Ctx) {
 		c.W.Error(ErrWrongType)
 		return
 	}
-	if !c.checkStringLength(int64(len(o.Str)), int64(len(val))) {
+	if !c.checkStringLength(int64(len(o.Str())), int64(len(val))) {
 		return
 	}
-	o.Str = append(o.Str, val...)
+	o.SetStr(append(o.Str(), val...))
 	o.Form = StrRaw
 	c.Touch(key)
 	c.Notify(NotifyString, "append", key)
-	c.W.Int(int64(len(o.Str)))
+	c.W.Int(int64(len(o.Str())))
 }
 
 // STRLEN key
@@ -406,7 +406,7 @@ func strlenCommand(c *Ctx) {
 	case o.Type != TypeString:
 		c.W.Error(ErrWrongType)
 	default:
-		c.W.Int(int64(len(o.Str)))
+		c.W.Int(int64(len(o.Str())))
 	}
 }
 
@@ -446,7 +446,7 @@ func (c *Ctx) incrDecr(by int64) {
 			return
 		}
 		var ok bool
-		if cur, ok = ParseInt(o.Str); !ok {
+		if cur, ok = ParseInt(o.Str()); !ok {
 			c.W.Error(ErrNotInt)
 			return
 		}
@@ -462,7 +462,7 @@ func (c *Ctx) incrDecr(by int64) {
 	// Format in place: the buffer is reused, so INCR does not allocate.
 	// The result is an int whatever the old value was (APPEND's raw,
 	// INCRBYFLOAT's float form): Valkey makes a new integer object.
-	o.Str = AppendInt(o.Str[:0], cur)
+	o.SetStr(AppendInt(o.Str()[:0], cur))
 	o.Form = StrPlain
 	c.Touch(key)
 	c.Notify(NotifyString, "incrby", key)
@@ -487,7 +487,7 @@ func incrbyfloatCommand(c *Ctx) {
 	sum := new(big.Float).SetPrec(ldMantBits).SetMode(big.ToNearestEven)
 	curInf := false
 	if o != nil {
-		v, inf, ok := parseLongDouble(o.Str)
+		v, inf, ok := parseLongDouble(o.Str())
 		if !ok {
 			c.W.Error(ErrNotFloat)
 			return
@@ -515,12 +515,12 @@ func incrbyfloatCommand(c *Ctx) {
 	if o == nil {
 		o = c.SetString(key, out, false)
 	} else {
-		o.Str = append(o.Str[:0], out...)
+		o.SetStr(append(o.Str()[:0], out...))
 	}
 	o.Form = StrFloat
 	c.Touch(key)
 	c.Notify(NotifyString, "incrbyfloat", key)
-	c.W.Bulk(o.Str)
+	c.W.Bulk(o.Str())
 	// The sum is what replays exactly (Valkey: SET key sum KEEPTTL).
-	c.OwnAs(argSET, key, o.Str, argKEEPTTL)
+	c.OwnAs(argSET, key, o.Str(), argKEEPTTL)
 }

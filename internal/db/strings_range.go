@@ -34,7 +34,7 @@ func getrangeCommand(c *Ctx) {
 		c.W.Error(ErrWrongType)
 		return
 	}
-	s := o.Str
+	s := o.Str()
 	n := int64(len(s))
 	// Both ends negative and crossed: empty, before clamping could turn
 	// them into a one-byte range.
@@ -95,7 +95,7 @@ func setrangeCommand(c *Ctx) {
 			return
 		}
 		o = c.Create(key, TypeString)
-		o.Str = make([]byte, offset+int64(len(val)))
+		o.SetStr(make([]byte, offset+int64(len(val))))
 		o.Form = StrRaw
 	} else {
 		if o.Type != TypeString {
@@ -103,19 +103,19 @@ func setrangeCommand(c *Ctx) {
 			return
 		}
 		if len(val) == 0 {
-			c.W.Int(int64(len(o.Str)))
+			c.W.Int(int64(len(o.Str())))
 			return
 		}
 		if !c.checkStringLength(offset, int64(len(val))) {
 			return
 		}
-		o.Str = growZero(o.Str, offset+int64(len(val)))
+		o.SetStr(growZero(o.Str(), offset+int64(len(val))))
 		o.Form = StrRaw
 	}
-	copy(o.Str[offset:], val)
+	copy(o.Str()[offset:], val)
 	c.Touch(key)
 	c.Notify(NotifyString, "setrange", key)
-	c.W.Int(int64(len(o.Str)))
+	c.W.Int(int64(len(o.Str())))
 }
 
 // growZero extends b to n bytes, zero-filling the new tail. Growth is
@@ -156,10 +156,10 @@ func lcsCommand(c *Ctx) {
 	}
 	var a, b []byte // missing keys are empty strings
 	if oa != nil {
-		a = oa.Str
+		a = oa.Str()
 	}
 	if ob != nil {
-		b = ob.Str
+		b = ob.Str()
 	}
 	var getLen, getIdx, withLen bool
 	var minLen int64

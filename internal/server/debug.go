@@ -350,7 +350,7 @@ func xorObjectDigest(d *[20]byte, o *db.Object) {
 	binary.BigEndian.PutUint32(aux[:], valkeyTypeCode(o.Type))
 	mixDigest(d, aux[:])
 	if o.Type == db.TypeString {
-		mixDigest(d, o.Str)
+		mixDigest(d, o.Str())
 	} else if dg, ok := o.Val.(debugDigester); ok {
 		dg.DigestElements(func(parts ...[]byte) {
 			switch o.Type {
@@ -535,7 +535,7 @@ func debugPopulate(c *Client) {
 // objectRefcount mirrors OBJECT REFCOUNT: shared small integers report
 // INT_MAX, everything else 1.
 func objectRefcount(o *db.Object) int64 {
-	if o.Type == db.TypeString && o.StrEncoding() == "int" && len(o.Str) <= 4 && o.Str[0] != '-' {
+	if o.Type == db.TypeString && o.StrEncoding() == "int" && len(o.Str()) <= 4 && o.Str()[0] != '-' {
 		return 1<<31 - 1
 	}
 	return 1
