@@ -9,11 +9,14 @@ import (
 
 // caseSpec is one data set: keys keys of perKey elements each.
 type caseSpec struct {
-	name   string // list, set, zset, hash, smallhash, smallzset, string
+	name   string // one of allCases
 	cmd    string // the write command: RPUSH, SADD, ZADD, HSET or SET
 	key    string // the key, or for several keys the prefix of key<i>
 	keys   int
 	perKey int
+	// size is the length of each value or member; 0 means -size. The
+	// small-encoding cases use -smallsize, short enough for listpacks.
+	size int
 }
 
 func (c caseSpec) elements() int { return c.keys * c.perKey }
@@ -37,7 +40,26 @@ func (c caseSpec) countCommand() []string {
 // the value).
 func (c caseSpec) pairs() bool { return c.cmd == "ZADD" || c.cmd == "HSET" }
 
-var allCases = []string{"list", "set", "zset", "hash", "smallhash", "smallzset", "string"}
+var allCases = []string{"list", "set", "zset", "hash", "smallhash", "smallzset", "string",
+	"lplist", "lpset", "lpzset", "lphash", "onelist", "oneset", "onezset", "onehash"}
+
+// lpElements is the size of each collection in the lp* cases: well
+// inside every listpack limit of both servers (128 entries, 64-byte
+// values) when elements are -smallsize bytes.
+const lpElements = 10
+
+// elemNames names a collection type's keys and elements in row labels.
+func elemNames(cmd string) (key, elem string) {
+	switch cmd {
+	case "RPUSH":
+		return "list", "element"
+	case "SADD":
+		return "set", "member"
+	case "ZADD":
+		return "set", "member"
+	}
+	return "hash", "field"
+}
 
 // smallZSetMembers is the size of each small sorted set: two members of
 // -size bytes, skiplist-encoded in both servers once they pass
@@ -46,7 +68,7 @@ var allCases = []string{"list", "set", "zset", "hash", "smallhash", "smallzset",
 const smallZSetMembers = 2
 
 // makeCases returns the cases named in the comma-separated list names.
-func makeCases(names string, n, small, fields int) ([]caseSpec, error) {
+func makeCases(names string, n, small, fields, smallSize int) ([]caseSpec, error) {
 	var out []caseSpec
 	seen := map[string]bool{}
 	for name := range strings.SplitSeq(names, ",") {
@@ -57,20 +79,32 @@ func makeCases(names string, n, small, fields int) ([]caseSpec, error) {
 		seen[name] = true
 		switch name {
 		case "list":
-			out = append(out, caseSpec{name, "RPUSH", "mem:list", 1, n})
+			out = append(out, caseSpec{name, "RPUSH", "mem:list", 1, n, 0})
 		case "set":
-			out = append(out, caseSpec{name, "SADD", "mem:set", 1, n})
+			out = append(out, caseSpec{name, "SADD", "mem:set", 1, n, 0})
 		case "zset":
-			out = append(out, caseSpec{name, "ZADD", "mem:zset", 1, n})
+			out = append(out, caseSpec{name, "ZADD", "mem:zset", 1, n, 0})
 		case "hash":
-			out = append(out, caseSpec{name, "HSET", "mem:hash", 1, n})
+			out = append(out, caseSpec{name, "HSET", "mem:hash", 1, n, 0})
 		case "smallhash":
-			out = append(out, caseSpec{name, "HSET", "h:", small, fields})
+			out = append(out, caseSpec{name, "HSET", "h:", small, fields, 0})
 		case "smallzset":
-			out = append(out, caseSpec{name, "ZADD", "z:", small, smallZSetMembers})
+			out = append(out, caseSpec{name, "ZADD", "z:", small, smallZSetMembers, 0})
 		case "string":
 			// The seed's SET: n keys of one value each, SET by SET.
-			out = append(out, caseSpec{name, "SET", "s:", n, 1})
+			out = append(out, caseSpec{name, "SET", "s:", n, 1, 0})
+		case "lplist", "lpset", "lpzset", "lphash", "onelist", "oneset", "onezset", "onehash":
+			// -small collections of lpElements (lp*) or one (one*)
+			// element of -smallsize bytes: listpack-encoded in both.
+			per := lpElements
+			typ, one := strings.CutPrefix(name, "one")
+			if one {
+				per = 1
+			} else {
+				typ = strings.TrimPrefix(name, "lp")
+			}
+			cmd := map[string]string{"list": "RPUSH", "set": "SADD", "zset": "ZADD", "hash": "HSET"}[typ]
+			out = append(out, caseSpec{name, cmd, name + ":", small, per, smallSize})
 		default:
 			return nil, fmt.Errorf("unknown case %q (want some of %s)", name, strings.Join(allCases, ","))
 		}

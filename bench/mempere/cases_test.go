@@ -49,7 +49,7 @@ func generate(t *testing.T, spec caseSpec, per, size int, seed uint64) [][]strin
 }
 
 func TestGeneratorBigCases(t *testing.T) {
-	cases, err := makeCases("list,set,zset,hash", 250, 3, 10)
+	cases, err := makeCases("list,set,zset,hash", 250, 3, 10, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestGeneratorBigCases(t *testing.T) {
 }
 
 func TestGeneratorSmallHashes(t *testing.T) {
-	cases, err := makeCases("smallhash", 1, 5, 10)
+	cases, err := makeCases("smallhash", 1, 5, 10, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestGeneratorSmallHashes(t *testing.T) {
 }
 
 func TestGeneratorDeterministic(t *testing.T) {
-	spec := caseSpec{"zset", "ZADD", "k", 1, 30}
+	spec := caseSpec{"zset", "ZADD", "k", 1, 30, 0}
 	a := generate(t, spec, 7, 40, 3)
 	b := generate(t, spec, 7, 40, 3)
 	c := generate(t, spec, 7, 40, 4)
@@ -151,23 +151,28 @@ func TestValue(t *testing.T) {
 }
 
 func TestMakeCases(t *testing.T) {
-	cs, err := makeCases("hash, list,hash", 10, 2, 3)
+	cs, err := makeCases("hash, list,hash", 10, 2, 3, 16)
 	if err != nil || len(cs) != 2 || cs[0].name != "hash" || cs[1].name != "list" {
 		t.Errorf("makeCases = %+v, %v", cs, err)
 	}
-	if _, err := makeCases("list,stream", 10, 2, 3); err == nil {
+	if _, err := makeCases("list,stream", 10, 2, 3, 16); err == nil {
 		t.Error("unknown case: want an error")
 	}
-	if _, err := makeCases("", 10, 2, 3); err == nil {
+	if _, err := makeCases("", 10, 2, 3, 16); err == nil {
 		t.Error("no case: want an error")
 	}
 	got := map[string]string{}
-	cs, _ = makeCases(strings.Join(allCases, ","), 10, 2, 3)
+	cs, _ = makeCases(strings.Join(allCases, ","), 10, 2, 3, 16)
 	for _, c := range cs {
 		got[c.name] = strings.Join(c.countCommand(), " ")
+		if small := strings.HasPrefix(c.name, "lp") || strings.HasPrefix(c.name, "one"); small != (c.size == 16) {
+			t.Errorf("%s: element size %d", c.name, c.size)
+		}
 	}
 	want := map[string]string{"list": "LLEN mem:list", "set": "SCARD mem:set", "zset": "ZCARD mem:zset",
-		"hash": "HLEN mem:hash", "smallhash": "HLEN h:0", "smallzset": "ZCARD z:0", "string": "EXISTS s:0"}
+		"hash": "HLEN mem:hash", "smallhash": "HLEN h:0", "smallzset": "ZCARD z:0", "string": "EXISTS s:0",
+		"lplist": "LLEN lplist:0", "lpset": "SCARD lpset:0", "lpzset": "ZCARD lpzset:0", "lphash": "HLEN lphash:0",
+		"onelist": "LLEN onelist:0", "oneset": "SCARD oneset:0", "onezset": "ZCARD onezset:0", "onehash": "HLEN onehash:0"}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%s count command = %q, want %q", k, got[k], w)

@@ -19,7 +19,9 @@ import (
 
 type options struct {
 	n, small, fields int
+	smallSize        int
 	load             loadOptions
+	peer             string
 	cases            string
 	restart          bool
 	out              string
@@ -33,6 +35,7 @@ func main() {
 	flag.IntVar(&o.small, "small", 100_000, "number of small hashes, and of small sorted sets (2 members each)")
 	flag.IntVar(&o.fields, "fields", 10, "fields per small hash")
 	flag.IntVar(&o.load.size, "size", 128, "value size in bytes")
+	flag.IntVar(&o.smallSize, "smallsize", 16, "element size in bytes in the lp* and one* cases (listpack-encoded collections)")
 	flag.IntVar(&o.load.per, "per", 100, "elements per write command")
 	flag.IntVar(&o.load.batch, "batch", 1000, "commands per pipelined batch")
 	flag.Uint64Var(&o.load.seed, "seed", 1, "random seed of the data (the same for both servers)")
@@ -41,7 +44,8 @@ func main() {
 	flag.BoolVar(&o.restart, "restart", true, "start fresh servers for every case (else one pair for the whole run, FLUSHALL between cases)")
 	flag.StringVar(&o.out, "out", "/tmp/mem-per-element", "write the report to PREFIX.md and PREFIX.csv")
 	flag.StringVar(&o.corvidBin, "corvid", "", "corvid-server binary (default: build ./cmd/corvid-server)")
-	flag.StringVar(&o.redisBin, "redis", "redis-server", "redis-server binary")
+	flag.StringVar(&o.redisBin, "redis", "", "the peer's server binary (default: redis-server from PATH for -peer redis; for -peer valkey $CORVID_VALKEY_SERVER or ../shared/bin/valkey-server)")
+	flag.StringVar(&o.peer, "peer", "redis", "the server to compare with: redis (7.0.15) or valkey (8.0.1)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "mempere: unexpected arguments:", flag.Args())
@@ -55,10 +59,14 @@ func main() {
 }
 
 func run(o options) (err error) {
-	if o.n < 1 || o.small < 1 || o.fields < 1 || o.load.size < 1 || o.load.per < 1 || o.load.batch < 1 {
-		return fmt.Errorf("-n, -small, -fields, -size, -per and -batch must be positive")
+	if o.n < 1 || o.small < 1 || o.fields < 1 || o.load.size < 1 || o.smallSize < 1 || o.load.per < 1 || o.load.batch < 1 {
+		return fmt.Errorf("-n, -small, -fields, -size, -smallsize, -per and -batch must be positive")
 	}
-	cases, err := makeCases(o.cases, o.n, o.small, o.fields)
+	if o.peer != "redis" && o.peer != "valkey" {
+		return fmt.Errorf("-peer must be redis or valkey")
+	}
+	peer = o.peer
+	cases, err := makeCases(o.cases, o.n, o.small, o.fields, o.smallSize)
 	if err != nil {
 		return err
 	}
@@ -94,12 +102,15 @@ func run(o options) (err error) {
 			return err
 		}
 	}
+	if o.redisBin == "" {
+		o.redisBin = defaultPeerBin(o.peer, root)
+	}
 	if o.redisBin, err = exec.LookPath(o.redisBin); err != nil {
 		return err
 	}
 	redisVersion := output(o.redisBin, "--version")
-	if !strings.Contains(redisVersion, "v=7.0.15") {
-		logf("warning: the issue compares against redis-server 7.0.15; this is %s", redisVersion)
+	if want := map[string]string{"redis": "v=7.0.15", "valkey": "v=8.0.1"}[o.peer]; !strings.Contains(redisVersion, want) {
+		logf("warning: the issues compare against %s %s; this is %s", o.peer, want, redisVersion)
 	}
 
 	header := []string{
@@ -108,9 +119,9 @@ func run(o options) (err error) {
 		"machine: " + machine(),
 		"load average at start: " + orUnknown(benchproc.LoadAvg()),
 		fmt.Sprintf("corvid: %s, commit %s, built with %s", output(o.corvidBin, "--version"), gitRevision(root), runtime.Version()),
-		"redis: " + redisVersion,
-		fmt.Sprintf("data: %d elements per big case, %d hashes of %d fields, %d-byte values, %d elements per command, %d commands per batch, seed %d",
-			o.n, o.small, o.fields, o.load.size, o.load.per, o.load.batch, o.load.seed),
+		o.peer + ": " + redisVersion,
+		fmt.Sprintf("data: %d elements per big case, %d hashes of %d fields, %d-byte values (%d-byte elements in the lp* and one* cases), %d elements per command, %d commands per batch, seed %d",
+			o.n, o.small, o.fields, o.load.size, o.smallSize, o.load.per, o.load.batch, o.load.seed),
 		fmt.Sprintf("method: restart per case %v, settle %v, MEMORY PURGE before each sample, both servers --save '' --appendonly no", o.restart, o.load.settle),
 	}
 
@@ -189,4 +200,18 @@ func measureOn(o options, name, bin, dir string, spec caseSpec, servers map[stri
 	}
 	defer ctl.Close()
 	return measureCase(srv, ctl, spec, o.load)
+}
+
+// defaultPeerBin is the peer's binary when -redis is not given:
+// redis-server from PATH, or valkey-server where the project keeps it
+// (CORVID_VALKEY_SERVER, as the tests; else ../shared/bin beside the
+// repository).
+func defaultPeerBin(peer, root string) string {
+	if peer == "redis" {
+		return "redis-server"
+	}
+	if p := os.Getenv("CORVID_VALKEY_SERVER"); p != "" {
+		return p
+	}
+	return filepath.Join(root, "..", "shared", "bin", "valkey-server")
 }

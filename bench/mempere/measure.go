@@ -105,7 +105,11 @@ func load(addr string, spec caseSpec, o loadOptions) error {
 		return err
 	}
 	defer c.Close()
-	g := newGenerator(spec, o.per, o.size, o.seed)
+	size := o.size
+	if spec.size > 0 {
+		size = spec.size
+	}
+	g := newGenerator(spec, o.per, size, o.seed)
 	for {
 		n := 0
 		for n < o.batch {

@@ -28,10 +28,7 @@ func rowsFor(spec caseSpec, corvid, redis measurement) []row {
 	if spec.perKey == 1 { // strings: one value per key
 		return []row{{spec.name, spec.keys, 1, corvid, redis}}
 	}
-	key, elem := "hash", "field"
-	if spec.cmd == "ZADD" {
-		key, elem = "set", "member"
-	}
+	key, elem := elemNames(spec.cmd)
 	return []row{
 		{spec.name + " (per " + key + ")", spec.keys, 1, corvid, redis},
 		{spec.name + " (per " + elem + ")", spec.elements(), spec.perKey, corvid, redis},
@@ -52,7 +49,11 @@ func (r row) settled(m measurement) float64 {
 }
 func (r row) usage(m measurement) float64 { return perElem(m.usage, r.usageDiv) }
 
-// ratio formats a/b, corvid over redis.
+// peer names the server Corvid is compared with in the report: "redis"
+// or "valkey" (-peer).
+var peer = "redis"
+
+// ratio formats a/b, corvid over the peer.
 func ratio(a, b float64) string {
 	if b <= 0 {
 		return "n/a"
@@ -65,7 +66,7 @@ func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 // markdownTable renders the rows as a Markdown table.
 func markdownTable(rows []row) string {
 	var b strings.Builder
-	b.WriteString("| case | elements | corvid used B/elem | redis used B/elem | ratio | corvid RSS B/elem | redis RSS B/elem | ratio | encoding corvid / redis | MEMORY USAGE B/elem corvid / redis | RSS B/elem before purge corvid / redis |\n")
+	fmt.Fprintf(&b, "| case | elements | corvid used B/elem | %[1]s used B/elem | ratio | corvid RSS B/elem | %[1]s RSS B/elem | ratio | encoding corvid / %[1]s | MEMORY USAGE B/elem corvid / %[1]s | RSS B/elem before purge corvid / %[1]s |\n", peer)
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n")
 	for _, r := range rows {
 		cu, ru := r.used(r.corvid), r.used(r.redis)
@@ -82,26 +83,27 @@ func markdownTable(rows []row) string {
 // markdown is the whole report: header lines, the table, and how to read it.
 func markdown(header []string, rows []row) string {
 	var b strings.Builder
-	b.WriteString("# Memory per element: corvid-server vs redis-server\n\n")
+	fmt.Fprintf(&b, "# Memory per element: corvid-server vs %s-server\n\n", peer)
 	for _, h := range header {
 		b.WriteString("- " + h + "\n")
 	}
 	b.WriteString("\n")
 	b.WriteString(markdownTable(rows))
 	b.WriteString("\nB/elem = (after - before) / elements, both samples taken after MEMORY PURGE " +
-		"on a freshly flushed server; used = INFO used_memory, RSS = VmRSS. Ratio = corvid / redis " +
+		"on a freshly flushed server; used = INFO used_memory, RSS = VmRSS. Ratio = corvid / " + peer + " " +
 		"(at or below 1 meets the goal). For the small hashes and sorted sets, encoding and MEMORY USAGE are those " +
 		"of the key h:0 or z:0. \"Before purge\" is the RSS delta after the settle time, before MEMORY PURGE.\n")
 	return b.String()
 }
 
+// csvHeader names the CSV columns; "PEER" is replaced by peer.
 var csvHeader = []string{"case", "elements",
 	"corvid_used_before", "corvid_used_after", "corvid_rss_before", "corvid_rss_settled", "corvid_rss_after",
-	"redis_used_before", "redis_used_after", "redis_rss_before", "redis_rss_settled", "redis_rss_after",
-	"corvid_used_per_elem", "redis_used_per_elem", "used_ratio",
-	"corvid_rss_per_elem", "redis_rss_per_elem", "rss_ratio",
-	"corvid_encoding", "redis_encoding", "corvid_memory_usage_key0", "redis_memory_usage_key0",
-	"corvid_load_seconds", "redis_load_seconds"}
+	"PEER_used_before", "PEER_used_after", "PEER_rss_before", "PEER_rss_settled", "PEER_rss_after",
+	"corvid_used_per_elem", "PEER_used_per_elem", "used_ratio",
+	"corvid_rss_per_elem", "PEER_rss_per_elem", "rss_ratio",
+	"corvid_encoding", "PEER_encoding", "corvid_memory_usage_key0", "PEER_memory_usage_key0",
+	"corvid_load_seconds", "PEER_load_seconds"}
 
 // writeCSV writes the header lines as "# " comments, then the rows.
 func writeCSV(w io.Writer, header []string, rows []row) error {
@@ -109,7 +111,11 @@ func writeCSV(w io.Writer, header []string, rows []row) error {
 		return err
 	}
 	cw := csv.NewWriter(w)
-	cw.Write(csvHeader)
+	hdr := make([]string, len(csvHeader))
+	for i, h := range csvHeader {
+		hdr[i] = strings.Replace(h, "PEER", peer, 1)
+	}
+	cw.Write(hdr)
 	i := func(n int64) string { return strconv.FormatInt(n, 10) }
 	for _, r := range rows {
 		c, d := r.corvid, r.redis

@@ -14,7 +14,7 @@ func meas(usedB, usedA, rssB, rssA int64, enc string, usage int64) measurement {
 func TestRows(t *testing.T) {
 	c := meas(1000, 1000+150*1000, 4000, 4000+200*1000, "quicklist", 140*1000)
 	r := meas(2000, 2000+160*1000, 8000, 8000+250*1000, "quicklist", 150*1000)
-	rows := rowsFor(caseSpec{"list", "RPUSH", "mem:list", 1, 1000}, c, r)
+	rows := rowsFor(caseSpec{"list", "RPUSH", "mem:list", 1, 1000, 0}, c, r)
 	if len(rows) != 1 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -26,14 +26,14 @@ func TestRows(t *testing.T) {
 		t.Errorf("usage %v settled %v", x.usage(x.corvid), x.settled(x.corvid))
 	}
 
-	rows = rowsFor(caseSpec{"smallhash", "HSET", "h:", 100, 10}, c, r)
+	rows = rowsFor(caseSpec{"smallhash", "HSET", "h:", 100, 10, 0}, c, r)
 	if len(rows) != 2 || rows[0].div != 100 || rows[1].div != 1000 || rows[0].usageDiv != 1 || rows[1].usageDiv != 10 {
 		t.Fatalf("small hash rows: %+v", rows)
 	}
 	if rows[0].used(c) != 1500 || rows[1].used(c) != 150 || rows[1].usage(c) != 14000 {
 		t.Errorf("small hash per hash %v, per field %v, usage per field %v", rows[0].used(c), rows[1].used(c), rows[1].usage(c))
 	}
-	rows = rowsFor(caseSpec{"smallzset", "ZADD", "z:", 100, 2}, c, r)
+	rows = rowsFor(caseSpec{"smallzset", "ZADD", "z:", 100, 2, 0}, c, r)
 	if len(rows) != 2 || rows[0].label != "smallzset (per set)" || rows[1].label != "smallzset (per member)" || rows[1].div != 200 {
 		t.Fatalf("small sorted set rows: %+v", rows)
 	}
@@ -53,7 +53,7 @@ func TestRatio(t *testing.T) {
 func TestMarkdownAndCSV(t *testing.T) {
 	c := meas(0, 150000, 0, 200000, "quicklist", 140000)
 	r := meas(0, 160000, 0, 250000, "quicklist", 150000)
-	rows := rowsFor(caseSpec{"list", "RPUSH", "mem:list", 1, 1000}, c, r)
+	rows := rowsFor(caseSpec{"list", "RPUSH", "mem:list", 1, 1000, 0}, c, r)
 	md := markdown([]string{"command: `x`"}, rows)
 	if !strings.Contains(md, "- command: `x`\n") {
 		t.Errorf("header missing:\n%s", md)
@@ -73,5 +73,26 @@ func TestMarkdownAndCSV(t *testing.T) {
 	}
 	if n := strings.Count(lines[1], ","); n != strings.Count(lines[2], ",") {
 		t.Errorf("csv header has %d commas, row %d", n, strings.Count(lines[2], ","))
+	}
+}
+
+func TestPeerNames(t *testing.T) {
+	defer func(p string) { peer = p }(peer)
+	peer = "valkey"
+	c := meas(0, 150000, 0, 200000, "listpack", 140000)
+	rows := rowsFor(caseSpec{"lphash", "HSET", "lphash:", 100, 10, 16}, c, c)
+	if len(rows) != 2 || rows[0].label != "lphash (per hash)" || rows[1].label != "lphash (per field)" {
+		t.Fatalf("rows: %+v", rows)
+	}
+	md := markdown(nil, rows)
+	if !strings.Contains(md, "| valkey used B/elem |") || strings.Contains(md, "redis") {
+		t.Errorf("markdown does not name the peer valkey:\n%s", md)
+	}
+	var b bytes.Buffer
+	if err := writeCSV(&b, nil, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ",valkey_used_before,") || strings.Contains(b.String(), "redis") || strings.Contains(b.String(), "PEER") {
+		t.Errorf("csv header does not name the peer valkey:\n%s", b.String())
 	}
 }
