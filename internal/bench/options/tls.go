@@ -179,7 +179,7 @@ func (t *TLS) ClientConfig() (*tls.Config, error) {
 	}
 	cfg.VerifyConnection = func(cs tls.ConnectionState) error {
 		if len(cs.PeerCertificates) == 0 {
-			return errors.New("tls: the server sent no certificate")
+			return errors.New("the server sent no certificate")
 		}
 		opts := x509.VerifyOptions{Roots: roots, Intermediates: x509.NewCertPool(),
 			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
@@ -187,7 +187,7 @@ func (t *TLS) ClientConfig() (*tls.Config, error) {
 			opts.Intermediates.AddCert(c)
 		}
 		if _, err := cs.PeerCertificates[0].Verify(opts); err != nil {
-			return fmt.Errorf("tls: server certificate not trusted: %w", err)
+			return fmt.Errorf("server certificate not trusted: %w", err)
 		}
 		return nil
 	}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -36,17 +37,25 @@ func Dial(network, addr string, timeout time.Duration) (*Conn, error) {
 	return NewConn(nc, addr), nil
 }
 
-// DialTLS connects and completes a TLS handshake within timeout. Dynamic
-// record sizing is turned off (on a copy of cfg if needed), so every Flush
-// is one TLS record (see the package doc).
+// DialTLS connects and completes a TLS handshake, each within timeout;
+// a failed handshake's error says so. Dynamic record sizing is turned off
+// (on a copy of cfg if needed), so every Flush is one TLS record (see the
+// package doc).
 func DialTLS(network, addr string, timeout time.Duration, cfg *tls.Config) (*Conn, error) {
 	if !cfg.DynamicRecordSizingDisabled {
 		cfg = cfg.Clone()
 		cfg.DynamicRecordSizingDisabled = true
 	}
-	tc, err := tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, addr, cfg)
+	nc, err := net.DialTimeout(network, addr, timeout)
 	if err != nil {
 		return nil, err
+	}
+	tc := tls.Client(nc, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("TLS handshake: %w", err)
 	}
 	return NewConn(tc, addr), nil
 }
