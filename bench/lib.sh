@@ -79,7 +79,9 @@ wait_port() {
 # runs the seed's load (memtier -t 2 -c 25, 128-byte random values, keys
 # 1..500 at random) against the server PID listening on PORT and prints
 # "ops/s p99-ms cpu-us-per-op": the server's utime+stime from
-# /proc/PID/stat over the run, per operation. MEMTIER names the binary.
+# /proc/PID/stat over the run, per operation. MEMTIER names the binary:
+# memtier_benchmark, or corvid-bench, whose Totals row also ends in the
+# p99 and KB/sec columns (it keeps Hits/sec and Misses/sec with --command).
 memtier_cpu() {
 	local pid=$1 port=$2 t=$3 p=$4 cmd=$5 prefix=$6 t0 t1 line
 	shift 6
@@ -87,29 +89,33 @@ memtier_cpu() {
 	line=$("$MEMTIER" -s 127.0.0.1 -p "$port" -t 2 -c 25 --test-time "$t" --pipeline "$p" \
 		--distinct-client-seed --command "$cmd" --command-key-pattern R --key-prefix "$prefix" \
 		--key-minimum 1 --key-maximum 500 --random-data --data-size 128 --hide-histogram \
-		--print-percentiles 50,99 "$@" 2>/dev/null | awk '$1=="Totals"{print $2, $5}')
+		--print-percentiles 50,99 "$@" 2>/dev/null | awk '$1=="Totals"{print $2, $(NF-1)}')
 	t1=$(awk '{print $14+$15}' "/proc/$pid/stat")
 	set -- $line
 	awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v o="$1" -v l="$2" -v s="$t" \
 		'BEGIN{printf "%s %s %.3f\n", o, l, t/hz/(o*s)*1e6}'
 }
 
-# medians RAW reads lines "pipeline command round who ops p99 cpu" (what
-# the scripts collect per run) and prints "pipeline command who ops p99
-# cpu" with the medians over the rounds, in the order first seen.
+# medians RAW reads lines "pipeline command round who ops p99 cpu [more
+# measures...]" (what the scripts collect per run) and prints "pipeline
+# command who ops p99 cpu [more...]" with the median of each measure over
+# the rounds, in the order first seen.
 medians() {
 	awk '
 	function med(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 	}
-	{ k = $1 " " $2 " " $4; if (!(k in n)) order[++nk] = k
-	  n[k]++; ops[k, n[k]] = $5; p99[k, n[k]] = $6; cpu[k, n[k]] = $7 }
+	{ k = $1 " " $2 " " $4; if (!(k in n)) { order[++nk] = k; nf[k] = NF }
+	  n[k]++; for (f = 5; f <= nf[k]; f++) v[k, f, n[k]] = $f }
 	END {
 		for (i = 1; i <= nk; i++) {
-			k = order[i]
-			for (r = 1; r <= n[k]; r++) { x[r] = ops[k, r]; y[r] = p99[k, r]; z[r] = cpu[k, r] }
-			print k, med(x, n[k]), med(y, n[k]), med(z, n[k])
+			k = order[i]; line = k
+			for (f = 5; f <= nf[k]; f++) {
+				for (r = 1; r <= n[k]; r++) x[r] = v[k, f, r]
+				line = line " " med(x, n[k])
+			}
+			print line
 		}
 	}' "$1"
 }

@@ -258,6 +258,9 @@ func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(rest) > 0 {
 		return &options.UsageError{Msg: fmt.Sprintf("unexpected argument '%s'", rest[0])}
 	}
+	if cfg.TLS.Enabled {
+		return errNoTLS("matrix")
+	}
 	if scenario == "003" {
 		seed003AfterParse(cfg) // --data-size-range=1024-4096 unless a size was given
 	}
@@ -293,6 +296,12 @@ func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return to.finish(tab, stdout, stderr)
+}
+
+// errNoTLS refuses --tls in a subcommand whose control connections (and
+// the servers it starts) are plaintext.
+func errNoTLS(sub string) error {
+	return &options.UsageError{Msg: sub + " does not support --tls (its control connections and the servers it starts are plaintext); run corvid-bench --tls -s HOST -p PORT"}
 }
 
 const reportUsage = `Usage: corvid-bench report [options] [name=]FILE...
@@ -393,6 +402,9 @@ func runSLA(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if len(rest) > 0 {
 		return &options.UsageError{Msg: fmt.Sprintf("unexpected argument '%s'", rest[0])}
+	}
+	if cfg.TLS.Enabled {
+		return errNoTLS("sla")
 	}
 	if cfg.TestTime == 0 && cfg.Requests == 0 && !cfg.AllKeys {
 		cfg.TestTime = 5 * time.Second

@@ -288,6 +288,13 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"report", "--price", "x"}, 2, "--price must be"},
 		{[]string{"sla", "--sla", "fast"}, 2, "--sla must be"},
 		{[]string{"sla", "--connections", "4,2"}, 2, "ascending"},
+		{[]string{"--tls"}, 2, "--tls needs a server"},
+		{[]string{"-p", "1", "--cacert", "ca.crt"}, 2, "--cacert needs --tls"},
+		{[]string{"-p", "1", "--tls", "--client-io", "epoll"}, 2, "--tls needs the goroutine client"},
+		{[]string{"-p", "1", "--tls", "--cert", "/nonexistent.crt", "--key", "/nonexistent.key"}, 1, "failed to load the client certificate"},
+		{[]string{"matrix", "--tls", "--target", "a=127.0.0.1:1"}, 2, "matrix does not support --tls"},
+		{[]string{"sla", "--tls", "-p", "1"}, 2, "sla does not support --tls"},
+		{[]string{"pubsub", "--tls", "-p", "1"}, 2, "pubsub does not support --tls"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

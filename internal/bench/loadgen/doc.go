@@ -4,7 +4,16 @@
 // thread driving that thread's connections (memtier's design), on
 // io_uring where the kernel allows (uring.go) or epoll (evloop.go); and
 // one goroutine per connection (client.go; cluster mode,
-// --reconnect-interval, unix sockets, --client-io goroutines).
+// --reconnect-interval, unix sockets, --tls, --client-io goroutines).
+//
+// TLS (--tls): every connection is a tls.Conn (wire.DialTLS), cluster
+// nodes learnt from CLUSTER SLOTS or MOVED/ASK included, and runs on the
+// goroutine engine, since the event loops drive raw sockets. A batch of
+// up to --pipeline requests is written with one Write call on the
+// tls.Conn, so it travels as one TLS record (up to 16 KB) and one TCP
+// write, as a batch is one TCP write in plaintext; memtier instead seals
+// each pipelined request into its own record and write. Measure with that
+// in mind: corvid-bench's TLS load is per batch, memtier's per request.
 //
 // Ownership and lifetime:
 //   - A client's loop (or its goroutine) owns its connection(s), key

@@ -23,7 +23,8 @@ import (
 // the microsecond.
 //
 // Why not a goroutine per connection (--client-io goroutines, still used
-// for cluster mode, --reconnect-interval and unix sockets): the Go
+// for cluster mode, --reconnect-interval, unix sockets and --tls, whose
+// records only a tls.Conn can read and write): the Go
 // runtime polls the network only when a P runs out of work, in whole
 // milliseconds when it sleeps, so a goroutine client's rate-limited
 // schedule slips by ~1 ms (useless for comparing p99s at an equal load),
@@ -38,7 +39,7 @@ import (
 // loopEligible reports whether a run can use the event-loop engines.
 func loopEligible(cfg *options.Config) bool {
 	return cfg.ClientIO != "goroutines" && !cfg.ClusterMode && cfg.ReconnectInterval == 0 &&
-		cfg.UnixSocket == ""
+		cfg.UnixSocket == "" && !cfg.TLS.Enabled
 }
 
 // evConn is one connection of a loop.

@@ -34,6 +34,11 @@ func newFake(t testing.TB, handle func(args []string) string) *fakeServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveFake(t, ln, handle)
+}
+
+// serveFake runs a fakeServer on ln (a TLS listener for newFakeTLS).
+func serveFake(t testing.TB, ln net.Listener, handle func(args []string) string) *fakeServer {
 	f := &fakeServer{ln: ln, handle: handle, seen: map[string]int{}}
 	go f.serve()
 	t.Cleanup(func() { _ = ln.Close() })

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,19 +31,26 @@ type runner struct {
 	w        *workload
 	addrs    []string
 	base     time.Time
-	start    int64 // ns after base when measuring began
-	deadline int64 // ns after base; 0 = none
-	interval int64 // ns between requests of one connection; 0 = unlimited
+	start    int64       // ns after base when measuring began
+	deadline int64       // ns after base; 0 = none
+	interval int64       // ns between requests of one connection; 0 = unlimited
+	tls      *tls.Config // --tls: every connection, cluster nodes included; nil = plaintext
 	stopping atomic.Bool
 }
 
 // now is the time since base in nanoseconds (monotonic).
 func (r *runner) now() int64 { return int64(time.Since(r.base)) }
 
-// dial connects and runs the handshake (AUTH, HELLO, SELECT, and CLIENT
-// TRACKING ON under --tracking).
+// dial connects (over TLS with --tls) and runs the handshake (AUTH, HELLO,
+// SELECT, and CLIENT TRACKING ON under --tracking).
 func (r *runner) dial(addr string) (*wire.Conn, error) {
-	conn, err := wire.Dial(r.cfg.Network(), addr, DialTimeout)
+	var conn *wire.Conn
+	var err error
+	if r.tls != nil {
+		conn, err = wire.DialTLS(r.cfg.Network(), addr, DialTimeout, r.tls)
+	} else {
+		conn, err = wire.Dial(r.cfg.Network(), addr, DialTimeout)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +76,18 @@ func (r *runner) dial(addr string) (*wire.Conn, error) {
 	conn.SkipPushes = true // RESP3 pushes are never replies
 	_ = conn.SetDeadline(time.Time{})
 	return conn, nil
+}
+
+// ping sends PING and waits for the reply (before the clock starts). Only
+// the connection failing counts: an error reply (NOAUTH without -a) is
+// left to the run, where it is counted as in plaintext.
+func ping(conn *wire.Conn) error {
+	_ = conn.SetDeadline(time.Now().Add(DialTimeout))
+	defer conn.SetDeadline(time.Time{})
+	if _, err := conn.Do("PING"); err != nil {
+		return fmt.Errorf("PING: %w", err)
+	}
+	return nil
 }
 
 // ConnectError is returned when a server cannot be reached or refuses the
@@ -119,6 +139,9 @@ func Run(ctx context.Context, cfg *options.Config, addrs []string, prog Progress
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &runner{ctx: ctx, cfg: cfg, w: w, addrs: addrs}
+	if r.tls, err = cfg.TLS.ClientConfig(); err != nil {
+		return nil, err
+	}
 	if cfg.RateLimit > 0 {
 		r.interval = int64(time.Second) / int64(cfg.RateLimit)
 	}
@@ -128,7 +151,16 @@ func Run(ctx context.Context, cfg *options.Config, addrs []string, prog Progress
 	var shared *clusterShared
 	for _, a := range addrs {
 		conn, err := r.dial(a)
+		if err == nil && r.tls != nil {
+			// TLS 1.3 servers refuse a client certificate after the
+			// client's side of the handshake is done: the refusal
+			// arrives with the first reply. Ask for one here.
+			err = ping(conn)
+		}
 		if err != nil {
+			if conn != nil {
+				_ = conn.Close()
+			}
 			return nil, &ConnectError{Addr: a, Err: err}
 		}
 		if cfg.ClusterMode && shared == nil {

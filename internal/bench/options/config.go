@@ -32,6 +32,7 @@ type Config struct {
 	Auth       string // -a/--authenticate: PASSWORD or USER:PASSWORD
 	Protocol   string // -P/--protocol: redis (no HELLO), resp2, resp3
 	Embedded   bool   // no server named at all: run against an in-process server
+	TLS        TLS    // --tls and its flags (tls.go)
 
 	Threads   int           // -t/--threads (4)
 	Clients   int           // -c/--clients per thread (50)
@@ -68,8 +69,8 @@ type Config struct {
 	// per --threads on io_uring), "epoll" (the same loops on epoll,
 	// memtier's design) or "goroutines" (one goroutine per connection);
 	// "" (the default) is uring where the kernel allows, else epoll.
-	// Cluster mode, --reconnect-interval and unix sockets always use
-	// goroutines.
+	// Cluster mode, --reconnect-interval, unix sockets and --tls always
+	// use goroutines (--tls with "epoll" or "uring" is refused).
 	ClientIO string
 
 	ClusterMode bool // --cluster-mode
@@ -183,6 +184,12 @@ func (c *Config) finalize() error {
 			return usagef("cluster mode dose not support unix-socket option.")
 		}
 	}
+	if err := c.TLS.check(); err != nil {
+		return err
+	}
+	if c.TLS.Enabled && (c.ClientIO == "epoll" || c.ClientIO == "uring") {
+		return usagef("--tls needs the goroutine client: TLS connections cannot go through the raw-socket event loops (drop --client-io %s).", c.ClientIO)
+	}
 	if c.Tracking {
 		switch c.Protocol {
 		case "redis":
@@ -217,6 +224,9 @@ func (c *Config) finalize() error {
 	}
 	if c.UnixSocket == "" && len(c.Servers) == 0 && !c.PortSet {
 		c.Embedded = true
+	}
+	if c.Embedded && c.TLS.Enabled {
+		return usagef("--tls needs a server (-s/--server, -p/--port): the embedded corvid-server listens in plaintext.")
 	}
 	return nil
 }
@@ -260,6 +270,12 @@ func (c *Config) Describe() map[string]any {
 		"embedded":             c.Embedded,
 		"unix socket":          c.UnixSocket,
 		"protocol":             c.Protocol,
+		"tls":                  c.TLS.Enabled,
+		"cert":                 c.TLS.Cert,
+		"key":                  c.TLS.Key,
+		"cacert":               c.TLS.CACert,
+		"tls_skip_verify":      c.TLS.SkipVerify,
+		"sni":                  c.TLS.SNI,
 		"run_count":            c.RunCount,
 		"requests":             c.Requests,
 		"rate_limit":           c.RateLimit,

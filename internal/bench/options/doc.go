@@ -11,6 +11,14 @@
 //   - With no -s, -S or -p at all, Config.Embedded is true: the caller starts
 //     an in-process corvid-server instead of dialling localhost:6379.
 //   - --test-time also accepts Go durations ("500ms") so tests stay short.
+//   - TLS (tls.go): --cert, --key, --cacert, --tls-skip-verify,
+//     --tls-protocols and --sni without --tls, and --key without --cert,
+//     are errors (memtier ignores them silently); --tls-protocols must name
+//     consecutive versions (crypto/tls takes a range); --tls with the
+//     embedded server or with --client-io epoll|uring is refused. As in
+//     memtier, --cert without --key reads the key from the --cert file and
+//     the server's chain is verified but not its host name.
+//   - --uri (memtier's redis:// and rediss:// URIs) is not implemented.
 //
 // Invariants: Parse never panics on any input; every rejection is a
 // *UsageError whose text starts with "error: " like memtier's, and callers

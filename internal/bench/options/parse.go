@@ -185,7 +185,7 @@ func parseTestTime(v string) (time.Duration, bool) {
 }
 
 func memtierOpts() []Opt {
-	return []Opt{
+	opts := []Opt{
 		{Long: "server", Short: 's', Arg: true, Help: "Server address; a comma-separated list or repeated (default: embedded corvid-server)", Set: addServers},
 		{Long: "host", Short: 'h', Arg: true, Help: "Same as --server", Set: addServers},
 		{Long: "port", Short: 'p', Arg: true, Help: "Server port (default: 6379)", Set: func(c *Config, v string) error {
@@ -214,6 +214,9 @@ func memtierOpts() []Opt {
 			c.Auth = v
 			return nil
 		}},
+	}
+	opts = append(opts, tlsOpts()...)
+	return append(opts, []Opt{
 		{Long: "out-file", Short: 'o', Arg: true, Help: "Name of output file (default: stdout)", Set: func(c *Config, v string) error {
 			c.OutFile = v
 			return nil
@@ -429,7 +432,7 @@ func memtierOpts() []Opt {
 		}},
 		flagOpt("help", 0, "Display this help", func(c *Config) *bool { return &c.Help }),
 		flagOpt("version", 'v', "Display version information", func(c *Config) *bool { return &c.Version }),
-	}
+	}...)
 }
 
 func addServers(c *Config, v string) error {

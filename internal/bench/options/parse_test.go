@@ -1,6 +1,7 @@
 package options
 
 import (
+	"crypto/tls"
 	"errors"
 	"reflect"
 	"strings"
@@ -108,6 +109,27 @@ func TestEachFlag(t *testing.T) {
 		{"--out-file=o.txt", func(c *Config) bool { return c.OutFile == "o.txt" }},
 		{"--show-config", func(c *Config) bool { return c.ShowConfig }},
 		{"--print-all-runs", func(c *Config) bool { return c.PrintAllRuns }},
+		{"-s h --tls", func(c *Config) bool {
+			return c.TLS.Enabled && c.TLS.MinVersion == tls.VersionTLS12 && c.TLS.MaxVersion == tls.VersionTLS13 && c.ClientIO == ""
+		}},
+		{"-s h --tls --cert c.crt --key c.key --cacert ca.crt --sni db.example --tls-skip-verify", func(c *Config) bool {
+			return c.TLS == TLS{Enabled: true, Cert: "c.crt", Key: "c.key", CACert: "ca.crt", SNI: "db.example", SkipVerify: true,
+				MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS13}
+		}},
+		{"-s h --tls --cert=both.pem", func(c *Config) bool { return c.TLS.Cert == "both.pem" && c.TLS.Key == "" }},
+		{"-s h --tls --tls-protocols TLSv1.2", func(c *Config) bool {
+			return c.TLS.MinVersion == tls.VersionTLS12 && c.TLS.MaxVersion == tls.VersionTLS12
+		}},
+		{"-s h --tls --tls-protocols tlsv1,TLSv1.1", func(c *Config) bool {
+			return c.TLS.MinVersion == tls.VersionTLS10 && c.TLS.MaxVersion == tls.VersionTLS11
+		}},
+		{"-s h --tls --tls-protocols=TLSv1.3,TLSv1.2", func(c *Config) bool {
+			return c.TLS.MinVersion == tls.VersionTLS12 && c.TLS.MaxVersion == tls.VersionTLS13
+		}},
+		{"-p 6380 --tls --client-io goroutines", func(c *Config) bool { return c.TLS.Enabled && c.ClientIO == "goroutines" }},
+		{"-S /tmp/r.sock --tls", func(c *Config) bool { return c.TLS.Enabled && c.Network() == "unix" }},
+		{"-s h --tls --cluster-mode", func(c *Config) bool { return c.TLS.Enabled && c.ClusterMode }},
+		{"-s h --tls --show-config", func(c *Config) bool { return c.Describe()["tls"] == true }},
 		{"--help", func(c *Config) bool { return c.Help }},
 		{"-v", func(c *Config) bool { return c.Version }},
 	}
@@ -191,6 +213,21 @@ func TestBadFlags(t *testing.T) {
 		{"--hide-histogram=1", "doesn't allow an argument"},
 		{"-s a,,b", "empty server address"},
 		{"--tracking -P resp2", "--tracking needs --protocol resp3"},
+		{"-s h --cert c.crt", "--cert needs --tls."},
+		{"-s h --key c.key", "--key needs --tls."},
+		{"-s h --cacert ca.crt", "--cacert needs --tls."},
+		{"-s h --tls-skip-verify", "--tls-skip-verify needs --tls."},
+		{"-s h --tls-protocols TLSv1.2", "--tls-protocols needs --tls."},
+		{"-s h --sni db.example", "--sni needs --tls."},
+		{"-s h --tls --key c.key", "--key needs --cert"},
+		{"-s h --tls --tls-protocols SSLv3", "Invalid tls-protocols specified."},
+		{"-s h --tls --tls-protocols TLSv1.2,TLSv1.4", "Invalid tls-protocols specified."},
+		{"-s h --tls --tls-protocols ,", "Invalid tls-protocols specified."},
+		{"-s h --tls --tls-protocols TLSv1,TLSv1.3", "tls-protocols must name consecutive versions"},
+		{"--tls", "--tls needs a server (-s/--server, -p/--port)"},
+		{"-s h --tls --client-io epoll", "--tls needs the goroutine client"},
+		{"-s h --tls --client-io uring", "--tls needs the goroutine client"},
+		{"-s h --tls --tls-protocols", "option '--tls-protocols' requires an argument"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.args, func(t *testing.T) {

@@ -217,6 +217,9 @@ func Opts(c *Config) []options.Opt {
 			return nil
 		}},
 		str("json-out-file", 0, "Also write the JSON result to this file", &c.JSONOut),
+		{Long: "tls", Help: "Not supported: pubsub runs in plaintext (its subscribers are raw-socket event loops); see corvid-bench --tls", Set: func(_ *options.Config, _ string) error {
+			return usagef("pubsub does not support --tls: its subscribers run on raw-socket event loops, which cannot carry TLS.")
+		}},
 		{Long: "help", Help: "Display this help", Set: func(_ *options.Config, _ string) error {
 			c.Help = true
 			return nil

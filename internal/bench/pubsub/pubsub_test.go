@@ -90,6 +90,7 @@ func TestParseErrors(t *testing.T) {
 		{"--subscribers 3 --slow-subscribers 2 --stalled-subscribers 2", "must not exceed subscribers"},
 		{"--subscribers 3 --stalled-subscribers 1 --max-lag 10", "max-lag would stall"},
 		{"--ratio 1:1", "unrecognized option '--ratio'"},
+		{"-p 6380 --tls", "pubsub does not support --tls"},
 		{"extra", "unexpected argument 'extra'"},
 	}
 	for _, tc := range cases {

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +37,32 @@ func Dial(network, addr string, timeout time.Duration) (*Conn, error) {
 	return NewConn(nc, addr), nil
 }
 
+// DialTLS connects and completes a TLS handshake, each within timeout;
+// a failed handshake's error says so. Dynamic record sizing is turned off
+// (on a copy of cfg if needed), so every Flush is one TLS record (see the
+// package doc).
+func DialTLS(network, addr string, timeout time.Duration, cfg *tls.Config) (*Conn, error) {
+	if !cfg.DynamicRecordSizingDisabled {
+		cfg = cfg.Clone()
+		cfg.DynamicRecordSizingDisabled = true
+	}
+	nc, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	tc := tls.Client(nc, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("TLS handshake: %w", err)
+	}
+	return NewConn(tc, addr), nil
+}
+
+// ErrTLS is NetConn's refusal of a TLS connection.
+var ErrTLS = errors.New("a TLS connection cannot be handed over as a raw socket")
+
 // NewConn wraps an established connection.
 func NewConn(nc net.Conn, addr string) *Conn {
 	return &Conn{nc: nc, Addr: addr, Out: make([]byte, 0, 16<<10), rbuf: make([]byte, 64<<10)}
@@ -42,8 +70,12 @@ func NewConn(nc net.Conn, addr string) *Conn {
 
 // NetConn hands over the underlying connection, for a caller that drives
 // the socket itself (corvid-bench's event loops). It fails if reply bytes
-// are still buffered, as they would be lost.
+// are still buffered, as they would be lost, and for a TLS connection
+// (ErrTLS): its socket carries records only the tls.Conn can read.
 func (c *Conn) NetConn() (net.Conn, error) {
+	if _, ok := c.nc.(*tls.Conn); ok {
+		return nil, ErrTLS
+	}
 	if c.Buffered() {
 		return nil, fmt.Errorf("%w: %d unread reply bytes", ErrProtocol, c.w-c.r)
 	}
