@@ -9,10 +9,13 @@
 #
 #   bench/mem-temp.sh [count] [list-length]
 #   bench/mem-temp.sh 10000000 5000000
+#   CASES="setrange bitfield" STR_MB=256 bench/mem-temp.sh
 #
 # The commands: SRANDMEMBER, HRANDFIELD and ZRANDMEMBER with count
-# -COUNT on 10-member collections, and LRANGE 0 -1 of a LIST-LENGTH
-# list. CORVID names a corvid-server binary to measure instead of
+# -COUNT on 10-member collections, LRANGE 0 -1 of a LIST-LENGTH list,
+# and SETRANGE and BITFIELD SET growing a STR_MB-MB string (SET whole,
+# so its pages are resident in both servers) by one byte. CASES picks some of them
+# (default: the four reply cases). CORVID names a corvid-server binary to measure instead of
 # building the working tree (another revision's, for a before/after);
 # CORVID_ARGS adds to its command line (--net-engine goroutine); VALKEY
 # and VALKEY_CLI name Valkey's binaries (default: ../shared/bin
@@ -21,6 +24,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 COUNT=${1:-10000000}; LLEN=${2:-5000000}
+CASES=${CASES:-"srandmember hrandfield zrandmember lrange"}; STR_MB=${STR_MB:-256}
+strlen=$((STR_MB << 20))
 VALKEY=${VALKEY:-$(find_bin valkey-server)}
 CLI=${VALKEY_CLI:-$(find_bin valkey-cli)}
 tmp=$(mktemp -d)
@@ -44,6 +49,7 @@ fill() {
 	zrandmember) "$CLI" -p "$port" zadd z 0 m0 1 m1 2 m2 3 m3 4 m4 5 m5 6 m6 7 m7 8 m8 9 m9 >/dev/null ;;
 	lrange) awk -v n="$LLEN" 'BEGIN { for (i = 0; i < n; i += 1000) { printf "RPUSH l"; for (j = i; j < i + 1000 && j < n; j++) printf " %d", j; printf "\r\n" } }' |
 		"$CLI" -p "$port" --pipe >/dev/null ;;
+	setrange | bitfield) head -c "$strlen" /dev/zero | tr '\0' a | "$CLI" -p "$port" -x set g >/dev/null ;;
 	esac
 }
 
@@ -54,6 +60,8 @@ cmd_of() {
 	hrandfield) echo "hrandfield h -$COUNT" ;;
 	zrandmember) echo "zrandmember z -$COUNT" ;;
 	lrange) echo "lrange l 0 -1" ;;
+	setrange) echo "setrange g $strlen y" ;;
+	bitfield) echo "bitfield g set u8 #$strlen 1" ;;
 	esac
 }
 
@@ -62,7 +70,7 @@ echo "$(nproc) cores, $(uname -r), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo
 echo "| command | server | RSS before MB | peak before MB | peak after MB | RSS after MB |"
 echo "|---|---|---:|---:|---:|---:|"
-for c in srandmember hrandfield zrandmember lrange; do
+for c in $CASES; do
 	for who in corvid valkey; do
 		port=$(freeport)
 		case $who in
