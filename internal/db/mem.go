@@ -34,7 +34,7 @@ import (
 //     Eviction publishes exactly after each deletion, and DatasetBytes sums
 //     the stripes under their locks for an exact figure.
 //
-// Object.mem is a 16-bit float (memCode) so that Object keeps its 56 bytes:
+// Object.mem is a 16-bit float (memCode) so that Object keeps its 40 bytes:
 // sizes below 2048 are exact, larger ones are rounded up to 11 significant
 // bits (at most 0.1% over). The same rounded value is added and later
 // subtracted, so rounding never accumulates into drift.
