@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"unsafe"
 )
 
 // TestAllocSizeMatchesRuntime checks allocSize against what the runtime
@@ -84,5 +85,38 @@ func TestQuicklistMemUsageIncremental(t *testing.T) {
 		if c := q.Clone(); c.MemUsage() > q.MemUsage()+64 {
 			t.Fatalf("clone %d > original %d", c.MemUsage(), q.MemUsage())
 		}
+	}
+}
+
+// TestSmallQuicklistMemUsage: a listpack-encoded list is the 64-byte
+// struct (a size class: what MemUsage counts for it), a one-slot ring,
+// one node and its buffer.
+func TestSmallQuicklistMemUsage(t *testing.T) {
+	if n := int(unsafe.Sizeof(Quicklist{})); allocSize(n) != quicklistMem {
+		t.Errorf("Quicklist is %d bytes, %d with its size class; MemUsage counts %d", n, allocSize(n), quicklistMem)
+	}
+	v := bytes.Repeat([]byte("x"), 16)
+	q := NewQuicklist()
+	for i := 1; i <= 10; i++ {
+		q.PrepareGrow(ListConfig{Fill: -2}, len(v), 1)
+		q.PushTail(v)
+		if !q.IsListpack() || len(q.ring) != 1 {
+			t.Fatalf("%d elements: listpack %v, ring of %d", i, q.IsListpack(), len(q.ring))
+		}
+		if want := quicklistMem + 8 + 32 + int(q.node(0).bcap); q.MemUsage() != want {
+			t.Errorf("%d elements: MemUsage %d, want %d", i, q.MemUsage(), want)
+		}
+	}
+	if q.node(0).bcap != int32(allocSize(10*(1+16+1))) {
+		t.Errorf("ten 16-byte elements in a %d-byte buffer", q.node(0).bcap)
+	}
+	// A second node grows the ring.
+	q = NewQuicklist()
+	for range 1000 {
+		q.PrepareGrow(ListConfig{Fill: -2}, len(v), 1)
+		q.PushTail(v)
+	}
+	if q.IsListpack() || q.NodeCount() < 2 || len(q.ring) < q.NodeCount() {
+		t.Errorf("1000 elements: listpack %v, %d nodes, ring of %d", q.IsListpack(), q.NodeCount(), len(q.ring))
 	}
 }

@@ -34,22 +34,31 @@ type Quicklist struct {
 	ring   []*qlNode // live nodes are ring[lo:hi]
 	lo, hi int
 	count  int
-	// fill is list-max-listpack-size as it was when the list became a
-	// quicklist; quicklist.c keeps it per list in the same way.
-	fill int
-	// compress is list-compress-depth as it was when the list became a
-	// quicklist (clamped to QuicklistMaxDepth): the number of nodes at
-	// each end kept raw, the others being compressed
-	// (quicklist_compress.go). 0 turns compression off.
-	compress int
-	// packed reports the listpack encoding.
-	packed bool
 	// nodeBytes is the heap held by the live nodes (struct plus buffer,
 	// nodeMem), kept up to date so that MemUsage is O(1): push and pop
 	// adjust it for the node they touch, the rarer edits (quicklist_edit.go)
 	// recount it.
 	nodeBytes int
+	// fill is list-max-listpack-size as it was when the list became a
+	// quicklist, clamped to [-5, 32767] as quicklistSetFill does;
+	// quicklist.c keeps it per list in the same way.
+	fill int16
+	// compress is list-compress-depth as it was when the list became a
+	// quicklist (clamped to QuicklistMaxDepth): the number of nodes at
+	// each end kept raw, the others being compressed
+	// (quicklist_compress.go). 0 turns compression off.
+	compress uint16
+	// packed reports the listpack encoding.
+	packed bool
+	// The fields fit 64 bytes (quicklistMem), a size class: a small
+	// list is this struct, a one-slot ring, one node and its buffer.
 }
+
+// quicklistMem is the heap of a Quicklist struct.
+const quicklistMem = 64
+
+// clampFill is quicklistSetFill's bound on a list's fill.
+func clampFill(fill int) int16 { return int16(min(max(fill, -5), 1<<15-1)) }
 
 // NewQuicklist returns an empty list in the listpack encoding.
 func NewQuicklist() *Quicklist {
@@ -71,7 +80,7 @@ func (q *Quicklist) node(i int) *qlNode { return q.ring[q.lo+i] }
 
 // MemUsage estimates the heap bytes held by the list. It is O(1).
 func (q *Quicklist) MemUsage() int {
-	return 64 + allocSize(8*len(q.ring)) + q.nodeBytes
+	return quicklistMem + allocSize(8*len(q.ring)) + q.nodeBytes
 }
 
 // nodeMem is the heap of one node: the qlNode (32-byte class) and its
@@ -90,10 +99,10 @@ func (q *Quicklist) recount() {
 // capHint is the buffer size a node should reach in one step: the node
 // size limit in the quicklist encoding with a size-based fill, else none.
 func (q *Quicklist) capHint() int {
-	if q.packed || q.fill >= 0 {
+	if q.packed || int(q.fill) >= 0 {
 		return 0
 	}
-	return qlNegFillLimit(q.fill)
+	return qlNegFillLimit(int(q.fill))
 }
 
 // PrepareGrow is listTypeTryConversionAppend: called before adding
@@ -110,8 +119,8 @@ func (q *Quicklist) PrepareGrow(cfg ListConfig, addBytes, addCount int) {
 	}
 	if qlExceedsLimit(cfg.Fill, sz+addBytes, q.count+addCount) {
 		q.packed = false
-		q.fill = cfg.Fill
-		q.compress = clampDepth(cfg.Compress)
+		q.fill = clampFill(cfg.Fill)
+		q.compress = uint16(clampDepth(cfg.Compress))
 		if q.count == 0 {
 			q.clearNodes()
 		}
@@ -182,12 +191,18 @@ func (q *Quicklist) insertNode(i int, n *qlNode) {
 // of them and free slots at both ends, growing it by 1.25x when it is more
 // than about 4/5 full. Each relayout is followed by at least need/10 O(1)
 // end insertions, so pushing nodes at either end is amortised O(1); the
-// modest growth keeps the ring's slack small for huge lists.
+// modest growth keeps the ring's slack small for huge lists. An empty
+// list's ring gets one slot (a listpack-encoded list's one node), not 8.
 func (q *Quicklist) relayout(need int) {
 	live := q.hi - q.lo
 	size := len(q.ring)
 	if need+need/5+2 > size {
 		size = max(8, size+size/4, need+need/4+2)
+		if need == 1 {
+			// The first node of an empty list: a listpack-encoded list
+			// never has a second, and one that does grows the ring then.
+			size = 1
+		}
 	}
 	lo := (size - live) / 2
 	if size == len(q.ring) {
@@ -265,7 +280,7 @@ func (q *Quicklist) PushHead(v []byte) {
 		return
 	}
 	sz := len(v)
-	if qlIsLarge(sz, q.fill) {
+	if qlIsLarge(sz, int(q.fill)) {
 		q.insertNode(0, newPlainNode(v))
 		if q.compress > 0 {
 			q.settle()
@@ -276,7 +291,7 @@ func (q *Quicklist) PushHead(v []byte) {
 	if q.NodeCount() > 0 {
 		h = q.node(0) // raw: within the compress depth
 	}
-	if !qlAllowInsert(h, q.fill, sz) {
+	if !qlAllowInsert(h, int(q.fill), sz) {
 		h = newQLNode()
 		q.insertNode(0, h)
 		if q.compress > 0 {
@@ -302,7 +317,7 @@ func (q *Quicklist) PushTail(v []byte) {
 		return
 	}
 	sz := len(v)
-	if qlIsLarge(sz, q.fill) {
+	if qlIsLarge(sz, int(q.fill)) {
 		q.insertNode(q.NodeCount(), newPlainNode(v))
 		if q.compress > 0 {
 			q.settle()
@@ -313,7 +328,7 @@ func (q *Quicklist) PushTail(v []byte) {
 	if q.NodeCount() > 0 {
 		t = q.node(q.NodeCount() - 1) // raw: within the compress depth
 	}
-	if !qlAllowInsert(t, q.fill, sz) {
+	if !qlAllowInsert(t, int(q.fill), sz) {
 		t = newQLNode()
 		q.insertNode(q.NodeCount(), t)
 		if q.compress > 0 {

@@ -136,7 +136,7 @@ func (q *Quicklist) view(i int) *qlNode {
 // interior reports whether node position i lies beyond the compress
 // depth of both ends: the nodes quicklist.c keeps compressed.
 func (q *Quicklist) interior(i int) bool {
-	d := q.compress
+	d := int(q.compress)
 	return d > 0 && i >= d && i < q.NodeCount()-d
 }
 
@@ -172,7 +172,7 @@ func (q *Quicklist) compressAt(i int) {
 // it, however many nodes an end lost: nodes only ever move into the depth
 // ranges, except for the one an end push moves out. Only for q.compress > 0.
 func (q *Quicklist) settle() {
-	d, nn := q.compress, q.NodeCount()
+	d, nn := int(q.compress), q.NodeCount()
 	for i := 0; i < d && i < nn; i++ {
 		q.touch(q.node(i))
 		q.touch(q.node(nn - 1 - i))
@@ -204,7 +204,7 @@ func (q *Quicklist) settleAll() {
 
 // CompressDepth is the list's compress depth (list-compress-depth when it
 // became a quicklist; 0 for none and in the listpack encoding).
-func (q *Quicklist) CompressDepth() int { return q.compress }
+func (q *Quicklist) CompressDepth() int { return int(q.compress) }
 
 // CompressedNodes returns how many nodes are held compressed.
 func (q *Quicklist) CompressedNodes() int {

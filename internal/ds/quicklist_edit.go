@@ -185,7 +185,7 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 		}
 		return
 	}
-	fill, sz := q.fill, len(v)
+	fill, sz := int(q.fill), len(v)
 	full := !qlAllowInsert(node, fill, sz)
 	var prev, nxt *qlNode
 	if ni > 0 {
@@ -253,7 +253,7 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 
 // mergeAround is _quicklistMergeNodes around node position c.
 func (q *Quicklist) mergeAround(c int) {
-	fill := q.fill
+	fill := int(q.fill)
 	get := func(i int) *qlNode {
 		if i < 0 || i >= q.NodeCount() {
 			return nil
@@ -309,7 +309,7 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 		node.replaceAt(p, v)
 		return true
 	}
-	fill, sz := q.fill, len(v)
+	fill, sz := int(q.fill), len(v)
 	if !node.plain && !qlIsLarge(sz, fill) {
 		// In place, even past the node's size limit: Valkey 8.0.1's
 		// quicklistReplaceEntry does not check it (later versions split
