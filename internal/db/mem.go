@@ -90,8 +90,8 @@ func valueMem(o *Object) int64 {
 	case *ds.IntSet:
 		return int64(v.MemUsage())
 	case *ds.Pack:
-		// Pack.MemUsage is the buffer only; add the header (slice + count).
-		return 32 + int64(v.MemUsage())
+		// Pack.MemUsage is the buffer only; add the header.
+		return ds.PackMem + int64(v.MemUsage())
 	case *ds.ZPack:
 		return int64(v.MemUsage())
 	case *ds.ZSkip:

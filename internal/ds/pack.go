@@ -1,6 +1,9 @@
 package ds
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // Pack is a compact list of byte strings held in one buffer, the role
 // Valkey's listpack plays for small sets and sorted sets: one allocation for
@@ -15,21 +18,46 @@ import "encoding/binary"
 // caller keeps a Pack small (the *-max-listpack-* thresholds). Offsets are
 // invalidated by any insert or delete before them. The zero value is empty.
 type Pack struct {
-	buf []byte
-	n   int
+	// ptr, blen and bcap are the buffer: a []byte in 16 bytes instead of
+	// 24, so a Pack is 24 bytes (PackMem), the size class of a small
+	// set's or sorted set's header.
+	ptr        *byte
+	blen, bcap uint32
+	n          int
+}
+
+// PackMem is the heap of a Pack (or ZPack) struct, its buffer aside.
+const PackMem = 24
+
+// bytes returns the buffer, its capacity included.
+func (p *Pack) bytes() []byte {
+	if p.ptr == nil {
+		return nil
+	}
+	return unsafe.Slice(p.ptr, p.bcap)[:p.blen]
+}
+
+// setBuf makes b the buffer (a listpack is limited to 4 GB well before
+// its lengths would leave 32 bits).
+func (p *Pack) setBuf(b []byte) {
+	if cap(b) == 0 {
+		p.ptr, p.blen, p.bcap = nil, 0, 0
+		return
+	}
+	p.ptr, p.blen, p.bcap = unsafe.SliceData(b[:cap(b)]), uint32(len(b)), uint32(cap(b))
 }
 
 // Len returns the number of entries.
 func (p *Pack) Len() int { return p.n }
 
 // Bytes returns the size of the encoded entries.
-func (p *Pack) Bytes() int { return len(p.buf) }
+func (p *Pack) Bytes() int { return len(p.bytes()) }
 
 // End is the offset just past the last entry: where Append inserts.
-func (p *Pack) End() int { return len(p.buf) }
+func (p *Pack) End() int { return len(p.bytes()) }
 
 // MemUsage estimates the heap bytes of the Pack's buffer.
-func (p *Pack) MemUsage() int { return allocSize(cap(p.buf)) }
+func (p *Pack) MemUsage() int { return allocSize(cap(p.bytes())) }
 
 // backlenSize is the number of bytes backlen uses for n.
 func backlenSize(n int) int {
@@ -88,15 +116,15 @@ func uvarintSize(n int) int {
 // Entry returns the value at off and the offset of the next entry. The
 // value aliases the Pack and is valid until the next mutation.
 func (p *Pack) Entry(off int) (val []byte, next int) {
-	n, k := binary.Uvarint(p.buf[off:])
+	n, k := binary.Uvarint(p.bytes()[off:])
 	start := off + k
 	end := start + int(n)
-	return p.buf[start:end:end], end + backlenSize(int(n))
+	return p.bytes()[start:end:end], end + backlenSize(int(n))
 }
 
 // Next returns the offset after the entry at off.
 func (p *Pack) Next(off int) int {
-	n, k := binary.Uvarint(p.buf[off:])
+	n, k := binary.Uvarint(p.bytes()[off:])
 	return off + k + int(n) + backlenSize(int(n))
 }
 
@@ -106,12 +134,12 @@ func (p *Pack) Prev(off int) int {
 	if off <= 0 {
 		return -1
 	}
-	n, start := readBacklen(p.buf, off)
+	n, start := readBacklen(p.bytes(), off)
 	return start - n - uvarintSize(n)
 }
 
 // Last returns the offset of the last entry, or -1 if the Pack is empty.
-func (p *Pack) Last() int { return p.Prev(len(p.buf)) }
+func (p *Pack) Last() int { return p.Prev(len(p.bytes())) }
 
 // Seek returns the offset of entry i (0-based; negative counts from the
 // end, -1 being the last), or -1 when out of range. It walks from the
@@ -130,7 +158,7 @@ func (p *Pack) Seek(i int) int {
 		}
 		return off
 	}
-	off := len(p.buf)
+	off := len(p.bytes())
 	for j := p.n - i; j > 0; j-- {
 		off = p.Prev(off)
 	}
@@ -138,18 +166,18 @@ func (p *Pack) Seek(i int) int {
 }
 
 // Append adds val at the end.
-func (p *Pack) Append(val []byte) { p.Insert(len(p.buf), val) }
+func (p *Pack) Append(val []byte) { p.Insert(len(p.bytes()), val) }
 
 // Insert adds val before the entry at off (off == End() appends).
 func (p *Pack) Insert(off int, val []byte) {
 	size := packEntrySize(len(val))
-	old := len(p.buf)
+	old := len(p.bytes())
 	p.grow(size)
-	p.buf = p.buf[:old+size]
-	copy(p.buf[off+size:], p.buf[off:old])
-	w := binary.PutUvarint(p.buf[off:], uint64(len(val)))
-	w += copy(p.buf[off+w:], val)
-	appendBacklen(p.buf[off+w:off+w], len(val))
+	p.setBuf(p.bytes()[:old+size])
+	copy(p.bytes()[off+size:], p.bytes()[off:old])
+	w := binary.PutUvarint(p.bytes()[off:], uint64(len(val)))
+	w += copy(p.bytes()[off+w:], val)
+	appendBacklen(p.bytes()[off+w:off+w], len(val))
 	p.n++
 }
 
@@ -158,35 +186,35 @@ func (p *Pack) Insert(off int, val []byte) {
 func (p *Pack) InsertParts(off int, prefix, suffix []byte) {
 	n := len(prefix) + len(suffix)
 	size := packEntrySize(n)
-	old := len(p.buf)
+	old := len(p.bytes())
 	p.grow(size)
-	p.buf = p.buf[:old+size]
-	copy(p.buf[off+size:], p.buf[off:old])
-	w := binary.PutUvarint(p.buf[off:], uint64(n))
-	w += copy(p.buf[off+w:], prefix)
-	w += copy(p.buf[off+w:], suffix)
-	appendBacklen(p.buf[off+w:off+w], n)
+	p.setBuf(p.bytes()[:old+size])
+	copy(p.bytes()[off+size:], p.bytes()[off:old])
+	w := binary.PutUvarint(p.bytes()[off:], uint64(n))
+	w += copy(p.bytes()[off+w:], prefix)
+	w += copy(p.bytes()[off+w:], suffix)
+	appendBacklen(p.bytes()[off+w:off+w], n)
 	p.n++
 }
 
 // grow makes room for size more bytes. Small Packs grow by a quarter rather
 // than doubling: they are many, and each holds few elements.
 func (p *Pack) grow(size int) {
-	need := len(p.buf) + size
-	if need <= cap(p.buf) {
+	need := len(p.bytes()) + size
+	if need <= cap(p.bytes()) {
 		return
 	}
-	c := max(need, len(p.buf)+len(p.buf)/4, 16)
-	nb := make([]byte, len(p.buf), c)
-	copy(nb, p.buf)
-	p.buf = nb
+	c := max(need, len(p.bytes())+len(p.bytes())/4, 16)
+	nb := make([]byte, len(p.bytes()), c)
+	copy(nb, p.bytes())
+	p.setBuf(nb)
 }
 
 // Delete removes the entry at off and returns off, which is now the offset
 // of the entry that followed it.
 func (p *Pack) Delete(off int) int {
 	next := p.Next(off)
-	p.buf = append(p.buf[:off], p.buf[next:]...)
+	p.setBuf(append(p.bytes()[:off], p.bytes()[next:]...))
 	p.n--
 	return off
 }
@@ -194,32 +222,34 @@ func (p *Pack) Delete(off int) int {
 // DeleteRange removes count entries starting at off.
 func (p *Pack) DeleteRange(off, count int) {
 	end := off
-	for i := 0; i < count && end < len(p.buf); i++ {
+	for i := 0; i < count && end < len(p.bytes()); i++ {
 		end = p.Next(end)
 		p.n--
 	}
-	p.buf = append(p.buf[:off], p.buf[end:]...)
+	p.setBuf(append(p.bytes()[:off], p.bytes()[end:]...))
 }
 
 // ShrinkToFit drops unused capacity when it exceeds a quarter of the size.
 func (p *Pack) ShrinkToFit() {
-	if cap(p.buf)-len(p.buf) > len(p.buf)/4 {
-		p.buf = append([]byte(nil), p.buf...)
+	if cap(p.bytes())-len(p.bytes()) > len(p.bytes())/4 {
+		p.setBuf(append([]byte(nil), p.bytes()...))
 	}
 }
 
 // Clone returns an independent copy with no spare capacity.
 func (p *Pack) Clone() *Pack {
-	return &Pack{buf: append([]byte(nil), p.buf...), n: p.n}
+	c := &Pack{n: p.n}
+	c.setBuf(append([]byte(nil), p.bytes()...))
+	return c
 }
 
 // Find returns the offset of the first entry equal to val, or -1.
 func (p *Pack) Find(val []byte) int {
-	for off := 0; off < len(p.buf); {
-		n, k := binary.Uvarint(p.buf[off:])
+	for off := 0; off < len(p.bytes()); {
+		n, k := binary.Uvarint(p.bytes()[off:])
 		start := off + k
 		end := start + int(n)
-		if int(n) == len(val) && string(p.buf[start:end]) == string(val) {
+		if int(n) == len(val) && string(p.bytes()[start:end]) == string(val) {
 			return off
 		}
 		off = end + backlenSize(int(n))

@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // packEntries reads every entry front to back and back to front and checks
@@ -167,5 +169,32 @@ func TestZPackOrder(t *testing.T) {
 	}
 	if off, _ := z.Find([]byte("nosuch")); off != -1 {
 		t.Fatal("found a missing member")
+	}
+}
+
+// TestPackHeader: the struct is what MemUsage's callers count for it,
+// and its buffer round-trips through the 16-byte pointer and lengths.
+func TestPackHeader(t *testing.T) {
+	if n := int(unsafe.Sizeof(Pack{})); allocSize(n) != PackMem || int(unsafe.Sizeof(ZPack{})) != n {
+		t.Errorf("Pack is %d bytes (class %d), ZPack %d; PackMem is %d", n, allocSize(n), unsafe.Sizeof(ZPack{}), PackMem)
+	}
+	var p Pack
+	if p.bytes() != nil || p.Len() != 0 || p.MemUsage() != 0 {
+		t.Fatal("zero Pack not empty")
+	}
+	for i := range 40 {
+		p.Append([]byte(strings.Repeat("v", i)))
+	}
+	c := p.Clone()
+	for i, off := 0, 0; off < p.End(); i++ {
+		v, next := p.Entry(off)
+		w, _ := c.Entry(off)
+		if len(v) != i || string(v) != string(w) {
+			t.Fatalf("entry %d: %q, clone %q", i, v, w)
+		}
+		off = next
+	}
+	if c.Bytes() != p.Bytes() || c.Len() != 40 || p.MemUsage() != allocSize(cap(p.bytes())) {
+		t.Errorf("clone %d bytes, %d entries, of %d; MemUsage %d", c.Bytes(), c.Len(), p.Bytes(), p.MemUsage())
 	}
 }

@@ -20,10 +20,10 @@ const zpScore = 8 // bytes of the score prefix
 func (z *ZPack) Len() int { return z.p.n }
 
 // Bytes returns the encoded size (for the listpack size limit).
-func (z *ZPack) Bytes() int { return len(z.p.buf) }
+func (z *ZPack) Bytes() int { return len(z.p.bytes()) }
 
 // MemUsage estimates the heap bytes of the ZPack.
-func (z *ZPack) MemUsage() int { return 32 + z.p.MemUsage() }
+func (z *ZPack) MemUsage() int { return PackMem + z.p.MemUsage() }
 
 // Clone returns an independent copy.
 func (z *ZPack) Clone() *ZPack { return &ZPack{p: *z.p.Clone()} }
@@ -49,7 +49,7 @@ func (z *ZPack) Last() int { return z.p.Last() }
 // Next returns the offset after off, or -1 at the end.
 func (z *ZPack) Next(off int) int {
 	n := z.p.Next(off)
-	if n >= len(z.p.buf) {
+	if n >= len(z.p.bytes()) {
 		return -1
 	}
 	return n
@@ -64,7 +64,7 @@ func (z *ZPack) Seek(i int) int { return z.p.Seek(i) }
 
 // Find returns the offset and score of member, or -1.
 func (z *ZPack) Find(member []byte) (int, float64) {
-	buf := z.p.buf
+	buf := z.p.bytes()
 	for off := 0; off < len(buf); {
 		n, k := binary.Uvarint(buf[off:])
 		start := off + k
@@ -80,7 +80,7 @@ func (z *ZPack) Find(member []byte) (int, float64) {
 // Insert adds member, which must not be present, at its sorted place.
 func (z *ZPack) Insert(member []byte, score float64) {
 	off := 0
-	buf := z.p.buf
+	buf := z.p.bytes()
 	for off < len(buf) {
 		m, s, next := z.At(off)
 		if s > score || (s == score && string(m) > string(member)) {
@@ -119,5 +119,5 @@ func (z *ZPack) Rank(member []byte) (rank int, score float64, ok bool) {
 func (z *ZPack) Append(member []byte, score float64) {
 	var sb [zpScore]byte
 	binary.LittleEndian.PutUint64(sb[:], math.Float64bits(score))
-	z.p.InsertParts(len(z.p.buf), sb[:], member)
+	z.p.InsertParts(len(z.p.bytes()), sb[:], member)
 }
