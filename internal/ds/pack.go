@@ -204,7 +204,8 @@ func (p *Pack) grow(size int) {
 	if need <= cap(p.bytes()) {
 		return
 	}
-	c := max(need, len(p.bytes())+len(p.bytes())/4, 16)
+	// The size class's slack is room too: make would leave it unused.
+	c := allocSize(max(need, len(p.bytes())+len(p.bytes())/4, 16))
 	nb := make([]byte, len(p.bytes()), c)
 	copy(nb, p.bytes())
 	p.setBuf(nb)
