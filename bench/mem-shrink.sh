@@ -76,7 +76,14 @@ for way in $WAYS; do
 		case $way in
 		del) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i += 100) { printf "DEL"; for (j = i; j < i + 100 && j < n; j++) printf " key:%d", j; printf "\r\n" } }' |
 			"$CLI" -p "$port" --pipe >/dev/null ;;
-		flush) "$CLI" -p "$port" flushall async >/dev/null ;;
+		flush) u=$(used "$port")
+			"$CLI" -p "$port" flushall async >/dev/null
+			# Valkey's used_memory counts what its lazyfree thread has
+			# not freed yet: wait until it is down.
+			for _ in $(seq 600); do
+				[ "$(used "$port")" -le $((u / 10)) ] && break
+				sleep 0.1
+			done ;;
 		expire) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i++) printf "PEXPIRE key:%d 1\r\n", i }' |
 			"$CLI" -p "$port" --pipe >/dev/null
 			# Active expiry deletes them: wait until the keyspace is down.
