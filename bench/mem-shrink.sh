@@ -2,7 +2,9 @@
 # RSS after the dataset shrinks, side by side: corvid-server and
 # valkey-server 8.0.1 (and redis-server 7.0.15 with REDIS=1), each filled
 # with DEBUG POPULATE (N keys of SIZE bytes), then the keys removed one
-# way: DEL of 90% (valkey-cli --pipe), FLUSHALL ASYNC of all, expiry of
+# way: DEL of 90% (valkey-cli --pipe), DEL of 88% then, 3 s later, of 2%
+# more (del-late: the end of a long shrink, after a release has run),
+# FLUSHALL ASYNC of all, expiry of
 # 90% (PEXPIRE 1 on them through --pipe; active expiry deletes), or
 # eviction of 90% (maxmemory set to a tenth of used_memory,
 # allkeys-random). No MEMORY PURGE is sent. Every 0.5 s for WAIT seconds
@@ -18,14 +20,14 @@
 # (free room in partly used runs) and resident - active.
 #
 #   bench/mem-shrink.sh [keys] [size] [ways] [wait-seconds]
-#   bench/mem-shrink.sh 1000000 1000 "del flush expire evict" 10
+#   bench/mem-shrink.sh 1000000 1000 "del del-late flush expire evict" 10
 #
 # VALKEY and VALKEY_CLI name the binaries (default: ../shared/bin beside
 # the repository, then PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-N=${1:-1000000}; SIZE=${2:-1000}; WAYS=${3:-"del flush expire evict"}; WAIT=${4:-10}
+N=${1:-1000000}; SIZE=${2:-1000}; WAYS=${3:-"del del-late flush expire evict"}; WAIT=${4:-10}
 VALKEY=${VALKEY:-$(find_bin valkey-server)}
 CLI=${VALKEY_CLI:-$(find_bin valkey-cli)}
 tmp=$(mktemp -d)
@@ -58,6 +60,11 @@ echo "| removed by | server | RSS at start MB | RSS filled MB | used after MB | 
 echo "|---|---|---:|---:|---:|---:|---:|---|---|---:|---|"
 # The keys to remove, DEBUG POPULATE's names key:0 .. key:N-1, 90% of them.
 cut=$((N * 9 / 10))
+# dels A B deletes key:A .. key:B-1, 100 a DEL, through --pipe.
+dels() {
+	awk -v a="$2" -v n="$3" 'BEGIN { for (i = a; i < n; i += 100) { printf "DEL"; for (j = i; j < i + 100 && j < n; j++) printf " key:%d", j; printf "\r\n" } }' |
+		"$CLI" -p "$1" --pipe >/dev/null
+}
 for way in $WAYS; do
 	for who in $servers; do
 		port=$(freeport)
@@ -75,8 +82,10 @@ for way in $WAYS; do
 		"$CLI" -p "$port" debug populate "$N" key "$SIZE" >/dev/null
 		filled=$(rss "$pid")
 		case $way in
-		del) awk -v n="$cut" 'BEGIN { for (i = 0; i < n; i += 100) { printf "DEL"; for (j = i; j < i + 100 && j < n; j++) printf " key:%d", j; printf "\r\n" } }' |
-			"$CLI" -p "$port" --pipe >/dev/null ;;
+		del) dels "$port" 0 "$cut" ;;
+		del-late) dels "$port" 0 $((N * 88 / 100))
+			sleep 3
+			dels "$port" $((N * 88 / 100)) "$cut" ;;
 		flush) u=$(used "$port")
 			"$CLI" -p "$port" flushall async >/dev/null
 			# Valkey's used_memory counts what its lazyfree thread has
