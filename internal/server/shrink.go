@@ -18,9 +18,15 @@ import "time"
 // then restarts the mark from used_memory, in two cases:
 //
 //   - A drop: used_memory is below the mark by at least shrinkReleaseMin
-//     and by a fifth of the mark, and the last release is at least
-//     shrinkReleaseGap old. This one runs while the dataset is still
-//     shrinking (a long DEL pipeline, an expiry or eviction cycle).
+//     and by a fifth of the mark, the last release is at least
+//     shrinkReleaseGap old, and either used_memory has stopped going down
+//     for shrinkDropSettle (two ticks) or it has been going down for
+//     shrinkReleaseGap since it left the mark. A DEL pipeline shorter
+//     than that gets one release, at its end; a longer shrink (an expiry
+//     cycle, a long pipeline) gets one per gap while it goes on. (A
+//     release as soon as the drop passed a fifth collected a heap four
+//     fifths full, then held the real one back by the gap: 2.1 s after a
+//     1.5 s DEL of 90% of 1.1 GB.)
 //   - A tail: after a drop release or a flush's, once used_memory has
 //     stopped going down for shrinkSettle and is below the mark by at
 //     least shrinkTailMin and a 32nd of itself, the gap respected: the
@@ -49,17 +55,19 @@ import "time"
 const (
 	shrinkReleaseMin = 32 << 20
 	shrinkReleaseGap = 2 * time.Second
+	shrinkDropSettle = 200 * time.Millisecond
 	shrinkTailMin    = 4 << 20
 	shrinkSettle     = time.Second
 )
 
 // shrinkState is the introspection goroutine's own (no lock).
 type shrinkState struct {
-	mark  int64 // used_memory's high-water mark since the last release
-	seen  int64 // serverExtras.lastRelease when mark was last reset
-	low   int64 // used_memory's low-water mark since the last release
-	lowAt int64 // when used_memory last went below low (unix ns)
-	tail  bool  // armed by a drop or flush release: one tail may follow
+	mark   int64 // used_memory's high-water mark since the last release
+	markAt int64 // when used_memory was last at the mark (unix ns)
+	seen   int64 // serverExtras.lastRelease when mark was last reset
+	low    int64 // used_memory's low-water mark since it was at the mark
+	lowAt  int64 // when used_memory last went below low (unix ns)
+	tail   bool  // armed by a drop or flush release: one tail may follow
 }
 
 // noteShrink is called by the introspection tick with used_memory; it
@@ -77,7 +85,7 @@ func (s *Server) noteShrink(st *shrinkState, used int64, now time.Time) int64 {
 
 // restart resets the marks at a release asked for at last (unix ns).
 func (st *shrinkState) restart(last, used int64) {
-	st.seen, st.mark, st.low, st.lowAt = last, used, used, last
+	st.seen, st.mark, st.markAt, st.low, st.lowAt = last, used, last, used, last
 }
 
 // due follows used_memory (used) at time now (unix nanoseconds), given
@@ -92,8 +100,8 @@ func (st *shrinkState) due(last, used, now int64) int64 {
 		st.tail = true
 		return 0
 	}
-	if used > st.mark {
-		st.mark = used
+	if used >= st.mark {
+		st.mark, st.markAt, st.low, st.lowAt = used, now, used, now
 	}
 	if used < st.low {
 		st.low, st.lowAt = used, now
@@ -102,7 +110,8 @@ func (st *shrinkState) due(last, used, now int64) int64 {
 	if now-st.seen < int64(shrinkReleaseGap) {
 		return 0
 	}
-	if drop >= shrinkReleaseMin && drop >= st.mark/5 {
+	if drop >= shrinkReleaseMin && drop >= st.mark/5 &&
+		(now-st.lowAt >= int64(shrinkDropSettle) || now-st.markAt >= int64(shrinkReleaseGap)) {
 		st.tail = true
 		return drop
 	}

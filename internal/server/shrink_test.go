@@ -19,10 +19,22 @@ func TestShrinkDue(t *testing.T) {
 		name  string
 		steps []step
 	}{
-		{"grows, then drops 90%", []step{
-			{0, 100 * mb, 10 * sec, 0}, {0, 1000 * mb, 11 * sec, 0}, {0, 100 * mb, 12 * sec, 900 * mb}}},
+		{"grows, then drops 90%: a release once it settles", []step{
+			{0, 100 * mb, 10 * sec, 0}, {0, 1000 * mb, 11 * sec, 0},
+			{0, 100 * mb, 12 * sec, 0}, // still falling, for all we know
+			{0, 100 * mb, 12*sec + sec/10, 0},
+			{0, 100 * mb, 12*sec + 2*sec/10, 900 * mb}}},
+		{"a long shrink: a release per gap while it goes on", []step{
+			{0, 1000 * mb, 10 * sec, 0},
+			{0, 900 * mb, 11 * sec, 0},
+			{0, 790 * mb, 11*sec + 9*sec/10, 0},
+			{0, 780 * mb, 12 * sec, 220 * mb}, // 2 s since it left the mark
+			{12 * sec, 700 * mb, 13 * sec, 0},
+			{12 * sec, 640 * mb, 14 * sec, 0}, // 2 s since the release, not a fifth
+			{12 * sec, 600 * mb, 14*sec + sec/10, 180 * mb}}},
 		{"a drop under a fifth of the mark", []step{
-			{0, 1000 * mb, 10 * sec, 0}, {0, 810 * mb, 11 * sec, 0}, {0, 799 * mb, 12 * sec, 201 * mb}}},
+			{0, 1000 * mb, 10 * sec, 0}, {0, 810 * mb, 11 * sec, 0}, {0, 810 * mb, 12 * sec, 0},
+			{0, 799 * mb, 12 * sec, 201 * mb}}}, // 2 s since it left the mark
 		{"a drop under the minimum", []step{
 			{0, 40 * mb, 10 * sec, 0}, {0, 10 * mb, 11 * sec, 0}, {0, 10 * mb, 20 * sec, 0}}},
 		{"too soon after the last release", []step{
@@ -35,24 +47,27 @@ func TestShrinkDue(t *testing.T) {
 		// After a release at 11 s, last is 11 s.
 		{"a tail once the shrink settles", []step{
 			{0, 1000 * mb, 10 * sec, 0},
-			{0, 500 * mb, 11 * sec, 500 * mb}, // the drop release, while it goes on
-			{11 * sec, 450 * mb, 12 * sec, 0},
-			{11 * sec, 420 * mb, 13 * sec, 0}, // 80 MB under the mark, still going down
-			{11 * sec, 420 * mb, 13*sec + sec/2, 0},
-			{11 * sec, 420 * mb, 14 * sec, 80 * mb}, // a second without a new low: the tail
-			{14 * sec, 400 * mb, 17 * sec, 0},       // no tail after a tail
-			{14 * sec, 400 * mb, 30 * sec, 0}}},
+			{0, 500 * mb, 11 * sec, 0},
+			{0, 500 * mb, 11*sec + 2*sec/10, 500 * mb}, // the drop release
+			{11*sec + 2*sec/10, 450 * mb, 12 * sec, 0},
+			{11*sec + 2*sec/10, 420 * mb, 13*sec + 2*sec/10, 0}, // 80 MB under the mark, still going down
+			{11*sec + 2*sec/10, 420 * mb, 13*sec + 7*sec/10, 0},
+			{11*sec + 2*sec/10, 420 * mb, 14*sec + 2*sec/10, 80 * mb}, // a second without a new low: the tail
+			{14*sec + 2*sec/10, 400 * mb, 17 * sec, 0},                // no tail after a tail
+			{14*sec + 2*sec/10, 400 * mb, 30 * sec, 0}}},
 		{"a tail waits for the gap", []step{
 			{0, 1000 * mb, 10 * sec, 0},
-			{0, 500 * mb, 11 * sec, 500 * mb},
-			{11 * sec, 480 * mb, 11*sec + sec/10, 0},
-			{11 * sec, 480 * mb, 12*sec + sec/2, 0}, // settled, 20 MB down, but 1.5 s after
-			{11 * sec, 480 * mb, 13*sec + sec/10, 20 * mb}}},
+			{0, 500 * mb, 11 * sec, 0},
+			{0, 500 * mb, 11*sec + 2*sec/10, 500 * mb},
+			{11*sec + 2*sec/10, 480 * mb, 11*sec + 3*sec/10, 0},
+			{11*sec + 2*sec/10, 480 * mb, 12*sec + 7*sec/10, 0}, // settled, 20 MB down, but 1.5 s after
+			{11*sec + 2*sec/10, 480 * mb, 13*sec + 2*sec/10, 20 * mb}}},
 		{"no tail under the minimum or a 32nd", []step{
 			{0, 1000 * mb, 10 * sec, 0},
-			{0, 500 * mb, 11 * sec, 500 * mb},
-			{11 * sec, 490 * mb, 12 * sec, 0}, // 10 MB: under 490/32
-			{11 * sec, 490 * mb, 20 * sec, 0}}},
+			{0, 500 * mb, 11 * sec, 0},
+			{0, 500 * mb, 11*sec + 2*sec/10, 500 * mb},
+			{11*sec + 2*sec/10, 490 * mb, 12 * sec, 0}, // 10 MB: under 490/32
+			{11*sec + 2*sec/10, 490 * mb, 20 * sec, 0}}},
 		{"a flush arms a tail", []step{
 			{0, 1000 * mb, 10 * sec, 0},
 			{20 * sec, 100 * mb, 20 * sec, 0},
