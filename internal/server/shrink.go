@@ -38,13 +38,14 @@ import "time"
 //     fires at most once per drop or flush release, never after a tail.
 //
 // A release is a full collection: its cost is the live heap's marking
-// plus returning the free pages, paid at most once per shrinkReleaseGap,
-// and only after used_memory really dropped: by a fifth of the mark (at
-// most log(peak/remaining)/log(5/4) such releases per shrink, 11 for a
-// 90% shrink), each followed by at most one tail. A server whose memory
-// goes up and down by less than a fifth (a cache at steady state;
-// eviction at a steady maxmemory, which keeps used_memory within a few
-// percent of the limit) never pays it.
+// plus returning the free pages (GODEBUG=gctrace=1: ~0.35 s of CPU with
+// 1.1 GB live, 12-17 ms with 114 MB), paid at most once per
+// shrinkReleaseGap, and only after used_memory really dropped: by a
+// fifth of the mark (at most log(peak/remaining)/log(5/4) such releases
+// per shrink, 11 for a 90% shrink), each followed by at most one tail.
+// A server whose memory goes up and down by less than a fifth (a cache
+// at steady state; eviction at a steady maxmemory, where used_memory
+// stays within a percent of its mark) never pays it.
 //
 // What a release cannot give back: objects are not moved, so a span (8
 // KiB for values up to 1 KiB) with one surviving object stays whole
