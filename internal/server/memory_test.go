@@ -79,7 +79,7 @@ func TestGoMemoryLimitFollowsMaxmemory(t *testing.T) {
 	for _, c := range []struct{ overhead, want int64 }{
 		{0, 512<<20 + 32<<20 + 4<<20},
 		{30 << 20, 512<<20 + 30<<20 + 32<<20 + 4<<20},
-		{1 << 30, 512<<20 + 64<<20 + 32<<20 + 4<<20}, // capped at maxmemory/8
+		{1 << 30, 512<<20 + 1<<30 + 32<<20 + 4<<20}, // counted whole: no collection lowers it
 		{-5, 512<<20 + 32<<20 + 4<<20},
 	} {
 		if got := goMemLimitFor(512<<20, c.overhead); got != c.want {

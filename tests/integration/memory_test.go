@@ -333,6 +333,40 @@ func TestIdleAtLimitDoesNotSpinGC(t *testing.T) {
 	}
 }
 
+// TestLoweredMaxmemoryDoesNotSpinGC: CONFIG SET lowers maxmemory to a
+// tenth of the dataset under allkeys-random, so eviction leaves survivors
+// in most spans; the runtime's memory stays far above maxmemory (partly
+// used spans, which no collection returns), and the idle server must not
+// collect back to back trying to get under a limit it cannot reach (it
+// burned 0.2-1.2 cores when the limit counted that room up to
+// maxmemory/8 only). Plain build only, as the test above.
+func TestLoweredMaxmemoryDoesNotSpinGC(t *testing.T) {
+	if raceBuild || testing.Short() {
+		t.Skip("fills 200 MB")
+	}
+	srv := testutil.StartCorvid(t, "--enable-debug-command", "yes")
+	c := testutil.Dial(t, srv.Addr)
+	expect(t, c, "+OK", "DEBUG", "POPULATE", "200000", "key", "1000")
+	expect(t, c, "+OK", "CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+	expect(t, c, "+OK", "CONFIG", "SET", "maxmemory", "20mb")
+	// Writes evict, a bounded amount each, and so does the cron.
+	if !waitFor(30*time.Second, func() bool {
+		expect(t, c, "+OK", "SET", "x", "y")
+		return infoInt(t, c, "memory", "used_memory") <= 21<<20
+	}) {
+		t.Fatalf("used_memory %d: no eviction down to 20mb", infoInt(t, c, "memory", "used_memory"))
+	}
+	time.Sleep(500 * time.Millisecond)
+	pid := srv.Cmd.Process.Pid
+	before := procCPUTicks(t, pid)
+	time.Sleep(2 * time.Second)
+	used := procCPUTicks(t, pid) - before
+	t.Logf("idle after eviction to a tenth: %d ticks of CPU in 200", used)
+	if used > 20 {
+		t.Errorf("the idle server used %d%% of a core after maxmemory was lowered", used/2)
+	}
+}
+
 // TestSmallMaxmemoryAcceptsWrites: used_memory at start-up counts what the
 // server allocated (about Valkey's figure), not the runtime's metadata,
 // so a maxmemory of 2 MB leaves room for data on Corvid as on Valkey
