@@ -13,6 +13,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/resp"
+	"golang.org/x/sys/unix"
 )
 
 // The network path is chosen at start-up by two directives of Corvid's
@@ -381,9 +382,14 @@ func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
 // The addresses are kept as values (no *net.TCPAddr and IP slice per
 // address held for the connection's life: issue 32, an idle client's
 // memory); LocalAddr and RemoteAddr make a *net.TCPAddr when asked.
+//
+// A socket accepted by acceptRaw is a loopConn before it has a loop: nc
+// is nil until accept registers fd, and until then Write and Close act
+// on fd (accept's refusals: protected mode, maxclients).
 type loopConn struct {
 	nc           *netloop.Conn
 	laddr, raddr netip.AddrPort
+	fd           int32 // the socket before nc exists (acceptRaw)
 }
 
 // addrPort is a TCP address as a value (the zero AddrPort for another
@@ -395,11 +401,25 @@ func addrPort(a net.Addr) netip.AddrPort {
 	return netip.AddrPort{}
 }
 
-func (l *loopConn) Read(p []byte) (int, error)  { return l.nc.ReadBlocking(p) }
-func (l *loopConn) Write(p []byte) (int, error) { return l.nc.Write(p) }
-func (l *loopConn) Close() error                { l.nc.Shutdown(); return nil }
-func (l *loopConn) LocalAddr() net.Addr         { return net.TCPAddrFromAddrPort(l.laddr) }
-func (l *loopConn) RemoteAddr() net.Addr        { return net.TCPAddrFromAddrPort(l.raddr) }
+func (l *loopConn) Read(p []byte) (int, error) { return l.nc.ReadBlocking(p) }
+
+func (l *loopConn) Write(p []byte) (int, error) {
+	if l.nc == nil {
+		return unix.Write(int(l.fd), p) // a refusal: non-blocking, best effort
+	}
+	return l.nc.Write(p)
+}
+
+func (l *loopConn) Close() error {
+	if l.nc == nil {
+		return unix.Close(int(l.fd))
+	}
+	l.nc.Shutdown()
+	return nil
+}
+
+func (l *loopConn) LocalAddr() net.Addr  { return net.TCPAddrFromAddrPort(l.laddr) }
+func (l *loopConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(l.raddr) }
 func (l *loopConn) SetDeadline(t time.Time) error {
 	l.nc.SetReadDeadline(t)
 	return nil
