@@ -381,6 +381,9 @@ func (c *Client) serve() {
 		c.rd.MaxQuery = s.hot.maxQuery.Load()
 		c.rd.Unauthenticated = !c.authed
 		n, err := c.readInput()
+		if n > 0 || err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			s.stats.reads.Add(c.ctx.Shard, 1) // data, the end, or an error
+		}
 		if n > 0 {
 			s.stats.netInput.Add(c.ctx.Shard, int64(n))
 			c.netIn.Add(int64(n))
@@ -692,6 +695,7 @@ func (c *Client) flush() bool {
 		n += m
 	}
 	c.srv.stats.netOutput.Add(c.ctx.Shard, int64(n))
+	c.srv.stats.writes.Add(c.ctx.Shard, 1)
 	c.netOut.Add(int64(n))
 	c.w.Reset()
 	return err == nil

@@ -249,6 +249,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 		c.rd.MaxQuery = s.hot.maxQuery.Load()
 		c.rd.Unauthenticated = !c.authed
 		n, err = c.rd.Fill(nc)
+		s.stats.reads.Add(c.ctx.Shard, 1) // total_reads_processed
 	}
 	if n > 0 || resumed {
 		s.stats.netInput.Add(c.ctx.Shard, int64(n))
