@@ -23,16 +23,11 @@ type Conn struct {
 		closed bool
 	}
 
-	// Blocking reads of a detached connection (ReadBlocking). wakefd is an
-	// eventfd, made on first use, that SetReadDeadline pokes so a waiting
-	// ReadBlocking re-reads the deadline.
-	rd struct {
-		sync.Mutex
-		deadline time.Time
-		wakefd   int32 // valid while hasWake (int32: the struct packs)
-		hasWake  bool  // false until the first ReadBlocking waits, and after Close
-		closed   bool
-	}
+	// rd is the state of blocking reads (ReadBlocking), made by the first
+	// ReadBlocking or SetReadDeadline: most connections never read
+	// blocking (a detached client's), and the state would cost every
+	// idle Conn 40 B (issue 32). Closed before then, it is closedRead.
+	rd atomic.Pointer[readState]
 
 	// Owner-only state. sysfd mirrors mu.fd for the owner, the only
 	// goroutine that closes it, so the owner reads it without locking.
@@ -735,29 +730,58 @@ func (c *Conn) waitWritable() error {
 	}
 }
 
+// readState is a Conn's blocking-read state. wakefd is an eventfd, made
+// on first use, that SetReadDeadline pokes so a waiting ReadBlocking
+// re-reads the deadline.
+type readState struct {
+	sync.Mutex
+	deadline time.Time
+	wakefd   int32 // valid while hasWake (int32: the struct packs)
+	hasWake  bool  // false until the first ReadBlocking waits, and after Close
+	closed   bool
+}
+
+// closedRead is the blocking-read state of a Conn closed before it had
+// one; nothing changes it.
+var closedRead = &readState{closed: true}
+
+// readState returns c's blocking-read state, making it the first time.
+// Any goroutine.
+func (c *Conn) readState() *readState {
+	if r := c.rd.Load(); r != nil {
+		return r
+	}
+	r := new(readState)
+	if c.rd.CompareAndSwap(nil, r) {
+		return r
+	}
+	return c.rd.Load()
+}
+
 // ReadBlocking reads, waiting until data arrives, the peer hangs up, or
 // the read deadline passes (os.ErrDeadlineExceeded). It is for a detached
 // connection only: by its owner, or by a goroutine the owner lends reading
 // to while it does no I/O itself (Corvid's disconnect watcher of a blocked
 // client), which the owner interrupts with SetReadDeadline(time.Now()).
 func (c *Conn) ReadBlocking(p []byte) (int, error) {
+	rd := c.readState()
 	for {
-		c.rd.Lock()
-		dl := c.rd.deadline
-		if c.rd.closed {
-			c.rd.Unlock()
+		rd.Lock()
+		dl := rd.deadline
+		if rd.closed {
+			rd.Unlock()
 			return 0, io.ErrClosedPipe
 		}
-		if !c.rd.hasWake {
+		if !rd.hasWake {
 			fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 			if err != nil {
-				c.rd.Unlock()
+				rd.Unlock()
 				return 0, err
 			}
-			c.rd.wakefd, c.rd.hasWake = int32(fd), true
+			rd.wakefd, rd.hasWake = int32(fd), true
 		}
-		wake := int(c.rd.wakefd)
-		c.rd.Unlock()
+		wake := int(rd.wakefd)
+		rd.Unlock()
 		timeout := -1
 		if !dl.IsZero() {
 			left := time.Until(dl)
@@ -785,12 +809,19 @@ func (c *Conn) ReadBlocking(p []byte) (int, error) {
 // a ReadBlocking in progress so that it takes effect at once. Any
 // goroutine.
 func (c *Conn) SetReadDeadline(t time.Time) {
-	c.rd.Lock()
-	defer c.rd.Unlock()
-	c.rd.deadline = t
-	if c.rd.hasWake {
+	if t.IsZero() && c.rd.Load() == nil {
+		return // no deadline yet, and none wanted: nothing to make
+	}
+	rd := c.readState()
+	if rd == closedRead {
+		return
+	}
+	rd.Lock()
+	defer rd.Unlock()
+	rd.deadline = t
+	if rd.hasWake {
 		one := uint64(1)
-		unix.Write(int(c.rd.wakefd), (*[8]byte)(unsafe.Pointer(&one))[:])
+		unix.Write(int(rd.wakefd), (*[8]byte)(unsafe.Pointer(&one))[:])
 	}
 }
 
@@ -877,13 +908,17 @@ func (c *Conn) Close() {
 		unix.Close(fd)
 	}
 	c.mu.Unlock()
-	c.rd.Lock()
-	if c.rd.hasWake {
-		unix.Close(int(c.rd.wakefd))
-		c.rd.hasWake = false
+	if !c.rd.CompareAndSwap(nil, closedRead) {
+		if rd := c.rd.Load(); rd != closedRead {
+			rd.Lock()
+			if rd.hasWake {
+				unix.Close(int(rd.wakefd))
+				rd.hasWake = false
+			}
+			rd.closed = true
+			rd.Unlock()
+		}
 	}
-	c.rd.closed = true
-	c.rd.Unlock()
 	c.out = nil
 	c.pend = nil
 	c.q = nil
