@@ -57,11 +57,14 @@ type Conn struct {
 	rxErr        error // end of input (or the receive's error), after rx
 	rxBusy       bool  // a receive into rx is in flight
 	rxFull       bool  // the last receive filled rx: grow it
-	txBusy       bool
-	tx           []byte // the send in flight: tx[txSent:] not yet taken
-	txSent       int
-	spare        []byte // the last send's buffer, the next pend
-	paused       bool   // input paused until the send in flight is done
+	// rxRetry: the last receive found the pool empty; it is tried on the
+	// pool once more (loop.rxRetry) before one into a buffer of its own.
+	rxRetry bool
+	txBusy  bool
+	tx      []byte // the send in flight: tx[txSent:] not yet taken
+	txSent  int
+	spare   []byte // the last send's buffer, the next pend
+	paused  bool   // input paused until the send in flight is done
 
 	// backlogged: output was held back because the socket was full
 	// (EPOLLOUT on epoll, a partial send on a ring); the handler's
