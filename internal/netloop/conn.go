@@ -57,9 +57,10 @@ type Conn struct {
 	rxErr        error // end of input (or the receive's error), after rx
 	rxBusy       bool  // a receive into rx is in flight
 	rxFull       bool  // the last receive filled rx: grow it
-	// rxRetry: the last receive found the pool empty; it is tried on the
-	// pool once more (loop.rxRetry) before one into a buffer of its own.
-	rxRetry bool
+	// rxRetry: how many receives in a row found the pool empty; each is
+	// tried on the pool again (loop.rxRetry), up to rxRetries times,
+	// before one into a buffer of its own.
+	rxRetry uint8
 	txBusy  bool
 	tx      []byte // the send in flight: tx[txSent:] not yet taken
 	txSent  int
@@ -285,9 +286,17 @@ func (c *Conn) keep(b []byte) bool { return cap(b) <= keptOutput || c.again }
 
 // Queued is the memory held for output the socket has not taken yet (the
 // round's replies, a full socket's backlog; on io_uring also the send in
-// flight and the receive buffer), for memory accounting. Owner only.
+// flight and a receive buffer of the connection's own), for memory
+// accounting. A buffer of the ring's pool is not counted: it is the
+// loop's, out only until the handler has read it, as Valkey's shared
+// query buffer is no client's (counted, it stayed in the client's memory
+// until its next batch or its idle tick: 16 KiB each for 10,000 clients
+// that had sent one PING, issue 32). Owner only.
 func (c *Conn) Queued() int {
-	n := cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx)
+	n := cap(c.pend) + cap(c.out) + cap(c.tx)
+	if c.l.rxp.id(c.rx) < 0 {
+		n += cap(c.rx)
+	}
 	for _, b := range c.q {
 		n += cap(b)
 	}
