@@ -323,7 +323,7 @@ func (s *Server) protectedModeRefusal(conn net.Conn) string {
 	if lc, ok := conn.(*loopConn); ok {
 		// No *net.TCPAddr made for the check (issue 32: nothing
 		// allocated per connection that is not kept).
-		if lc.raddr.Addr().Unmap().IsLoopback() {
+		if lc.remoteLoopback() {
 			return ""
 		}
 	} else if ta, ok := conn.RemoteAddr().(*net.TCPAddr); !ok || ta.IP.IsLoopback() {

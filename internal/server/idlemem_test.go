@@ -17,9 +17,9 @@ import (
 // idleClientHeapBudget bounds the Go heap an idle client holds on an
 // event loop (TestIdleClientHeap): issue 32, an idle client costs no more
 // than in Valkey (1.9 KB of RSS per idle client, bench/idle-clients.sh).
-// Measured: 1,765 B (epoll) and 1,752 B (io_uring) (Client 1,016 B in
+// Measured: 1,749 B (epoll) and 1,738 B (io_uring) (Client 1,016 B in
 // the 1,024 B class, netloop.Conn 312 B in the 320 B class, resp.Reader
-// 192 B, resp.Writer 80 B, loopConn 80 B, the rest the clients table's
+// 192 B, resp.Writer 80 B, loopConn 56 B in the 64 B class, the rest the clients table's
 // and the loop's shares); a Client one size class larger (1,152 B) would
 // cross it, and so would a ring connection that keeps a receive buffer
 // of its own (4 KiB) after its receive found the pool empty, one in 20.

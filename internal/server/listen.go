@@ -278,7 +278,7 @@ func (s *Server) acceptRaw(rc syscall.RawConn) {
 			unix.Close(fd) // reset or gone already
 			continue
 		}
-		s.accept(&loopConn{laddr: laddr, raddr: raddr, fd: int32(fd)})
+		s.accept(newLoopConn(laddr, raddr, fd))
 	}
 }
 

@@ -169,7 +169,9 @@ func (s *Server) takeForLoop(c *Client, tc *net.TCPConn) bool {
 		return false
 	}
 	c.nc = s.loops.Register(fd, c)
-	c.conn = &loopConn{nc: c.nc, laddr: laddr, raddr: raddr}
+	lc := newLoopConn(laddr, raddr, -1)
+	lc.nc = c.nc
+	c.conn = lc
 	return true
 }
 
@@ -380,18 +382,50 @@ func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
 // disconnect watcher of a blocked (hence detached) client uses. The loop
 // itself reads through netloop.Conn directly (non-blocking).
 //
-// The addresses are kept as values (no *net.TCPAddr and IP slice per
-// address held for the connection's life: issue 32, an idle client's
-// memory); LocalAddr and RemoteAddr make a *net.TCPAddr when asked.
+// The addresses are kept as bytes (no *net.TCPAddr and IP slice per
+// address held for the connection's life, and 16 B less than two
+// netip.AddrPorts: issue 32, an idle client's memory); LocalAddr and
+// RemoteAddr make a *net.TCPAddr when asked. An IPv4 address is kept in
+// its IPv4-mapped form, which net.TCPAddr prints as IPv4; an IPv6 zone
+// (a link-local peer) goes to zones, nil without one.
 //
 // A socket accepted by acceptRaw is a loopConn before it has a loop: nc
 // is nil until accept registers fd, and until then Write and Close act
 // on fd (accept's refusals: protected mode, maxclients).
 type loopConn struct {
 	nc           *netloop.Conn
-	laddr, raddr netip.AddrPort
+	zones        *[2]string // local, remote; nil: neither has one
+	lip, rip     [16]byte
+	lport, rport uint16
 	fd           int32 // the socket before nc exists (acceptRaw)
 }
+
+// newLoopConn makes the loopConn of a socket with these addresses.
+func newLoopConn(laddr, raddr netip.AddrPort, fd int) *loopConn {
+	l := &loopConn{lip: laddr.Addr().As16(), rip: raddr.Addr().As16(),
+		lport: laddr.Port(), rport: raddr.Port(), fd: int32(fd)}
+	if lz, rz := laddr.Addr().Zone(), raddr.Addr().Zone(); lz != "" || rz != "" {
+		l.zones = &[2]string{lz, rz}
+	}
+	return l
+}
+
+// addr is one side's address (0 local, 1 remote).
+func (l *loopConn) addr(side int) netip.AddrPort {
+	ip, port := l.lip, l.lport
+	if side == 1 {
+		ip, port = l.rip, l.rport
+	}
+	a := netip.AddrFrom16(ip)
+	if l.zones != nil && l.zones[side] != "" {
+		a = a.WithZone(l.zones[side])
+	}
+	return netip.AddrPortFrom(a, port)
+}
+
+// remoteLoopback reports whether the peer is on the loopback interface
+// (protected mode), without making a *net.TCPAddr.
+func (l *loopConn) remoteLoopback() bool { return netip.AddrFrom16(l.rip).Unmap().IsLoopback() }
 
 // addrPort is a TCP address as a value (the zero AddrPort for another
 // kind, which no loop connection has).
@@ -419,8 +453,8 @@ func (l *loopConn) Close() error {
 	return nil
 }
 
-func (l *loopConn) LocalAddr() net.Addr  { return net.TCPAddrFromAddrPort(l.laddr) }
-func (l *loopConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(l.raddr) }
+func (l *loopConn) LocalAddr() net.Addr  { return net.TCPAddrFromAddrPort(l.addr(0)) }
+func (l *loopConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(l.addr(1)) }
 func (l *loopConn) SetDeadline(t time.Time) error {
 	l.nc.SetReadDeadline(t)
 	return nil
