@@ -23,16 +23,11 @@ type Conn struct {
 		closed bool
 	}
 
-	// Blocking reads of a detached connection (ReadBlocking). wakefd is an
-	// eventfd, made on first use, that SetReadDeadline pokes so a waiting
-	// ReadBlocking re-reads the deadline.
-	rd struct {
-		sync.Mutex
-		deadline time.Time
-		wakefd   int32 // valid while hasWake (int32: the struct packs)
-		hasWake  bool  // false until the first ReadBlocking waits, and after Close
-		closed   bool
-	}
+	// rd is the state of blocking reads (ReadBlocking), made by the first
+	// ReadBlocking or SetReadDeadline: most connections never read
+	// blocking (a detached client's), and the state would cost every
+	// idle Conn 40 B (issue 32). Closed before then, it is closedRead.
+	rd atomic.Pointer[readState]
 
 	// Owner-only state. sysfd mirrors mu.fd for the owner, the only
 	// goroutine that closes it, so the owner reads it without locking.
@@ -62,11 +57,15 @@ type Conn struct {
 	rxErr        error // end of input (or the receive's error), after rx
 	rxBusy       bool  // a receive into rx is in flight
 	rxFull       bool  // the last receive filled rx: grow it
-	txBusy       bool
-	tx           []byte // the send in flight: tx[txSent:] not yet taken
-	txSent       int
-	spare        []byte // the last send's buffer, the next pend
-	paused       bool   // input paused until the send in flight is done
+	// rxRetry: how many receives in a row found the pool empty; each is
+	// tried on the pool again (loop.rxRetry), up to rxRetries times,
+	// before one into a buffer of its own.
+	rxRetry uint8
+	txBusy  bool
+	tx      []byte // the send in flight: tx[txSent:] not yet taken
+	txSent  int
+	spare   []byte // the last send's buffer, the next pend
+	paused  bool   // input paused until the send in flight is done
 
 	// backlogged: output was held back because the socket was full
 	// (EPOLLOUT on epoll, a partial send on a ring); the handler's
@@ -287,9 +286,17 @@ func (c *Conn) keep(b []byte) bool { return cap(b) <= keptOutput || c.again }
 
 // Queued is the memory held for output the socket has not taken yet (the
 // round's replies, a full socket's backlog; on io_uring also the send in
-// flight and the receive buffer), for memory accounting. Owner only.
+// flight and a receive buffer of the connection's own), for memory
+// accounting. A buffer of the ring's pool is not counted: it is the
+// loop's, out only until the handler has read it, as Valkey's shared
+// query buffer is no client's (counted, it stayed in the client's memory
+// until its next batch or its idle tick: 16 KiB each for 10,000 clients
+// that had sent one PING, issue 32). Owner only.
 func (c *Conn) Queued() int {
-	n := cap(c.pend) + cap(c.out) + cap(c.tx) + cap(c.rx)
+	n := cap(c.pend) + cap(c.out) + cap(c.tx)
+	if c.l.rxp.id(c.rx) < 0 {
+		n += cap(c.rx)
+	}
 	for _, b := range c.q {
 		n += cap(b)
 	}
@@ -739,29 +746,58 @@ func (c *Conn) waitWritable() error {
 	}
 }
 
+// readState is a Conn's blocking-read state. wakefd is an eventfd, made
+// on first use, that SetReadDeadline pokes so a waiting ReadBlocking
+// re-reads the deadline.
+type readState struct {
+	sync.Mutex
+	deadline time.Time
+	wakefd   int32 // valid while hasWake (int32: the struct packs)
+	hasWake  bool  // false until the first ReadBlocking waits, and after Close
+	closed   bool
+}
+
+// closedRead is the blocking-read state of a Conn closed before it had
+// one; nothing changes it.
+var closedRead = &readState{closed: true}
+
+// readState returns c's blocking-read state, making it the first time.
+// Any goroutine.
+func (c *Conn) readState() *readState {
+	if r := c.rd.Load(); r != nil {
+		return r
+	}
+	r := new(readState)
+	if c.rd.CompareAndSwap(nil, r) {
+		return r
+	}
+	return c.rd.Load()
+}
+
 // ReadBlocking reads, waiting until data arrives, the peer hangs up, or
 // the read deadline passes (os.ErrDeadlineExceeded). It is for a detached
 // connection only: by its owner, or by a goroutine the owner lends reading
 // to while it does no I/O itself (Corvid's disconnect watcher of a blocked
 // client), which the owner interrupts with SetReadDeadline(time.Now()).
 func (c *Conn) ReadBlocking(p []byte) (int, error) {
+	rd := c.readState()
 	for {
-		c.rd.Lock()
-		dl := c.rd.deadline
-		if c.rd.closed {
-			c.rd.Unlock()
+		rd.Lock()
+		dl := rd.deadline
+		if rd.closed {
+			rd.Unlock()
 			return 0, io.ErrClosedPipe
 		}
-		if !c.rd.hasWake {
+		if !rd.hasWake {
 			fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 			if err != nil {
-				c.rd.Unlock()
+				rd.Unlock()
 				return 0, err
 			}
-			c.rd.wakefd, c.rd.hasWake = int32(fd), true
+			rd.wakefd, rd.hasWake = int32(fd), true
 		}
-		wake := int(c.rd.wakefd)
-		c.rd.Unlock()
+		wake := int(rd.wakefd)
+		rd.Unlock()
 		timeout := -1
 		if !dl.IsZero() {
 			left := time.Until(dl)
@@ -789,12 +825,19 @@ func (c *Conn) ReadBlocking(p []byte) (int, error) {
 // a ReadBlocking in progress so that it takes effect at once. Any
 // goroutine.
 func (c *Conn) SetReadDeadline(t time.Time) {
-	c.rd.Lock()
-	defer c.rd.Unlock()
-	c.rd.deadline = t
-	if c.rd.hasWake {
+	if t.IsZero() && c.rd.Load() == nil {
+		return // no deadline yet, and none wanted: nothing to make
+	}
+	rd := c.readState()
+	if rd == closedRead {
+		return
+	}
+	rd.Lock()
+	defer rd.Unlock()
+	rd.deadline = t
+	if rd.hasWake {
 		one := uint64(1)
-		unix.Write(int(c.rd.wakefd), (*[8]byte)(unsafe.Pointer(&one))[:])
+		unix.Write(int(rd.wakefd), (*[8]byte)(unsafe.Pointer(&one))[:])
 	}
 }
 
@@ -881,13 +924,17 @@ func (c *Conn) Close() {
 		unix.Close(fd)
 	}
 	c.mu.Unlock()
-	c.rd.Lock()
-	if c.rd.hasWake {
-		unix.Close(int(c.rd.wakefd))
-		c.rd.hasWake = false
+	if !c.rd.CompareAndSwap(nil, closedRead) {
+		if rd := c.rd.Load(); rd != closedRead {
+			rd.Lock()
+			if rd.hasWake {
+				unix.Close(int(rd.wakefd))
+				rd.hasWake = false
+			}
+			rd.closed = true
+			rd.Unlock()
+		}
 	}
-	c.rd.closed = true
-	c.rd.Unlock()
 	c.out = nil
 	c.pend = nil
 	c.q = nil

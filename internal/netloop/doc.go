@@ -70,13 +70,16 @@
 // (uring.go, rxPool) when data arrives; a pool buffer is the Conn's from
 // that completion until the loop provides it again, once the handler has
 // read it or the Conn leaves the loop (its unread bytes then move to a
-// buffer of the Conn's own), and the kernel's while provided. No receive
+// buffer of the Conn's own), and the kernel's while provided. A receive
+// that finds the pool empty (ENOBUFS) is issued again after the round, up
+// to rxRetries times, before one into a buffer of the Conn's own. No receive
 // is in flight while OnReadable runs, and Detach waits for a send in
 // flight, so the owner of a detached Conn never shares the socket with
 // the kernel.
 //
 // # Lock order
 //
-// loop.mu (the inbox and the wake list), Conn.mu and Conn.rd are leaves;
+// loop.mu (the inbox and the wake list), Conn.mu and the mutex of
+// Conn.rd (readState, made on first use) are leaves;
 // none is held while a handler runs.
 package netloop

@@ -115,6 +115,7 @@ type loop struct {
 	freeSlots []int32
 	files     int     // slots of the ring's registered file table (0: none)
 	ready     []*Conn // received bytes left unread by their handler
+	rxRetry   []*Conn // receives that found the pool empty, to try again
 	readyNext []*Conn
 	efdBuf    [8]byte // the inbox eventfd's pending read lands here
 

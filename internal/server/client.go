@@ -278,7 +278,11 @@ func (s *Server) accept(conn net.Conn) {
 		s.stats.rejectedConns.Add(1)
 		return
 	}
-	if tc, codec, buffered := loopSocket(conn); tc != nil && s.loops != nil {
+	if lc, ok := conn.(*loopConn); ok && lc.nc == nil {
+		// Accepted by acceptRaw for a loop: register the socket.
+		c.nc = s.loops.Register(int(lc.fd), c)
+		lc.nc = c.nc
+	} else if tc, codec, buffered := loopSocket(conn); tc != nil && s.loops != nil {
 		// Move the socket to an event loop before other goroutines can
 		// see the client (c.conn changes).
 		if !s.takeForLoop(c, tc) {
@@ -316,8 +320,13 @@ func (s *Server) protectedModeRefusal(conn net.Conn) string {
 	if !s.cfg.ProtectedMode() || !s.acl.Default().Perms().NoPass() {
 		return ""
 	}
-	ta, ok := conn.RemoteAddr().(*net.TCPAddr)
-	if !ok || ta.IP.IsLoopback() {
+	if lc, ok := conn.(*loopConn); ok {
+		// No *net.TCPAddr made for the check (issue 32: nothing
+		// allocated per connection that is not kept).
+		if lc.remoteLoopback() {
+			return ""
+		}
+	} else if ta, ok := conn.RemoteAddr().(*net.TCPAddr); !ok || ta.IP.IsLoopback() {
 		return ""
 	}
 	return "DENIED Running in protected mode because protected mode is enabled and no password is set for the default user. " +
@@ -372,6 +381,9 @@ func (c *Client) serve() {
 		c.rd.MaxQuery = s.hot.maxQuery.Load()
 		c.rd.Unauthenticated = !c.authed
 		n, err := c.readInput()
+		if n > 0 || err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			s.stats.reads.Add(c.ctx.Shard, 1) // data, the end, or an error
+		}
 		if n > 0 {
 			s.stats.netInput.Add(c.ctx.Shard, int64(n))
 			c.netIn.Add(int64(n))
@@ -683,6 +695,7 @@ func (c *Client) flush() bool {
 		n += m
 	}
 	c.srv.stats.netOutput.Add(c.ctx.Shard, int64(n))
+	c.srv.stats.writes.Add(c.ctx.Shard, 1)
 	c.netOut.Add(int64(n))
 	c.w.Reset()
 	return err == nil

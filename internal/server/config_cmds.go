@@ -84,7 +84,7 @@ func (s *Server) resetStats() {
 	st := &s.stats
 	for _, a := range []interface{ Store(int64) }{
 		&st.connsReceived, &st.commands, &st.rejectedConns, &st.netInput,
-		&st.netOutput, &st.totalErrors, &st.unexpectedErrs, &st.evictedClients,
+		&st.netOutput, &st.reads, &st.writes, &st.totalErrors, &st.unexpectedErrs, &st.evictedClients,
 		&st.panics, &st.qbufLimitDisc, &st.obufLimitDisc,
 		&s.ks.Stats.ExpiredKeys, &s.ks.Stats.EvictedKeys, &s.ks.Stats.KeyspaceHits,
 		&s.ks.Stats.KeyspaceMisses, &s.ks.Stats.ExpireCycleTime, &s.ks.Stats.EvictionExceeded,

@@ -13,6 +13,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/db"
 	"github.com/corvid-kv/corvid/internal/netloop"
 	"github.com/corvid-kv/corvid/internal/resp"
+	"golang.org/x/sys/unix"
 )
 
 // The network path is chosen at start-up by two directives of Corvid's
@@ -168,7 +169,9 @@ func (s *Server) takeForLoop(c *Client, tc *net.TCPConn) bool {
 		return false
 	}
 	c.nc = s.loops.Register(fd, c)
-	c.conn = &loopConn{nc: c.nc, laddr: laddr, raddr: raddr}
+	lc := newLoopConn(laddr, raddr, -1)
+	lc.nc = c.nc
+	c.conn = lc
 	return true
 }
 
@@ -248,6 +251,7 @@ func (c *Client) OnReadable(nc *netloop.Conn) {
 		c.rd.MaxQuery = s.hot.maxQuery.Load()
 		c.rd.Unauthenticated = !c.authed
 		n, err = c.rd.Fill(nc)
+		s.stats.reads.Add(c.ctx.Shard, 1) // total_reads_processed
 	}
 	if n > 0 || resumed {
 		s.stats.netInput.Add(c.ctx.Shard, int64(n))
@@ -378,13 +382,50 @@ func (c *Client) OnTick(nc *netloop.Conn, now time.Time) {
 // disconnect watcher of a blocked (hence detached) client uses. The loop
 // itself reads through netloop.Conn directly (non-blocking).
 //
-// The addresses are kept as values (no *net.TCPAddr and IP slice per
-// address held for the connection's life: issue 32, an idle client's
-// memory); LocalAddr and RemoteAddr make a *net.TCPAddr when asked.
+// The addresses are kept as bytes (no *net.TCPAddr and IP slice per
+// address held for the connection's life, and 16 B less than two
+// netip.AddrPorts: issue 32, an idle client's memory); LocalAddr and
+// RemoteAddr make a *net.TCPAddr when asked. An IPv4 address is kept in
+// its IPv4-mapped form, which net.TCPAddr prints as IPv4; an IPv6 zone
+// (a link-local peer) goes to zones, nil without one.
+//
+// A socket accepted by acceptRaw is a loopConn before it has a loop: nc
+// is nil until accept registers fd, and until then Write and Close act
+// on fd (accept's refusals: protected mode, maxclients).
 type loopConn struct {
 	nc           *netloop.Conn
-	laddr, raddr netip.AddrPort
+	zones        *[2]string // local, remote; nil: neither has one
+	lip, rip     [16]byte
+	lport, rport uint16
+	fd           int32 // the socket before nc exists (acceptRaw)
 }
+
+// newLoopConn makes the loopConn of a socket with these addresses.
+func newLoopConn(laddr, raddr netip.AddrPort, fd int) *loopConn {
+	l := &loopConn{lip: laddr.Addr().As16(), rip: raddr.Addr().As16(),
+		lport: laddr.Port(), rport: raddr.Port(), fd: int32(fd)}
+	if lz, rz := laddr.Addr().Zone(), raddr.Addr().Zone(); lz != "" || rz != "" {
+		l.zones = &[2]string{lz, rz}
+	}
+	return l
+}
+
+// addr is one side's address (0 local, 1 remote).
+func (l *loopConn) addr(side int) netip.AddrPort {
+	ip, port := l.lip, l.lport
+	if side == 1 {
+		ip, port = l.rip, l.rport
+	}
+	a := netip.AddrFrom16(ip)
+	if l.zones != nil && l.zones[side] != "" {
+		a = a.WithZone(l.zones[side])
+	}
+	return netip.AddrPortFrom(a, port)
+}
+
+// remoteLoopback reports whether the peer is on the loopback interface
+// (protected mode), without making a *net.TCPAddr.
+func (l *loopConn) remoteLoopback() bool { return netip.AddrFrom16(l.rip).Unmap().IsLoopback() }
 
 // addrPort is a TCP address as a value (the zero AddrPort for another
 // kind, which no loop connection has).
@@ -395,11 +436,25 @@ func addrPort(a net.Addr) netip.AddrPort {
 	return netip.AddrPort{}
 }
 
-func (l *loopConn) Read(p []byte) (int, error)  { return l.nc.ReadBlocking(p) }
-func (l *loopConn) Write(p []byte) (int, error) { return l.nc.Write(p) }
-func (l *loopConn) Close() error                { l.nc.Shutdown(); return nil }
-func (l *loopConn) LocalAddr() net.Addr         { return net.TCPAddrFromAddrPort(l.laddr) }
-func (l *loopConn) RemoteAddr() net.Addr        { return net.TCPAddrFromAddrPort(l.raddr) }
+func (l *loopConn) Read(p []byte) (int, error) { return l.nc.ReadBlocking(p) }
+
+func (l *loopConn) Write(p []byte) (int, error) {
+	if l.nc == nil {
+		return unix.Write(int(l.fd), p) // a refusal: non-blocking, best effort
+	}
+	return l.nc.Write(p)
+}
+
+func (l *loopConn) Close() error {
+	if l.nc == nil {
+		return unix.Close(int(l.fd))
+	}
+	l.nc.Shutdown()
+	return nil
+}
+
+func (l *loopConn) LocalAddr() net.Addr  { return net.TCPAddrFromAddrPort(l.addr(0)) }
+func (l *loopConn) RemoteAddr() net.Addr { return net.TCPAddrFromAddrPort(l.addr(1)) }
 func (l *loopConn) SetDeadline(t time.Time) error {
 	l.nc.SetReadDeadline(t)
 	return nil

@@ -20,7 +20,9 @@ import (
 // Corvid's reply buffer is the client's resp.Writer, which grows past its
 // size when a batch's replies need it (where Valkey appends reply blocks);
 // the peak counts what a flush found in it, up to the size, as Valkey's
-// counts what its static buffer held. The resizing runs where the client's
+// counts what its static buffer held. rbs is the size Valkey would give
+// the buffer; the writer's own buffer never grows to it (it is allocated
+// as replies need it) and is cut down to it once larger. The resizing runs where the client's
 // owner can touch the writer: on its event loop's tick (OnTick, once a
 // second) and, on the goroutine path, before each read and, while the
 // client waits for input, from the clients cron under its idle lock
@@ -146,10 +148,14 @@ func (c *Client) replyBufCron(nowMs int64) {
 		r.size = newSize
 	}
 	r.publish()
-	// The writer's buffer follows the size; one that grew past it for a
-	// large batch is given back too. An idle client's writer holds none
-	// (releaseIdle) until its next reply.
-	if n := c.w.Cap(); n != 0 && n != r.size && c.w.Len() == 0 {
+	// The writer's buffer only ever comes down to the size: one larger
+	// (a batch's replies grew it) is replaced by one of the size. One
+	// that is smaller, or none (an idle client's: releaseIdle), is left
+	// as it is: the writer grows as the next replies need, so making it
+	// the size here would only allocate for a client that may never
+	// reply again (issue 32: the first tick gave every idle client 16
+	// KiB of garbage, then 1 KiB, before releaseIdle dropped it).
+	if c.w.Cap() > r.size && c.w.Len() == 0 {
 		c.w.Resize(r.size)
 		c.noteMem()
 	}

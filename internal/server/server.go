@@ -126,11 +126,16 @@ type Server struct {
 }
 
 type serverStats struct {
-	connsReceived  atomic.Int64
-	commands       counter.Sharded // per call: sharded (see package counter)
-	rejectedConns  atomic.Int64
-	netInput       counter.Sharded // per read
-	netOutput      counter.Sharded // per write
+	connsReceived atomic.Int64
+	commands      counter.Sharded // per call: sharded (see package counter)
+	rejectedConns atomic.Int64
+	netInput      counter.Sharded // per read
+	netOutput     counter.Sharded // per write
+	// reads and writes count the reads of clients' sockets and the
+	// writes to them (INFO total_reads_processed and
+	// total_writes_processed, as Valkey's readQueryFromClient and
+	// writeToClient count theirs): one add per batch read and per flush.
+	reads, writes  counter.Sharded
 	totalErrors    atomic.Int64
 	unexpectedErrs atomic.Int64
 	panics         atomic.Int64 // commands that panicked (contained_panics)
