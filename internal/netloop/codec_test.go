@@ -92,6 +92,30 @@ func (x *xorReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// registerLine starts a one-loop engine and registers on it, not
+// attached yet, the server side of a loopback connection served by h;
+// it returns the client side (with a 10 s deadline) and the Conn.
+func registerLine(t *testing.T, h *lineHandler) (net.Conn, *Conn) {
+	t.Helper()
+	e, err := New(Options{Loops: 1, DeferWrite: testDeferWrite, URing: testURing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return c, e.Register(acceptFD(t, ln), h)
+}
+
 // TestCodec: through a codec, lines longer than the handler's read buffer
 // arrive whole (what did not fit is read on the handler's next run, not
 // when the socket next has data), input the codec holds when the
@@ -99,24 +123,7 @@ func (x *xorReader) Read(p []byte) (int, error) {
 // output goes out.
 func TestCodec(t *testing.T) {
 	writeModes(t, func(t *testing.T) {
-		e, err := New(Options{Loops: 1, DeferWrite: testDeferWrite, URing: testURing})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		fd := acceptFD(t, ln)
-		nc := e.Register(fd, newLineHandler())
+		c, nc := registerLine(t, newLineHandler())
 		// Buffered at attach time: a handshake's leftover.
 		nc.SetCodec(&xorCodec{}, xorSeal(nil, []byte("echo early\n")))
 		nc.Attach()
@@ -169,25 +176,8 @@ func TestCodec(t *testing.T) {
 // connection even though nothing follows it.
 func TestCodecPartialUnit(t *testing.T) {
 	writeModes(t, func(t *testing.T) {
-		e, err := New(Options{Loops: 1, DeferWrite: testDeferWrite, URing: testURing})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		fd := acceptFD(t, ln)
 		h := newLineHandler()
-		nc := e.Register(fd, h)
+		c, nc := registerLine(t, h)
 		nc.SetCodec(&xorCodec{}, nil)
 		nc.Attach()
 		r := bufio.NewReader(&xorReader{r: c})

@@ -283,6 +283,17 @@ func procCPUTicks(t *testing.T, pid int) int64 {
 	return u + k
 }
 
+// idleCPUTicks lets srv settle for half a second with no client sending
+// anything, then returns the CPU ticks (1/100 s) it uses in the next 2 s.
+func idleCPUTicks(t *testing.T, srv *testutil.Proc) int64 {
+	t.Helper()
+	time.Sleep(500 * time.Millisecond)
+	pid := srv.Cmd.Process.Pid
+	before := procCPUTicks(t, pid)
+	time.Sleep(2 * time.Second)
+	return procCPUTicks(t, pid) - before
+}
+
 // TestIdleAtLimitDoesNotSpinGC fills a 256 MB server with sorted sets of
 // 128-byte members until it evicts, stops, and checks that the idle server
 // does not burn CPU. The Go runtime's memory limit must leave room for the
@@ -320,11 +331,7 @@ func TestIdleAtLimitDoesNotSpinGC(t *testing.T) {
 			t.Fatal("no eviction after 3M members")
 		}
 	}
-	time.Sleep(500 * time.Millisecond)
-	pid := srv.Cmd.Process.Pid
-	before := procCPUTicks(t, pid)
-	time.Sleep(2 * time.Second)
-	used := procCPUTicks(t, pid) - before
+	used := idleCPUTicks(t, srv)
 	t.Logf("idle at the limit: %d ticks of CPU in 200", used)
 	// Back-to-back collections take 100 of 200 ticks and more; an idle
 	// server takes about 1.
@@ -356,11 +363,7 @@ func TestLoweredMaxmemoryDoesNotSpinGC(t *testing.T) {
 	}) {
 		t.Fatalf("used_memory %d: no eviction down to 20mb", infoInt(t, c, "memory", "used_memory"))
 	}
-	time.Sleep(500 * time.Millisecond)
-	pid := srv.Cmd.Process.Pid
-	before := procCPUTicks(t, pid)
-	time.Sleep(2 * time.Second)
-	used := procCPUTicks(t, pid) - before
+	used := idleCPUTicks(t, srv)
 	t.Logf("idle after eviction to a tenth: %d ticks of CPU in 200", used)
 	if used > 20 {
 		t.Errorf("the idle server used %d%% of a core after maxmemory was lowered", used/2)
