@@ -76,8 +76,8 @@ func TestIdleClientHeap(t *testing.T) {
 			})
 			buf := make([]byte, 64)
 			ping := []byte("*1\r\n$4\r\nPING\r\n")
-			// dial connects, sends PING and reads PONG.
-			dial := func() {
+			// send connects and sends PING; pong reads the PONG.
+			send := func() int {
 				fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -89,6 +89,9 @@ func TestIdleClientHeap(t *testing.T) {
 				if _, err := syscall.Write(fd, ping); err != nil {
 					t.Fatal(err)
 				}
+				return fd
+			}
+			pong := func(fd int) {
 				got := 0
 				for got < len("+PONG\r\n") {
 					k, err := syscall.Read(fd, buf[got:])
@@ -105,7 +108,7 @@ func TestIdleClientHeap(t *testing.T) {
 			// a shard makes once (the command's latency histogram) is not
 			// the clients'.
 			for range statShards {
-				dial()
+				pong(send())
 			}
 			profile := os.Getenv("CORVID_IDLE_HEAPPROFILE")
 			if profile != "" {
@@ -122,30 +125,10 @@ func TestIdleClientHeap(t *testing.T) {
 			// (ENOBUFS; netloop's rxRetry).
 			start := len(fds)
 			for range n {
-				fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fds = append(fds, fd)
-				if err := syscall.Connect(fd, sa); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := syscall.Write(fd, ping); err != nil {
-					t.Fatal(err)
-				}
+				send()
 			}
 			for _, fd := range fds[start:] {
-				got := 0
-				for got < len("+PONG\r\n") {
-					k, err := syscall.Read(fd, buf[got:])
-					if err != nil || k == 0 {
-						t.Fatalf("reading PONG: %d %v", k, err)
-					}
-					got += k
-				}
-				if string(buf[:got]) != "+PONG\r\n" {
-					t.Fatalf("PING: %q", buf[:got])
-				}
+				pong(fd)
 			}
 			runtime.GC()
 			runtime.ReadMemStats(&m1)

@@ -262,10 +262,7 @@ func (s *Server) acceptRaw(rc syscall.RawConn) {
 		case unix.EINTR, unix.ECONNABORTED:
 			continue // as Go's Accept: the next one
 		default:
-			// EMFILE and friends: back off like net/http.
-			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-			s.log.warn("Accepting client connection: %v", aerr)
-			time.Sleep(delay)
+			delay = s.acceptBackoff(delay, aerr)
 			continue
 		}
 		delay = 0

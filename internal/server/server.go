@@ -287,10 +287,7 @@ func (s *Server) acceptLoop(ln net.Listener) error {
 			if errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			// EMFILE and friends: back off like net/http.
-			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-			s.log.warn("Accepting client connection: %v", err)
-			time.Sleep(delay)
+			delay = s.acceptBackoff(delay, err)
 			continue
 		}
 		delay = 0
@@ -516,4 +513,14 @@ func ServeArgs(args []string) int {
 func (s *Server) logStartup() {
 	s.log.notice("Corvid %s (Valkey %s compatible) starting, pid=%d, GOMAXPROCS=%d", CorvidVersion, Version, os.Getpid(), runtime.GOMAXPROCS(0))
 	s.log.notice("Server initialized")
+}
+
+// acceptBackoff logs a failed accept (EMFILE and friends) and waits as
+// net/http does, doubling from 5 ms up to a second; it returns the delay
+// for the next failure.
+func (s *Server) acceptBackoff(delay time.Duration, err error) time.Duration {
+	delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+	s.log.warn("Accepting client connection: %v", err)
+	time.Sleep(delay)
+	return delay
 }
