@@ -102,18 +102,8 @@ func registerLine(t *testing.T, h *lineHandler) (net.Conn, *Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	return c, e.Register(acceptFD(t, ln), h)
+	c, fd := loopbackPair(t)
+	return c, e.Register(fd, h)
 }
 
 // TestCodec: through a codec, lines longer than the handler's read buffer

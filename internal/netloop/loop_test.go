@@ -659,6 +659,15 @@ func TestReadBlocking(t *testing.T) {
 // returns the client side.
 func attachEcho(t *testing.T, e *Engine) (net.Conn, *bufio.Reader) {
 	t.Helper()
+	c, fd := loopbackPair(t)
+	e.Register(fd, newLineHandler()).Attach()
+	return c, bufio.NewReader(c)
+}
+
+// loopbackPair connects a client over loopback and returns it (closed at
+// the test's end, with a 10 s deadline) and the accepted socket's fd.
+func loopbackPair(t *testing.T) (net.Conn, int) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -669,10 +678,8 @@ func attachEcho(t *testing.T, e *Engine) (net.Conn, *bufio.Reader) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	fd := acceptFD(t, ln)
-	e.Register(fd, newLineHandler()).Attach()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	return c, bufio.NewReader(c)
+	return c, acceptFD(t, ln)
 }
 
 // BenchmarkRoundTrips measures the loop's request/reply cycle on loopback:
