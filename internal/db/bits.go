@@ -79,11 +79,12 @@ func setbitCommand(c *Ctx) {
 		return
 	}
 	byteIdx, shift := off>>3, 7-off&7
-	old := int64(o.Str()[byteIdx]>>shift) & 1
+	s := o.Str()
+	old := int64(s[byteIdx]>>shift) & 1
 	// Setting a bit to the value it already has is not a write: no dirty
 	// count, no WATCH invalidation (Valkey since Redis 7.0).
 	if changed || old != on {
-		o.Str()[byteIdx] = o.Str()[byteIdx]&^(1<<shift) | byte(on)<<shift
+		s[byteIdx] = s[byteIdx]&^(1<<shift) | byte(on)<<shift
 		c.Touch(c.Argv[1])
 		c.Notify(NotifyString, "setbit", c.Argv[1])
 	}

@@ -58,9 +58,7 @@ func pfaddCommand(c *Ctx) {
 	}
 	maxBytes := c.hllSparseMaxBytes()
 	for _, ele := range c.Argv[2:] {
-		var r int
-		var b []byte
-		b, r = hllAdd(o.Str(), ele, maxBytes)
+		b, r := hllAdd(o.Str(), ele, maxBytes)
 		o.SetStr(b)
 		switch r {
 		case 1:
@@ -168,23 +166,24 @@ func pfmergeCommand(c *Ctx) {
 			return
 		}
 		o.SetStr(d)
-		regs := o.Str()[hllHdrSize:]
+		regs := d[hllHdrSize:]
 		for j, v := range max {
 			hllDenseSetReg(regs, j, v)
 		}
 	} else {
 		maxBytes := c.hllSparseMaxBytes()
+		s := o.Str()
 		for j, v := range max {
 			if v == 0 {
 				continue
 			}
-			if o.Str()[4] == hllDense {
-				hllDenseSet(o.Str()[hllHdrSize:], j, v)
+			if s[4] == hllDense {
+				hllDenseSet(s[hllHdrSize:], j, v)
 			} else {
-				b, _ := hllSparseSet(o.Str(), j, v, maxBytes)
-				o.SetStr(b)
+				s, _ = hllSparseSet(s, j, v, maxBytes)
 			}
 		}
+		o.SetStr(s)
 	}
 	hllInvalidateCache(o.Str())
 	c.Touch(dest)

@@ -162,8 +162,8 @@ func isCanonicalInt(b []byte) bool {
 // setBytes stores a copy of v into the object, reusing its buffer when it
 // is large enough. Reuse keeps SET on an existing key allocation-free.
 func (o *Object) setBytes(v []byte) {
-	if cap(o.Str()) >= len(v) && cap(o.Str()) <= 2*len(v)+32 {
-		o.SetStr(append(o.Str()[:0], v...))
+	if s := o.Str(); cap(s) >= len(v) && cap(s) <= 2*len(v)+32 {
+		o.SetStr(append(s[:0], v...))
 		return
 	}
 	o.SetStr(append(make([]byte, 0, len(v)), v...))
