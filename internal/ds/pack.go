@@ -51,13 +51,13 @@ func (p *Pack) setBuf(b []byte) {
 func (p *Pack) Len() int { return p.n }
 
 // Bytes returns the size of the encoded entries.
-func (p *Pack) Bytes() int { return len(p.bytes()) }
+func (p *Pack) Bytes() int { return int(p.blen) }
 
 // End is the offset just past the last entry: where Append inserts.
-func (p *Pack) End() int { return len(p.bytes()) }
+func (p *Pack) End() int { return int(p.blen) }
 
 // MemUsage estimates the heap bytes of the Pack's buffer.
-func (p *Pack) MemUsage() int { return allocSize(cap(p.bytes())) }
+func (p *Pack) MemUsage() int { return allocSize(int(p.bcap)) }
 
 // backlenSize is the number of bytes backlen uses for n.
 func backlenSize(n int) int {
@@ -116,10 +116,11 @@ func uvarintSize(n int) int {
 // Entry returns the value at off and the offset of the next entry. The
 // value aliases the Pack and is valid until the next mutation.
 func (p *Pack) Entry(off int) (val []byte, next int) {
-	n, k := binary.Uvarint(p.bytes()[off:])
+	b := p.bytes()
+	n, k := binary.Uvarint(b[off:])
 	start := off + k
 	end := start + int(n)
-	return p.bytes()[start:end:end], end + backlenSize(int(n))
+	return b[start:end:end], end + backlenSize(int(n))
 }
 
 // Next returns the offset after the entry at off.
@@ -139,7 +140,7 @@ func (p *Pack) Prev(off int) int {
 }
 
 // Last returns the offset of the last entry, or -1 if the Pack is empty.
-func (p *Pack) Last() int { return p.Prev(len(p.bytes())) }
+func (p *Pack) Last() int { return p.Prev(p.End()) }
 
 // Seek returns the offset of entry i (0-based; negative counts from the
 // end, -1 being the last), or -1 when out of range. It walks from the
@@ -158,7 +159,7 @@ func (p *Pack) Seek(i int) int {
 		}
 		return off
 	}
-	off := len(p.bytes())
+	off := p.End()
 	for j := p.n - i; j > 0; j-- {
 		off = p.Prev(off)
 	}
@@ -166,48 +167,39 @@ func (p *Pack) Seek(i int) int {
 }
 
 // Append adds val at the end.
-func (p *Pack) Append(val []byte) { p.Insert(len(p.bytes()), val) }
+func (p *Pack) Append(val []byte) { p.Insert(p.End(), val) }
 
 // Insert adds val before the entry at off (off == End() appends).
-func (p *Pack) Insert(off int, val []byte) {
-	size := packEntrySize(len(val))
-	old := len(p.bytes())
-	p.grow(size)
-	p.setBuf(p.bytes()[:old+size])
-	copy(p.bytes()[off+size:], p.bytes()[off:old])
-	w := binary.PutUvarint(p.bytes()[off:], uint64(len(val)))
-	w += copy(p.bytes()[off+w:], val)
-	appendBacklen(p.bytes()[off+w:off+w], len(val))
-	p.n++
-}
+func (p *Pack) Insert(off int, val []byte) { p.InsertParts(off, val, nil) }
 
 // InsertParts is Insert for a value given as a fixed prefix and a suffix
 // (a sorted set's score and member), avoiding a temporary concatenation.
 func (p *Pack) InsertParts(off int, prefix, suffix []byte) {
 	n := len(prefix) + len(suffix)
 	size := packEntrySize(n)
-	old := len(p.bytes())
+	old := p.End()
 	p.grow(size)
-	p.setBuf(p.bytes()[:old+size])
-	copy(p.bytes()[off+size:], p.bytes()[off:old])
-	w := binary.PutUvarint(p.bytes()[off:], uint64(n))
-	w += copy(p.bytes()[off+w:], prefix)
-	w += copy(p.bytes()[off+w:], suffix)
-	appendBacklen(p.bytes()[off+w:off+w], n)
+	b := p.bytes()[:old+size]
+	p.setBuf(b)
+	copy(b[off+size:], b[off:old])
+	w := binary.PutUvarint(b[off:], uint64(n))
+	w += copy(b[off+w:], prefix)
+	w += copy(b[off+w:], suffix)
+	appendBacklen(b[off+w:off+w], n)
 	p.n++
 }
 
 // grow makes room for size more bytes. Small Packs grow by a quarter rather
 // than doubling: they are many, and each holds few elements.
 func (p *Pack) grow(size int) {
-	need := len(p.bytes()) + size
-	if need <= cap(p.bytes()) {
+	b := p.bytes()
+	need := len(b) + size
+	if need <= cap(b) {
 		return
 	}
 	// The size class's slack is room too: make would leave it unused.
-	c := allocSize(max(need, len(p.bytes())+len(p.bytes())/4, 16))
-	nb := make([]byte, len(p.bytes()), c)
-	copy(nb, p.bytes())
+	nb := make([]byte, len(b), allocSize(max(need, len(b)+len(b)/4, 16)))
+	copy(nb, b)
 	p.setBuf(nb)
 }
 
@@ -215,7 +207,8 @@ func (p *Pack) grow(size int) {
 // of the entry that followed it.
 func (p *Pack) Delete(off int) int {
 	next := p.Next(off)
-	p.setBuf(append(p.bytes()[:off], p.bytes()[next:]...))
+	b := p.bytes()
+	p.setBuf(append(b[:off], b[next:]...))
 	p.n--
 	return off
 }
@@ -223,17 +216,18 @@ func (p *Pack) Delete(off int) int {
 // DeleteRange removes count entries starting at off.
 func (p *Pack) DeleteRange(off, count int) {
 	end := off
-	for i := 0; i < count && end < len(p.bytes()); i++ {
+	b := p.bytes()
+	for i := 0; i < count && end < len(b); i++ {
 		end = p.Next(end)
 		p.n--
 	}
-	p.setBuf(append(p.bytes()[:off], p.bytes()[end:]...))
+	p.setBuf(append(b[:off], b[end:]...))
 }
 
 // ShrinkToFit drops unused capacity when it exceeds a quarter of the size.
 func (p *Pack) ShrinkToFit() {
-	if cap(p.bytes())-len(p.bytes()) > len(p.bytes())/4 {
-		p.setBuf(append([]byte(nil), p.bytes()...))
+	if b := p.bytes(); cap(b)-len(b) > len(b)/4 {
+		p.setBuf(append([]byte(nil), b...))
 	}
 }
 
@@ -246,11 +240,12 @@ func (p *Pack) Clone() *Pack {
 
 // Find returns the offset of the first entry equal to val, or -1.
 func (p *Pack) Find(val []byte) int {
-	for off := 0; off < len(p.bytes()); {
-		n, k := binary.Uvarint(p.bytes()[off:])
+	b := p.bytes()
+	for off := 0; off < len(b); {
+		n, k := binary.Uvarint(b[off:])
 		start := off + k
 		end := start + int(n)
-		if int(n) == len(val) && string(p.bytes()[start:end]) == string(val) {
+		if int(n) == len(val) && string(b[start:end]) == string(val) {
 			return off
 		}
 		off = end + backlenSize(int(n))

@@ -20,7 +20,7 @@ const zpScore = 8 // bytes of the score prefix
 func (z *ZPack) Len() int { return z.p.n }
 
 // Bytes returns the encoded size (for the listpack size limit).
-func (z *ZPack) Bytes() int { return len(z.p.bytes()) }
+func (z *ZPack) Bytes() int { return z.p.Bytes() }
 
 // MemUsage estimates the heap bytes of the ZPack.
 func (z *ZPack) MemUsage() int { return PackMem + z.p.MemUsage() }
@@ -49,7 +49,7 @@ func (z *ZPack) Last() int { return z.p.Last() }
 // Next returns the offset after off, or -1 at the end.
 func (z *ZPack) Next(off int) int {
 	n := z.p.Next(off)
-	if n >= len(z.p.bytes()) {
+	if n >= z.p.End() {
 		return -1
 	}
 	return n
@@ -119,5 +119,5 @@ func (z *ZPack) Rank(member []byte) (rank int, score float64, ok bool) {
 func (z *ZPack) Append(member []byte, score float64) {
 	var sb [zpScore]byte
 	binary.LittleEndian.PutUint64(sb[:], math.Float64bits(score))
-	z.p.InsertParts(len(z.p.bytes()), sb[:], member)
+	z.p.InsertParts(z.p.End(), sb[:], member)
 }
