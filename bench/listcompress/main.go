@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -115,7 +114,7 @@ func run(o options) error {
 			return err
 		}
 	}
-	if o.valkey, err = findValkey(o.valkey, root); err != nil {
+	if o.valkey, err = benchproc.FindValkey(o.valkey, root); err != nil {
 		return err
 	}
 	bins := map[string]string{"corvid": o.corvidBin, "valkey": o.valkey}
@@ -342,22 +341,6 @@ func report(header []string, res []result, n int) string {
 		"used = INFO used_memory, RSS = VmRSS; MEMORY USAGE with SAMPLES 0 (every node). " +
 		"Ratios compare used B/elem.\n")
 	return b.String()
-}
-
-// findValkey resolves the valkey-server binary.
-func findValkey(flagged, root string) (string, error) {
-	for _, p := range []string{flagged, os.Getenv("CORVID_VALKEY_SERVER"), filepath.Join(root, "..", "shared", "bin", "valkey-server")} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-		if flagged != "" {
-			return "", fmt.Errorf("valkey-server %s not found", flagged)
-		}
-	}
-	return exec.LookPath("valkey-server")
 }
 
 func version(bin string) string {

@@ -44,7 +44,7 @@ func main() {
 	flag.BoolVar(&o.restart, "restart", true, "start fresh servers for every case (else one pair for the whole run, FLUSHALL between cases)")
 	flag.StringVar(&o.out, "out", "/tmp/mem-per-element", "write the report to PREFIX.md and PREFIX.csv")
 	flag.StringVar(&o.corvidBin, "corvid", "", "corvid-server binary (default: build ./cmd/corvid-server)")
-	flag.StringVar(&o.redisBin, "redis", "", "the peer's server binary (default: redis-server from PATH for -peer redis; for -peer valkey $CORVID_VALKEY_SERVER or ../shared/bin/valkey-server)")
+	flag.StringVar(&o.redisBin, "redis", "", "the peer's server binary (default: redis-server from PATH for -peer redis; for -peer valkey $CORVID_VALKEY_SERVER, ../shared/bin/valkey-server, then PATH)")
 	flag.StringVar(&o.peer, "peer", "redis", "the server to compare with: redis (7.0.15) or valkey (8.0.1)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -102,10 +102,15 @@ func run(o options) (err error) {
 			return err
 		}
 	}
-	if o.redisBin == "" {
-		o.redisBin = defaultPeerBin(o.peer, root)
+	switch {
+	case o.peer == "valkey":
+		o.redisBin, err = benchproc.FindValkey(o.redisBin, root)
+	case o.redisBin == "":
+		o.redisBin, err = exec.LookPath("redis-server")
+	default:
+		o.redisBin, err = exec.LookPath(o.redisBin)
 	}
-	if o.redisBin, err = exec.LookPath(o.redisBin); err != nil {
+	if err != nil {
 		return err
 	}
 	redisVersion := output(o.redisBin, "--version")
@@ -200,18 +205,4 @@ func measureOn(o options, name, bin, dir string, spec caseSpec, servers map[stri
 	}
 	defer ctl.Close()
 	return measureCase(srv, ctl, spec, o.load)
-}
-
-// defaultPeerBin is the peer's binary when -redis is not given:
-// redis-server from PATH, or valkey-server where the project keeps it
-// (CORVID_VALKEY_SERVER, as the tests; else ../shared/bin beside the
-// repository).
-func defaultPeerBin(peer, root string) string {
-	if peer == "redis" {
-		return "redis-server"
-	}
-	if p := os.Getenv("CORVID_VALKEY_SERVER"); p != "" {
-		return p
-	}
-	return filepath.Join(root, "..", "shared", "bin", "valkey-server")
 }

@@ -300,3 +300,22 @@ func DoInt(c *wire.Conn, args ...string) (int64, error) {
 	}
 	return v.Int, nil
 }
+
+// FindValkey resolves the valkey-server binary the way the tests do
+// (testutil.ValkeyServerPath): flagged if given (an error if it is not
+// there), else $CORVID_VALKEY_SERVER, else ../shared/bin/valkey-server
+// beside the module root, else PATH.
+func FindValkey(flagged, root string) (string, error) {
+	for _, p := range []string{flagged, os.Getenv("CORVID_VALKEY_SERVER"), filepath.Join(root, "..", "shared", "bin", "valkey-server")} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		if flagged != "" {
+			return "", fmt.Errorf("valkey-server %s not found", flagged)
+		}
+	}
+	return exec.LookPath("valkey-server")
+}
