@@ -40,9 +40,12 @@ func TestObjectStr(t *testing.T) {
 	if o.Str() != nil {
 		t.Error("a list has string bytes")
 	}
-	// An entry with a short key stays in the 80-byte size class.
-	if n := ds.EntryMemUsage[Object](16); n != 80 {
-		t.Errorf("entry with a 16-byte key: %d heap bytes, want 80", n)
+	// An entry with a key of up to 15 bytes is one 64-byte allocation:
+	// the 48-byte entry, the key's length byte and the key.
+	for _, tc := range []struct{ key, want int }{{0, 64}, {8, 64}, {15, 64}, {16, 80}, {31, 80}, {127, 176}, {128, 80 + 128}} {
+		if n := ds.EntryMemUsage[Object](tc.key); n != tc.want {
+			t.Errorf("entry with a %d-byte key: %d heap bytes, want %d", tc.key, n, tc.want)
+		}
 	}
 }
 

@@ -9,11 +9,11 @@ import (
 // every lookup, insert or delete moves one bucket from the old table to the
 // new one, so no single operation pays for a whole resize.
 //
-// Memory per key: one allocation holding the entry (next pointer 8 bytes,
-// key string header 16 bytes, V inline) with keys of up to 128 bytes stored
-// in the same allocation, rounded up to a size class; plus one 8-byte bucket
-// slot, of which there are between 1 and 8 per key (1 to 2 while growing).
-// Longer keys take a second allocation.
+// Memory per key: one allocation holding the entry (V inline, next pointer
+// 8 bytes) followed by a length byte and the key, for keys of up to 127
+// bytes, rounded up to a size class; plus one 8-byte bucket slot, of which
+// there are between 1 and 8 per key (1 to 2 while growing). Longer keys
+// take a second allocation (dict_entry.go).
 //
 // The zero value is not usable; call New. See the package documentation for
 // locking, pointer validity and iteration rules.
@@ -37,11 +37,12 @@ type Dict[V any] struct {
 }
 
 // entry is one key/value pair. val must stay addressable and must not move:
-// callers hold *V pointers into it.
+// callers hold *V pointers into it. The key is not a field: it follows the
+// struct in the same allocation (dict_entry.go), read with key. val comes
+// first so that a zero-size V adds no padding.
 type entry[V any] struct {
-	next *entry[V]
-	key  string
 	val  V
+	next *entry[V]
 }
 
 // New returns an empty Dict. A positive hint pre-sizes the table for that
@@ -174,7 +175,7 @@ func (d *Dict[V]) lookup(h uint64, key string) *entry[V] {
 			continue
 		}
 		for e := tab[idx]; e != nil; e = e.next {
-			if e.key == key {
+			if e.key() == key {
 				return e
 			}
 		}
@@ -223,7 +224,7 @@ func (d *Dict[V]) unlink(h uint64, key string) *entry[V] {
 		}
 		var prev *entry[V]
 		for e := tab[idx]; e != nil; prev, e = e, e.next {
-			if e.key != key {
+			if e.key() != key {
 				continue
 			}
 			if prev == nil {

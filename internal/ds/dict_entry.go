@@ -5,70 +5,102 @@ import (
 	"unsafe"
 )
 
+// An entry's key follows the entry struct in the same allocation, so the
+// struct carries no string header (16 bytes a key): at the struct's end
+// there is either
+//
+//   - a length byte and the key's bytes, for keys of up to maxInlineKey
+//     bytes (inlineEntry), or
+//   - the byte longKeyTag, padding to 8 bytes and a string header pointing
+//     at a separate copy of the key (longEntry).
+//
+// key reads it back. The bytes are written once, when newEntry builds the
+// entry, and never again; that is what makes handing them out as a string
+// legal, and the strings key returns point into the allocation, so they
+// keep the entry alive like a field would.
+
 // maxInlineKey is the longest key stored inside its entry's allocation.
 // Longer keys are cloned into an allocation of their own.
-const maxInlineKey = 128
+const maxInlineKey = 127
 
-// inlineEntry is an entry followed by a byte array B holding its key, so an
-// insert costs one allocation instead of two. B is always a [N]byte.
+// longKeyTag in the length byte marks a longEntry.
+const longKeyTag = 0xff
+
+// inlineEntry is an entry followed by a byte array B holding the key's
+// length and bytes, so an insert costs one allocation instead of two. B is
+// always a [N]byte.
 type inlineEntry[V any, B any] struct {
 	e   entry[V]
 	buf B
 }
 
+// longEntry is an entry whose key is longer than maxInlineKey.
+type longEntry[V any] struct {
+	e   entry[V]
+	tag [8]byte // tag[0] == longKeyTag
+	key string
+}
+
+// key returns the entry's key.
+func (e *entry[V]) key() string {
+	p := unsafe.Add(unsafe.Pointer(e), unsafe.Sizeof(*e))
+	n := *(*uint8)(p)
+	if n == longKeyTag {
+		return (*longEntry[V])(unsafe.Pointer(e)).key
+	}
+	return unsafe.String((*byte)(unsafe.Add(p, 1)), int(n))
+}
+
 // newEntry allocates an entry owning a copy of key.
 func newEntry[V any](key string) *entry[V] {
+	// B holds the length byte too: B's size is inlineClass(len(key)).
 	switch n := len(key); {
-	case n == 0:
-		return &entry[V]{}
-	case n <= 8:
+	case n < 8:
 		return allocInline[V, [8]byte](key)
-	case n <= 16:
+	case n < 16:
 		return allocInline[V, [16]byte](key)
-	case n <= 24:
+	case n < 24:
 		return allocInline[V, [24]byte](key)
-	case n <= 32:
+	case n < 32:
 		return allocInline[V, [32]byte](key)
-	case n <= 48:
+	case n < 48:
 		return allocInline[V, [48]byte](key)
-	case n <= 64:
+	case n < 64:
 		return allocInline[V, [64]byte](key)
-	case n <= 96:
+	case n < 96:
 		return allocInline[V, [96]byte](key)
 	case n <= maxInlineKey:
-		return allocInline[V, [maxInlineKey]byte](key)
+		return allocInline[V, [maxInlineKey + 1]byte](key)
 	default:
-		return &entry[V]{key: strings.Clone(key)}
+		p := &longEntry[V]{key: strings.Clone(key)}
+		p.tag[0] = longKeyTag
+		return &p.e
 	}
 }
 
 func allocInline[V any, B any](key string) *entry[V] {
 	p := new(inlineEntry[V, B])
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(&p.buf)), len(key))
-	copy(buf, key)
-	// The string points into p itself. buf is never written again, which is
-	// what makes the unsafe.String legal, and the interior pointer keeps
-	// the whole allocation (entry included) alive.
-	p.e.key = unsafe.String(&buf[0], len(key))
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&p.buf)), 1+len(key))
+	buf[0] = uint8(len(key))
+	copy(buf[1:], key)
 	return &p.e
 }
 
-// inlineClass returns the size of the key array newEntry uses for an n-byte
-// key, or -1 when the key is allocated separately.
+// inlineClass returns the size of the array newEntry puts after the entry
+// for an n-byte key (its length byte included), or -1 when the key is
+// allocated separately.
 func inlineClass(n int) int {
 	switch {
-	case n == 0:
-		return 0
-	case n <= 32:
-		return (n + 7) &^ 7
-	case n <= 48:
+	case n < 32:
+		return (n + 8) &^ 7
+	case n < 48:
 		return 48
-	case n <= 64:
+	case n < 64:
 		return 64
-	case n <= 96:
+	case n < 96:
 		return 96
 	case n <= maxInlineKey:
-		return maxInlineKey
+		return maxInlineKey + 1
 	}
 	return -1
 }
@@ -79,7 +111,7 @@ func entrySize[V any](n int) int {
 	if c := inlineClass(n); c >= 0 {
 		return allocSize(base + c)
 	}
-	return allocSize(base) + allocSize(n)
+	return allocSize(int(unsafe.Sizeof(longEntry[V]{}))) + allocSize(n)
 }
 
 // allocSize rounds n up to the size Go's allocator really hands out for an

@@ -21,7 +21,7 @@ func (d *Dict[V]) Range(fn func(key string, v *V) bool) {
 		for i := start; i < len(d.tables[t]); i++ {
 			for e := d.tables[t][i]; e != nil; {
 				next := e.next // fn may delete e
-				if !fn(e.key, &e.val) {
+				if !fn(e.key(), &e.val) {
 					return
 				}
 				e = next
@@ -88,7 +88,7 @@ func (d *Dict[V]) Scan(cursor uint64, fn func(key string, v *V)) uint64 {
 func emitChain[V any](e *entry[V], fn func(key string, v *V)) {
 	for e != nil {
 		next := e.next // fn may delete e
-		fn(e.key, &e.val)
+		fn(e.key(), &e.val)
 		e = next
 	}
 }

@@ -30,7 +30,7 @@ func (d *Dict[V]) RandomKeyFrom(r Source) (key string, v *V, ok bool) {
 	} else {
 		e = buf[rnd(r)%uint64(n)]
 	}
-	return e.key, &e.val, true
+	return e.key(), &e.val, true
 }
 
 // Sample calls fn for up to n distinct keys taken from a few random runs of
@@ -60,7 +60,7 @@ func (d *Dict[V]) SampleFrom(r Source, n int, fn func(key string, v *V)) int {
 	d.pauseRehash++
 	defer func() { d.pauseRehash-- }()
 	for _, e := range des[:got] {
-		fn(e.key, &e.val)
+		fn(e.key(), &e.val)
 	}
 	return got
 }

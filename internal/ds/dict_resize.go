@@ -226,7 +226,7 @@ func (d *Dict[V]) moveBucket(idx int) {
 		next := e.next
 		var j uint64
 		if grow {
-			j = HashString(e.key) & m1
+			j = HashString(e.key()) & m1
 		} else {
 			// Shrinking: sizes are powers of two, so the new index is
 			// the old one masked, with no need to rehash the key.

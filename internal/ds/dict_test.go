@@ -367,9 +367,10 @@ func TestDictMemUsage(t *testing.T) {
 	for i := range 1000 {
 		d.Upsert([]byte(fmt.Sprintf("key:%08d", i)))
 	}
-	// 12-byte keys: entry 32 + 16 key = 48 bytes, plus 1024..1536 slots.
+	// 12-byte keys: entry 16 + length byte and key 16 = 32 bytes, plus
+	// 1024..1536 slots.
 	per := float64(d.MemUsage()-empty) / 1000
-	if per < 48+8 || per > 48+24 {
+	if per < 32+8 || per > 32+24 {
 		t.Fatalf("%.1f bytes per key", per)
 	}
 	d.Clear()

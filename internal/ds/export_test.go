@@ -52,10 +52,10 @@ func (d *Dict[V]) CheckInvariants() error {
 				return fmt.Errorf("bucket %d below rehashIdx %d not empty", i, d.rehashIdx)
 			}
 			for ; e != nil; e = e.next {
-				if got := int(HashString(e.key) & uint64(len(tab)-1)); got != i {
-					return fmt.Errorf("key %q in bucket %d of table %d, want %d", e.key, i, t, got)
+				if got := int(HashString(e.key()) & uint64(len(tab)-1)); got != i {
+					return fmt.Errorf("key %q in bucket %d of table %d, want %d", e.key(), i, t, got)
 				}
-				bytes += entrySize[V](len(e.key))
+				bytes += entrySize[V](len(e.key()))
 				n++
 			}
 		}

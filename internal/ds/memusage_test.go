@@ -2,6 +2,7 @@ package ds
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -118,5 +119,49 @@ func TestSmallQuicklistMemUsage(t *testing.T) {
 	}
 	if q.IsListpack() || q.NodeCount() < 2 || len(q.ring) < q.NodeCount() {
 		t.Errorf("1000 elements: listpack %v, %d nodes, ring of %d", q.IsListpack(), q.NodeCount(), len(q.ring))
+	}
+}
+
+// TestDictEntryMemMatchesRuntime checks entrySize, which MEMORY USAGE and
+// used_memory count for every key, against the heap the runtime really
+// hands out for entries with keys of each length class, inline and long.
+func TestDictEntryMemMatchesRuntime(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	// objLike has the size and pointers of package db's Object.
+	type objLike struct {
+		a int64
+		v any
+		b [2]uint64
+	}
+	for _, n := range []int{0, 1, 7, 8, 15, 16, 23, 24, 31, 32, 47, 48, 63, 64, 95, 96, 127, 128, 200, 1000} {
+		got := 1 << 30
+		for trial := 0; trial < 3; trial++ {
+			const k = 512
+			d := New[objLike](k)
+			keys := make([][]byte, k)
+			for i := range keys {
+				keys[i] = bytes.Repeat([]byte{'k'}, n)
+				if n >= 4 {
+					copy(keys[i], fmt.Sprintf("%04d", i%10000))
+				}
+			}
+			var ms0, ms1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms0)
+			for _, key := range keys {
+				d.Upsert(key)
+			}
+			runtime.ReadMemStats(&ms1)
+			runtime.KeepAlive(d)
+			got = min(got, int(ms1.HeapAlloc-ms0.HeapAlloc)/d.Len())
+		}
+		if want := entrySize[objLike](n); got < want-8 || got > want+8 {
+			t.Errorf("%d-byte key: the runtime charges %d bytes an entry, entrySize says %d", n, got, want)
+		}
+	}
+	for n, want := range map[int]int{15: 24, 16: 32} {
+		if got := entrySize[struct{}](n); got != want {
+			t.Errorf("Dict[struct{}] entry with a %d-byte key: %d bytes, want %d", n, got, want)
+		}
 	}
 }
