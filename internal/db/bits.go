@@ -50,7 +50,7 @@ func (c *Ctx) lookupForBitWrite(maxbit uint64) (o *Object, changed bool) {
 	if o == nil {
 		o = c.Create(key, TypeString)
 		o.SetStr(make([]byte, n))
-		o.Form = StrRaw
+		o.SetForm(StrRaw)
 		return o, true
 	}
 	if o.Type != TypeString {
@@ -59,7 +59,7 @@ func (c *Ctx) lookupForBitWrite(maxbit uint64) (o *Object, changed bool) {
 	}
 	old := len(o.Str())
 	o.SetStr(growZero(o.Str(), n))
-	o.Form = StrRaw
+	o.SetForm(StrRaw)
 	return o, len(o.Str()) != old
 }
 
@@ -420,7 +420,7 @@ func bitopCommand(c *Ctx) {
 	// so a destination that is also a source is handled correctly.
 	o := c.Create(dest, TypeString)
 	o.SetStr(res)
-	o.Form = StrRaw
+	o.SetForm(StrRaw)
 	c.Touch(dest)
 	c.Notify(NotifyString, "set", dest)
 	c.W.Int(int64(maxLen))

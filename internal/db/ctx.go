@@ -340,7 +340,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 			reshaped = true
 		}
 		if o.Type != TypeString {
-			o.Val = nil
+			o.SetValue(nil)
 			o.SetStr(nil)
 			o.Type = TypeString
 			c.KS.keyGone(c.DB, key)
@@ -350,7 +350,7 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 		c.counted(sh, key, 1)
 	}
 	o.LRU = c.KS.newClock(c.Now)
-	o.Form = StrPlain
+	o.SetForm(StrPlain)
 	o.setBytes(val)
 	c.remember(c.DB, key, o)
 	sh.accountObj(o)

@@ -501,9 +501,9 @@ func (c *Ctx) georadiusGeneric(srcKeyIndex int, flags int) {
 		maxLen = max(maxLen, len(m))
 		res.Add(m, score)
 	}
-	o := &Object{Type: TypeZSet, Val: res}
+	o := newObject(TypeZSet, res)
 	zsetMaybeToPack(c.cfg(), o, maxLen)
-	c.createZSet(storeKey, o.Val)
+	c.createZSet(storeKey, o.Value())
 	c.touchN(storeKey, returned)
 	if search {
 		c.Notify(NotifyZset, "geosearchstore", storeKey)

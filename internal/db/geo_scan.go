@@ -272,7 +272,7 @@ func (s *geoShape) withinPos(lon, lat float64) (dist float64, exact, ok bool) {
 // [min, max) that lie in the shape, appended to ga until it holds limit
 // points (0: no limit).
 func (g *geoScan) pointsInRange(o *Object, min, max float64, ga []geoPoint, limit int) []geoPoint {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZSkip:
 		it, _ := v.FirstInScoreRange(ds.ScoreRange{Min: min, Max: max, MaxEx: true})
 		for ; it.Valid(); it.Next() {

@@ -40,7 +40,7 @@ func (c *Ctx) hashLookupWriteOrCreate(key []byte) *Object {
 		return o
 	}
 	o = c.Create(key, TypeHash)
-	o.Val = ds.NewListpack()
+	o.SetValue(ds.NewListpack())
 	return o
 }
 
@@ -84,7 +84,7 @@ func hsetnxCommand(c *Ctx) {
 	if o == nil {
 		return
 	}
-	if _, ok := hashGet(o.Val, c.Argv[2]); ok {
+	if _, ok := hashGet(o.Value(), c.Argv[2]); ok {
 		c.W.Int(0)
 		return
 	}
@@ -105,7 +105,7 @@ func hgetCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	if v, ok := hashGet(o.Val, c.Argv[2]); ok {
+	if v, ok := hashGet(o.Value(), c.Argv[2]); ok {
 		c.W.Bulk(v)
 	} else {
 		c.W.Null()
@@ -124,7 +124,7 @@ func hmgetCommand(c *Ctx) {
 			c.W.Null()
 			continue
 		}
-		if v, ok := hashGet(o.Val, f); ok {
+		if v, ok := hashGet(o.Value(), f); ok {
 			c.W.Bulk(v)
 		} else {
 			c.W.Null()
@@ -159,7 +159,7 @@ func hstrlenCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	v, _ := hashGet(o.Val, c.Argv[2])
+	v, _ := hashGet(o.Value(), c.Argv[2])
 	c.W.Int(int64(len(v)))
 }
 
@@ -173,7 +173,7 @@ func hexistsCommand(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	if _, ok := hashGet(o.Val, c.Argv[2]); ok {
+	if _, ok := hashGet(o.Value(), c.Argv[2]); ok {
 		c.W.Int(1)
 	} else {
 		c.W.Int(0)
@@ -211,7 +211,7 @@ func (c *Ctx) hgetallGeneric(fields, values bool) {
 	} else {
 		c.W.ArrayLen(n)
 	}
-	hashRange(o.Val, func(f, v []byte) bool {
+	hashRange(o.Value(), func(f, v []byte) bool {
 		if fields {
 			c.W.Bulk(f)
 		}
@@ -234,7 +234,7 @@ func hincrbyCommand(c *Ctx) {
 		return
 	}
 	var cur int64
-	if v, found := hashGet(o.Val, c.Argv[2]); found {
+	if v, found := hashGet(o.Value(), c.Argv[2]); found {
 		if cur, ok = ParseInt(v); !ok {
 			c.W.Error("ERR hash value is not an integer")
 			return
@@ -267,7 +267,7 @@ func hincrbyfloatCommand(c *Ctx) {
 	if o == nil {
 		return
 	}
-	cur, found := hashGet(o.Val, c.Argv[2])
+	cur, found := hashGet(o.Value(), c.Argv[2])
 	b, errMsg := hashIncrFloat(cur, found, c.Argv[3])
 	if errMsg != "" {
 		c.W.Error(errMsg)

@@ -38,7 +38,7 @@ func hrandfieldCommand(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	f, _ := hashRandomPair(o.Val)
+	f, _ := hashRandomPair(o.Value())
 	c.W.Bulk(f)
 }
 
@@ -103,7 +103,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 	// Repeats allowed (or just one field): sample with replacement.
 	if !uniq || count == 1 {
 		header(count)
-		if lp, ok := o.Val.(*ds.Listpack); ok {
+		if lp, ok := o.Value().(*ds.Listpack); ok {
 			offs := lpPairOffsets(lp)
 			for ; count > 0; count-- {
 				p := offs[rand.IntN(len(offs))]
@@ -114,7 +114,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 			return
 		}
 		for ; count > 0; count-- {
-			f, v := hashRandomPair(o.Val)
+			f, v := hashRandomPair(o.Value())
 			pair(f, v)
 		}
 		return
@@ -123,7 +123,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 	// The whole hash (in encoding order).
 	if count >= size {
 		header(size)
-		hashRange(o.Val, func(f, v []byte) bool {
+		hashRange(o.Value(), func(f, v []byte) bool {
 			pair(f, v)
 			return true
 		})
@@ -131,7 +131,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 	}
 
 	header(count)
-	if lp, ok := o.Val.(*ds.Listpack); ok {
+	if lp, ok := o.Value().(*ds.Listpack); ok {
 		// Distinct fields in listpack order, each kept with probability
 		// needed/remaining (selection sampling, as lpRandomPairsUnique).
 		need, left := count, size
@@ -146,7 +146,7 @@ func (c *Ctx) hrandfieldWithCount(l int64, withValues bool) {
 		}
 		return
 	}
-	d := o.Val.(*hashDict)
+	d := o.Value().(*hashDict)
 	if count*3 > size {
 		// Most of the hash: take all the fields and drop random ones.
 		pairs := make([][2][]byte, 0, size)
@@ -215,7 +215,7 @@ func hscanCommand(c *Ctx) {
 		}
 	}
 	var next uint64
-	switch h := o.Val.(type) {
+	switch h := o.Value().(type) {
 	case *ds.Listpack:
 		hashRange(h, func(f, v []byte) bool {
 			add(f, v)

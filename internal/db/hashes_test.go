@@ -340,7 +340,7 @@ func TestHashModel(t *testing.T) {
 // 3,040 heap bytes (session 11, before small StrMaps kept a record per
 // allocation).
 func TestHashConvertedByLongValueIsSized(t *testing.T) {
-	o := &Object{Type: TypeHash, Val: ds.NewListpack()}
+	o := newObject(TypeHash, ds.NewListpack())
 	var args [][]byte
 	for i := range 10 {
 		args = append(args, fmt.Appendf(nil, "f%d", i), bytes.Repeat([]byte{'v'}, 128))
@@ -350,9 +350,9 @@ func TestHashConvertedByLongValueIsSized(t *testing.T) {
 	for i := 0; i < len(args); i += 2 {
 		hashSet(cfg, o, args[i], args[i+1])
 	}
-	d, ok := o.Val.(*ds.StrMap)
+	d, ok := o.Value().(*ds.StrMap)
 	if !ok || d.Len() != 10 {
-		t.Fatalf("encoding %T, want a hashtable of 10 fields", o.Val)
+		t.Fatalf("encoding %T, want a hashtable of 10 fields", o.Value())
 	}
 	// Ten records of 16 + 2 + 128 bytes (160 heap bytes each), with the
 	// index, owners and headers just over 2 KB.

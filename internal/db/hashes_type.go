@@ -2,7 +2,7 @@ package db
 
 import "github.com/corvid-kv/corvid/internal/ds"
 
-// A hash's Object.Val is one of two encodings, chosen as Valkey's t_hash.c
+// A hash's Object.Value() is one of two encodings, chosen as Valkey's t_hash.c
 // chooses them so that OBJECT ENCODING agrees:
 //
 //   - *ds.Listpack ("listpack"): field, value, field, value, ... in
@@ -21,7 +21,7 @@ func newHashDict(hint int) *hashDict { return ds.NewStrMap(hint) }
 
 // hashLen returns the number of fields.
 func hashLen(o *Object) int {
-	switch h := o.Val.(type) {
+	switch h := o.Value().(type) {
 	case *ds.Listpack:
 		return h.Len() / 2
 	case *hashDict:
@@ -63,7 +63,7 @@ func hashGet(v any, field []byte) ([]byte, bool) {
 // args (field, value, ...), convert a listpack that they would make too
 // big.
 func hashTryConversion(s *settings, o *Object, args [][]byte) {
-	lp, ok := o.Val.(*ds.Listpack)
+	lp, ok := o.Value().(*ds.Listpack)
 	if !ok {
 		return
 	}
@@ -92,7 +92,7 @@ func hashToDict(o *Object, lp *ds.Listpack, extra int) *hashDict {
 		d.Set(f, val)
 		p = next
 	}
-	o.Val = d
+	o.SetValue(d)
 	return d
 }
 
@@ -100,35 +100,35 @@ func hashToDict(o *Object, lp *ds.Listpack, extra int) *hashDict {
 // when the pair or the new length exceeds the listpack limits. It reports
 // whether the field already existed.
 func hashSet(s *settings, o *Object, field, value []byte) (update bool) {
-	if lp, ok := o.Val.(*ds.Listpack); ok {
+	if lp, ok := o.Value().(*ds.Listpack); ok {
 		maxv := s.hashValue.Load()
 		if int64(len(field)) > maxv || int64(len(value)) > maxv {
 			hashToDict(o, lp, 1)
 		} else {
 			if p := lpFindField(lp, field); p >= 0 {
-				o.Val = lp.Replace(lp.Skip(p), value)
+				o.SetValue(lp.Replace(lp.Skip(p), value))
 				return true
 			}
 			lp = lp.Append(field).Append(value)
-			o.Val = lp
+			o.SetValue(lp)
 			if int64(lp.Len()/2) > s.hashEntries.Load() {
 				hashToDict(o, lp, 0)
 			}
 			return false
 		}
 	}
-	return !o.Val.(*hashDict).Set(field, value)
+	return !o.Value().(*hashDict).Set(field, value)
 }
 
 // hashDelete removes field and reports whether it existed.
 func hashDelete(o *Object, field []byte) bool {
-	switch h := o.Val.(type) {
+	switch h := o.Value().(type) {
 	case *ds.Listpack:
 		p := lpFindField(h, field)
 		if p < 0 {
 			return false
 		}
-		o.Val = h.Delete(p, 2)
+		o.SetValue(h.Delete(p, 2))
 		return true
 	case *hashDict:
 		return h.Delete(field)
@@ -157,7 +157,7 @@ func hashRange(v any, fn func(field, value []byte) bool) {
 
 // hashCopy duplicates a hash for COPY, keeping its encoding.
 func hashCopy(o *Object) any {
-	switch h := o.Val.(type) {
+	switch h := o.Value().(type) {
 	case *ds.Listpack:
 		return h.Clone()
 	case *hashDict:

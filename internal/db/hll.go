@@ -48,13 +48,13 @@ func pfaddCommand(c *Ctx) {
 	if o == nil {
 		o = c.Create(key, TypeString)
 		o.SetStr(newHLL())
-		o.Form = StrRaw
+		o.SetForm(StrRaw)
 		updated++
 	} else {
 		if !c.hllCheck(o) {
 			return
 		}
-		o.Form = StrRaw
+		o.SetForm(StrRaw)
 	}
 	maxBytes := c.hllSparseMaxBytes()
 	for _, ele := range c.Argv[2:] {
@@ -116,7 +116,7 @@ func pfcountCommand(c *Ctx) {
 	if !c.hllCheck(o) {
 		return
 	}
-	o.Form = StrRaw
+	o.SetForm(StrRaw)
 	if hllValidCache(o.Str()) {
 		c.W.Int(int64(hllCachedCard(o.Str())))
 		return
@@ -158,7 +158,7 @@ func pfmergeCommand(c *Ctx) {
 		o = c.Create(dest, TypeString)
 		o.SetStr(newHLL())
 	}
-	o.Form = StrRaw
+	o.SetForm(StrRaw)
 	if useDense {
 		d, ok := hllSparseToDense(o.Str())
 		if !ok { // not reached: dest was merged above
@@ -208,7 +208,7 @@ func pfdebugCommand(c *Ctx) {
 	if !c.hllCheck(o) {
 		return
 	}
-	o.Form = StrRaw
+	o.SetForm(StrRaw)
 	switch {
 	case EqualFold(sub, "getreg"):
 		if o.Str()[4] == hllSparse {

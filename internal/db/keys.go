@@ -351,9 +351,9 @@ func copyCommand(c *Ctx) {
 	if o.Type == TypeString {
 		n.SetStr(str)
 	} else {
-		n.Val = val
+		n.SetValue(val)
 	}
-	n.Form = o.Form // dupStringObject keeps the encoding (raw stays raw)
+	n.SetForm(o.Form()) // dupStringObject keeps the encoding (raw stays raw)
 	if exp != 0 {
 		c.SetExpireDB(dst, dstKey, n, exp)
 	}

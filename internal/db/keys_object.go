@@ -33,7 +33,7 @@ func ObjectEncoding(o *Object) string {
 	case TypeList:
 		e = listEncoding(listOf(o))
 	case TypeHash:
-		e = hashEncoding(o.Val)
+		e = hashEncoding(o.Value())
 	case TypeSet:
 		e = setEncoding(o)
 	case TypeZSet:

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"github.com/corvid-kv/corvid/internal/ds"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,11 +112,15 @@ func rArr(items ...string) string {
 	return "*" + strconv.Itoa(len(items)) + "\r\n" + strings.Join(items, "")
 }
 
-// mkObj creates a key of a collection type with a placeholder value.
+// mkObj creates a key of a collection type holding val, or for a string
+// placeholder or nil an empty value of that type.
 func (h *keyHarness) mkObj(db int, key string, t Type, val any) {
+	if _, ok := val.(string); ok || val == nil {
+		val = map[Type]any{TypeList: ds.NewQuicklist(), TypeSet: &ds.Pack{}, TypeZSet: &ds.ZPack{}, TypeHash: ds.NewListpack(), TypeStream: newStream()}[t]
+	}
 	h.ks.LockAll()
 	o := h.c.CreateDB(db, []byte(key), t)
-	o.Val = val
+	o.SetValue(val)
 	h.ks.UnlockAll()
 }
 
@@ -375,12 +380,13 @@ func TestGenericRename(t *testing.T) {
 		t.Errorf("RENAMENX onto expired = %q", got)
 	}
 	// Collections are renamed by reference, type intact.
-	h.mkObj(0, "l", TypeList, "listval")
+	ql := ds.NewQuicklist()
+	h.mkObj(0, "l", TypeList, ql)
 	h.do("RENAME", "l", "l2")
 	h.ks.LockAll()
 	o := h.c.LookupDB(0, []byte("l2"))
 	h.ks.UnlockAll()
-	if o == nil || o.Type != TypeList || o.Val != "listval" {
+	if o == nil || o.Type != TypeList || o.Value() != any(ql) {
 		t.Errorf("renamed list = %+v", o)
 	}
 	// One change, both keys' watchers invalidated.

@@ -11,7 +11,7 @@ import (
 // edits by position or value in lists_edit.go, and the blocking family in
 // lists_block.go.
 //
-// A list's Object.Val is a *ds.Quicklist, which carries both of Valkey's
+// A list's Object.Value() is a *ds.Quicklist, which carries both of Valkey's
 // encodings ("listpack" and "quicklist") and converts between them at
 // Valkey's thresholds (list-max-listpack-size, read on every write). An
 // empty list is never stored: the command that empties a list deletes the
@@ -47,12 +47,12 @@ var ListCommands = []Handler{
 const errRangeLong = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 
 // listOf returns the list stored in o (which must be a list).
-func listOf(o *Object) *ds.Quicklist { return o.Val.(*ds.Quicklist) }
+func listOf(o *Object) *ds.Quicklist { return o.Value().(*ds.Quicklist) }
 
 // createList stores a new empty list under key.
 func (c *Ctx) createList(key []byte) *Object {
 	o := c.Create(key, TypeList)
-	o.Val = ds.NewQuicklist()
+	o.SetValue(ds.NewQuicklist())
 	return o
 }
 

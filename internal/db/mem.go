@@ -80,7 +80,7 @@ func valueMem(o *Object) int64 {
 	if o.Type == TypeString {
 		return int64(ds.AllocSize(cap(o.Str())))
 	}
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.Quicklist:
 		return int64(v.MemUsage())
 	case *ds.Listpack:

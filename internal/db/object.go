@@ -1,9 +1,12 @@
 package db
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // Type is a value's data type as TYPE reports it.
@@ -26,32 +29,144 @@ func (t Type) String() string { return typeNames[t] }
 // Object is the value stored under a key. It lives inline in the shard's
 // dict entry, so a string key costs one entry allocation plus its bytes.
 //
-// A string's bytes are held through Val too, as a *byte to the first byte
-// of the buffer with its length and capacity in n and c (Str, SetStr):
-// one interface word pair serves both kinds of value, which keeps Object
-// at 40 bytes and an entry with a key of up to 16 bytes in the 80-byte
-// size class (a separate []byte field made them 56 and 96).
+// The value is one pointer, val, whose Go type kind records (Value,
+// SetValue): a collection, or for a string the first byte of its buffer
+// with the length and capacity in n and c (Str, SetStr). An interface
+// would take 16 bytes; the pointer and kind keep Object at 32 bytes and an
+// entry with a key of up to 23 bytes in the 64-byte size class.
 type Object struct {
 	// Expire is the absolute expiry in Unix milliseconds; 0 means none.
 	Expire int64
-	// Val holds a collection value (list, set, zset, hash, stream), or
-	// for a string the *byte of its buffer (read it with Str).
-	Val any
-	// n and c are a string's length and capacity when Val is a *byte.
+	// val points to the value, of the type kind names. The collector
+	// keeps the value alive through it like through any pointer.
+	val unsafe.Pointer
+	// n and c are a string's length and capacity when kind is kindStr.
 	// A string whose capacity passes 32 bits (proto-max-bulk-len raised
-	// past 4 GB) is held as a *[]byte instead, n and c unused.
+	// past 4 GB) is held as a *[]byte (kindBigStr), n and c unused.
 	n, c uint32
 	// LRU is the access clock (LRU policies, OBJECT IDLETIME) or, under an
 	// LFU policy, 16 bits of minutes plus an 8-bit log counter, as Valkey.
 	LRU  uint32
 	Type Type
-	// Form records how a string value was last written, which decides
-	// the encoding Valkey reports besides its content (StrEncoding).
-	Form StrForm
+	// tag holds val's kind (low four bits) and, for a string, its StrForm
+	// (top two bits): how it was last written, which decides the encoding
+	// Valkey reports besides its content (StrEncoding).
+	tag uint8
 	// mem is the value size last added to the shard's memory count, so
 	// the next change can add the difference (mem.go). It fits the
 	// struct's padding.
 	mem memCode
+}
+
+const (
+	tagKind   = 0x0f
+	formShift = 6
+)
+
+// Form returns how a string value was last written.
+func (o *Object) Form() StrForm { return StrForm(o.tag >> formShift) }
+
+// SetForm records how a string value was last written.
+func (o *Object) SetForm(f StrForm) { o.tag = o.tag&tagKind | uint8(f)<<formShift }
+
+func (o *Object) kind() valKind { return valKind(o.tag & tagKind) }
+
+func (o *Object) setKind(k valKind) { o.tag = o.tag&^tagKind | uint8(k) }
+
+// valKind is the Go type of an Object's val.
+type valKind uint8
+
+const (
+	kindNone      valKind = iota // no value (val nil)
+	kindStr                      // *byte, with n and c
+	kindBigStr                   // *[]byte
+	kindQuicklist                // *ds.Quicklist
+	kindIntSet                   // *ds.IntSet
+	kindListpack                 // *ds.Listpack
+	kindPack                     // *ds.Pack
+	kindZPack                    // *ds.ZPack
+	kindZSkip                    // *ds.ZSkip
+	kindStrMap                   // *ds.StrMap (setDict, hashDict)
+	kindStream                   // *stream
+)
+
+// Value returns the value as an interface holding the pointer SetValue
+// was given: one of *byte (a string, as Str's first byte), *[]byte,
+// *ds.Quicklist, *ds.IntSet, *ds.Listpack, *ds.Pack, *ds.ZPack,
+// *ds.ZSkip, *ds.StrMap or *stream; nil when there is none.
+func (o *Object) Value() any {
+	switch o.kind() {
+	case kindStr:
+		return (*byte)(o.val)
+	case kindBigStr:
+		return (*[]byte)(o.val)
+	case kindQuicklist:
+		return (*ds.Quicklist)(o.val)
+	case kindIntSet:
+		return (*ds.IntSet)(o.val)
+	case kindListpack:
+		return (*ds.Listpack)(o.val)
+	case kindPack:
+		return (*ds.Pack)(o.val)
+	case kindZPack:
+		return (*ds.ZPack)(o.val)
+	case kindZSkip:
+		return (*ds.ZSkip)(o.val)
+	case kindStrMap:
+		return (*ds.StrMap)(o.val)
+	case kindStream:
+		return (*stream)(o.val)
+	}
+	return nil
+}
+
+// SetValue makes v the value: nil, or a pointer of one of the types
+// Value lists (a string's bytes go through SetStr). Any other type panics.
+func (o *Object) SetValue(v any) {
+	switch p := v.(type) {
+	case nil:
+		o.val = nil
+		o.setKind(kindNone)
+	case *byte:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindStr)
+	case *[]byte:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindBigStr)
+	case *ds.Quicklist:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindQuicklist)
+	case *ds.IntSet:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindIntSet)
+	case *ds.Listpack:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindListpack)
+	case *ds.Pack:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindPack)
+	case *ds.ZPack:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindZPack)
+	case *ds.ZSkip:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindZSkip)
+	case *ds.StrMap:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindStrMap)
+	case *stream:
+		o.val = unsafe.Pointer(p)
+		o.setKind(kindStream)
+	default:
+		panic(fmt.Sprintf("db: value of type %T", v))
+	}
+}
+
+// newObject returns an object of type t holding v (SetValue).
+func newObject(t Type, v any) *Object {
+	o := &Object{Type: t}
+	o.SetValue(v)
+	return o
 }
 
 // Str returns a string value's bytes (nil for other types). The slice
@@ -59,13 +174,13 @@ type Object struct {
 // valid after the value is replaced (the buffer is not reused unless the
 // caller passes it back to SetStr).
 func (o *Object) Str() []byte {
-	switch p := o.Val.(type) {
-	case *byte:
-		if p != nil {
-			return unsafe.Slice(p, o.c)[:o.n:o.c]
+	switch o.kind() {
+	case kindStr:
+		if o.val != nil {
+			return unsafe.Slice((*byte)(o.val), o.c)[:o.n:o.c]
 		}
-	case *[]byte:
-		return *p
+	case kindBigStr:
+		return *(*[]byte)(o.val)
 	}
 	return nil
 }
@@ -74,13 +189,16 @@ func (o *Object) Str() []byte {
 func (o *Object) SetStr(b []byte) {
 	switch {
 	case cap(b) == 0:
-		o.Val, o.n, o.c = (*byte)(nil), 0, 0
+		o.val, o.n, o.c = nil, 0, 0
+		o.setKind(kindStr)
 	case uint64(cap(b)) > math.MaxUint32:
 		h := new([]byte) // not &b, which would move every caller's b to the heap
 		*h = b
-		o.Val, o.n, o.c = h, 0, 0
+		o.val, o.n, o.c = unsafe.Pointer(h), 0, 0
+		o.setKind(kindBigStr)
 	default:
-		o.Val, o.n, o.c = unsafe.SliceData(b[:cap(b)]), uint32(len(b)), uint32(cap(b))
+		o.val, o.n, o.c = unsafe.Pointer(unsafe.SliceData(b[:cap(b)])), uint32(len(b)), uint32(cap(b))
+		o.setKind(kindStr)
 	}
 }
 
@@ -110,7 +228,7 @@ func (o *Object) ExpiredAt(now int64) bool { return o.Expire != 0 && o.Expire < 
 
 // StrEncoding is OBJECT ENCODING for a string value.
 func (o *Object) StrEncoding() string {
-	switch o.Form {
+	switch o.Form() {
 	case StrRaw:
 		return "raw"
 	case StrFloat:

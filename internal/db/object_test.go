@@ -36,13 +36,16 @@ func TestObjectStr(t *testing.T) {
 			t.Errorf("%s: Str() does not alias the buffer given to SetStr", tc.name)
 		}
 	}
-	o := Object{Type: TypeList, Val: ds.NewQuicklist()}
+	o := newObject(TypeList, ds.NewQuicklist())
 	if o.Str() != nil {
 		t.Error("a list has string bytes")
 	}
-	// An entry with a key of up to 15 bytes is one 64-byte allocation:
-	// the 48-byte entry, the key's length byte and the key.
-	for _, tc := range []struct{ key, want int }{{0, 64}, {8, 64}, {15, 64}, {16, 80}, {31, 80}, {127, 176}, {128, 80 + 128}} {
+	// An entry with a key of up to 23 bytes is one 64-byte allocation:
+	// the 40-byte entry, the key's length byte and the key.
+	if n := unsafe.Sizeof(Object{}); n != 32 {
+		t.Errorf("Object is %d bytes, want 32", n)
+	}
+	for _, tc := range []struct{ key, want int }{{0, 48}, {7, 48}, {8, 64}, {23, 64}, {24, 80}, {39, 80}, {40, 96}, {127, 176}, {128, 64 + 128}} {
 		if n := ds.EntryMemUsage[Object](tc.key); n != tc.want {
 			t.Errorf("entry with a %d-byte key: %d heap bytes, want %d", tc.key, n, tc.want)
 		}

@@ -128,7 +128,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 		exportSet(o, e)
 	case TypeZSet:
 		e.Kind = rdb.KindZSet
-		switch z := o.Val.(type) {
+		switch z := o.Value().(type) {
 		case *ds.ZPack:
 			for off := z.First(); off >= 0; off = z.Next(off) {
 				m, s, _ := z.At(off)
@@ -142,7 +142,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 		}
 	case TypeHash:
 		e.Kind = rdb.KindHash
-		hashRange(o.Val, func(f, v []byte) bool {
+		hashRange(o.Value(), func(f, v []byte) bool {
 			e.Hash = append(e.Hash, rdb.HashField{Field: f, Value: v})
 			return true
 		})
@@ -156,7 +156,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 // exportSet lists a set's members into e.Set in the encoding's order
 // (insertion order for a listpack, as the writer wants it).
 func exportSet(o *Object, e *rdb.Entry) {
-	is, ok := o.Val.(*ds.IntSet)
+	is, ok := o.Value().(*ds.IntSet)
 	if !ok {
 		setRange(o, func(m []byte) bool {
 			e.Set = append(e.Set, m)
@@ -356,7 +356,8 @@ func (ks *Keyspace) buildValue(e *rdb.Entry, v *Object) error {
 	s := &ks.cfg
 	switch e.Kind {
 	case rdb.KindString:
-		v.Type, v.Form = TypeString, StrPlain
+		v.Type = TypeString
+		v.SetForm(StrPlain)
 		v.SetStr(e.String)
 		if cap(v.Str()) > 2*len(v.Str())+32 || v.Str() == nil {
 			v.SetStr(append(make([]byte, 0, len(e.String)), e.String...))
@@ -369,22 +370,22 @@ func (ks *Keyspace) buildValue(e *rdb.Entry, v *Object) error {
 			ql.PrepareGrow(lc, len(x), 1)
 			ql.PushTail(x)
 		}
-		v.Val = ql
+		v.SetValue(ql)
 	case rdb.KindSet:
 		v.Type = TypeSet
-		v.Val = loadSet(s, e.Set)
+		v.SetValue(loadSet(s, e.Set))
 	case rdb.KindZSet:
 		v.Type = TypeZSet
-		v.Val = loadZSet(s, e.ZSet)
+		v.SetValue(loadZSet(s, e.ZSet))
 	case rdb.KindHash:
 		v.Type = TypeHash
-		v.Val = loadHash(s, e.Hash)
+		v.SetValue(loadHash(s, e.Hash))
 	case rdb.KindStream:
 		if e.Stream == nil {
 			return fmt.Errorf("db: RDB key %q is a stream without a value", e.Key)
 		}
 		v.Type = TypeStream
-		v.Val = loadStream(e.Stream)
+		v.SetValue(loadStream(e.Stream))
 		return nil // an empty stream is a value
 	default:
 		return fmt.Errorf("db: RDB key %q of unsupported kind %s", e.Key, e.Kind)
@@ -421,11 +422,9 @@ func loadSet(s *settings, members [][]byte) any {
 				continue
 			}
 			if int64(is.Len()) < s.setEntries.Load() && int64(maxLen) <= s.setValue.Load() && sum <= listpackSafe {
-				o := Object{Val: is}
-				val = setToPack(&o)
+				val = setToPack(newObject(TypeSet, is))
 			} else {
-				o := Object{Val: is}
-				val = setToDict(&o, n)
+				val = setToDict(newObject(TypeSet, is), n)
 			}
 		}
 		if p, ok := val.(*ds.Pack); ok {
@@ -435,8 +434,7 @@ func loadSet(s *settings, members [][]byte) any {
 				}
 				continue
 			}
-			o := Object{Val: p}
-			val = setToDict(&o, n)
+			val = setToDict(newObject(TypeSet, p), n)
 		}
 		val.(*setDict).Add(m)
 	}

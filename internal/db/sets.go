@@ -52,7 +52,7 @@ func saddCommand(c *Ctx) {
 	members := c.Argv[2:]
 	if o == nil {
 		o = c.Create(key, TypeSet)
-		o.Val = newSetFor(c.cfg(), members[0], len(members))
+		o.SetValue(newSetFor(c.cfg(), members[0], len(members)))
 	} else {
 		setMaybeConvert(c.cfg(), o, len(members))
 	}
@@ -102,7 +102,7 @@ func smoveCommand(c *Ctx) {
 	c.removedFrom(NotifySet, "srem", srcKey, setLen(src) == 0)
 	if dst == nil {
 		dst = c.Create(dstKey, TypeSet)
-		dst.Val = newSetFor(c.cfg(), m, 1)
+		dst.SetValue(newSetFor(c.cfg(), m, 1))
 	}
 	c.Touch(srcKey)
 	if setAdd(c.cfg(), dst, m) {
@@ -258,7 +258,7 @@ func (c *Ctx) spopWithCount() {
 	prop := spopProp{c: c, key: key}
 	defer prop.flush()
 	if remaining*spopMoveStrategyMul > count {
-		if p, isPack := o.Val.(*ds.Pack); isPack {
+		if p, isPack := o.Value().(*ds.Pack); isPack {
 			// One pass over the listpack: pick count entries in order.
 			offs := packSample(p, int(count))
 			for _, off := range offs {
@@ -280,8 +280,8 @@ func (c *Ctx) spopWithCount() {
 		// Keep `remaining` random members in a new set and reply with
 		// everything else.
 		var keep *Object
-		if p, isPack := o.Val.(*ds.Pack); isPack {
-			keep = &Object{Type: TypeSet, Val: &ds.Pack{}}
+		if p, isPack := o.Value().(*ds.Pack); isPack {
+			keep = newObject(TypeSet, &ds.Pack{})
 			offs := packSample(p, int(remaining))
 			for _, off := range offs {
 				m, _ := p.Entry(off)
@@ -291,15 +291,15 @@ func (c *Ctx) spopWithCount() {
 				p.Delete(offs[i])
 			}
 		} else {
-			_, isInt := o.Val.(*ds.IntSet)
+			_, isInt := o.Value().(*ds.IntSet)
 			for range remaining {
 				var scratch [20]byte
 				m := setRandom(o, scratch[:])
 				if keep == nil {
 					if isInt {
-						keep = &Object{Type: TypeSet, Val: ds.NewIntSet()}
+						keep = newObject(TypeSet, ds.NewIntSet())
 					} else {
-						keep = &Object{Type: TypeSet, Val: &ds.Pack{}}
+						keep = newObject(TypeSet, &ds.Pack{})
 					}
 				}
 				setAdd(c.cfg(), keep, m)
@@ -311,7 +311,7 @@ func (c *Ctx) spopWithCount() {
 			prop.add(m)
 			return true
 		})
-		o.Val = keep.Val
+		o.SetValue(keep.Value())
 	}
 	c.touchN(key, int(count))
 	c.Notify(NotifySet, "spop", key)
@@ -413,7 +413,7 @@ func (c *Ctx) srandmemberWithCount() {
 		})
 		return
 	}
-	if p, isPack := o.Val.(*ds.Pack); isPack {
+	if p, isPack := o.Value().(*ds.Pack); isPack {
 		c.W.ArrayLen(int(count))
 		for _, off := range packSample(p, int(count)) {
 			m, _ := p.Entry(off)

@@ -70,7 +70,7 @@ func (c *Ctx) storeSetResult(dst []byte, res *Object, event string) {
 		return
 	}
 	o := c.Create(dst, TypeSet)
-	o.Val = res.Val
+	o.SetValue(res.Value())
 	c.Touch(dst)
 	c.Notify(NotifySet, event, dst)
 	c.W.Int(int64(n))
@@ -103,10 +103,10 @@ func (c *Ctx) sinterGeneric(keys [][]byte, dst []byte, cardOnly bool, limit int6
 	if dst != nil {
 		// Valkey starts the result as an intset when the smallest set is
 		// one, else as a listpack, and converts at the end.
-		if _, isInt := sets[0].Val.(*ds.IntSet); isInt {
-			res = &Object{Type: TypeSet, Val: ds.NewIntSet()}
+		if _, isInt := sets[0].Value().(*ds.IntSet); isInt {
+			res = newObject(TypeSet, ds.NewIntSet())
 		} else {
-			res = &Object{Type: TypeSet, Val: &ds.Pack{}}
+			res = newObject(TypeSet, &ds.Pack{})
 		}
 	} else if !cardOnly {
 		out = resp.NewWriter(256)
@@ -145,7 +145,7 @@ func (c *Ctx) sinterGeneric(keys [][]byte, dst []byte, cardOnly bool, limit int6
 			if onlyInts {
 				setMaybeToIntset(c.cfg(), res)
 			}
-			if p, isPack := res.Val.(*ds.Pack); isPack {
+			if p, isPack := res.Value().(*ds.Pack); isPack {
 				p.ShrinkToFit()
 			}
 		}
@@ -171,7 +171,7 @@ func sdiffstoreCommand(c *Ctx) { c.sunionDiffGeneric(c.Argv[2:], c.Argv[1], true
 // setUnionOf adds every member of the sets, in order, to a set that starts
 // as an empty intset, as Valkey's union does.
 func setUnionOf(cfg *settings, sets []*Object) *Object {
-	res := &Object{Type: TypeSet, Val: ds.NewIntSet()}
+	res := newObject(TypeSet, ds.NewIntSet())
 	for _, s := range sets {
 		if s == nil {
 			continue
@@ -211,7 +211,7 @@ func (c *Ctx) sunionDiffGeneric(keys [][]byte, dst []byte, diff bool) {
 // two algorithms it would pick (the choice can change the result's
 // encoding: algorithm 2 adds members that it later removes).
 func setDiffOf(cfg *settings, sets []*Object) *Object {
-	res := &Object{Type: TypeSet, Val: ds.NewIntSet()}
+	res := newObject(TypeSet, ds.NewIntSet())
 	first := sets[0]
 	if first == nil {
 		return res

@@ -45,7 +45,7 @@ func (c *Ctx) scanCollection(t Type, kind scanKind) {
 	var items [][]byte
 	add := func(b []byte) { items = append(items, append([]byte(nil), b...)) }
 	var next uint64
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *setDict:
 		next = scanSteps(cursor, count, oneEach(count), func(c uint64) uint64 {
 			return v.Scan(c, func(k, _ []byte) {

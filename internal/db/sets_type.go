@@ -7,7 +7,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
-// A set's Object.Val is one of three encodings, chosen exactly as Valkey's
+// A set's Object.Value() is one of three encodings, chosen exactly as Valkey's
 // t_set.c chooses them so that OBJECT ENCODING agrees:
 //
 //   - *ds.IntSet ("intset"): every member is a canonical int64 and there
@@ -42,7 +42,7 @@ func newSetDict(hint int) *setDict { return ds.NewStrMap(hint) }
 // setMaybeConvert is setTypeMaybeConvert: a command about to add sizeHint
 // members converts a small encoding to a hashtable up front.
 func setMaybeConvert(s *settings, o *Object, sizeHint int) {
-	switch o.Val.(type) {
+	switch o.Value().(type) {
 	case *ds.Pack:
 		if int64(sizeHint) > s.setEntries.Load() {
 			setToDict(o, sizeHint)
@@ -56,7 +56,7 @@ func setMaybeConvert(s *settings, o *Object, sizeHint int) {
 
 // setLen returns the number of members.
 func setLen(o *Object) int {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.IntSet:
 		return v.Len()
 	case *ds.Pack:
@@ -69,7 +69,7 @@ func setLen(o *Object) int {
 
 // setEncoding names the encoding for OBJECT ENCODING.
 func setEncoding(o *Object) string {
-	switch o.Val.(type) {
+	switch o.Value().(type) {
 	case *ds.IntSet:
 		return "intset"
 	case *ds.Pack:
@@ -89,7 +89,7 @@ func digits10(n int64) int {
 // setAdd is setTypeAdd: it adds member (copied) and reports whether it was
 // new, converting the encoding when a limit is crossed.
 func setAdd(s *settings, o *Object, member []byte) bool {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *setDict:
 		return v.Add(member)
 	case *ds.Pack:
@@ -135,7 +135,7 @@ func setAdd(s *settings, o *Object, member []byte) bool {
 
 // setRemove is setTypeRemove.
 func setRemove(o *Object, member []byte) bool {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *setDict:
 		return v.Delete(member)
 	case *ds.Pack:
@@ -153,7 +153,7 @@ func setRemove(o *Object, member []byte) bool {
 
 // setHas is setTypeIsMember.
 func setHas(o *Object, member []byte) bool {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *setDict:
 		return v.Has(member)
 	case *ds.Pack:
@@ -170,7 +170,7 @@ func setHas(o *Object, member []byte) bool {
 // until fn returns false. The slice is only valid during the call: intset
 // members are formatted into a scratch buffer. fn must not modify the set.
 func setRange(o *Object, fn func(m []byte) bool) {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.IntSet:
 		var buf [20]byte
 		for i := range v.Len() {
@@ -198,7 +198,7 @@ func setToDict(o *Object, capHint int) *setDict {
 		d.Add(m)
 		return true
 	})
-	o.Val = d
+	o.SetValue(d)
 	return d
 }
 
@@ -209,14 +209,14 @@ func setToPack(o *Object) *ds.Pack {
 		p.Append(m)
 		return true
 	})
-	o.Val = p
+	o.SetValue(p)
 	return p
 }
 
 // setMaybeToIntset is maybeConvertToIntset: the caller knows every member
 // is an integer; the set becomes an intset if it is small enough.
 func setMaybeToIntset(s *settings, o *Object) {
-	if _, ok := o.Val.(*ds.IntSet); ok || setLen(o) > s.intsetMaxEntries() {
+	if _, ok := o.Value().(*ds.IntSet); ok || setLen(o) > s.intsetMaxEntries() {
 		return
 	}
 	is := ds.NewIntSet()
@@ -225,13 +225,13 @@ func setMaybeToIntset(s *settings, o *Object) {
 		is.Add(n)
 		return true
 	})
-	o.Val = is
+	o.SetValue(is)
 }
 
 // setRandom returns a random member. The bytes alias the set (or a scratch
 // buffer for an intset) until it is next modified.
 func setRandom(o *Object, scratch []byte) []byte {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.IntSet:
 		n, _ := v.Random(nil)
 		return strconv.AppendInt(scratch[:0], n, 10)
@@ -255,7 +255,7 @@ func setPopRandom(o *Object) []byte {
 
 // setCopy duplicates a set value in the same encoding (COPY).
 func setCopy(o *Object) any {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.IntSet:
 		is := ds.NewIntSet()
 		for n := range v.All() {

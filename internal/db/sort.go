@@ -109,7 +109,7 @@ func (c *Ctx) sortGeneric(readonly bool) {
 	// Valkey sorts a listpack sorted set after converting it to a skiplist
 	// in place, which OBJECT ENCODING shows afterwards.
 	if o != nil && o.Type == TypeZSet {
-		if _, ok := o.Val.(*ds.ZPack); ok {
+		if _, ok := o.Value().(*ds.ZPack); ok {
 			zsetToSkiplist(o, 0)
 			c.remeasure(argv[1]) // a read that grows the value (mem.go)
 		}
@@ -187,7 +187,7 @@ func (c *Ctx) sortGeneric(readonly bool) {
 		// Valkey walks the member dict here; the sort below decides the
 		// order, so the skiplist's order does as well.
 		vec = make([]sortElem, 0, vlen)
-		for it := o.Val.(*ds.ZSkip).IterAt(0); it.Valid(); it.Next() {
+		for it := o.Value().(*ds.ZSkip).IterAt(0); it.Valid(); it.Next() {
 			n := it.Node()
 			vec = append(vec, sortElem{obj: append([]byte(nil), n.Member()...)})
 		}
@@ -293,7 +293,7 @@ func (c *Ctx) sortGeneric(readonly bool) {
 		}
 		if outLen > 0 {
 			d := c.Create(storekey, TypeList)
-			d.Val = ql
+			d.SetValue(ql)
 			c.SignalReady(storekey)
 			c.touchN(storekey, outLen)
 			c.Notify(NotifyList, "sortstore", storekey)
@@ -356,7 +356,7 @@ func (c *Ctx) sortLookup(pattern, elem []byte) ([]byte, bool) {
 		if o.Type != TypeHash {
 			return nil, false
 		}
-		return hashGet(o.Val, field)
+		return hashGet(o.Value(), field)
 	}
 	if o.Type != TypeString {
 		return nil, false

@@ -149,7 +149,7 @@ func xaddCommand(c *Ctx) {
 			return
 		}
 		o = c.Create(key, TypeStream)
-		o.Val = newStream()
+		o.SetValue(newStream())
 	}
 	s := streamOf(o)
 	if s.lastID == maxStreamID {

@@ -168,7 +168,7 @@ func xgroupCreateCommand(c *Ctx) {
 	if r.s == nil {
 		o := c.Create(key, TypeStream)
 		r.s = newStream()
-		o.Val = r.s
+		o.SetValue(r.s)
 		c.streamChanged(key, 0, true)
 	}
 	if r.s.createGroup(c.Argv[3], id, r.entriesRead) == nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
-// A stream's Object.Val is a *stream: Valkey's stream (t_stream.c) with
+// A stream's Object.Value() is a *stream: Valkey's stream (t_stream.c) with
 // the same observable structure.
 //
 //   - Entries live in nodes: listpacks in Valkey's byte layout
@@ -118,7 +118,7 @@ func newStream() *stream {
 }
 
 // streamOf returns the stream stored in o (which must be one).
-func streamOf(o *Object) *stream { return o.Val.(*stream) }
+func streamOf(o *Object) *stream { return o.Value().(*stream) }
 
 // MemUsage is the heap the stream holds.
 func (s *stream) MemUsage() int { return int(s.mem + s.lpBytes) }

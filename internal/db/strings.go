@@ -391,7 +391,7 @@ func appendCommand(c *Ctx) {
 		return
 	}
 	o.SetStr(append(o.Str(), val...))
-	o.Form = StrRaw
+	o.SetForm(StrRaw)
 	c.Touch(key)
 	c.Notify(NotifyString, "append", key)
 	c.W.Int(int64(len(o.Str())))
@@ -463,7 +463,7 @@ func (c *Ctx) incrDecr(by int64) {
 	// The result is an int whatever the old value was (APPEND's raw,
 	// INCRBYFLOAT's float form): Valkey makes a new integer object.
 	o.SetStr(AppendInt(o.Str()[:0], cur))
-	o.Form = StrPlain
+	o.SetForm(StrPlain)
 	c.Touch(key)
 	c.Notify(NotifyString, "incrby", key)
 	c.W.Int(cur)
@@ -517,7 +517,7 @@ func incrbyfloatCommand(c *Ctx) {
 	} else {
 		o.SetStr(append(o.Str()[:0], out...))
 	}
-	o.Form = StrFloat
+	o.SetForm(StrFloat)
 	c.Touch(key)
 	c.Notify(NotifyString, "incrbyfloat", key)
 	c.W.Bulk(o.Str())

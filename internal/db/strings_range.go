@@ -96,7 +96,7 @@ func setrangeCommand(c *Ctx) {
 		}
 		o = c.Create(key, TypeString)
 		o.SetStr(make([]byte, offset+int64(len(val))))
-		o.Form = StrRaw
+		o.SetForm(StrRaw)
 	} else {
 		if o.Type != TypeString {
 			c.W.Error(ErrWrongType)
@@ -110,7 +110,7 @@ func setrangeCommand(c *Ctx) {
 			return
 		}
 		o.SetStr(growZero(o.Str(), offset+int64(len(val))))
-		o.Form = StrRaw
+		o.SetForm(StrRaw)
 	}
 	copy(o.Str()[offset:], val)
 	c.Touch(key)

@@ -56,7 +56,7 @@ var ZSetCommands = []Handler{
 // blocked on it, as Valkey's dbAdd does.
 func (c *Ctx) createZSet(key []byte, val any) *Object {
 	o := c.Create(key, TypeZSet)
-	o.Val = val
+	o.SetValue(val)
 	c.zsetReady(key)
 	return o
 }

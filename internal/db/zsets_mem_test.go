@@ -51,7 +51,7 @@ func TestSetZSetMemPerElement(t *testing.T) {
 	}
 
 	perSet, enc := measureHeap(func() *Object {
-		o := &Object{Type: TypeSet, Val: newSetFor(cfg, members[0], 1)}
+		o := newObject(TypeSet, newSetFor(cfg, members[0], 1))
 		for _, m := range members {
 			setAdd(cfg, o, m)
 		}
@@ -59,7 +59,7 @@ func TestSetZSetMemPerElement(t *testing.T) {
 	})
 	t.Logf("set  (%s): %.1f heap bytes per member (Redis 7.0.15: 200)", enc, perSet)
 	perZ, enc := measureHeap(func() *Object {
-		o := &Object{Type: TypeZSet, Val: newZSetFor(cfg, 1, 128)}
+		o := newObject(TypeZSet, newZSetFor(cfg, 1, 128))
 		for i, m := range members {
 			zsetAdd(cfg, o, scores[i], m, 0)
 		}

@@ -262,14 +262,14 @@ func (c *Ctx) zsetOpGeneric(dst []byte, numkeysIdx int, op int, cardOnly bool) {
 			c.W.Int(0)
 			return
 		}
-		o := &Object{Type: TypeZSet, Val: res}
+		o := newObject(TypeZSet, res)
 		maxLen := 0
 		for it := res.IterAt(0); it.Valid(); it.Next() {
 			n := it.Node()
 			maxLen = max(maxLen, len(n.Member()))
 		}
 		zsetMaybeToPack(c.cfg(), o, maxLen)
-		c.createZSet(dst, o.Val)
+		c.createZSet(dst, o.Value())
 		c.Touch(dst)
 		c.Notify(NotifyZset, zsetStoreEvents[op], dst)
 		c.W.Int(int64(res.Len()))

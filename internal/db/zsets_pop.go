@@ -294,7 +294,7 @@ func zrandmemberCommand(c *Ctx) {
 
 // zsetRandom returns a uniformly chosen member (aliasing the set) and score.
 func zsetRandom(o *Object) ([]byte, float64) {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		m, s, _ := v.At(v.Seek(rand.IntN(v.Len())))
 		return m, s
@@ -355,7 +355,7 @@ func (c *Ctx) zrandmemberWithCount(l int64, withScores bool) {
 		}
 		return
 	}
-	if p, isPack := o.Val.(*ds.ZPack); isPack {
+	if p, isPack := o.Value().(*ds.ZPack); isPack {
 		// Distinct members of a listpack, in listpack order.
 		k, n := int(count), p.Len()
 		off := p.First()
@@ -369,7 +369,7 @@ func (c *Ctx) zrandmemberWithCount(l int64, withScores bool) {
 		}
 		return
 	}
-	z := o.Val.(*ds.ZSkip)
+	z := o.Value().(*ds.ZSkip)
 	if count*zrandmemberSubStrategyMul > size {
 		// Copy everything, drop random members, reply with the rest.
 		picked := ds.New[float64](int(size))

@@ -56,7 +56,7 @@ type zrangeSink struct {
 // begin starts the result; n < 0 means the length is not known yet.
 func (s *zrangeSink) begin(n int) {
 	if s.dst != nil {
-		s.res = &Object{Type: TypeZSet, Val: newZSetFor(s.c.cfg(), max(n, 0), 0)}
+		s.res = newObject(TypeZSet, newZSetFor(s.c.cfg(), max(n, 0), 0))
 		return
 	}
 	if n > 0 {
@@ -97,7 +97,7 @@ func (s *zrangeSink) finish() {
 	c := s.c
 	if s.dst != nil {
 		if s.n > 0 {
-			c.createZSet(s.dst, s.res.Val)
+			c.createZSet(s.dst, s.res.Value())
 			c.Touch(s.dst)
 			c.Notify(NotifyZset, "zrangestore", s.dst)
 			c.W.Int(int64(s.n))
@@ -320,7 +320,7 @@ func (c *Ctx) zremrangeGeneric(rtype int) {
 
 // zsetDeleteRank removes ranks start..end (valid, inclusive).
 func zsetDeleteRank(o *Object, start, end int) int {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		v.DeleteRange(v.Seek(start), end-start+1)
 		return end - start + 1
@@ -332,7 +332,7 @@ func zsetDeleteRank(o *Object, start, end int) int {
 
 // zsetDeleteIn removes the members in a score or lex range.
 func zsetDeleteIn(o *Object, spec rangeSpec) int {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		z, _ := zsetFirstIn(o, spec)
 		if !z.valid() {

@@ -7,7 +7,7 @@ import (
 	"github.com/corvid-kv/corvid/internal/ds"
 )
 
-// A sorted set's Object.Val is one of Valkey's two encodings:
+// A sorted set's Object.Value() is one of Valkey's two encodings:
 //
 //   - *ds.ZPack ("listpack"): at most zset-max-listpack-entries members of
 //     at most zset-max-listpack-value bytes, in (score, member) order;
@@ -53,14 +53,14 @@ func (s *settings) zsetFits(n, maxLen int) bool {
 
 // zsetMaybeConvert is zsetTypeMaybeConvert.
 func zsetMaybeConvert(s *settings, o *Object, sizeHint, maxLen int) {
-	if _, ok := o.Val.(*ds.ZPack); ok && !s.zsetFits(sizeHint, maxLen) {
+	if _, ok := o.Value().(*ds.ZPack); ok && !s.zsetFits(sizeHint, maxLen) {
 		zsetToSkiplist(o, sizeHint)
 	}
 }
 
 // zsetLen returns the number of members.
 func zsetLen(o *Object) int {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		return v.Len()
 	case *ds.ZSkip:
@@ -71,7 +71,7 @@ func zsetLen(o *Object) int {
 
 // zsetEncoding names the encoding for OBJECT ENCODING.
 func zsetEncoding(o *Object) string {
-	switch o.Val.(type) {
+	switch o.Value().(type) {
 	case *ds.ZPack:
 		return "listpack"
 	case *ds.ZSkip:
@@ -91,20 +91,20 @@ func packScore(f float64) float64 {
 
 // zsetToSkiplist converts a listpack to a skiplist sized for capHint.
 func zsetToSkiplist(o *Object, capHint int) *ds.ZSkip {
-	p := o.Val.(*ds.ZPack)
+	p := o.Value().(*ds.ZPack)
 	z := ds.NewZSkip(max(capHint, p.Len()))
 	for off := p.First(); off >= 0; off = p.Next(off) {
 		m, s, _ := p.At(off)
 		z.Add(m, s)
 	}
-	o.Val = z
+	o.SetValue(z)
 	return z
 }
 
 // zsetMaybeToPack is zsetConvertToListpackIfNeeded for a freshly built
 // result: back to a listpack if it is small enough.
 func zsetMaybeToPack(s *settings, o *Object, maxLen int) {
-	z, ok := o.Val.(*ds.ZSkip)
+	z, ok := o.Value().(*ds.ZSkip)
 	if !ok || !s.zsetFits(z.Len(), maxLen) {
 		return
 	}
@@ -113,12 +113,12 @@ func zsetMaybeToPack(s *settings, o *Object, maxLen int) {
 		n := it.Node()
 		p.Append(n.Member(), packScore(n.Score()))
 	}
-	o.Val = p
+	o.SetValue(p)
 }
 
 // zsetScore returns member's score.
 func zsetScore(o *Object, member []byte) (float64, bool) {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		off, s := v.Find(member)
 		return s, off >= 0
@@ -136,7 +136,7 @@ func zsetAdd(s *settings, o *Object, score float64, member []byte, in int) (out 
 	}
 	incr, nx, xx := in&zaddIncr != 0, in&zaddNX != 0, in&zaddXX != 0
 	gt, lt := in&zaddGT != 0, in&zaddLT != 0
-	if p, ok := o.Val.(*ds.ZPack); ok {
+	if p, ok := o.Value().(*ds.ZPack); ok {
 		off, cur := p.Find(member)
 		switch {
 		case off >= 0:
@@ -167,7 +167,7 @@ func zsetAdd(s *settings, o *Object, score float64, member []byte, in int) (out 
 			return zaddAdded, score
 		}
 	}
-	z := o.Val.(*ds.ZSkip)
+	z := o.Value().(*ds.ZSkip)
 	if in == 0 {
 		// Plain ZADD: one lookup.
 		if added, old := z.Add(member, score); added {
@@ -206,7 +206,7 @@ func zsetAdd(s *settings, o *Object, score float64, member []byte, in int) (out 
 
 // zsetDel removes member.
 func zsetDel(o *Object, member []byte) bool {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		if off, _ := v.Find(member); off >= 0 {
 			v.Delete(off)
@@ -220,7 +220,7 @@ func zsetDel(o *Object, member []byte) bool {
 
 // zsetRank returns member's 0-based rank (from the highest when reverse).
 func zsetRank(o *Object, member []byte, reverse bool) (int, float64, bool) {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		r, s, ok := v.Rank(member)
 		if ok && reverse {
@@ -235,7 +235,7 @@ func zsetRank(o *Object, member []byte, reverse bool) (int, float64, bool) {
 
 // zsetCopy duplicates a sorted set in the same encoding (COPY).
 func zsetCopy(o *Object) any {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		return v.Clone()
 	case *ds.ZSkip:
@@ -312,7 +312,7 @@ func (z *zpos) step(reverse bool) {
 // zsetAtRank returns the position of 0-based ascending rank r, which must
 // be in range.
 func zsetAtRank(o *Object, r int) zpos {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		return zpos{p: v, off: v.Seek(r)}
 	case *ds.ZSkip:
@@ -358,7 +358,7 @@ func packInRange(p *ds.ZPack, spec rangeSpec) bool {
 // and, for a skiplist, its rank (-1 for a listpack). The skiplist uses its
 // O(log n) search; a listpack is walked.
 func zsetFirstIn(o *Object, spec rangeSpec) (zpos, int) {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		if !packInRange(v, spec) {
 			return zpos{off: -1}, -1
@@ -389,7 +389,7 @@ func zsetFirstIn(o *Object, spec rangeSpec) (zpos, int) {
 
 // zsetLastIn returns the highest position in the range and its rank.
 func zsetLastIn(o *Object, spec rangeSpec) (zpos, int) {
-	switch v := o.Val.(type) {
+	switch v := o.Value().(type) {
 	case *ds.ZPack:
 		if !packInRange(v, spec) {
 			return zpos{off: -1}, -1
@@ -430,7 +430,7 @@ func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
 		z.off, z.it = -1, ds.ZIter{}
 		return
 	}
-	if zs, ok := o.Val.(*ds.ZSkip); ok && rank >= 0 {
+	if zs, ok := o.Value().(*ds.ZSkip); ok && rank >= 0 {
 		r := int64(rank) + offset
 		if reverse {
 			r = int64(rank) - offset
@@ -449,7 +449,7 @@ func zposSkip(o *Object, z *zpos, rank int, offset int64, reverse bool) {
 
 // zsetCountIn counts the members in the range.
 func zsetCountIn(o *Object, spec rangeSpec) int {
-	if v, ok := o.Val.(*ds.ZSkip); ok {
+	if v, ok := o.Value().(*ds.ZSkip); ok {
 		switch s := spec.(type) {
 		case scoreSpec:
 			return v.CountInScoreRange(s.r)

@@ -53,7 +53,9 @@ func (e *entry[V]) key() string {
 
 // newEntry allocates an entry owning a copy of key.
 func newEntry[V any](key string) *entry[V] {
-	// B holds the length byte too: B's size is inlineClass(len(key)).
+	// B holds the length byte too: B's size is inlineClass(len(key)),
+	// in steps of 8 up to 64 so that the entry's size class is the least
+	// that fits.
 	switch n := len(key); {
 	case n < 8:
 		return allocInline[V, [8]byte](key)
@@ -63,12 +65,20 @@ func newEntry[V any](key string) *entry[V] {
 		return allocInline[V, [24]byte](key)
 	case n < 32:
 		return allocInline[V, [32]byte](key)
+	case n < 40:
+		return allocInline[V, [40]byte](key)
 	case n < 48:
 		return allocInline[V, [48]byte](key)
+	case n < 56:
+		return allocInline[V, [56]byte](key)
 	case n < 64:
 		return allocInline[V, [64]byte](key)
+	case n < 80:
+		return allocInline[V, [80]byte](key)
 	case n < 96:
 		return allocInline[V, [96]byte](key)
+	case n < 112:
+		return allocInline[V, [112]byte](key)
 	case n <= maxInlineKey:
 		return allocInline[V, [maxInlineKey + 1]byte](key)
 	default:
@@ -91,16 +101,10 @@ func allocInline[V any, B any](key string) *entry[V] {
 // allocated separately.
 func inlineClass(n int) int {
 	switch {
-	case n < 32:
-		return (n + 8) &^ 7
-	case n < 48:
-		return 48
 	case n < 64:
-		return 64
-	case n < 96:
-		return 96
+		return (n + 8) &^ 7
 	case n <= maxInlineKey:
-		return maxInlineKey + 1
+		return (n + 16) &^ 15
 	}
 	return -1
 }

@@ -294,7 +294,7 @@ func debugProtocol(c *Client, name []byte) {
 	}
 }
 
-// Optional interfaces a collection value (db.Object.Val) may implement so
+// Optional interfaces a collection value (db.Object.Value()) may implement so
 // DEBUG can describe it the way Valkey does. Values that do not are
 // reported with what the generic code knows.
 type (
@@ -351,7 +351,7 @@ func xorObjectDigest(d *[20]byte, o *db.Object) {
 	mixDigest(d, aux[:])
 	if o.Type == db.TypeString {
 		mixDigest(d, o.Str())
-	} else if dg, ok := o.Val.(debugDigester); ok {
+	} else if dg, ok := o.Value().(debugDigester); ok {
 		dg.DigestElements(func(parts ...[]byte) {
 			switch o.Type {
 			case db.TypeList, db.TypeStream:
@@ -437,7 +437,7 @@ func debugObject(c *Client) {
 	// prints both (Redis 7.0 has no lfu_* fields).
 	fmt.Fprintf(&b, " lru:%d lru_seconds_idle:%d", o.LRU, db.IdleSeconds(o.LRU))
 	fmt.Fprintf(&b, " lfu_freq:%d lfu_access_time_minutes:%d", c.ctx.KS.LFUDecr(o.LRU), o.LRU>>8)
-	if d, ok := o.Val.(debugDescriber); ok {
+	if d, ok := o.Value().(debugDescriber); ok {
 		b.WriteString(d.DebugObjectExtra(fast))
 	}
 	c.w.Simple(b.String())
@@ -466,7 +466,7 @@ func debugEncodingDump(c *Client, enc, wrongMsg, okMsg string) {
 		c.w.Error("ERR " + wrongMsg)
 		return
 	}
-	if d, ok := o.Val.(debugDumper); ok {
+	if d, ok := o.Value().(debugDumper); ok {
 		fmt.Println(d.DebugDump())
 	}
 	c.w.Simple(okMsg)
@@ -679,7 +679,7 @@ func debugHTStatsKey(c *Client) {
 	if o == nil {
 		return
 	}
-	t, ok := o.Val.(interface {
+	t, ok := o.Value().(interface {
 		TableStats() (mainSlots, mainUsed, targetSlots, targetUsed int)
 	})
 	if !ok {
