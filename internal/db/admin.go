@@ -152,7 +152,7 @@ func (ks *Keyspace) scan(db int, cursor uint64, count int, now int64, held bool,
 					if want != nil && !want(k, o) {
 						return
 					}
-					if o.ExpiredAt(now) {
+					if sh.expiredAtString(k, o, now) {
 						if reap != nil {
 							dead = append(dead, k)
 						}
@@ -191,7 +191,7 @@ func (ks *Keyspace) Keys(db int, now int64, fn func(key string, o *Object)) {
 			continue
 		}
 		sh.keys.Range(func(k string, o *Object) bool {
-			if !o.ExpiredAt(now) {
+			if !sh.expiredAtString(k, o, now) {
 				fn(k, o)
 			}
 			return true
@@ -237,7 +237,7 @@ func (ks *Keyspace) RandomKey(db int, now int64, held bool, reap func(db int, sh
 		if sh != nil {
 			var o *Object
 			key, o, ok = sh.keys.RandomKey()
-			if ok && o.ExpiredAt(now) {
+			if ok && sh.expiredAtString(key, o, now) {
 				reap(db, sh, []byte(key))
 				ok = false
 			}

@@ -1,6 +1,9 @@
 package db
 
-import "github.com/corvid-kv/corvid/internal/keyslot"
+import (
+	"github.com/corvid-kv/corvid/internal/ds"
+	"github.com/corvid-kv/corvid/internal/keyslot"
+)
 
 // Keys by hash slot, for cluster mode (internal/server/cluster_keys.go).
 //
@@ -82,8 +85,9 @@ func (ks *Keyspace) KeyExists(db int, key []byte, now int64, held bool) bool {
 	if sh == nil {
 		return false
 	}
-	o := sh.keys.Peek(key)
-	return o != nil && !o.ExpiredAt(now)
+	h := ds.Hash(key)
+	o := sh.keys.PeekHashed(h, key)
+	return o != nil && !sh.expiredAt(h, key, o, now)
 }
 
 // CountKeysInSlot returns the number of keys of slot in database 0,

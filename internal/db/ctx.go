@@ -260,7 +260,7 @@ func (c *Ctx) lookup(db int, key []byte) *Object {
 	if o == nil {
 		return nil
 	}
-	if o.ExpiredAt(c.Now) && !c.Replica {
+	if sh.expiredAt(h, key, o, c.Now) && !c.Replica {
 		if c.KS.replicaReads.Load() {
 			// A replica's client: the key is gone for it, but only the
 			// primary's DEL removes it.
@@ -288,14 +288,12 @@ func (c *Ctx) CreateDB(db int, key []byte, t Type) *Object {
 	sh := c.shard(db, key, h, true)
 	c.KS.beforeWriteFind(db, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
-	if existed && o.ExpiredAt(c.Now) && !c.Replica {
+	if existed && sh.expiredAt(h, key, o, c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(db, sh, h, key)
 	}
 	if existed {
 		sh.unaccount(o.mem)
-		if o.Expire != 0 {
-			sh.expires.DeleteHashed(h, key)
-		}
+		sh.setExpire(h, key, o, 0)
 		c.KS.keyGone(db, key)
 	} else {
 		c.counted(sh, key, 1)
@@ -329,14 +327,13 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	sh := c.shard(c.DB, key, h, true)
 	c.KS.beforeWriteFind(c.DB, sh, h, key)
 	o, existed := sh.keys.UpsertHashed(h, key)
-	if existed && o.ExpiredAt(c.Now) && !c.Replica {
+	if existed && sh.expiredAt(h, key, o, c.Now) && !c.Replica {
 		o, existed = c.reinsertExpired(c.DB, sh, h, key)
 	}
 	reshaped := !existed
 	if existed {
-		if o.Expire != 0 && (!keepTTL || o.ExpiredAt(c.Now)) {
-			sh.expires.DeleteHashed(h, key)
-			o.Expire = 0
+		if o.HasTTL() && (!keepTTL || sh.expiredAt(h, key, o, c.Now)) {
+			sh.setExpire(h, key, o, 0)
 			reshaped = true
 		}
 		if o.Type != TypeString {
@@ -390,14 +387,12 @@ func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	if o == nil {
 		return false
 	}
-	if expireFirst && o.ExpiredAt(c.Now) && !c.Replica {
+	if expireFirst && sh.expiredAt(h, key, o, c.Now) && !c.Replica {
 		c.expire(db, sh, key)
 		return false
 	}
 	c.KS.beforeWrite(db, key, o)
-	if o.Expire != 0 {
-		sh.expires.DeleteHashed(h, key)
-	}
+	sh.setExpire(h, key, o, 0)
 	if v, ok := sh.keys.DeleteHashed(h, key); ok {
 		sh.unaccount(v.mem)
 		c.counted(sh, key, -1)
@@ -405,6 +400,23 @@ func (c *Ctx) deleteDB(db int, key []byte, expireFirst bool) bool {
 	c.KS.settle(db, sh)
 	c.KS.keyGone(db, key)
 	return true
+}
+
+// ExpireOf returns the expiry (Unix ms; 0 for none) of key, whose object
+// in the selected database is o.
+func (c *Ctx) ExpireOf(key []byte, o *Object) int64 { return c.ExpireOfDB(c.DB, key, o) }
+
+// ExpireOfDB is ExpireOf in database db.
+func (c *Ctx) ExpireOfDB(db int, key []byte, o *Object) int64 {
+	if !o.HasTTL() {
+		return 0
+	}
+	h := c.hash(key)
+	sh := c.shard(db, key, h, false)
+	if sh == nil {
+		return 0
+	}
+	return sh.expireOf(h, key, o)
 }
 
 // SetExpire sets (ms > 0) or clears (ms == 0) the TTL of an existing key.
@@ -417,12 +429,6 @@ func (c *Ctx) SetExpireDB(db int, key []byte, o *Object, ms int64) {
 	h := c.hash(key)
 	sh := c.shard(db, key, h, true)
 	c.KS.beforeWrite(db, key, o)
-	switch {
-	case ms != 0 && o.Expire == 0:
-		sh.expires.UpsertHashed(h, key)
-	case ms == 0 && o.Expire != 0:
-		sh.expires.DeleteHashed(h, key)
-	}
-	o.Expire = ms
+	sh.setExpire(h, key, o, ms)
 	c.KS.settle(db, sh)
 }

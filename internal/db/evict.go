@@ -334,9 +334,9 @@ func (ks *Keyspace) populatePool(pol EvictionPolicy) int {
 				if sh.expires.Len() == 0 {
 					continue
 				}
-				sampled += sh.expires.Sample(want, func(k string, _ *struct{}) {
+				sampled += sh.expires.Sample(want, func(k string, exp *int64) {
 					if o := sh.keys.FindString(k); o != nil {
-						ks.ev.offer(db, k, ks.score(pol, o, now))
+						ks.ev.offer(db, k, ks.score(pol, o, *exp, now))
 					}
 				})
 				continue
@@ -345,7 +345,7 @@ func (ks *Keyspace) populatePool(pol EvictionPolicy) int {
 				continue
 			}
 			sampled += sh.keys.Sample(want, func(k string, o *Object) {
-				ks.ev.offer(db, k, ks.score(pol, o, now))
+				ks.ev.offer(db, k, ks.score(pol, o, 0, now))
 			})
 		}
 		st.mu.Unlock()
@@ -353,15 +353,17 @@ func (ks *Keyspace) populatePool(pol EvictionPolicy) int {
 	return sampled
 }
 
-// score is the pool's "idle" value: higher means evict sooner.
-func (ks *Keyspace) score(pol EvictionPolicy, o *Object, nowMs int64) uint64 {
+// score is the pool's "idle" value: higher means evict sooner. expire is
+// the key's expiry (volatile policies sample the expires dict, which
+// holds it).
+func (ks *Keyspace) score(pol EvictionPolicy, o *Object, expire, nowMs int64) uint64 {
 	switch {
 	case pol.lru():
 		return idleMillis(o.LRU, nowMs)
 	case pol.lfu():
 		return 255 - uint64(ks.lfuDecrAt(o.LRU, nowMs))
 	default: // volatile-ttl: the sooner the expiry the better
-		return math.MaxUint64 - uint64(o.Expire)
+		return math.MaxUint64 - uint64(expire)
 	}
 }
 
@@ -460,13 +462,14 @@ func (ks *Keyspace) evictKey(db int, key string, volatile bool) bool {
 // evicted_keys. The stripe is locked.
 func (ks *Keyspace) evictLocked(db int, sh *shard, key string, volatile bool) bool {
 	o := sh.keys.FindString(key)
-	if o == nil || volatile && o.Expire == 0 {
+	if o == nil || volatile && !o.HasTTL() {
 		return false
 	}
 	kb := sbytes(key)
 	ks.beforeWrite(db, kb, o)
-	if o.Expire != 0 {
+	if o.HasTTL() {
 		sh.expires.DeleteString(key)
+		o.setHasTTL(false)
 	}
 	if v, ok := sh.keys.DeleteString(key); ok {
 		sh.unaccount(v.mem)

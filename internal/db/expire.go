@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/effects"
 )
 
@@ -88,12 +89,18 @@ func (ks *Keyspace) ActiveExpire(period time.Duration, effort int, cyc *expireCy
 			}
 			for sh.expires.Len() > 0 {
 				sample = sample[:0]
-				sh.expires.Sample(keysPerLoop, func(k string, _ *struct{}) {
+				due := 0
+				sh.expires.Sample(keysPerLoop, func(k string, exp *int64) {
+					// Due keys first: the rest only count in the sample.
 					sample = append(sample, []byte(k))
+					if *exp < now {
+						sample[due], sample[len(sample)-1] = sample[len(sample)-1], sample[due]
+						due++
+					}
 				})
 				n := 0
-				for _, k := range sample {
-					if o := sh.keys.Find(k); o != nil && o.ExpiredAt(now) {
+				for _, k := range sample[:due] {
+					if o := sh.keys.Find(k); o != nil {
 						ks.expireKey(db, sh, k)
 						ks.emitDeletion(&unit, db, k, ks.lazy.expire.Load())
 						n++
@@ -135,5 +142,88 @@ func (ks *Keyspace) RunExpiry(stop <-chan struct{}, period func() time.Duration,
 		if rehash() {
 			ks.ActiveRehash(time.Millisecond, &rehashNext)
 		}
+	}
+}
+
+// A key's expiry lives in its shard's expires dict, the value of the
+// key's entry there; the key's Object only has a bit saying it is there
+// (Object.HasTTL). The two change together, under the stripe's lock, in
+// setExpire and where a key is deleted or replaced.
+
+// expireOf returns key's expiry in Unix milliseconds, 0 for none. o is
+// key's object and h its hash (ds.Hash). Keys without a TTL cost a bit
+// test; the others a lookup that does not rehash (Peek), so it is safe
+// wherever reading o is.
+func (sh *shard) expireOf(h uint64, key []byte, o *Object) int64 {
+	if !o.HasTTL() {
+		return 0
+	}
+	if p := sh.expires.PeekHashed(h, key); p != nil {
+		return *p
+	}
+	return 0
+}
+
+// expireOf returns the expiry of key, whose object in db is o, with the
+// key's stripe held (0: none).
+func (ks *Keyspace) expireOf(db int, key []byte, o *Object) int64 {
+	if !o.HasTTL() {
+		return 0
+	}
+	h := ds.Hash(key)
+	sh := ks.shardAt(db, ks.stripeOf(key, h), false)
+	if sh == nil {
+		return 0
+	}
+	return sh.expireOf(h, key, o)
+}
+
+// ExpireOf is expireOf for other packages (DEBUG OBJECT, MIGRATE, INFO):
+// the key's stripe must be held.
+func (ks *Keyspace) ExpireOf(db int, key []byte, o *Object) int64 { return ks.expireOf(db, key, o) }
+
+// expireOfString is expireOf for a key handed out by the keys dict.
+func (sh *shard) expireOfString(key string, o *Object) int64 {
+	if !o.HasTTL() {
+		return 0
+	}
+	if p := sh.expires.PeekHashedString(ds.HashString(key), key); p != nil {
+		return *p
+	}
+	return 0
+}
+
+// expiredAt reports whether key's TTL has passed at now (Unix ms), as
+// Valkey's keyIsExpired: a key is expired once now is past its expiry
+// time, so at that very millisecond it still exists. (Setting a TTL that
+// is already due, checkAlreadyExpired, deletes at once: when <= now.)
+func (sh *shard) expiredAt(h uint64, key []byte, o *Object, now int64) bool {
+	if !o.HasTTL() {
+		return false
+	}
+	e := sh.expireOf(h, key, o)
+	return e != 0 && e < now
+}
+
+// expiredAtString is expiredAt for a key handed out by the keys dict.
+func (sh *shard) expiredAtString(key string, o *Object, now int64) bool {
+	if !o.HasTTL() {
+		return false
+	}
+	e := sh.expireOfString(key, o)
+	return e != 0 && e < now
+}
+
+// setExpire sets key's expiry to ms (Unix milliseconds), or with ms == 0
+// removes it. It does not settle the shard's memory count.
+func (sh *shard) setExpire(h uint64, key []byte, o *Object, ms int64) {
+	switch {
+	case ms != 0:
+		p, _ := sh.expires.UpsertHashed(h, key)
+		*p = ms
+		o.setHasTTL(true)
+	case o.HasTTL():
+		sh.expires.DeleteHashed(h, key)
+		o.setHasTTL(false)
 	}
 }

@@ -101,13 +101,12 @@ func (c *Ctx) signalDB(db int, key []byte) {
 	c.account(db, key)
 }
 
-// storeDB puts v under key in database db, replacing any existing key. v
-// keeps its TTL and access clock (RENAME and MOVE move the value, they do not
-// create a new one). The key's stripe must be locked.
-func (c *Ctx) storeDB(db int, key []byte, v Object) *Object {
+// storeDB puts v under key in database db, replacing any existing key,
+// with expiry exp (0: none) and v's access clock (RENAME and MOVE move the
+// value, they do not create a new one). The key's stripe must be locked.
+func (c *Ctx) storeDB(db int, key []byte, v Object, exp int64) *Object {
 	n := c.CreateDB(db, key, v.Type)
-	exp := v.Expire
-	v.Expire = 0
+	v.setHasTTL(false)
 	*n = v
 	// The copy carries the old key's accounted size, which was subtracted
 	// when that key went: count the value afresh here (mem.go).
@@ -248,8 +247,9 @@ func (c *Ctx) renameGeneric(nx bool) {
 		c.Delete(dst)
 	}
 	v := *o // the value moves with its TTL and access clock
+	exp := c.ExpireOf(src, o)
 	c.Delete(src)
-	c.storeDB(c.DB, dst, v)
+	c.storeDB(c.DB, dst, v, exp)
 	c.Touch(src)
 	c.signalDB(c.DB, dst)
 	c.Notify(NotifyGeneric, "rename_from", src)
@@ -288,8 +288,9 @@ func moveCommand(c *Ctx) {
 		return
 	}
 	v := *o
+	exp := c.ExpireOf(key, o)
 	c.Delete(key)
-	c.storeDB(dst, key, v)
+	c.storeDB(dst, key, v, exp)
 	c.Touch(key)
 	c.signalDB(dst, key)
 	c.Notify(NotifyGeneric, "move_from", key)
@@ -340,7 +341,7 @@ func copyCommand(c *Ctx) {
 			return
 		}
 	}
-	exp := o.Expire
+	exp := c.ExpireOf(src, o)
 	if exists {
 		// REPLACE deletes the old key first: the copy is a new key.
 		c.DeleteDB(dst, dstKey)

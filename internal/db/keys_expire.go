@@ -56,7 +56,7 @@ func (c *Ctx) expireGeneric(base int64, seconds bool, cmd string) {
 	}
 	// A key without a TTL has an infinite one: GT never beats it and LT
 	// always does.
-	cur := o.Expire
+	cur := c.ExpireOf(key, o)
 	switch {
 	case flags&expireNX != 0 && cur != 0,
 		flags&expireXX != 0 && cur == 0,
@@ -129,7 +129,7 @@ func (c *Ctx) expireFlags() (int, bool) {
 func persistCommand(c *Ctx) {
 	key := c.Argv[1]
 	o := c.LookupWrite(key)
-	if o == nil || o.Expire == 0 {
+	if o == nil || !o.HasTTL() {
 		c.W.Int(0)
 		return
 	}
@@ -160,11 +160,11 @@ func (c *Ctx) ttlGeneric(ms, abs bool) {
 	case o == nil:
 		c.W.Int(-2)
 		return
-	case o.Expire == 0:
+	case !o.HasTTL():
 		c.W.Int(-1)
 		return
 	}
-	t := o.Expire
+	t := c.ExpireOf(c.Argv[1], o)
 	if !abs {
 		t -= c.Now
 	}

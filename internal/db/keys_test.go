@@ -132,7 +132,7 @@ func (h *keyHarness) expireOf(db int, key string) int64 {
 	if o == nil {
 		return -1
 	}
-	return o.Expire
+	return h.c.ExpireOfDB(db, []byte(key), o)
 }
 
 func TestGenericDelExistsType(t *testing.T) {

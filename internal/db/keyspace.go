@@ -110,8 +110,8 @@ type stripe struct {
 // shard is the part of one database whose keys hash to one stripe.
 type shard struct {
 	keys    *ds.Dict[Object]
-	expires *ds.Dict[struct{}] // keys with a TTL, sampled by active expiry
-	st      *stripe            // the stripe holding the shard (SWAPDB keeps it)
+	expires *ds.Dict[int64] // keys with a TTL and their expiry (expire.go), sampled by active expiry
+	st      *stripe         // the stripe holding the shard (SWAPDB keeps it)
 	// val is the sum of the accounted value sizes (Object.mem) of keys,
 	// dict the two dicts' MemUsage when last settled; their sum is this
 	// shard's part of st.mem. hasKeys/hasExp record whether the dicts
@@ -288,7 +288,7 @@ func (ks *Keyspace) shardAt(db, stripe int, create bool) *shard {
 
 // newShard creates db's shard in st, which is locked.
 func (ks *Keyspace) newShard(db int, st *stripe) *shard {
-	sh := &shard{keys: ds.New[Object](0), expires: ds.New[struct{}](0), st: st}
+	sh := &shard{keys: ds.New[Object](0), expires: ds.New[int64](0), st: st}
 	if ks.slotStripes {
 		sh.slots = new([SlotsPerStripe]int32)
 	}

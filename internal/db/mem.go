@@ -259,8 +259,8 @@ func (ks *Keyspace) KeyMemUsage(db int, key []byte) (int64, bool) {
 		return 0, false
 	}
 	n := valueMem(o) + int64(ds.EntryMemUsage[Object](len(key)))
-	if o.Expire != 0 {
-		n += int64(ds.EntryMemUsage[struct{}](len(key)))
+	if o.HasTTL() {
+		n += int64(ds.EntryMemUsage[int64](len(key)))
 	}
 	return n, true
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"github.com/corvid-kv/corvid/internal/ds"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -114,6 +115,44 @@ func (h *memHarness) checkMem(what string) {
 	if s, counted, actual, ok := h.ks.checkMem(); !ok {
 		h.t.Fatalf("after %s: stripe %d counts %d bytes, holds %d", what, s, counted, actual)
 	}
+	if err := h.ks.checkTTLs(); err != nil {
+		h.t.Fatalf("after %s: %v", what, err)
+	}
+}
+
+// checkTTLs checks that an object's TTL bit says whether its key is in the
+// shard's expires dict, and that the dict holds no other key.
+func (ks *Keyspace) checkTTLs() error {
+	for i := range ks.stripes {
+		st := &ks.stripes[i]
+		st.mu.Lock()
+		var err error
+		for db, sh := range st.shards {
+			if sh == nil || err != nil {
+				continue
+			}
+			withTTL := 0
+			sh.keys.Range(func(k string, o *Object) bool {
+				in := sh.expires.PeekHashedString(ds.HashString(k), k) != nil
+				if in != o.HasTTL() {
+					err = fmt.Errorf("db %d key %q: HasTTL %v, in expires %v", db, k, o.HasTTL(), in)
+					return false
+				}
+				if in {
+					withTTL++
+				}
+				return true
+			})
+			if err == nil && withTTL != sh.expires.Len() {
+				err = fmt.Errorf("db %d stripe %d: %d keys with a TTL, %d in expires", db, i, withTTL, sh.expires.Len())
+			}
+		}
+		st.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func TestMemCodeRoundTrip(t *testing.T) {

@@ -32,11 +32,11 @@ func (t Type) String() string { return typeNames[t] }
 // The value is one pointer, val, whose Go type kind records (Value,
 // SetValue): a collection, or for a string the first byte of its buffer
 // with the length and capacity in n and c (Str, SetStr). An interface
-// would take 16 bytes; the pointer and kind keep Object at 32 bytes and an
-// entry with a key of up to 23 bytes in the 64-byte size class.
+// would take 16 bytes. A key's expiry is not here but in its shard's
+// expires dict, which holds every key with a TTL; the object only has a
+// bit saying it is there (HasTTL). Object is 24 bytes, and an entry with a
+// key of up to 15 bytes is in the 48-byte size class.
 type Object struct {
-	// Expire is the absolute expiry in Unix milliseconds; 0 means none.
-	Expire int64
 	// val points to the value, of the type kind names. The collector
 	// keeps the value alive through it like through any pointer.
 	val unsafe.Pointer
@@ -48,9 +48,9 @@ type Object struct {
 	// LFU policy, 16 bits of minutes plus an 8-bit log counter, as Valkey.
 	LRU  uint32
 	Type Type
-	// tag holds val's kind (low four bits) and, for a string, its StrForm
-	// (top two bits): how it was last written, which decides the encoding
-	// Valkey reports besides its content (StrEncoding).
+	// tag holds val's kind (low four bits), tagTTL, and for a string its
+	// StrForm (top two bits): how it was last written, which decides the
+	// encoding Valkey reports besides its content (StrEncoding).
 	tag uint8
 	// mem is the value size last added to the shard's memory count, so
 	// the next change can add the difference (mem.go). It fits the
@@ -60,14 +60,28 @@ type Object struct {
 
 const (
 	tagKind   = 0x0f
+	tagTTL    = 0x10 // the key is in its shard's expires dict
+	tagForm   = 0xc0
 	formShift = 6
 )
+
+// HasTTL reports whether the key has an expiry (in its shard's expires
+// dict: shard.expireOf).
+func (o *Object) HasTTL() bool { return o.tag&tagTTL != 0 }
+
+func (o *Object) setHasTTL(on bool) {
+	if on {
+		o.tag |= tagTTL
+	} else {
+		o.tag &^= tagTTL
+	}
+}
 
 // Form returns how a string value was last written.
 func (o *Object) Form() StrForm { return StrForm(o.tag >> formShift) }
 
 // SetForm records how a string value was last written.
-func (o *Object) SetForm(f StrForm) { o.tag = o.tag&tagKind | uint8(f)<<formShift }
+func (o *Object) SetForm(f StrForm) { o.tag = o.tag&^tagForm | uint8(f)<<formShift }
 
 func (o *Object) kind() valKind { return valKind(o.tag & tagKind) }
 
@@ -219,12 +233,6 @@ const (
 	// StrFloat: INCRBYFLOAT's result: embstr or raw by length, never int.
 	StrFloat
 )
-
-// ExpiredAt reports whether o's TTL has passed at now (unix ms), as
-// Valkey's keyIsExpired: a key is expired once now is past its expiry
-// time, so at that very millisecond it still exists. (Setting a TTL that
-// is already due, checkAlreadyExpired, deletes at once: when <= now.)
-func (o *Object) ExpiredAt(now int64) bool { return o.Expire != 0 && o.Expire < now }
 
 // StrEncoding is OBJECT ENCODING for a string value.
 func (o *Object) StrEncoding() string {

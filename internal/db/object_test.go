@@ -40,12 +40,12 @@ func TestObjectStr(t *testing.T) {
 	if o.Str() != nil {
 		t.Error("a list has string bytes")
 	}
-	// An entry with a key of up to 23 bytes is one 64-byte allocation:
-	// the 40-byte entry, the key's length byte and the key.
-	if n := unsafe.Sizeof(Object{}); n != 32 {
-		t.Errorf("Object is %d bytes, want 32", n)
+	// An entry with a key of up to 15 bytes is one 48-byte allocation:
+	// the 32-byte entry, the key's length byte and the key.
+	if n := unsafe.Sizeof(Object{}); n != 24 {
+		t.Errorf("Object is %d bytes, want 24", n)
 	}
-	for _, tc := range []struct{ key, want int }{{0, 48}, {7, 48}, {8, 64}, {23, 64}, {24, 80}, {39, 80}, {40, 96}, {127, 176}, {128, 64 + 128}} {
+	for _, tc := range []struct{ key, want int }{{0, 48}, {15, 48}, {16, 64}, {31, 64}, {32, 80}, {47, 80}, {48, 96}, {127, 160}, {128, 64 + 128}} {
 		if n := ds.EntryMemUsage[Object](tc.key); n != tc.want {
 			t.Errorf("entry with a %d-byte key: %d heap bytes, want %d", tc.key, n, tc.want)
 		}
@@ -70,4 +70,36 @@ func TestObjectStrOver4GB(t *testing.T) {
 	if len(got) != 3 || cap(got) != cap(b) || string(got) != "abc" {
 		t.Fatalf("Str() len %d cap %d %q, want len 3 cap %d", len(got), cap(got), got[:min(len(got), 3)], cap(b))
 	}
+}
+
+// TestObjectTagBits: the value's kind, the string form and the TTL bit
+// share one byte; setting any of them leaves the others as they were.
+func TestObjectTagBits(t *testing.T) {
+	var o Object
+	o.setHasTTL(true)
+	o.SetForm(StrFloat)
+	o.SetStr([]byte("abc"))
+	if !o.HasTTL() || o.Form() != StrFloat || o.kind() != kindStr {
+		t.Fatalf("after SetStr: ttl %v form %d kind %d", o.HasTTL(), o.Form(), o.kind())
+	}
+	ql := ds.NewQuicklist()
+	o.SetValue(ql)
+	o.SetForm(StrRaw)
+	if !o.HasTTL() || o.Form() != StrRaw || o.kind() != kindQuicklist || o.Value() != any(ql) {
+		t.Fatalf("after SetValue: ttl %v form %d kind %d", o.HasTTL(), o.Form(), o.kind())
+	}
+	o.setHasTTL(false)
+	if o.HasTTL() || o.Form() != StrRaw || o.kind() != kindQuicklist {
+		t.Fatalf("after clearing the TTL: ttl %v form %d kind %d", o.HasTTL(), o.Form(), o.kind())
+	}
+	o.SetValue(nil)
+	if o.Value() != nil || o.Str() != nil {
+		t.Fatal("no value, yet Value or Str has one")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SetValue took a value of a type it does not know")
+		}
+	}()
+	o.SetValue("not a value")
 }

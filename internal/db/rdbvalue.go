@@ -103,7 +103,7 @@ func (ks *Keyspace) ExportEntry(db int, key []byte, o *Object, e *rdb.Entry) {
 	e.List, e.Set, e.ZSet, e.Hash = e.List[:0], e.Set[:0], e.ZSet[:0], e.Hash[:0]
 	e.ListNodes, e.ListCompress = e.ListNodes[:0], 0
 	e.Stream = nil
-	e.ExpireMs = exportExpire(o.Expire)
+	e.ExpireMs = exportExpire(ks.expireOf(db, key, o))
 	e.Idle, e.Freq = -1, -1
 	switch pol := ks.EvictionPolicy(); {
 	case pol.lru():
@@ -304,9 +304,7 @@ func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64, rep
 			// Valkey logs this line, then panics with ErrDuplicateKey's text.
 			return false, fmt.Errorf("%w: RDB has duplicated key '%s' in DB %d", ErrDuplicateKey, e.Key, e.DB)
 		}
-		if old.Expire != 0 {
-			sh.expires.DeleteHashed(h, e.Key)
-		}
+		sh.setExpire(h, e.Key, old, 0)
 		if v, ok := sh.keys.DeleteHashed(h, e.Key); ok {
 			sh.unaccount(v.mem)
 			sh.counted(e.Key, -1)
@@ -321,8 +319,7 @@ func (ks *Keyspace) loadEntryIn(si int, h uint64, e *rdb.Entry, nowMs int64, rep
 	sh.counted(e.Key, 1) // absent: a key there was deleted above
 	*o = v
 	if e.ExpireMs != -1 {
-		o.Expire = importExpire(e.ExpireMs)
-		sh.expires.UpsertHashed(h, e.Key)
+		sh.setExpire(h, e.Key, o, importExpire(e.ExpireMs))
 	}
 	sh.accountObj(o)
 	ks.settle(e.DB, sh)

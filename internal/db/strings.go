@@ -317,7 +317,7 @@ func getexCommand(c *Ctx) {
 		if c.Propagating() {
 			c.OwnAs(argPEXPIREAT, key, itoa(when))
 		}
-	case flags&setPersist != 0 && o.Expire != 0:
+	case flags&setPersist != 0 && o.HasTTL():
 		c.SetExpire(key, o, 0)
 		c.Touch(key)
 		c.Notify(NotifyGeneric, "persist", key)

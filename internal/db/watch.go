@@ -120,7 +120,7 @@ func (ks *Keyspace) staleHeld(db int, key string, now int64) bool {
 		return false
 	}
 	o := sh.keys.FindString(key)
-	return o != nil && o.ExpiredAt(now)
+	return o != nil && sh.expiredAtString(key, o, now)
 }
 
 // WatchKey registers w on a key, noting whether the key is stored but

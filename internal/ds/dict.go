@@ -101,6 +101,22 @@ func (d *Dict[V]) Peek(key []byte) *V {
 	return nil
 }
 
+// PeekHashed is Peek with h == Hash(key) already computed.
+func (d *Dict[V]) PeekHashed(h uint64, key []byte) *V {
+	return d.PeekHashedString(h, bstr(key))
+}
+
+// PeekHashedString is PeekHashed for a string key.
+func (d *Dict[V]) PeekHashedString(h uint64, key string) *V {
+	if d.Len() == 0 {
+		return nil
+	}
+	if e := d.lookup(h, key); e != nil {
+		return &e.val
+	}
+	return nil
+}
+
 // Upsert returns a pointer to the value of key, inserting key with a zero
 // value first if it is absent; existed reports whether it was present. Only
 // an insert allocates (the entry, and for keys over 128 bytes the key copy).

@@ -371,7 +371,7 @@ func xorObjectDigest(d *[20]byte, o *db.Object) {
 			}
 		})
 	}
-	if o.Expire != 0 {
+	if o.HasTTL() {
 		xorDigest(d, []byte("!!expire!!"))
 	}
 }

@@ -474,7 +474,7 @@ func (s *Server) keyCounts(held bool) (keys, expires []int) {
 		var cursor uint64
 		for {
 			cursor = s.ks.Scan(d, cursor, 1024, now, true, func(_ string, o *db.Object) {
-				if o.Expire != 0 {
+				if o.HasTTL() {
 					expires[d]++
 				}
 			})

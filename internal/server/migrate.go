@@ -95,8 +95,8 @@ func (c *Client) migrateKeys(cache *migrate.Cache, a *migrate.Args) {
 	for i, k := range keys {
 		o := objs[i]
 		var ttl int64
-		if o.Expire != 0 {
-			ttl = o.Expire - ctx.Now
+		if exp := ks.ExpireOf(ctx.DB, k, o); exp != 0 {
+			ttl = exp - ctx.Now
 			if ttl < 0 {
 				continue
 			}
