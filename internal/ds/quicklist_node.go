@@ -247,10 +247,16 @@ func (n *qlNode) replaceAt(pos int, v []byte) {
 
 // clone returns a copy of the node with a tight buffer.
 func (n *qlNode) clone() *qlNode {
+	c := n.cloned()
+	return &c
+}
+
+// cloned is clone by value (a listpack-encoded list's inline node).
+func (n *qlNode) cloned() qlNode {
 	c := *n
 	c.setBuf(append(make([]byte, 0, n.used()), n.data()...))
 	c.off, c.end = 0, int32(n.used())
-	return &c
+	return c
 }
 
 // splitAt moves the entries from in-node index i onwards into a new node,
