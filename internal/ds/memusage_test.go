@@ -89,16 +89,16 @@ func TestQuicklistMemUsageIncremental(t *testing.T) {
 }
 
 // TestQuicklistLayout pins the sizes the list accounting is built on: a
-// listpack-encoded list is a Quicklist (its node inline) and the node's
-// buffer; the quicklist encoding adds a qlState, the ring and a qlNode per
-// node.
+// listpack-encoded list is a Quicklist (its node inline: a qlNode) and
+// the node's buffer; the quicklist encoding adds a qlState, the ring and
+// a qlNode per node.
 func TestQuicklistLayout(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		size, want uintptr
 		class      int
 	}{
-		{"Quicklist", unsafe.Sizeof(Quicklist{}), 40, quicklistMem},
+		{"Quicklist", unsafe.Sizeof(Quicklist{}), 32, quicklistMem},
 		{"qlState", unsafe.Sizeof(qlState{}), 64, qlStateMem},
 		{"qlNode", unsafe.Sizeof(qlNode{}), 32, 32},
 	} {
@@ -128,10 +128,9 @@ func heapEach(k int, build func() any) int {
 	return got
 }
 
-// TestSmallQuicklistMemUsage: a listpack-encoded list is the 40-byte
-// struct (48 with its size class: what MemUsage counts for it) and its
-// node's buffer, and MemUsage is what the runtime really allocates for
-// it.
+// TestSmallQuicklistMemUsage: a listpack-encoded list is the 32-byte
+// struct and its node's buffer, and MemUsage is what the runtime really
+// allocates for it.
 func TestSmallQuicklistMemUsage(t *testing.T) {
 	v := bytes.Repeat([]byte("x"), 16)
 	q := NewQuicklist()

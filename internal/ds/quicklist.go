@@ -1,6 +1,9 @@
 package ds
 
-import "strconv"
+import (
+	"strconv"
+	"unsafe"
+)
 
 // Quicklist is the value of a list: a sequence of qlNodes, each a packed run
 // of entries, as Valkey's quicklist of listpacks. It has Valkey's two
@@ -18,17 +21,18 @@ import "strconv"
 // (quicklist_size.go), so node boundaries and OBJECT ENCODING follow
 // Valkey for the same sequence of commands.
 //
-// Layout. A list in the listpack encoding is this struct (40 bytes, the
-// 48-byte size class: quicklistMem) and its node's buffer, nothing else:
-// the node is held inline (one) and ql is nil. The node's count is the
-// list's length; an empty list's node is the zero qlNode (no buffer), so
-// the zero Quicklist is an empty listpack-encoded list. A list in the
-// quicklist encoding keeps its nodes and the state only that encoding
-// needs (the node deque, the length, the heap held by the nodes, fill and
-// compress depth) in a qlState that ql points to; one is then zero and
-// unused. The conversions move the node between the two places (one
-// 32-byte allocation, and the qlState's, when a list becomes a
-// quicklist); the node's buffer stays where it is.
+// Layout. A list in the listpack encoding is this struct (32 bytes, a
+// size class: quicklistMem) and its node's buffer, nothing else: the
+// struct is the node (one). The node's count is the list's length; an
+// empty list's node is the zero qlNode (no buffer), so the zero Quicklist
+// is an empty listpack-encoded list. A list in the quicklist encoding
+// keeps its nodes and the state only that encoding needs (the node deque,
+// the length, the heap held by the nodes, fill and compress depth) in a
+// qlState, and one then only points to it: one.state is set and one.p is
+// the *qlState (the collector follows it as any pointer to the start of
+// an object), all else zero. The conversions move the node between the
+// two places (one 32-byte allocation, and the qlState's, when a list
+// becomes a quicklist); the node's buffer stays where it is.
 //
 // The nodes of a quicklist are kept in a slice used as a deque (free slots
 // at both ends), so pushing a node at either end is amortised O(1) and
@@ -43,11 +47,25 @@ import "strconv"
 // nodes' buffers (or a decompressed copy of a compressed node) and are
 // valid only until the next change to the list.
 type Quicklist struct {
-	// one is the node of a listpack-encoded list (ql == nil); the zero
-	// qlNode when the list is empty or in the quicklist encoding.
+	// one is the node of a listpack-encoded list, the zero qlNode when
+	// the list is empty; in the quicklist encoding, the pointer to the
+	// qlState (ql, setQL).
 	one qlNode
-	// ql is the quicklist encoding's state, nil in the listpack encoding.
-	ql *qlState
+}
+
+// ql returns the quicklist encoding's state, nil in the listpack
+// encoding.
+func (q *Quicklist) ql() *qlState {
+	if !q.one.state {
+		return nil
+	}
+	return (*qlState)(unsafe.Pointer(q.one.p))
+}
+
+// setQL puts the list in the quicklist encoding with state s, dropping
+// the inline node (whose buffer, if any, must have moved to s).
+func (q *Quicklist) setQL(s *qlState) {
+	q.one = qlNode{p: (*byte)(unsafe.Pointer(s)), state: true}
 }
 
 // qlState is a quicklist-encoded list's nodes and settings.
@@ -74,7 +92,7 @@ type qlState struct {
 // quicklistMem and qlStateMem are the heap of a Quicklist and of a qlState
 // (their size classes; TestQuicklistLayout pins them).
 const (
-	quicklistMem = 48
+	quicklistMem = 32
 	qlStateMem   = 64
 )
 
@@ -86,63 +104,63 @@ func NewQuicklist() *Quicklist { return new(Quicklist) }
 
 // Len returns the number of elements.
 func (q *Quicklist) Len() int {
-	if q.ql == nil {
+	if q.ql() == nil {
 		return int(q.one.count)
 	}
-	return q.ql.count
+	return q.ql().count
 }
 
 // IsListpack reports whether the list is in the listpack encoding.
-func (q *Quicklist) IsListpack() bool { return q.ql == nil }
+func (q *Quicklist) IsListpack() bool { return q.ql() == nil }
 
 // NodeCount returns the number of nodes.
 func (q *Quicklist) NodeCount() int {
-	if q.ql == nil {
+	if q.ql() == nil {
 		if q.one.count == 0 {
 			return 0
 		}
 		return 1
 	}
-	return q.ql.hi - q.ql.lo
+	return q.ql().hi - q.ql().lo
 }
 
 // node returns node i (0 <= i < NodeCount()).
 func (q *Quicklist) node(i int) *qlNode {
-	if q.ql == nil {
+	if q.ql() == nil {
 		return &q.one
 	}
-	return q.ql.ring[q.ql.lo+i]
+	return q.ql().ring[q.ql().lo+i]
 }
 
 func (s *qlState) nodes() []*qlNode { return s.ring[s.lo:s.hi] }
 
 // depth is the compress depth: 0 in the listpack encoding.
 func (q *Quicklist) depth() int {
-	if q.ql == nil {
+	if q.ql() == nil {
 		return 0
 	}
-	return int(q.ql.compress)
+	return int(q.ql().compress)
 }
 
 // addCount adds d to the length of a quicklist-encoded list; a listpack's
 // length is its node's count, which the node's methods keep.
 func (q *Quicklist) addCount(d int) {
-	if q.ql != nil {
-		q.ql.count += d
+	if q.ql() != nil {
+		q.ql().count += d
 	}
 }
 
 // addBytes adds d to the nodes' heap of a quicklist-encoded list; a
 // listpack's is read from its node.
 func (q *Quicklist) addBytes(d int) {
-	if q.ql != nil {
-		q.ql.nodeBytes += d
+	if q.ql() != nil {
+		q.ql().nodeBytes += d
 	}
 }
 
 // MemUsage estimates the heap bytes held by the list. It is O(1).
 func (q *Quicklist) MemUsage() int {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		return quicklistMem + allocSize(int(q.one.bcap))
 	}
@@ -155,7 +173,7 @@ func nodeMem(n *qlNode) int { return 32 + allocSize(int(n.bcap)) }
 
 // recount recomputes nodeBytes from the nodes.
 func (q *Quicklist) recount() {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		return
 	}
@@ -169,10 +187,10 @@ func (q *Quicklist) recount() {
 // capHint is the buffer size a node should reach in one step: the node
 // size limit in the quicklist encoding with a size-based fill, else none.
 func (q *Quicklist) capHint() int {
-	if q.ql == nil || q.ql.fill >= 0 {
+	if q.ql() == nil || q.ql().fill >= 0 {
 		return 0
 	}
-	return qlNegFillLimit(int(q.ql.fill))
+	return qlNegFillLimit(int(q.ql().fill))
 }
 
 // PrepareGrow is listTypeTryConversionAppend: called before adding
@@ -180,7 +198,7 @@ func (q *Quicklist) capHint() int {
 // would exceed the limit of cfg.Fill into a quicklist with cfg's fill and
 // compress depth.
 func (q *Quicklist) PrepareGrow(cfg ListConfig, addBytes, addCount int) {
-	if q.ql != nil {
+	if q.ql() != nil {
 		return
 	}
 	sz, count := vlpEmptySize, int(q.one.count)
@@ -197,14 +215,14 @@ func (q *Quicklist) PrepareGrow(cfg ListConfig, addBytes, addCount int) {
 		q.one = qlNode{}
 		s.insertNode(0, n)
 	}
-	q.ql = s
+	q.setQL(s)
 }
 
 // TryShrink is listTypeTryConversion(LIST_CONV_SHRINKING): a quicklist of
 // a single packed node of at most half the limit of fill becomes a
 // listpack again.
 func (q *Quicklist) TryShrink(fill int) {
-	s := q.ql
+	s := q.ql()
 	if s == nil || s.hi-s.lo != 1 {
 		return
 	}
@@ -220,15 +238,14 @@ func (q *Quicklist) TryShrink(fill int) {
 		return
 	}
 	q.touch(n) // an end node is raw; this only forgets a failed compression
+	// The node replaces the pointer to the state; the list drops its
+	// compress depth: converting back takes the setting anew.
 	q.one = *n
-	// The list drops its compress depth: converting back takes the
-	// setting anew.
-	q.ql = nil
 }
 
 // Clone returns a deep copy with tight buffers (COPY).
 func (q *Quicklist) Clone() *Quicklist {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		return &Quicklist{one: q.one.cloned()}
 	}
@@ -238,7 +255,8 @@ func (q *Quicklist) Clone() *Quicklist {
 	for i, n := range s.nodes() {
 		cs.ring[i] = n.clone()
 	}
-	c := &Quicklist{ql: cs}
+	c := new(Quicklist)
+	c.setQL(cs)
 	c.recount()
 	return c
 }
@@ -246,11 +264,11 @@ func (q *Quicklist) Clone() *Quicklist {
 // removeNode drops the node at position i; in the listpack encoding the
 // list is then empty.
 func (q *Quicklist) removeNode(i int) {
-	if q.ql == nil {
+	if q.ql() == nil {
 		q.one = qlNode{}
 		return
 	}
-	q.ql.removeNode(i)
+	q.ql().removeNode(i)
 }
 
 func (s *qlState) clearNodes() {
@@ -341,7 +359,7 @@ func (s *qlState) removeNode(i int) {
 // locate returns the node position and in-node index of element i
 // (0 <= i < Len), walking from the nearer end.
 func (q *Quicklist) locate(i int) (ni, ei int) {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		return 0, i
 	}
@@ -366,7 +384,7 @@ func (q *Quicklist) locate(i int) (ni, ei int) {
 
 // PushHead adds v before the first element. Call PrepareGrow first.
 func (q *Quicklist) PushHead(v []byte) {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		if q.one.count == 0 {
 			q.one.sz = vlpEmptySize
@@ -401,7 +419,7 @@ func (q *Quicklist) PushHead(v []byte) {
 
 // PushTail adds v after the last element. Call PrepareGrow first.
 func (q *Quicklist) PushTail(v []byte) {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		if q.one.count == 0 {
 			q.one.sz = vlpEmptySize
@@ -480,7 +498,7 @@ func (q *Quicklist) PopTail(dst []byte) []byte {
 // node ni, dropping the node when it empties. It reports whether the node
 // was dropped.
 func (q *Quicklist) delEntry(ni int, n *qlNode, p int) bool {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		if n.count == 1 {
 			q.one = qlNode{}
@@ -596,7 +614,7 @@ func (q *Quicklist) Scan(fromTail bool, fn func(v []byte) bool) {
 // compress depth is set, whether or not a node is compressed yet), and the
 // nodes' total size as listpacks (plain nodes: their element's length).
 func (q *Quicklist) DebugObjectExtra(fast bool) string {
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		return ""
 	}

@@ -148,7 +148,7 @@ func (q *Quicklist) touch(n *qlNode) {
 	if n.lzf { // only in the quicklist encoding
 		before := nodeMem(n)
 		*n = n.inflated()
-		q.ql.nodeBytes += nodeMem(n) - before
+		q.ql().nodeBytes += nodeMem(n) - before
 	}
 }
 
@@ -161,7 +161,7 @@ func (q *Quicklist) compressAt(i int) {
 	}
 	before := nodeMem(n)
 	if n.compress() {
-		q.ql.nodeBytes += nodeMem(n) - before
+		q.ql().nodeBytes += nodeMem(n) - before
 	}
 }
 

@@ -342,9 +342,6 @@ func TestQuicklistConversionRoundTrip(t *testing.T) {
 		if len(model) != 80 || q.CompressDepth() != depth || q.NodeCount() != 2 {
 			t.Fatalf("depth %d: converted at %d elements, depth %d, %d nodes", depth, len(model), q.CompressDepth(), q.NodeCount())
 		}
-		if q.one != (qlNode{}) {
-			t.Fatalf("depth %d: quicklist keeps an inline node", depth)
-		}
 		verify("converted")
 		for i := 80; i < 600; i++ {
 			push(cfg, i)
@@ -364,8 +361,8 @@ func TestQuicklistConversionRoundTrip(t *testing.T) {
 			q.TryShrink(cfg.Fill)
 		}
 		// Back once one node of at most 4096 bytes remains: 7 + 39*103.
-		if len(model) != 39 || q.ql != nil || q.CompressDepth() != 0 {
-			t.Fatalf("depth %d: shrunk at %d elements (state %v, depth %d)", depth, len(model), q.ql != nil, q.CompressDepth())
+		if len(model) != 39 || q.ql() != nil || q.CompressDepth() != 0 {
+			t.Fatalf("depth %d: shrunk at %d elements (state %v, depth %d)", depth, len(model), q.ql() != nil, q.CompressDepth())
 		}
 		if q.one.lzf || q.one.noCompress || q.MemUsage() != quicklistMem+allocSize(int(q.one.bcap)) {
 			t.Fatalf("depth %d: listpack node %+v, MemUsage %d", depth, q.one, q.MemUsage())
@@ -376,8 +373,8 @@ func TestQuicklistConversionRoundTrip(t *testing.T) {
 		for i := 0; q.IsListpack(); i++ {
 			push(cfg2, i)
 		}
-		if q.CompressDepth() != depth+1 || q.ql.fill != -1 {
-			t.Fatalf("depth %d: converted again with depth %d, fill %d", depth, q.CompressDepth(), q.ql.fill)
+		if q.CompressDepth() != depth+1 || q.ql().fill != -1 {
+			t.Fatalf("depth %d: converted again with depth %d, fill %d", depth, q.CompressDepth(), q.ql().fill)
 		}
 		verify("converted again")
 	}

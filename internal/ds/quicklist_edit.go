@@ -178,7 +178,7 @@ func (n *qlNode) holds(v []byte) bool {
 func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 	node := q.node(ni)
 	q.touch(node) // raw already; it may change
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		if after {
 			node.insertAt(next, v, placeCenter, 0)
@@ -257,7 +257,7 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 // mergeAround is _quicklistMergeNodes around node position c (in the
 // quicklist encoding).
 func (q *Quicklist) mergeAround(c int) {
-	fill := int(q.ql.fill)
+	fill := int(q.ql().fill)
 	get := func(i int) *qlNode {
 		if i < 0 || i >= q.NodeCount() {
 			return nil
@@ -290,7 +290,7 @@ func (q *Quicklist) mergeNodes(i int) {
 	q.touch(a)
 	q.touch(b)
 	a.appendNode(b)
-	q.ql.removeNode(i + 1)
+	q.ql().removeNode(i + 1)
 }
 
 // Replace sets element i (negative counts from the tail) to v and reports
@@ -310,7 +310,7 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 	node := q.node(ni)
 	q.touch(node)
 	p := node.seek(ei)
-	s := q.ql
+	s := q.ql()
 	if s == nil {
 		node.replaceAt(p, v)
 		return true

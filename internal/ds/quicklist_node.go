@@ -31,6 +31,9 @@ type qlNode struct {
 	// noCompress marks an interior node that compression did not shrink
 	// enough; it is not tried again until the node changes.
 	noCompress bool
+	// state marks the inline node of a quicklist-encoded Quicklist: not
+	// a node, p is the list's *qlState (Quicklist.ql).
+	state bool
 }
 
 // buf returns the node's whole buffer.

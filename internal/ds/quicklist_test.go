@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // check verifies the quicklist's bookkeeping against its bytes, and the
@@ -16,10 +17,10 @@ func (q *Quicklist) check() error { return q.checkDeep(true) }
 // checkDeep is check; deep is checkCompression's.
 func (q *Quicklist) checkDeep(deep bool) error {
 	total := 0
-	if q.ql == nil && q.one.count == 0 && q.one != (qlNode{}) {
+	if q.ql() == nil && q.one.count == 0 && q.one != (qlNode{}) {
 		return fmt.Errorf("empty listpack with node %+v", q.one)
 	}
-	if q.ql != nil && q.one != (qlNode{}) {
+	if s := q.ql(); s != nil && q.one != (qlNode{p: (*byte)(unsafe.Pointer(s)), state: true}) {
 		return fmt.Errorf("quicklist encoding with an inline node %+v", q.one)
 	}
 	for i := range q.NodeCount() {
@@ -62,7 +63,7 @@ func (q *Quicklist) checkDeep(deep bool) error {
 	if total != q.Len() {
 		return fmt.Errorf("count %d, nodes hold %d", q.Len(), total)
 	}
-	if s := q.ql; s != nil {
+	if s := q.ql(); s != nil {
 		mem := s.nodeBytes
 		q.recount()
 		if mem != s.nodeBytes {
@@ -362,7 +363,7 @@ func TestQuicklistPackedThreshold(t *testing.T) {
 	defer SetQuicklistPackedThreshold(0)
 	build := func() []int {
 		q := NewQuicklist()
-		q.ql = &qlState{fill: -1} // 4 KiB nodes
+		q.setQL(&qlState{fill: -1}) // 4 KiB nodes
 		for _, n := range []int{6312, 2202, 1000, 999} {
 			q.PushTail(bytes.Repeat([]byte{'y'}, n))
 		}
