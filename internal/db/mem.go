@@ -18,7 +18,7 @@ import (
 //     the stripe's mutex, so keeping it costs no atomic operation.
 //   - A value's size (valueMem) is O(1): strings are their buffer's size
 //     class, collections report MemUsage, which each keeps up to date as it
-//     changes (ds.Quicklist.nodeBytes, ds.StrMap.recBytes for sets and hashes,
+//     changes (a quicklist's nodeBytes, ds.StrMap.recBytes for sets and hashes,
 //     ZSkip.memBytes...). The size last counted is cached in Object.mem, so
 //     after a write the choke point adds valueMem(o) - o.mem.
 //   - The choke points: Create/SetString (new or replaced value), Touch

@@ -40,7 +40,11 @@
 //     and zskip_slab.go for the invariants.
 //   - A Quicklist's element slices alias its nodes' buffers, or for a
 //     compressed node a copy decompressed for the read, and are valid
-//     until the next change to the list.
+//     until the next change to the list. A listpack-encoded list holds
+//     its one node inside the Quicklist, so its value is that struct and
+//     the node's buffer; the quicklist encoding's nodes and settings live
+//     in a state the list allocates when it converts and drops when it
+//     shrinks back (see Quicklist).
 //   - StrMap's key and value slices alias its pointer-free records, which
 //     are never reused: they stay readable after a Delete, but a Set that
 //     fits the record's size class rewrites the value in place (see

@@ -89,36 +89,117 @@ func TestQuicklistMemUsageIncremental(t *testing.T) {
 	}
 }
 
-// TestSmallQuicklistMemUsage: a listpack-encoded list is the 64-byte
-// struct (a size class: what MemUsage counts for it), a one-slot ring,
-// one node and its buffer.
-func TestSmallQuicklistMemUsage(t *testing.T) {
-	if n := int(unsafe.Sizeof(Quicklist{})); allocSize(n) != quicklistMem {
-		t.Errorf("Quicklist is %d bytes, %d with its size class; MemUsage counts %d", n, allocSize(n), quicklistMem)
+// TestQuicklistLayout pins the sizes the list accounting is built on: a
+// listpack-encoded list is a Quicklist (its node inline: a qlNode) and
+// the node's buffer; the quicklist encoding adds a qlState, the ring and
+// a qlNode per node.
+func TestQuicklistLayout(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		size, want uintptr
+		class      int
+	}{
+		{"Quicklist", unsafe.Sizeof(Quicklist{}), 32, quicklistMem},
+		{"qlState", unsafe.Sizeof(qlState{}), 64, qlStateMem},
+		{"qlNode", unsafe.Sizeof(qlNode{}), 32, 32},
+	} {
+		if c.size != c.want || allocSize(int(c.size)) != c.class {
+			t.Errorf("%s is %d bytes (%d with its size class), want %d (%d)", c.name, c.size, allocSize(int(c.size)), c.want, c.class)
+		}
 	}
+}
+
+// heapEach returns the heap bytes the runtime charges per object built by
+// build (k of them), the least of a few trials.
+func heapEach(k int, build func() any) int {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	got := 1 << 30
+	for trial := 0; trial < 3; trial++ {
+		keep := make([]any, k)
+		var ms0, ms1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms0)
+		for i := range keep {
+			keep[i] = build()
+		}
+		runtime.ReadMemStats(&ms1)
+		runtime.KeepAlive(keep)
+		got = min(got, int(ms1.HeapAlloc-ms0.HeapAlloc)/k)
+	}
+	return got
+}
+
+// TestSmallQuicklistMemUsage: a listpack-encoded list is the 32-byte
+// struct and its node's buffer, and MemUsage is what the runtime really
+// allocates for it.
+func TestSmallQuicklistMemUsage(t *testing.T) {
 	v := bytes.Repeat([]byte("x"), 16)
 	q := NewQuicklist()
+	if q.MemUsage() != quicklistMem {
+		t.Errorf("empty list: MemUsage %d, want %d", q.MemUsage(), quicklistMem)
+	}
 	for i := 1; i <= 10; i++ {
 		q.PrepareGrow(ListConfig{Fill: -2}, len(v), 1)
 		q.PushTail(v)
-		if !q.IsListpack() || len(q.ring) != 1 {
-			t.Fatalf("%d elements: listpack %v, ring of %d", i, q.IsListpack(), len(q.ring))
+		if !q.IsListpack() || q.NodeCount() != 1 {
+			t.Fatalf("%d elements: listpack %v, %d nodes", i, q.IsListpack(), q.NodeCount())
 		}
-		if want := quicklistMem + 8 + 32 + int(q.node(0).bcap); q.MemUsage() != want {
+		if want := quicklistMem + int(q.one.bcap); q.MemUsage() != want {
 			t.Errorf("%d elements: MemUsage %d, want %d", i, q.MemUsage(), want)
 		}
 	}
-	if q.node(0).bcap != int32(allocSize(10*(1+16+1))) {
-		t.Errorf("ten 16-byte elements in a %d-byte buffer", q.node(0).bcap)
+	if q.one.bcap != int32(allocSize(10*(1+16+1))) {
+		t.Errorf("ten 16-byte elements in a %d-byte buffer", q.one.bcap)
 	}
-	// A second node grows the ring.
-	q = NewQuicklist()
-	for range 1000 {
+	for q.Len() > 0 {
+		q.PopHead(nil)
+	}
+	if q.one != (qlNode{}) || q.MemUsage() != quicklistMem {
+		t.Errorf("emptied list: node %+v, MemUsage %d", q.one, q.MemUsage())
+	}
+
+	// The real allocation of a one-element list (LPUSH of a new key).
+	var last *Quicklist
+	one := func() any {
+		q := NewQuicklist()
 		q.PrepareGrow(ListConfig{Fill: -2}, len(v), 1)
-		q.PushTail(v)
+		q.PushHead(v)
+		last = q
+		return q
 	}
-	if q.IsListpack() || q.NodeCount() < 2 || len(q.ring) < q.NodeCount() {
-		t.Errorf("1000 elements: listpack %v, %d nodes, ring of %d", q.IsListpack(), q.NodeCount(), len(q.ring))
+	got := heapEach(4096, one)
+	t.Logf("one-element list: %d bytes", got)
+	if want := last.MemUsage(); got != want || want != quicklistMem+24 {
+		t.Errorf("one-element list: the runtime charges %d, MemUsage says %d (want %d)", got, want, quicklistMem+24)
+	}
+	// And of a ten-element one (Clone: tight buffers).
+	got = heapEach(1024, func() any { last = q.Clone(); return last })
+	if want := last.MemUsage(); got != want {
+		t.Errorf("ten-element list clone: the runtime charges %d, MemUsage says %d", got, want)
+	}
+}
+
+// TestQuicklistMemUsageReal: a quicklist-encoded list, with and without
+// compressed nodes, holds what its MemUsage says (measured on clones,
+// whose buffers are tight and whose ring has no slack).
+func TestQuicklistMemUsageReal(t *testing.T) {
+	for _, depth := range []int{0, 1} {
+		q := NewQuicklist()
+		cfg := ListConfig{Fill: -2, Compress: depth}
+		for i := range 600 {
+			v := bytes.Repeat([]byte{byte('a' + i%3)}, 20+i%50)
+			q.PrepareGrow(cfg, len(v), 1)
+			q.PushTail(v)
+		}
+		if q.IsListpack() || q.NodeCount() < 4 || depth > 0 && q.CompressedNodes() == 0 {
+			t.Fatalf("depth %d: listpack %v, %d nodes, %d compressed", depth, q.IsListpack(), q.NodeCount(), q.CompressedNodes())
+		}
+		var last *Quicklist
+		got := heapEach(64, func() any { last = q.Clone(); return last })
+		t.Logf("depth %d: %d nodes, %d bytes", depth, q.NodeCount(), got)
+		if want := last.MemUsage(); got != want {
+			t.Errorf("depth %d: the runtime charges %d for a clone, MemUsage says %d", depth, got, want)
+		}
 	}
 }
 

@@ -139,3 +139,20 @@ func BenchmarkQuicklistNodeCompress(b *testing.B) {
 		}
 	})
 }
+
+// qlSink keeps benchmark results alive.
+var qlSink *Quicklist
+
+// BenchmarkQuicklistNewOne builds one-element lists of a 16-byte value
+// (LPUSH to a new key): the Quicklist and its node's buffer.
+func BenchmarkQuicklistNewOne(b *testing.B) {
+	v := bytes.Repeat([]byte{'v'}, 16)
+	cfg := ListConfig{Fill: -2}
+	b.ReportAllocs()
+	for b.Loop() {
+		q := NewQuicklist()
+		q.PrepareGrow(cfg, len(v), 1)
+		q.PushHead(v)
+		qlSink = q
+	}
+}

@@ -136,7 +136,7 @@ func (q *Quicklist) view(i int) *qlNode {
 // interior reports whether node position i lies beyond the compress
 // depth of both ends: the nodes quicklist.c keeps compressed.
 func (q *Quicklist) interior(i int) bool {
-	d := int(q.compress)
+	d := q.depth()
 	return d > 0 && i >= d && i < q.NodeCount()-d
 }
 
@@ -145,10 +145,10 @@ func (q *Quicklist) interior(i int) bool {
 // node's contents are about to change.
 func (q *Quicklist) touch(n *qlNode) {
 	n.noCompress = false
-	if n.lzf {
+	if n.lzf { // only in the quicklist encoding
 		before := nodeMem(n)
 		*n = n.inflated()
-		q.nodeBytes += nodeMem(n) - before
+		q.ql().nodeBytes += nodeMem(n) - before
 	}
 }
 
@@ -161,7 +161,7 @@ func (q *Quicklist) compressAt(i int) {
 	}
 	before := nodeMem(n)
 	if n.compress() {
-		q.nodeBytes += nodeMem(n) - before
+		q.ql().nodeBytes += nodeMem(n) - before
 	}
 }
 
@@ -170,9 +170,10 @@ func (q *Quicklist) compressAt(i int) {
 // decompressed, and the first node past the depth at each end is
 // compressed. With the invariant holding before the change, that restores
 // it, however many nodes an end lost: nodes only ever move into the depth
-// ranges, except for the one an end push moves out. Only for q.compress > 0.
+// ranges, except for the one an end push moves out. Only for a compress
+// depth > 0.
 func (q *Quicklist) settle() {
-	d, nn := int(q.compress), q.NodeCount()
+	d, nn := q.depth(), q.NodeCount()
 	for i := 0; i < d && i < nn; i++ {
 		q.touch(q.node(i))
 		q.touch(q.node(nn - 1 - i))
@@ -187,7 +188,7 @@ func (q *Quicklist) settle() {
 // nodeBytes: the end of the edits that are O(n) anyway (Insert, Remove,
 // Replace), which may add nodes anywhere.
 func (q *Quicklist) settleAll() {
-	if q.compress > 0 {
+	if q.depth() > 0 {
 		for i := range q.NodeCount() {
 			if q.interior(i) {
 				n := q.node(i)
@@ -204,13 +205,13 @@ func (q *Quicklist) settleAll() {
 
 // CompressDepth is the list's compress depth (list-compress-depth when it
 // became a quicklist; 0 for none and in the listpack encoding).
-func (q *Quicklist) CompressDepth() int { return int(q.compress) }
+func (q *Quicklist) CompressDepth() int { return q.depth() }
 
 // CompressedNodes returns how many nodes are held compressed.
 func (q *Quicklist) CompressedNodes() int {
 	k := 0
-	for _, n := range q.nodes() {
-		if n.lzf {
+	for i := range q.NodeCount() {
+		if q.node(i).lzf {
 			k++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,11 +17,12 @@ import (
 // it costs a compression per such node) compressing it indeed does not
 // pay.
 func (q *Quicklist) checkCompression(deep bool) error {
-	for i, n := range q.nodes() {
+	for i := range q.NodeCount() {
+		n := q.node(i)
 		switch {
-		case q.packed || q.compress == 0 || !q.interior(i):
+		case q.depth() == 0 || !q.interior(i):
 			if n.lzf {
-				return fmt.Errorf("node %d of %d compressed (depth %d, listpack %v)", i, q.NodeCount(), q.compress, q.packed)
+				return fmt.Errorf("node %d of %d compressed (depth %d, listpack %v)", i, q.NodeCount(), q.depth(), q.IsListpack())
 			}
 		case n.lzf:
 			d := n.data()
@@ -30,7 +32,7 @@ func (q *Quicklist) checkCompression(deep bool) error {
 			}
 		default:
 			if !n.noCompress {
-				return fmt.Errorf("interior node %d of %d (depth %d) raw and not tried", i, q.NodeCount(), q.compress)
+				return fmt.Errorf("interior node %d of %d (depth %d) raw and not tried", i, q.NodeCount(), q.depth())
 			}
 			if !deep {
 				continue
@@ -298,5 +300,82 @@ func TestLZFRoundTrip(t *testing.T) {
 		if !ok || !bytes.Equal(out, in) {
 			t.Fatalf("round trip of %d bytes failed", len(in))
 		}
+	}
+}
+
+// TestQuicklistConversionRoundTrip takes a list from the listpack
+// encoding to the quicklist encoding (several nodes, compressed ones when
+// the depth is set) and back by pops, then converts it again under another
+// configuration, checking contents, bookkeeping, the layout of each
+// encoding and clones at every stage.
+func TestQuicklistConversionRoundTrip(t *testing.T) {
+	for _, depth := range []int{0, 1, 2} {
+		q := NewQuicklist()
+		var model [][]byte
+		cfg := ListConfig{Fill: -2, Compress: depth}
+		push := func(cfg ListConfig, i int) {
+			v := bytes.Repeat([]byte{byte('a' + i%3)}, 100) // 103 bytes in a Valkey listpack
+			q.PrepareGrow(cfg, len(v), 1)
+			if i%2 == 0 {
+				q.PushTail(v)
+				model = append(model, v)
+			} else {
+				q.PushHead(v)
+				model = append([][]byte{v}, model...)
+			}
+		}
+		verify := func(stage string) {
+			t.Helper()
+			for _, l := range []*Quicklist{q, q.Clone()} {
+				if err := l.check(); err != nil {
+					t.Fatalf("depth %d, %s: %v", depth, stage, err)
+				}
+				if got := l.all(); !slices.EqualFunc(got, model, bytes.Equal) {
+					t.Fatalf("depth %d, %s: contents differ", depth, stage)
+				}
+			}
+		}
+		for i := 0; q.IsListpack(); i++ {
+			push(cfg, i)
+		}
+		// 7 + 79*103 = 8144 and 8144+100 > 8192: the 80th push converts.
+		if len(model) != 80 || q.CompressDepth() != depth || q.NodeCount() != 2 {
+			t.Fatalf("depth %d: converted at %d elements, depth %d, %d nodes", depth, len(model), q.CompressDepth(), q.NodeCount())
+		}
+		verify("converted")
+		for i := 80; i < 600; i++ {
+			push(cfg, i)
+		}
+		if depth > 0 && q.CompressedNodes() == 0 {
+			t.Fatalf("depth %d: %d nodes, none compressed", depth, q.NodeCount())
+		}
+		verify("grown")
+		for i := 0; !q.IsListpack(); i++ {
+			if i%2 == 0 {
+				q.PopHead(nil)
+				model = model[1:]
+			} else {
+				q.PopTail(nil)
+				model = model[:len(model)-1]
+			}
+			q.TryShrink(cfg.Fill)
+		}
+		// Back once one node of at most 4096 bytes remains: 7 + 39*103.
+		if len(model) != 39 || q.ql() != nil || q.CompressDepth() != 0 {
+			t.Fatalf("depth %d: shrunk at %d elements (state %v, depth %d)", depth, len(model), q.ql() != nil, q.CompressDepth())
+		}
+		if q.one.lzf || q.one.noCompress || q.MemUsage() != quicklistMem+allocSize(int(q.one.bcap)) {
+			t.Fatalf("depth %d: listpack node %+v, MemUsage %d", depth, q.one, q.MemUsage())
+		}
+		verify("shrunk")
+		// Converting again takes the configuration of the time.
+		cfg2 := ListConfig{Fill: -1, Compress: depth + 1}
+		for i := 0; q.IsListpack(); i++ {
+			push(cfg2, i)
+		}
+		if q.CompressDepth() != depth+1 || q.ql().fill != -1 {
+			t.Fatalf("depth %d: converted again with depth %d, fill %d", depth, q.CompressDepth(), q.ql().fill)
+		}
+		verify("converted again")
 	}
 }

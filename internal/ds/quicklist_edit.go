@@ -18,30 +18,32 @@ import "bytes"
 // DelRange removes n elements starting at index start (0 <= start); it is
 // clipped to the end of the list.
 func (q *Quicklist) DelRange(start, n int) {
-	if n <= 0 || start >= q.count {
+	l := q.Len()
+	if n <= 0 || start >= l {
 		return
 	}
-	n = min(n, q.count-start)
+	n = min(n, l-start)
 	ni, ei := q.locate(start)
 	first := ni
+	depth := q.depth()
 	for n > 0 {
 		node := q.node(ni)
 		c := int(node.count)
 		if ei == 0 && n >= c || node.plain {
-			q.count -= c
+			q.addCount(-c)
 			n -= c
 			q.removeNode(ni)
 			ei = 0
 			continue
 		}
 		del := min(n, c-ei)
-		if q.compress > 0 {
+		if depth > 0 {
 			q.touch(node)
 		}
 		before := nodeMem(node)
 		node.deleteRange(ei, del)
-		q.nodeBytes += nodeMem(node) - before
-		q.count -= del
+		q.addBytes(nodeMem(node) - before)
+		q.addCount(-del)
 		n -= del
 		if node.count == 0 {
 			q.removeNode(ni)
@@ -50,7 +52,7 @@ func (q *Quicklist) DelRange(start, n int) {
 		}
 		ei = 0
 	}
-	if q.compress > 0 {
+	if depth > 0 {
 		// The nodes left partly deleted are the first one and the one
 		// after it; the others are gone.
 		q.settle()
@@ -83,7 +85,7 @@ func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
 			}
 			k := node.filter(v, limit(), false)
 			removed += k
-			q.count -= k
+			q.addCount(-k)
 			if node.count == 0 {
 				q.removeNode(ni)
 				continue
@@ -99,7 +101,7 @@ func (q *Quicklist) Remove(v []byte, count int, fromTail bool) int {
 		}
 		k := node.filter(v, limit(), true)
 		removed += k
-		q.count -= k
+		q.addCount(-k)
 		if node.count == 0 {
 			q.removeNode(ni)
 		}
@@ -176,8 +178,8 @@ func (n *qlNode) holds(v []byte) bool {
 func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 	node := q.node(ni)
 	q.touch(node) // raw already; it may change
-	q.count++
-	if q.packed {
+	s := q.ql()
+	if s == nil {
 		if after {
 			node.insertAt(next, v, placeCenter, 0)
 		} else {
@@ -185,7 +187,8 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 		}
 		return
 	}
-	fill, sz := int(q.fill), len(v)
+	s.count++
+	fill, sz := int(s.fill), len(v)
 	full := !qlAllowInsert(node, fill, sz)
 	var prev, nxt *qlNode
 	if ni > 0 {
@@ -204,7 +207,7 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 	}
 	if qlIsLarge(sz, fill) {
 		if node.plain || atTail || atHead {
-			q.insertNode(pos, newPlainNode(v))
+			s.insertNode(pos, newPlainNode(v))
 			return
 		}
 		split := ei
@@ -212,8 +215,8 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 			split = ei + 1
 		}
 		rest := node.splitAt(split)
-		q.insertNode(ni+1, newPlainNode(v))
-		q.insertNode(ni+2, rest)
+		s.insertNode(ni+1, newPlainNode(v))
+		s.insertNode(ni+2, rest)
 		return
 	}
 	switch {
@@ -230,7 +233,7 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 	case atTail || atHead:
 		n := newQLNode()
 		n.pushBack(v, 0)
-		q.insertNode(pos, n)
+		s.insertNode(pos, n)
 	default:
 		// Split: with after, node keeps [0, ei] and the new node gets
 		// v + (ei, end); without, the new node gets [0, ei) + v and node
@@ -238,22 +241,23 @@ func (q *Quicklist) insertAt(ni, ei, p, next int, v []byte, after bool) {
 		if after {
 			rest := node.splitAt(ei + 1)
 			rest.pushFront(v, 0)
-			q.insertNode(ni+1, rest)
+			s.insertNode(ni+1, rest)
 			q.mergeAround(ni)
 		} else {
 			rest := node.splitAt(ei)
 			// node now holds [0, ei): it becomes the new node (with v
 			// appended) and rest, holding [ei, end), the original.
 			node.pushBack(v, 0)
-			q.insertNode(ni+1, rest)
+			s.insertNode(ni+1, rest)
 			q.mergeAround(ni + 1)
 		}
 	}
 }
 
-// mergeAround is _quicklistMergeNodes around node position c.
+// mergeAround is _quicklistMergeNodes around node position c (in the
+// quicklist encoding).
 func (q *Quicklist) mergeAround(c int) {
-	fill := int(q.fill)
+	fill := int(q.ql().fill)
 	get := func(i int) *qlNode {
 		if i < 0 || i >= q.NodeCount() {
 			return nil
@@ -286,7 +290,7 @@ func (q *Quicklist) mergeNodes(i int) {
 	q.touch(a)
 	q.touch(b)
 	a.appendNode(b)
-	q.removeNode(i + 1)
+	q.ql().removeNode(i + 1)
 }
 
 // Replace sets element i (negative counts from the tail) to v and reports
@@ -295,21 +299,23 @@ func (q *Quicklist) mergeNodes(i int) {
 func (q *Quicklist) Replace(i int, v []byte) bool {
 	// O(n) anyway: recount the nodes rather than track each step.
 	defer q.settleAll()
+	l := q.Len()
 	if i < 0 {
-		i += q.count
+		i += l
 	}
-	if i < 0 || i >= q.count {
+	if i < 0 || i >= l {
 		return false
 	}
 	ni, ei := q.locate(i)
 	node := q.node(ni)
 	q.touch(node)
 	p := node.seek(ei)
-	if q.packed {
+	s := q.ql()
+	if s == nil {
 		node.replaceAt(p, v)
 		return true
 	}
-	fill, sz := int(q.fill), len(v)
+	fill, sz := int(s.fill), len(v)
 	if !node.plain && !qlIsLarge(sz, fill) {
 		// In place, even past the node's size limit: Valkey 8.0.1's
 		// quicklistReplaceEntry does not check it (later versions split
@@ -326,8 +332,8 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 		// the plain node.
 		_, next := lpGet(node.buf(), p)
 		q.insertAt(ni, 0, p, next, v, true)
-		q.count--
-		q.removeNode(ni)
+		s.count--
+		s.removeNode(ni)
 		return true
 	}
 	// v is large: split off the entries after ei, give v a plain node of
@@ -336,12 +342,12 @@ func (q *Quicklist) Replace(i int, v []byte) bool {
 	if ei != int(node.count)-1 {
 		rest = node.splitAt(ei + 1)
 	}
-	q.insertNode(ni+1, newPlainNode(v))
+	s.insertNode(ni+1, newPlainNode(v))
 	if rest != nil {
-		q.insertNode(ni+2, rest)
+		s.insertNode(ni+2, rest)
 	}
 	if node.count == 1 {
-		q.removeNode(ni)
+		s.removeNode(ni)
 		return true
 	}
 	_, last := lpGetBack(node.buf(), int(node.end))

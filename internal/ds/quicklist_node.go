@@ -31,6 +31,9 @@ type qlNode struct {
 	// noCompress marks an interior node that compression did not shrink
 	// enough; it is not tried again until the node changes.
 	noCompress bool
+	// state marks the inline node of a quicklist-encoded Quicklist: not
+	// a node, p is the list's *qlState (Quicklist.ql).
+	state bool
 }
 
 // buf returns the node's whole buffer.
@@ -247,10 +250,16 @@ func (n *qlNode) replaceAt(pos int, v []byte) {
 
 // clone returns a copy of the node with a tight buffer.
 func (n *qlNode) clone() *qlNode {
+	c := n.cloned()
+	return &c
+}
+
+// cloned is clone by value (a listpack-encoded list's inline node).
+func (n *qlNode) cloned() qlNode {
 	c := *n
 	c.setBuf(append(make([]byte, 0, n.used()), n.data()...))
 	c.off, c.end = 0, int32(n.used())
-	return &c
+	return c
 }
 
 // splitAt moves the entries from in-node index i onwards into a new node,

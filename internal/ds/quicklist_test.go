@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // check verifies the quicklist's bookkeeping against its bytes, and the
@@ -16,8 +17,11 @@ func (q *Quicklist) check() error { return q.checkDeep(true) }
 // checkDeep is check; deep is checkCompression's.
 func (q *Quicklist) checkDeep(deep bool) error {
 	total := 0
-	if q.packed && q.NodeCount() > 1 {
-		return fmt.Errorf("listpack encoding with %d nodes", q.NodeCount())
+	if q.ql() == nil && q.one.count == 0 && q.one != (qlNode{}) {
+		return fmt.Errorf("empty listpack with node %+v", q.one)
+	}
+	if s := q.ql(); s != nil && q.one != (qlNode{p: (*byte)(unsafe.Pointer(s)), state: true}) {
+		return fmt.Errorf("quicklist encoding with an inline node %+v", q.one)
 	}
 	for i := range q.NodeCount() {
 		n := q.view(i)
@@ -56,13 +60,15 @@ func (q *Quicklist) checkDeep(deep bool) error {
 		}
 		total += cnt
 	}
-	if total != q.count {
-		return fmt.Errorf("count %d, nodes hold %d", q.count, total)
+	if total != q.Len() {
+		return fmt.Errorf("count %d, nodes hold %d", q.Len(), total)
 	}
-	mem := q.nodeBytes
-	q.recount()
-	if mem != q.nodeBytes {
-		return fmt.Errorf("nodeBytes %d, recount %d", mem, q.nodeBytes)
+	if s := q.ql(); s != nil {
+		mem := s.nodeBytes
+		q.recount()
+		if mem != s.nodeBytes {
+			return fmt.Errorf("nodeBytes %d, recount %d", mem, s.nodeBytes)
+		}
 	}
 	return q.checkCompression(deep)
 }
@@ -357,8 +363,7 @@ func TestQuicklistPackedThreshold(t *testing.T) {
 	defer SetQuicklistPackedThreshold(0)
 	build := func() []int {
 		q := NewQuicklist()
-		q.fill = -1 // 4 KiB nodes
-		q.packed = false
+		q.setQL(&qlState{fill: -1}) // 4 KiB nodes
 		for _, n := range []int{6312, 2202, 1000, 999} {
 			q.PushTail(bytes.Repeat([]byte{'y'}, n))
 		}
