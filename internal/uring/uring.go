@@ -145,13 +145,16 @@ type Ring struct {
 
 	tail uint32 // entries queued locally, published by Enter
 
-	// keep holds the buffer of each entry's latest operation. It makes
-	// every buffer passed in escape to the heap: a buffer on a goroutine
-	// stack could be reused (or moved, when the stack grows) before the
-	// kernel has read or filled it. It does not keep buffers alive until
-	// their completions (an entry is reused once the kernel has consumed
-	// it, which is sooner); callers do that.
-	keep [][]byte
+	// keep holds the buffer of each entry's operation until the kernel
+	// has consumed the entry. It makes every buffer passed in escape to
+	// the heap: a buffer on a goroutine stack could be reused (or moved,
+	// when the stack grows) before the kernel has read or filled it. It
+	// does not keep buffers alive until their completions (an entry is
+	// consumed sooner); callers do that. Enter clears the entries the
+	// kernel has consumed (up to sqHead; dropped counts them), so a ring
+	// idle after a burst of large receives does not hold their buffers.
+	keep    [][]byte
+	dropped uint32
 
 	// Enter's timeout, in the heap so that the addresses handed to the
 	// kernel are stable.
@@ -204,6 +207,7 @@ func New(entries uint32) (*Ring, error) {
 		array[i] = uint32(i)
 	}
 	r.tail = atomic.LoadUint32(r.sqTail)
+	r.dropped = atomic.LoadUint32(r.sqHead)
 	r.keep = make([][]byte, len(r.sqes))
 	return r, nil
 }
@@ -395,6 +399,7 @@ func (r *Ring) Enter(want uint32, timeout time.Duration) error {
 		} else {
 			_, _, e = syscall.Syscall6(sysEnter, uintptr(r.fd), uintptr(n), uintptr(want), flags, argp, argsz)
 		}
+		r.drop()
 		switch e {
 		case 0, syscall.ETIME, syscall.EAGAIN, syscall.EBUSY:
 			// EAGAIN, EBUSY: the kernel is short of memory or the
@@ -410,6 +415,13 @@ func (r *Ring) Enter(want uint32, timeout time.Duration) error {
 		default:
 			return e
 		}
+	}
+}
+
+// drop forgets the buffers of the entries the kernel has consumed.
+func (r *Ring) drop() {
+	for h := atomic.LoadUint32(r.sqHead); r.dropped != h; r.dropped++ {
+		r.keep[r.dropped&*r.sqMask] = nil
 	}
 }
 

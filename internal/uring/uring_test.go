@@ -286,3 +286,26 @@ func TestRecvSelect(t *testing.T) {
 		t.Fatalf("recv with no buffer left: %+v", c)
 	}
 }
+
+// TestConsumedBuffersDropped: once the kernel has consumed an entry, the
+// ring no longer references its buffer, so an idle ring does not keep the
+// buffers of its last operations alive (a loop's ring after a pipelined
+// client with 64 KiB receive buffers has gone).
+func TestConsumedBuffersDropped(t *testing.T) {
+	r := newTestRing(t, 8)
+	a, b := socketPair(t)
+	// More operations than entries, so the ring wraps.
+	for i := range 20 {
+		r.Send(Fd(a), make([]byte, 1<<10), uint64(i))
+		wait(t, r, 1)
+	}
+	r.Recv(Fd(a), make([]byte, 64), false, 99) // consumed, still pending
+	r.Enter(0, 0)
+	for i, p := range r.keep {
+		if p != nil {
+			t.Errorf("entry %d still holds a %d-byte buffer", i, len(p))
+		}
+	}
+	syscall.Write(b, []byte("x"))
+	wait(t, r, 1)
+}
