@@ -49,7 +49,7 @@ func (c *Ctx) lookupForBitWrite(maxbit uint64) (o *Object, changed bool) {
 	o = c.LookupWrite(key)
 	if o == nil {
 		o = c.Create(key, TypeString)
-		o.SetStr(make([]byte, n))
+		o.SetStr(newStr(int(n), int(n)))
 		o.SetForm(StrRaw)
 		return o, true
 	}

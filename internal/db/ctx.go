@@ -53,6 +53,11 @@ type Ctx struct {
 	// force: propagate the command even though it changed no key
 	// (MustPropagate).
 	force bool
+	// AdoptArgs is set by the dispatcher while a command read from a
+	// connection runs whose Argv has arguments in buffers of their own
+	// (resp.Reader.Owned), which Client hands over (ArgOwner): a stored
+	// string may adopt one instead of copying it (SetString does).
+	AdoptArgs bool
 	// held: the stripes the command holds (-tags invariants only).
 	held heldStripes
 
@@ -319,7 +324,9 @@ func (c *Ctx) reinsertExpired(db int, sh *shard, h uint64, key []byte) (*Object,
 }
 
 // SetString stores a string value, keeping the existing TTL when keepTTL is
-// set. The value is copied. It reuses the old buffer when it fits, so
+// set. The value is copied, unless it is an argument in a buffer of its
+// own (AdoptArgs), which the value adopts: a big SET holds its bytes
+// once, as Valkey's. A copy reuses the old buffer when it fits, so
 // overwriting a key does not allocate. A new key is announced as Create
 // does.
 func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
@@ -348,7 +355,11 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 	}
 	o.LRU = c.KS.newClock(c.Now)
 	o.SetForm(StrPlain)
-	o.setBytes(val)
+	if b := c.takeOwned(val); b != nil {
+		o.adoptStr(b)
+	} else {
+		o.setBytes(val)
+	}
 	c.remember(c.DB, key, o)
 	sh.accountObj(o)
 	if reshaped {
@@ -360,6 +371,28 @@ func (c *Ctx) SetString(key, val []byte, keepTTL bool) *Object {
 		c.Notify(NotifyNew, "new", key)
 	}
 	return o
+}
+
+// ArgOwner is what a Ctx's Client implements to hand over the arguments
+// of its command that are in buffers of their own (AdoptArgs).
+type ArgOwner interface {
+	// TakeOwned returns the buffer holding v (the same bytes, not a
+	// copy) with its whole capacity when v is such an argument, and
+	// forgets it, so that nothing adopts it twice; nil otherwise
+	// (resp.Reader.TakeOwned).
+	TakeOwned(v []byte) []byte
+}
+
+// takeOwned returns the buffer of its own that holds v, for the value to
+// adopt, or nil (ArgOwner).
+func (c *Ctx) takeOwned(v []byte) []byte {
+	if !c.AdoptArgs {
+		return nil
+	}
+	if o, ok := c.Client.(ArgOwner); ok {
+		return o.TakeOwned(v)
+	}
+	return nil
 }
 
 // Delete removes a key from the selected database, reporting whether it

@@ -23,7 +23,13 @@
 //   - Values (Object) are owned by the keyspace and may be read or changed
 //     only while their stripe is locked. Byte slices handed to a procedure
 //     in argv alias the connection's read buffer: a procedure that stores an
-//     argument must copy it (the helpers in object.go do).
+//     argument must copy it (the helpers in object.go do). The exception
+//     is an argument the reader read into a buffer of its own (a big
+//     bulk; Ctx.AdoptArgs): SetString adopts that buffer as the value
+//     instead of copying it, taking it from the Ctx's ArgOwner, which
+//     hands each buffer over once. Nothing else may keep such an
+//     argument: once adopted, its bytes are the value's, which later
+//     commands change in place.
 //
 // No lock other than stripe mutexes is held while executing a procedure,
 // except leaf mutexes (taken last, never held while taking another): the
@@ -90,6 +96,18 @@
 // change after start-up: the command tables (StringCommands, ...), help
 // texts and the names of the commands propagate.go emits; package ds adds
 // the process-wide hash seed, which every Dict must share.
+//
+// # Strings
+//
+// A string value's buffer has the capacity Go's allocator really gave it
+// (ds.AllocSize: a size class, or whole 8 KiB pages), which memory
+// accounting counts. A value grows in place while that capacity allows
+// (SETRANGE, SETBIT, BITFIELD, APPEND; grow in strings_range.go), else
+// into a new buffer with Valkey's sdsMakeRoomFor room: twice the new
+// length below 1 MiB, 1 MiB more above. An adopted argument keeps its
+// buffer's spare room (so a value SET whole and grown by a byte copies
+// nothing) unless that exceeds a tenth of its length and a copy would be
+// smaller, as Valkey trims a big argument it keeps.
 //
 // # Memory accounting
 //

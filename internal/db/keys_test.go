@@ -41,9 +41,19 @@ func newKeyHarness(t *testing.T) *keyHarness {
 // do runs one command and returns its reply.
 func (h *keyHarness) do(args ...string) string {
 	h.t.Helper()
+	return h.doArgv(nil, args...)
+}
+
+// doArgv is do with a hook that may change argv (point arguments at
+// buffers of the test's) before the command runs.
+func (h *keyHarness) doArgv(fix func(argv [][]byte), args ...string) string {
+	h.t.Helper()
 	argv := make([][]byte, len(args))
 	for i, a := range args {
 		argv[i] = []byte(a)
+	}
+	if fix != nil {
+		fix(argv)
 	}
 	name := strings.ToLower(args[0])
 	hd, ok := h.cmd[name]

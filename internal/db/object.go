@@ -292,5 +292,25 @@ func (o *Object) setBytes(v []byte) {
 		o.SetStr(append(s[:0], v...))
 		return
 	}
-	o.SetStr(append(make([]byte, 0, len(v)), v...))
+	o.SetStr(append(newStr(0, len(v)), v...))
 }
+
+// adoptStr makes b the string value without copying it: b is an argument
+// read into a buffer of its own (Ctx.AdoptArgs), with that buffer's
+// capacity, so a value that grows a little later (APPEND, SETRANGE,
+// SETBIT past its end) may grow in place. As Valkey trims a big argument
+// it keeps when its spare room exceeds a tenth of its length, a buffer
+// with more spare than that is copied into one of the value's size, if
+// that is smaller.
+func (o *Object) adoptStr(b []byte) {
+	if cap(b)-len(b) > len(b)/10 && ds.AllocSize(len(b)) < cap(b) {
+		b = append(newStr(0, len(b)), b...)
+	}
+	o.SetStr(b)
+}
+
+// newStr returns a string buffer of length n with the capacity the
+// allocator really gives an allocation of c bytes (ds.AllocSize: its size
+// class, or whole pages), so growth within it needs no copy and memory
+// accounting, which counts that size, sees no difference.
+func newStr(n, c int) []byte { return make([]byte, n, ds.AllocSize(c)) }

@@ -390,7 +390,10 @@ func appendCommand(c *Ctx) {
 	if !c.checkStringLength(int64(len(o.Str())), int64(len(val))) {
 		return
 	}
-	o.SetStr(append(o.Str(), val...))
+	s := o.Str()
+	b := grow(s, int64(len(s)+len(val)))
+	copy(b[len(s):], val)
+	o.SetStr(b)
 	o.SetForm(StrRaw)
 	c.Touch(key)
 	c.Notify(NotifyString, "append", key)

@@ -95,7 +95,8 @@ func setrangeCommand(c *Ctx) {
 			return
 		}
 		o = c.Create(key, TypeString)
-		o.SetStr(make([]byte, offset+int64(len(val))))
+		n := int(offset) + len(val)
+		o.SetStr(newStr(n, n))
 		o.SetForm(StrRaw)
 	} else {
 		if o.Type != TypeString {
@@ -118,18 +119,28 @@ func setrangeCommand(c *Ctx) {
 	c.W.Int(int64(len(o.Str())))
 }
 
-// growZero extends b to n bytes, zero-filling the new tail. Growth is
-// geometric (as sdsMakeRoomFor: double below 1 MiB, then +1 MiB) so that
-// SETBIT/SETRANGE walking forward through a bitmap is amortized O(1).
+// growZero extends b to n bytes, zero-filling the new tail (grow).
 func growZero(b []byte, n int64) []byte {
+	old := len(b)
+	b = grow(b, n)
+	clear(b[old:])
+	return b
+}
+
+// grow extends b to n bytes (b itself when it is that long already),
+// leaving the new tail's bytes as they are. It grows in place when b's capacity allows (a value SET
+// from a big argument has the spare room of its allocation: SETRANGE or
+// BITFIELD one byte past its end copies nothing); otherwise it copies b
+// into a buffer with room to spare, as Valkey's sdsMakeRoomFor: twice n
+// below 1 MiB, n plus 1 MiB above (so SETBIT, SETRANGE or APPEND walking
+// forward is amortized O(1)), rounded up to the size the allocator hands
+// out.
+func grow(b []byte, n int64) []byte {
 	if n <= int64(len(b)) {
 		return b
 	}
 	if n <= int64(cap(b)) {
-		old := len(b)
-		b = b[:n]
-		clear(b[old:])
-		return b
+		return b[:n]
 	}
 	c := n
 	if c < 1<<20 {
@@ -137,7 +148,7 @@ func growZero(b []byte, n int64) []byte {
 	} else {
 		c += 1 << 20
 	}
-	nb := make([]byte, n, c)
+	nb := newStr(int(n), int(c))
 	copy(nb, b)
 	return nb
 }

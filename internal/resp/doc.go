@@ -12,6 +12,19 @@
 // The server executes every complete command in the buffer before it reads
 // again, so commands never copy their arguments unless they store them.
 //
+// The exception is a big argument: a bulk of BigArg bytes (32 KiB, Valkey's
+// PROTO_MBULK_BIG_ARG) or more that is not whole in the buffer when its
+// length is parsed is read into a buffer of its own, of its length and
+// CRLF rounded up to what Go's allocator hands out; its bytes so far move
+// there, and Fill reads the rest of the bulk there (and nothing beyond
+// it). Owned and TakeOwned report such arguments of the last command
+// Next returned. The Reader never reads into, reuses or gives back such
+// a buffer once the command is complete: its owner is the caller, who
+// may keep it (a stored string adopts it instead of copying the
+// argument, and may grow into its spare capacity) or drop it. Every
+// other argument aliases the read buffer. A big bulk already whole in
+// the buffer stays there (Valkey copies that one too).
+//
 // A Reader holds a buffer only while it has input: Fill takes one from a
 // pool shared by every Reader of the process when it holds none, Release
 // gives it back once no command is pending in it (so an idle connection
@@ -54,8 +67,8 @@
 // the bytes arrive, so the Reader always refuses it; this is the one case
 // where the Reader's answer does not depend on the split but Valkey's does.
 //
-// The whole pending command lives in the buffer, so it must fit in MaxQuery
-// (client-query-buffer-limit): the Reader gives up with ErrQueryBufferLimit
+// The whole pending command (its big arguments included) must fit in
+// MaxQuery (client-query-buffer-limit): the Reader gives up with ErrQueryBufferLimit
 // as soon as a declared bulk length makes the command longer than that,
 // without allocating for it. (Valkey applies the limit to the bytes not yet
 // parsed, so it accepts a command of several bulks whose total exceeds the

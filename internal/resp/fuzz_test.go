@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/resp"
 )
@@ -15,7 +16,8 @@ import (
 
 // readerConfig derives the reader's limits from the first control byte, so
 // the fuzzer also explores the unauthenticated limits, a tiny query buffer
-// limit and a tiny proto-max-bulk-len.
+// limit, a tiny proto-max-bulk-len and a tiny BigArg (so short bulks split
+// across Feeds take the path of big ones, into buffers of their own).
 func readerConfig(r *resp.Reader, ctl []byte) {
 	var flags byte
 	if len(ctl) > 0 {
@@ -29,6 +31,9 @@ func readerConfig(r *resp.Reader, ctl []byte) {
 		r.MaxBulk = 8
 	} else {
 		r.MaxBulk = 1 << 20
+	}
+	if flags&8 != 0 {
+		resp.SetBigArg(r, 3) // bulks of 3 bytes or more that arrive in pieces get buffers of their own
 	}
 }
 
@@ -44,9 +49,16 @@ func drain(t *testing.T, r *resp.Reader, out *[]string, limit, maxArg int) error
 		if argv == nil {
 			return nil
 		}
-		for _, a := range argv {
+		own := r.Owned()
+		if own != nil && len(own) != len(argv) {
+			t.Fatalf("Owned has %d elements for %d arguments", len(own), len(argv))
+		}
+		for i, a := range argv {
 			if len(a) > maxArg {
 				t.Fatalf("%d-byte argument from %d bytes of input", len(a), maxArg)
+			}
+			if own != nil && own[i] != nil && (len(own[i]) != len(a) || unsafe.SliceData(own[i]) != unsafe.SliceData(a)) {
+				t.Fatalf("Owned()[%d] is not argv[%d]", i, i)
 			}
 		}
 		*out = append(*out, fmt.Sprintf("%q", argv))
@@ -70,6 +82,8 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s), []byte{0})
 		f.Add([]byte(s), []byte{1, 2, 0, 5})
 	}
+	f.Add([]byte("*2\r\n$4\r\nECHO\r\n$5\r\nhello\r\n*1\r\n$4\r\nPING\r\n"), []byte{8, 1, 2, 3})
+	f.Add([]byte("*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$10\r\n0123456789\r\n"), []byte{8 | 2, 4})
 	f.Fuzz(func(t *testing.T, data, ctl []byte) {
 		const maxCmds = 1000
 		whole := resp.NewReader()

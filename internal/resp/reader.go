@@ -6,6 +6,9 @@ import (
 	"io"
 	"math"
 	"sync"
+	"unsafe"
+
+	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // Limits from Valkey's networking.c and server.h.
@@ -22,6 +25,10 @@ const (
 	// more than 16 KiB at once, which are also the ones that starve the
 	// rest; a pending big bulk is read in one go regardless.)
 	DefaultReadChunk = 16 * 1024
+	// BigArg is the length from which a bulk that is not whole in the
+	// buffer when its length is parsed is read into a buffer of its own
+	// (Owned), Valkey's PROTO_MBULK_BIG_ARG.
+	BigArg = 32 * 1024
 
 	// unauthMultibulk and unauthBulk bound what an unauthenticated client may
 	// send; unauthQuery is its client-query-buffer-limit.
@@ -89,16 +96,22 @@ type Reader struct {
 	// The pending command's parse state; offsets are relative to r.
 	// kind (with the flags at the end) is 0 before its first byte is
 	// seen, '*' multibulk, 'i' inline.
-	pos   int   // the first byte not parsed yet
-	scan  int   // where the search for the current line's end resumes
-	left  int   // arguments still to read (Valkey's multibulklen)
-	bulk  int   // length of the bulk being read, -1 before its $ line
-	offs  []int // start and end of each argument read so far
-	need  int   // end of the bulk being read, with its CRLF; 0 if none
-	err   error // sticky: the error Next returned
-	steps int   // bytes examined by line searches plus arguments read
+	pos  int   // the first byte not parsed yet
+	scan int   // where the search for the current line's end resumes
+	bulk int   // length of the bulk being read, -1 before its $ line
+	offs []int // start and end of each argument read so far
+	need int   // end of the bulk being read, with its CRLF; 0 if none
+	err  error // sticky: the error Next returned
+	// left: arguments still to read (Valkey's multibulklen, an int
+	// there too); steps: bytes examined by line searches plus arguments
+	// read (for a test; it wraps on a long connection).
+	left, steps int32
 
 	argv [][]byte // reused between commands
+
+	// bigs: arguments read into buffers of their own (BigArg), nil when
+	// the pending command and the last one returned have none.
+	bigs *bigArgs
 
 	// peak: the largest buffer not from the pool held since TakePeak.
 	peak int
@@ -122,6 +135,21 @@ type Reader struct {
 	kind   byte
 	pooled bool
 	short  bool
+	// bigArg is BigArg, or another length a test sets (0: never).
+	bigArg uint16
+}
+
+// bigArgs holds the arguments of a command that are read into buffers
+// of their own. A bulk of BigArg bytes or more that is not whole in the
+// read buffer when its length is parsed goes to a buffer of exactly its
+// length and CRLF, rounded up to what the allocator hands out: its bytes
+// so far move there, and reads go there until it is complete. The
+// pending command's offsets name such an argument as -1-k (its index in
+// pend) and its length.
+type bigArgs struct {
+	cur  []byte   // the bulk being read: its bytes so far, CRLF at most
+	pend [][]byte // the pending command's complete ones, with their buffers' capacity
+	own  [][]byte // Owned's answer for the last command returned
 }
 
 // The read buffer.
@@ -143,35 +171,115 @@ var bufPool = sync.Pool{New: func() any { return new([minBuffer]byte) }}
 // NewReader returns a Reader with Valkey's default limits, holding no
 // buffer yet.
 func NewReader() *Reader {
-	return &Reader{bulk: -1, MaxBulk: 512 << 20, MaxQuery: 1 << 30, ReadChunk: DefaultReadChunk}
+	return &Reader{bulk: -1, MaxBulk: 512 << 20, MaxQuery: 1 << 30, ReadChunk: DefaultReadChunk, bigArg: BigArg}
 }
 
 // Buffered is the number of unparsed bytes, counted from the start of the
-// pending command.
-func (r *Reader) Buffered() int { return r.w - r.r }
+// pending command (those of its arguments in buffers of their own
+// included).
+func (r *Reader) Buffered() int {
+	n, _ := r.held()
+	return r.w - r.r + n
+}
 
-// Cap is the buffer's size (0 while the Reader holds none).
-func (r *Reader) Cap() int { return len(r.buf) }
+// held is the pending command's input outside the read buffer: the bytes
+// of its arguments in buffers of their own (with their CRLFs) and of the
+// bulk being read into one, and the capacity of those buffers.
+func (r *Reader) held() (n, size int) {
+	if r.bigs == nil {
+		return 0, 0
+	}
+	for _, a := range r.bigs.pend {
+		n += len(a) + 2
+		size += cap(a)
+	}
+	return n + len(r.bigs.cur), size + cap(r.bigs.cur)
+}
+
+// cur is the buffer of the big bulk being read (nil when none is).
+func (r *Reader) cur() []byte {
+	if r.bigs == nil {
+		return nil
+	}
+	return r.bigs.cur
+}
+
+// Cap is the size of the buffers holding input (0 while the Reader holds
+// none): the read buffer and those of a pending command's big arguments.
+func (r *Reader) Cap() int {
+	_, size := r.held()
+	return len(r.buf) + size
+}
 
 // Pending is the pending command's bytes not parsed into arguments yet,
 // Valkey's qbuf in CLIENT LIST (Valkey drops the parsed part of an
 // incomplete command from its query buffer; its arguments are counted in
-// argv-mem).
-func (r *Reader) Pending() int { return r.w - r.r - r.pos }
+// argv-mem). The bytes of a big bulk read so far count.
+func (r *Reader) Pending() int { return r.w - r.r - r.pos + len(r.cur()) }
 
 // Parsed is the total length of the pending command's arguments parsed
 // so far (Valkey's argv-mem of a client whose command is incomplete).
 func (r *Reader) Parsed() int {
 	n := 0
 	for i := 1; i < len(r.offs); i += 2 {
-		n += r.offs[i] - r.offs[i-1]
+		if s := r.offs[i-1]; s < 0 {
+			n += len(r.bigs.pend[-1-s])
+		} else {
+			n += r.offs[i] - s
+		}
 	}
 	return n
 }
 
-// Free is the buffer's room for more input, Valkey's qbuf-free: 0 while
-// the Reader holds no buffer.
-func (r *Reader) Free() int { return len(r.buf) - (r.w - r.r) }
+// Free is the room for more input, Valkey's qbuf-free: the read buffer's
+// (0 while the Reader holds none), or while a big bulk is being read into
+// a buffer of its own, that buffer's.
+func (r *Reader) Free() int {
+	if b := r.cur(); b != nil {
+		return cap(b) - len(b)
+	}
+	return len(r.buf) - (r.w - r.r)
+}
+
+// Owned returns, for the last command Next returned, nil when every
+// argument aliases the read buffer; otherwise a slice as long as its
+// argv whose element i is non-nil when argv[i] was read into a buffer of
+// its own (see BigArg): it is argv[i] with its buffer's whole capacity.
+// The Reader never reads into or reuses such a buffer again, so the
+// caller may keep it (a stored value may adopt it instead of copying
+// argv[i]) and write into its spare capacity. The slice is valid until
+// the next call to Next.
+func (r *Reader) Owned() [][]byte {
+	if r.bigs == nil {
+		return nil
+	}
+	return r.bigs.own
+}
+
+// TakeOwned returns the element of Owned that holds v (the same bytes,
+// not a copy: argv[i] or a prefix of it), with its buffer's whole
+// capacity, and forgets it, so that nothing takes it twice; nil when no
+// argument of the last command in a buffer of its own is v.
+func (r *Reader) TakeOwned(v []byte) []byte {
+	own := r.Owned()
+	for i, b := range own {
+		if b != nil && len(v) == len(b) && unsafe.SliceData(b) == unsafe.SliceData(v) {
+			own[i] = nil
+			return b
+		}
+	}
+	return nil
+}
+
+// bigWant is how many more bytes the bulk being read into a buffer of its
+// own needs (0 when none is, or it is complete).
+func (r *Reader) bigWant() int {
+	b := r.cur()
+	if b == nil {
+		return 0
+	}
+	return r.bulk + 2 - len(b)
+}
 
 // Release gives the buffer back when no command is pending in it: always
 // with idle (the connection has nothing more to read: the caller saw its
@@ -210,7 +318,7 @@ func (r *Reader) Trim() bool {
 		r.dropBuf()
 		return true
 	}
-	if r.Free() <= 4<<10 {
+	if len(r.buf)-(r.w-r.r) <= 4<<10 {
 		return false
 	}
 	nb := append([]byte(nil), r.buf[r.r:r.w]...)
@@ -232,6 +340,9 @@ func (r *Reader) TakePeak() int {
 	if !r.pooled || r.r != r.w {
 		// A pooled buffer counts while an incomplete command holds it.
 		p = max(p, len(r.buf))
+	}
+	if _, size := r.held(); size > 0 {
+		p = max(p, size+len(r.buf))
 	}
 	return p
 }
@@ -275,6 +386,15 @@ func (r *Reader) compact() {
 func (r *Reader) Fill(src io.Reader) (int, error) {
 	r.compact()
 	limit := r.queryLimit()
+	if rest := r.bigWant(); rest > 0 {
+		// The rest of a big bulk goes to its own buffer, and nothing
+		// beyond it (Valkey reads exactly the remainder too).
+		b := r.bigs.cur
+		n, err := src.Read(b[len(b) : len(b)+rest])
+		r.short = n < rest
+		r.bigs.cur = b[:len(b)+n]
+		return n, err
+	}
 	want := r.ReadChunk
 	if want <= 0 {
 		want = DefaultReadChunk
@@ -317,7 +437,7 @@ func (r *Reader) Fill(src io.Reader) (int, error) {
 	n, err := src.Read(r.buf[r.w:end])
 	r.short = n < end-r.w
 	r.w += n
-	if r.w-r.r > limit {
+	if r.Buffered() > limit {
 		// Valkey closes a client whose pending query exceeds
 		// client-query-buffer-limit: the request can never complete.
 		return n, ErrQueryBufferLimit
@@ -328,6 +448,11 @@ func (r *Reader) Fill(src io.Reader) (int, error) {
 // Feed appends raw bytes (tests, AOF loading, input read elsewhere). Like
 // Fill it may compact or grow the buffer, invalidating earlier argv.
 func (r *Reader) Feed(b []byte) {
+	if rest := r.bigWant(); rest > 0 {
+		n := min(rest, len(b))
+		r.bigs.cur = append(r.bigs.cur, b[:n]...) // within its capacity
+		b = b[n:]
+	}
 	r.compact()
 	if len(r.buf)-r.w < len(b) {
 		nb := make([]byte, 2*len(r.buf)+len(b))
@@ -351,6 +476,12 @@ func (r *Reader) Feed(b []byte) {
 func (r *Reader) Next() ([][]byte, error) {
 	if r.err != nil {
 		return nil, r.err
+	}
+	if r.bigs != nil && r.bigs.own != nil {
+		// The last command's big arguments: argv must not keep them
+		// alive once their owner is done with them.
+		clear(r.argv)
+		r.bigs = nil
 	}
 	for r.r < r.w {
 		if r.kind == 0 {
@@ -398,6 +529,7 @@ func (r *Reader) resetCommand() {
 	r.kind = 0
 	r.pos, r.scan, r.left, r.bulk, r.need = 0, 0, 0, -1, 0
 	r.offs = r.offs[:0]
+	r.bigs = nil
 }
 
 // finish ends the pending command at offset end.
@@ -419,7 +551,7 @@ func (r *Reader) countLine(b []byte, tooBig ProtocolError) (int, error) {
 	for i < stop && b[i] != '\r' && b[i] != 0 {
 		i++
 	}
-	r.steps += i - from + 1
+	r.steps += int32(i - from + 1)
 	if i < stop && b[i] == '\r' && i+1 < len(b) {
 		return i, nil
 	}
@@ -451,8 +583,8 @@ func (r *Reader) multibulk() ([][]byte, bool, error) {
 			return nil, true, nil
 		}
 		r.pos, r.scan = e+2, e+2
-		r.left, r.bulk = int(count), -1
-		if n := 2 * min(r.left, argvInit); cap(r.offs) < n {
+		r.left, r.bulk = int32(count), -1
+		if n := 2 * min(int(r.left), argvInit); cap(r.offs) < n {
 			r.offs = make([]int, 0, n)
 		}
 	}
@@ -477,44 +609,90 @@ func (r *Reader) multibulk() ([][]byte, bool, error) {
 			// The command up to the bulk's end must fit in the query
 			// buffer limit; compare without adding to size, which may be
 			// close to 2^63.
-			if size > int64(r.queryLimit()-(e+2)-2) {
+			held, _ := r.held()
+			if size > int64(r.queryLimit()-held-(e+2)-2) {
 				return nil, false, ErrQueryBufferLimit
 			}
 			r.pos = e + 2
 			r.bulk = int(size)
 		}
-		if len(b)-r.pos-2 < r.bulk {
+		var s, e int // the argument's offsets, or -1-k and its length for pend[k]
+		switch {
+		case r.cur() != nil:
+			bs := r.bigs
+			if len(bs.cur) < r.bulk+2 {
+				r.offs = offs
+				return nil, false, nil
+			}
+			s, e = -1-len(bs.pend), r.bulk
+			bs.pend = append(bs.pend, bs.cur[:r.bulk])
+			bs.cur = nil
+		case len(b)-r.pos-2 < r.bulk:
+			if r.bigArg > 0 && r.bulk >= int(r.bigArg) {
+				// A big bulk not here whole: read it into a buffer of
+				// its own, which the command may keep (Owned). Its bytes
+				// so far move there, and the read buffer ends where it
+				// started.
+				if r.bigs == nil {
+					r.bigs = new(bigArgs)
+				}
+				cur := make([]byte, 0, ds.AllocSize(r.bulk+2))
+				r.bigs.cur = append(cur, b[r.pos:]...)
+				r.peak = max(r.peak, cap(cur))
+				r.w = r.r + r.pos
+				r.scan = r.pos
+				r.offs = offs
+				return nil, false, nil
+			}
 			r.need = r.pos + r.bulk + 2
 			r.scan = r.pos
 			r.offs = offs
 			return nil, false, nil
+		default:
+			s, e = r.pos, r.pos+r.bulk
+			r.pos += r.bulk + 2
 		}
 		if len(offs) == cap(offs) {
 			// Double, as Valkey grows argv (append would grow a large
 			// list by 1.25x, copying it about 5 times over), but not
 			// beyond the arguments the count still allows.
-			n := min(max(2*cap(offs), 2*argvInit), len(offs)+2*r.left)
+			n := min(max(2*cap(offs), 2*argvInit), len(offs)+2*int(r.left))
 			offs = append(make([]int, 0, n), offs...)
 		}
-		offs = append(offs, r.pos, r.pos+r.bulk)
-		r.pos += r.bulk + 2
+		offs = append(offs, s, e)
 		r.scan = r.pos
 		r.bulk = -1
 		r.left--
 	}
-	r.steps += len(offs) / 2
+	r.steps += int32(len(offs) / 2)
 	r.offs = offs
 	argv := r.argv[:0]
 	if cap(argv) < len(offs)/2 {
 		argv = make([][]byte, 0, len(offs)/2)
 	}
 	base := r.buf[r.r:]
+	bs := r.bigs
+	var own [][]byte
+	if bs != nil {
+		own = make([][]byte, len(offs)/2)
+	}
 	for i := 0; i < len(offs); i += 2 {
 		s, e := offs[i], offs[i+1]
+		if s < 0 {
+			a := bs.pend[-1-s]
+			own[i/2] = a
+			argv = append(argv, a[:e:e])
+			continue
+		}
 		argv = append(argv, base[s:e:e])
 	}
 	r.argv = argv
 	r.finish(r.pos)
+	if bs != nil {
+		// Kept for Owned until the next command.
+		bs.cur, bs.pend, bs.own = nil, nil, own
+		r.bigs = bs
+	}
 	return argv, true, nil
 }
 
@@ -544,19 +722,19 @@ func (r *Reader) fastMultibulk() ([][]byte, bool) {
 	}
 	for range count {
 		if p >= len(b) || b[p] != '$' {
-			r.steps += len(argv)
+			r.steps += int32(len(argv))
 			return nil, false
 		}
 		size, q, ok := shortLen(b, p+1)
 		if !ok || int64(size) > maxBulk || size > len(b)-q-2 {
-			r.steps += len(argv)
+			r.steps += int32(len(argv))
 			return nil, false
 		}
 		argv = append(argv, b[q:q+size:q+size])
 		p = q + size + 2
 	}
 	r.argv = argv
-	r.steps += count
+	r.steps += int32(count)
 	r.r += p
 	// Before its count line is parsed (r.left == 0) the only state a
 	// command can have is where multibulk's search for the line's end
@@ -607,12 +785,12 @@ func (r *Reader) lineEnd(b []byte) (int, error) {
 		case z >= 0:
 			r.scan = from + z
 		case i >= 0:
-			r.steps += i + 1
+			r.steps += int32(i + 1)
 			return from + i, nil
 		default:
 			r.scan = stop
 		}
-		r.steps += r.scan - from + 1
+		r.steps += int32(r.scan - from + 1)
 	}
 	if len(b) > InlineMax {
 		return -1, errBigInline

@@ -38,7 +38,7 @@ func TestReaderLinearSteps(t *testing.T) {
 				}
 				got += len(argv)
 			}
-			if r.steps > 3*len(in) {
+			if int(r.steps) > 3*len(in) {
 				t.Fatalf("chunk %d: %d parse steps after %d of %d bytes: not linear", chunk, r.steps, off, len(in))
 			}
 		}

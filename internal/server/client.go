@@ -578,7 +578,12 @@ func (c *Client) runBuffered() bool {
 		if h := testHookLoopCheck.Load(); h != nil {
 			(*h)(c)
 		}
+		// A big argument read into a buffer of its own may be adopted
+		// by the value it sets (db.Ctx.AdoptArgs, TakeOwned); only while
+		// its own command runs.
+		c.ctx.AdoptArgs = c.rd.Owned() != nil
 		c.execute(argv)
+		c.ctx.AdoptArgs = false
 		if c.detachArgv != nil {
 			c.publish() // execute chose to leave the loop (see there)
 			return true
@@ -609,6 +614,10 @@ func (c *Client) runBuffered() bool {
 	}
 	return false
 }
+
+// TakeOwned hands over an argument of the running command that the
+// reader read into a buffer of its own (db.ArgOwner).
+func (c *Client) TakeOwned(v []byte) []byte { return c.rd.TakeOwned(v) }
 
 // testHookLoopCheck, when set by a test, runs between mustLeaveLoop and
 // execute: the window in which another client may start CLIENT PAUSE.

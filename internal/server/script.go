@@ -428,6 +428,9 @@ func (c *Client) runScript(run script.Run, hints *script.Hints, flags script.Fla
 	s := c.srv
 	ks := s.ks
 	ctx := &c.ctx
+	// The commands a script calls have argv of their own, which may share
+	// bytes with the script's arguments: none may adopt a buffer.
+	ctx.AdoptArgs = false
 	if c.scriptHost == nil {
 		c.scriptHost = new(scriptHost)
 	}
