@@ -137,43 +137,35 @@ func (o *Object) Value() any {
 // SetValue makes v the value: nil, or a pointer of one of the types
 // Value lists (a string's bytes go through SetStr). Any other type panics.
 func (o *Object) SetValue(v any) {
-	switch p := v.(type) {
+	var k valKind
+	var p unsafe.Pointer
+	switch v := v.(type) {
 	case nil:
-		o.val = nil
-		o.setKind(kindNone)
 	case *byte:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindStr)
+		k, p = kindStr, unsafe.Pointer(v)
 	case *[]byte:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindBigStr)
+		k, p = kindBigStr, unsafe.Pointer(v)
 	case *ds.Quicklist:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindQuicklist)
+		k, p = kindQuicklist, unsafe.Pointer(v)
 	case *ds.IntSet:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindIntSet)
+		k, p = kindIntSet, unsafe.Pointer(v)
 	case *ds.Listpack:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindListpack)
+		k, p = kindListpack, unsafe.Pointer(v)
 	case *ds.Pack:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindPack)
+		k, p = kindPack, unsafe.Pointer(v)
 	case *ds.ZPack:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindZPack)
+		k, p = kindZPack, unsafe.Pointer(v)
 	case *ds.ZSkip:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindZSkip)
+		k, p = kindZSkip, unsafe.Pointer(v)
 	case *ds.StrMap:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindStrMap)
+		k, p = kindStrMap, unsafe.Pointer(v)
 	case *stream:
-		o.val = unsafe.Pointer(p)
-		o.setKind(kindStream)
+		k, p = kindStream, unsafe.Pointer(v)
 	default:
 		panic(fmt.Sprintf("db: value of type %T", v))
 	}
+	o.val = p
+	o.setKind(k)
 }
 
 // newObject returns an object of type t holding v (SetValue).

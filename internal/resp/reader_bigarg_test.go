@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/resp"
+	"github.com/corvid-kv/corvid/tests/testutil"
 )
 
 // chunked hands out its data at most n bytes per Read.
@@ -30,14 +30,7 @@ func (c *chunked) Read(p []byte) (int, error) {
 }
 
 // command encodes argv as a multibulk request.
-func command(argv ...string) string {
-	var b strings.Builder
-	b.WriteString("*" + strconv.Itoa(len(argv)) + "\r\n")
-	for _, a := range argv {
-		b.WriteString("$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n")
-	}
-	return b.String()
-}
+var command = testutil.Command
 
 // kept is an argument a test holds on to after its command ran.
 type kept struct {
