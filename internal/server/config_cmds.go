@@ -96,6 +96,8 @@ func (s *Server) resetStats() {
 	}
 	s.errs.reset()
 	e := s.ext()
+	e.defragHits.Store(0)
+	e.defragTime.Store(0)
 	e.resetLatencyHistograms()
 	e.ops.reset()
 	e.netIn.reset()

@@ -328,11 +328,13 @@ func (s *Server) genInfo(req infoRequest, c *Client) string {
 		w.int("total_forks", 0)
 		w.int("migrate_cached_sockets", s.migrateCachedSockets())
 		w.int("slave_expires_tracked_keys", 0)
-		w.int("active_defrag_hits", 0)
+		// Compaction after a release moves string values (shrink.go):
+		// each is a value and a key moved, none refused.
+		w.int("active_defrag_hits", s.ext().defragHits.Load())
 		w.int("active_defrag_misses", 0)
-		w.int("active_defrag_key_hits", 0)
+		w.int("active_defrag_key_hits", s.ext().defragHits.Load())
 		w.int("active_defrag_key_misses", 0)
-		w.int("total_active_defrag_time", 0)
+		w.int("total_active_defrag_time", s.ext().defragTime.Load()/1000)
 		w.int("current_active_defrag_time", 0)
 		w.int("tracking_total_keys", trackKeys)
 		w.int("tracking_total_items", trackItems)

@@ -571,6 +571,9 @@ func (s *Server) releaseMemory(freed int64) {
 		for {
 			e.releasedUpTo.Store(e.releases.Load())
 			debug.FreeOSMemory()
+			if s.compactAfterRelease() {
+				debug.FreeOSMemory()
+			}
 			e.releasing.Store(false)
 			// A flush that came while FreeOSMemory ran (its pages were
 			// maybe not yet free when the scavenger passed) asks again.

@@ -1,6 +1,9 @@
 package server
 
-import "time"
+import (
+	"runtime/metrics"
+	"time"
+)
 
 // Giving memory back after the dataset shrinks without a flush.
 //
@@ -47,13 +50,20 @@ import "time"
 // at steady state; eviction at a steady maxmemory, where used_memory
 // stays within a percent of its mark) never pays it.
 //
-// What a release cannot give back: objects are not moved, so a span (8
-// KiB for values up to 1 KiB) with one surviving object stays whole
+// What a collection cannot give back: objects are not moved, so a span
+// (8 KiB for values up to 1 KiB) with one surviving object stays whole
 // (random survivors, as eviction leaves them, keep most spans of small
-// values resident; docs/benchmarks.md), and the runtime never returns
-// the structures that described the peak heap's spans (about 2% of the
-// peak heap) nor the rest of its metadata (under 1% more).
+// values resident; docs/benchmarks.md). So after its collection a release
+// looks at the heap's span memory: when at least compactMinUnused of it,
+// and half as much as the live objects take, is free room in partly used
+// spans, it moves every string value to a new buffer (db.CompactStrings:
+// the copies fill a few spans' free slots, the spans that held only old
+// copies empty) and collects again. Keys' entries and collections' nodes
+// do not move, so what they leave scattered stays. And the runtime never
+// returns the structures that described the peak heap's spans (about 2%
+// of the peak heap) nor the rest of its metadata (under 1% more).
 const (
+	compactMinUnused = 32 << 20
 	shrinkReleaseMin = 32 << 20
 	shrinkReleaseGap = 2 * time.Second
 	shrinkDropSettle = 200 * time.Millisecond
@@ -121,4 +131,27 @@ func (st *shrinkState) due(last, used, now int64) int64 {
 		return drop
 	}
 	return 0
+}
+
+// compactAfterRelease is run by the release goroutine after its
+// collection: when the heap's partly used spans hold at least
+// compactMinUnused of free room and half as much as the live objects, it
+// compacts the string values and reports whether it moved any (the
+// caller then collects again).
+func (s *Server) compactAfterRelease() bool {
+	m := []metrics.Sample{
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+	}
+	metrics.Read(m)
+	unused, objects := m[0].Value.Uint64(), m[1].Value.Uint64()
+	if unused < compactMinUnused || unused < objects/2 {
+		return false
+	}
+	start := time.Now()
+	cs := s.ks.CompactStrings(0)
+	e := s.ext()
+	e.defragHits.Add(int64(cs.Keys))
+	e.defragTime.Add(time.Since(start).Microseconds())
+	return cs.Keys > 0
 }
