@@ -40,11 +40,15 @@ type serverExtras struct {
 	lastRelease  atomic.Int64 // unix nanoseconds of the last release asked for
 	shrinkMark   atomic.Int64 // noteShrink's mark, for tests
 
-	// Compaction after a release (shrink.go, compactAfterRelease): values
-	// moved (INFO's active_defrag_hits and active_defrag_key_hits) and
-	// the time spent, in microseconds (total_active_defrag_time, in ms).
-	defragHits atomic.Int64
-	defragTime atomic.Int64
+	// Compaction (shrink.go): fragmented is set by a release that found
+	// the heap's spans fragmented, compactAsked by the tick that asks
+	// for a compacting release; values moved (INFO's active_defrag_hits
+	// and active_defrag_key_hits) and the time spent, in microseconds
+	// (total_active_defrag_time, in ms).
+	fragmented   atomic.Bool
+	compactAsked atomic.Bool
+	defragHits   atomic.Int64
+	defragTime   atomic.Int64
 
 	lastSave atomic.Int64 // unix seconds, LASTSAVE
 

@@ -571,7 +571,7 @@ func (s *Server) releaseMemory(freed int64) {
 		for {
 			e.releasedUpTo.Store(e.releases.Load())
 			debug.FreeOSMemory()
-			if s.compactAfterRelease() {
+			if s.afterRelease() {
 				debug.FreeOSMemory()
 			}
 			e.releasing.Store(false)

@@ -54,12 +54,17 @@ import (
 // (8 KiB for values up to 1 KiB) with one surviving object stays whole
 // (random survivors, as eviction leaves them, keep most spans of small
 // values resident; docs/benchmarks.md). So after its collection a release
-// looks at the heap's span memory: when at least compactMinUnused of it,
-// and half as much as the live objects take, is free room in partly used
-// spans, it moves every string value to a new buffer (db.CompactStrings:
-// the copies fill a few spans' free slots, the spans that held only old
-// copies empty) and collects again. Keys' entries and collections' nodes
-// do not move, so what they leave scattered stays. And the runtime never
+// looks at the heap's span memory (fragmented): at least compactMinUnused
+// of it, and half as much as the live objects take, free room in partly
+// used spans. Then, once used_memory has stopped going down for
+// shrinkSettle and the gap since the last release has passed, the tick
+// asks for a compacting release: it moves every string value to a new
+// buffer (db.CompactStrings: the copies fill a few spans' free slots, the
+// spans that held only old copies empty) and collects again. Not before
+// the shrink is over: values moved while an expiry cycle or a DEL
+// pipeline still deletes would be scattered again as they go. Keys'
+// entries and collections' nodes do not move, so what they leave
+// scattered stays. And the runtime never
 // returns the structures that described the peak heap's spans (about 2%
 // of the peak heap) nor the rest of its metadata (under 1% more).
 const (
@@ -89,9 +94,20 @@ func (s *Server) noteShrink(st *shrinkState, used int64, now time.Time) int64 {
 	if drop != 0 {
 		s.releaseMemory(drop)
 		st.restart(e.lastRelease.Load(), used)
+	} else if e.fragmented.Load() && st.settled(now.UnixNano()) {
+		e.fragmented.Store(false)
+		e.compactAsked.Store(true)
+		s.releaseMemory(0)
+		st.restart(e.lastRelease.Load(), used)
 	}
 	e.shrinkMark.Store(st.mark)
 	return drop
+}
+
+// settled reports whether used_memory has not gone down for shrinkSettle
+// and the last release is shrinkReleaseGap old, at now (unix ns).
+func (st *shrinkState) settled(now int64) bool {
+	return now-st.lowAt >= int64(shrinkSettle) && now-st.seen >= int64(shrinkReleaseGap)
 }
 
 // restart resets the marks at a release asked for at last (unix ns).
@@ -133,25 +149,34 @@ func (st *shrinkState) due(last, used, now int64) int64 {
 	return 0
 }
 
-// compactAfterRelease is run by the release goroutine after its
-// collection: when the heap's partly used spans hold at least
-// compactMinUnused of free room and half as much as the live objects, it
-// compacts the string values and reports whether it moved any (the
-// caller then collects again).
-func (s *Server) compactAfterRelease() bool {
+// afterRelease is run by the release goroutine after its collection.
+// Asked to compact (compactAsked) and still fragmented, it compacts the
+// string values and reports whether it moved any (the caller then
+// collects again); otherwise it records whether the heap is fragmented,
+// for the tick to ask for a compacting release once the shrink is over.
+func (s *Server) afterRelease() bool {
+	e := s.ext()
+	frag := heapFragmented()
+	if !e.compactAsked.Swap(false) || !frag {
+		e.fragmented.Store(frag)
+		return false
+	}
+	start := time.Now()
+	cs := s.ks.CompactStrings(0)
+	e.defragHits.Add(int64(cs.Keys))
+	e.defragTime.Add(time.Since(start).Microseconds())
+	return cs.Keys > 0
+}
+
+// heapFragmented reports whether the heap's partly used spans hold at
+// least compactMinUnused of free room and half as much as its live
+// objects.
+func heapFragmented() bool {
 	m := []metrics.Sample{
 		{Name: "/memory/classes/heap/unused:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
 	}
 	metrics.Read(m)
 	unused, objects := m[0].Value.Uint64(), m[1].Value.Uint64()
-	if unused < compactMinUnused || unused < objects/2 {
-		return false
-	}
-	start := time.Now()
-	cs := s.ks.CompactStrings(0)
-	e := s.ext()
-	e.defragHits.Add(int64(cs.Keys))
-	e.defragTime.Add(time.Since(start).Microseconds())
-	return cs.Keys > 0
+	return unused >= compactMinUnused && unused >= objects/2
 }
