@@ -107,7 +107,20 @@
 // length below 1 MiB, 1 MiB more above. An adopted argument keeps its
 // buffer's spare room (so a value SET whole and grown by a byte copies
 // nothing) unless that exceeds a tenth of its length and a copy would be
-// smaller, as Valkey trims a big argument it keeps.
+// smaller, as Valkey trims a big argument it keeps. CompactStrings
+// (compact.go) may give any string value a new buffer with the same
+// bytes and capacity, under its stripe's lock: a Str() slice is the
+// value's only while the stripe stays locked.
+//
+// # Objects and expiry
+//
+// An Object is 24 bytes inside its dict entry: val, one pointer whose Go
+// type the tag's kind bits name (Value, SetValue, Str, SetStr), the
+// string's length and capacity, the access clock, the type, and the tag.
+// A key's expiry is the value of its entry in the shard's expires dict;
+// the tag's TTL bit (HasTTL) is set exactly when that entry exists. Both
+// change together, only through shard.setExpire or where a key is deleted
+// or replaced; readers go through shard.expireOf and Ctx.ExpireOf.
 //
 // # Memory accounting
 //
