@@ -115,6 +115,11 @@ type Reader struct {
 
 	// peak: the largest buffer not from the pool held since TakePeak.
 	peak int
+	// parsed: the total length of the pending command's arguments read
+	// so far (Parsed), kept as they are read: the client asks after
+	// every read, and summing offs then made a command of n arguments
+	// cost O(n^2).
+	parsed int
 
 	// MaxBulk is proto-max-bulk-len; MaxQuery is client-query-buffer-limit.
 	MaxBulk  int64
@@ -219,17 +224,7 @@ func (r *Reader) Pending() int { return r.w - r.r - r.pos + len(r.cur()) }
 
 // Parsed is the total length of the pending command's arguments parsed
 // so far (Valkey's argv-mem of a client whose command is incomplete).
-func (r *Reader) Parsed() int {
-	n := 0
-	for i := 1; i < len(r.offs); i += 2 {
-		if s := r.offs[i-1]; s < 0 {
-			n += len(r.bigs.pend[-1-s])
-		} else {
-			n += r.offs[i] - s
-		}
-	}
-	return n
-}
+func (r *Reader) Parsed() int { return r.parsed }
 
 // Free is the room for more input, Valkey's qbuf-free: the read buffer's
 // (0 while the Reader holds none), or while a big bulk is being read into
@@ -529,6 +524,7 @@ func (r *Reader) resetCommand() {
 	r.kind = 0
 	r.pos, r.scan, r.left, r.bulk, r.need = 0, 0, 0, -1, 0
 	r.offs = r.offs[:0]
+	r.parsed = 0
 	r.bigs = nil
 }
 
@@ -660,6 +656,7 @@ func (r *Reader) multibulk() ([][]byte, bool, error) {
 			offs = append(make([]int, 0, n), offs...)
 		}
 		offs = append(offs, s, e)
+		r.parsed += r.bulk
 		r.scan = r.pos
 		r.bulk = -1
 		r.left--

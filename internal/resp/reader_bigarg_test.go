@@ -298,3 +298,29 @@ func TestReaderTakeOwned(t *testing.T) {
 		t.Fatalf("%d commands", cmds)
 	}
 }
+
+// TestParsedCounts: Parsed is the length of the pending command's
+// arguments read so far, argument by argument, and 0 once it is returned.
+func TestParsedCounts(t *testing.T) {
+	r := resp.NewReader()
+	in := &chunked{data: []byte(command("RPUSH", "key", "abc", "de", "f")), n: 1}
+	want := map[int]bool{0: true, 5: true, 8: true, 11: true, 13: true}
+	for {
+		if _, err := r.Fill(in); err != nil {
+			t.Fatal(err)
+		}
+		argv, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if argv != nil {
+			if r.Parsed() != 0 {
+				t.Errorf("Parsed %d after the command was returned, want 0", r.Parsed())
+			}
+			return
+		}
+		if !want[r.Parsed()] {
+			t.Fatalf("Parsed %d mid-command, want one of 0, 5, 8, 11, 13", r.Parsed())
+		}
+	}
+}
