@@ -45,6 +45,35 @@ func listenServer(t *testing.T, path string, args ...string) *Server {
 	return s
 }
 
+// startOnFreePort is startIntroServer with the port of flag (a
+// directive taking a port: --metrics-port) picked free at run time. A
+// port found free can be taken by another process before the server
+// binds it; then it picks another, up to five times.
+func startOnFreePort(t *testing.T, flag string, args ...string) (*Server, string, int) {
+	t.Helper()
+	for try := 0; ; try++ {
+		p := testutil.FreePort(t)
+		all := append([]string{"--port", "0", "--bind", "127.0.0.1", flag, strconv.Itoa(p), "--dir", t.TempDir()}, args...)
+		cfg, err := config.Load("", testutil.WithNetEngine(all))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Listen(); err != nil {
+			if try < 4 && strings.Contains(err.Error(), "address already in use") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		go s.Serve()
+		t.Cleanup(s.Close)
+		return s, s.Addr(), p
+	}
+}
+
 // TestIntrospectMatchesRedis sends the same commands to Corvid and to
 // redis-server 7.0.15 and compares the replies exactly. Only cases where
 // Valkey 8.0.1 behaves like Redis 7.0 are here; the Valkey-8-only

@@ -35,8 +35,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatalf("metrics endpoint on by default: %v", a)
 	}
 
-	p1 := testutil.FreePort(t)
-	s, addr = startIntroServer(t, "--metrics-port", fmt.Sprint(p1), "--enable-debug-command", "yes",
+	s, addr, p1 := startOnFreePort(t, "--metrics-port", "--enable-debug-command", "yes",
 		"--slowlog-log-slower-than", "0", "--latency-monitor-threshold", "1")
 	if a := s.MetricsAddrs(); len(a) != 1 || a[0] != fmt.Sprintf("127.0.0.1:%d", p1) {
 		t.Fatalf("metrics on %v, want 127.0.0.1:%d", a, p1)
