@@ -26,6 +26,16 @@ func startIntroServer(t *testing.T, args ...string) (*Server, string) {
 // be "") and overrides, listening but not serving yet.
 func listenServer(t *testing.T, path string, args ...string) *Server {
 	t.Helper()
+	s, err := tryListenServer(t, path, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// tryListenServer is listenServer returning Listen's error.
+func tryListenServer(t *testing.T, path string, args ...string) (*Server, error) {
+	t.Helper()
 	if !slices.Contains(args, "--dir") {
 		// Saves (SHUTDOWN, DEBUG RELOAD, save points) go to a directory
 		// of the test's, never into the package.
@@ -39,10 +49,7 @@ func listenServer(t *testing.T, path string, args ...string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return s, s.Listen()
 }
 
 // startOnFreePort is startIntroServer with the port of flag (a
@@ -53,16 +60,8 @@ func startOnFreePort(t *testing.T, flag string, args ...string) (*Server, string
 	t.Helper()
 	for try := 0; ; try++ {
 		p := testutil.FreePort(t)
-		all := append([]string{"--port", "0", "--bind", "127.0.0.1", flag, strconv.Itoa(p), "--dir", t.TempDir()}, args...)
-		cfg, err := config.Load("", testutil.WithNetEngine(all))
+		s, err := tryListenServer(t, "", append([]string{"--port", "0", "--bind", "127.0.0.1", flag, strconv.Itoa(p)}, args...)...)
 		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Listen(); err != nil {
 			if try < 4 && strings.Contains(err.Error(), "address already in use") {
 				continue
 			}
