@@ -82,7 +82,7 @@ type shrinkState struct {
 	markAt int64 // when used_memory was last at the mark (unix ns)
 	seen   int64 // serverExtras.lastRelease when mark was last reset
 	low    int64 // used_memory's low-water mark since it was at the mark
-	lowAt  int64 // when used_memory last went below low (unix ns)
+	lowAt  int64 // when used_memory last went below low by settleSlack (unix ns)
 	tail   bool  // armed by a drop or flush release: one tail may follow
 }
 
@@ -104,11 +104,20 @@ func (s *Server) noteShrink(st *shrinkState, used int64, now time.Time) int64 {
 	return drop
 }
 
-// settled reports whether used_memory has not gone down for shrinkSettle
+// settled reports whether used_memory has not gone down (by more than
+// settleSlack) for shrinkSettle
 // and the last release is shrinkReleaseGap old, at now (unix ns).
 func (st *shrinkState) settled(now int64) bool {
 	return now-st.lowAt >= int64(shrinkSettle) && now-st.seen >= int64(shrinkReleaseGap)
 }
+
+// settleSlack is how far under its low-water mark used_memory must go to
+// count as still going down: at maxmemory every write evicts a little and
+// clients' buffers come and go, so used_memory dips by a few KB all the
+// time once a shrink is over, and counting every dip kept the compaction
+// after an eviction waiting for a second without one (30 s and more with
+// a client polling INFO). A megabyte, or a 128th of the mark.
+func settleSlack(low int64) int64 { return max(1<<20, low/128) }
 
 // restart resets the marks at a release asked for at last (unix ns).
 func (st *shrinkState) restart(last, used int64) {
@@ -130,7 +139,7 @@ func (st *shrinkState) due(last, used, now int64) int64 {
 	if used >= st.mark {
 		st.mark, st.markAt, st.low, st.lowAt = used, now, used, now
 	}
-	if used < st.low {
+	if used < st.low-settleSlack(st.low) {
 		st.low, st.lowAt = used, now
 	}
 	drop := st.mark - used

@@ -104,6 +104,35 @@ func TestShrinkSteadyState(t *testing.T) {
 	}
 }
 
+// TestShrinkSettlesAtMaxmemory: after an eviction, used_memory at the
+// limit dips by a few KB on every write (a key evicted, a client's reply
+// buffer gone); those dips do not count as the shrink going on, so the
+// compaction's settle comes a second after the last real drop. A drop of
+// more than the slack does count.
+func TestShrinkSettlesAtMaxmemory(t *testing.T) {
+	const mb = 1 << 20
+	sec := int64(time.Second)
+	var st shrinkState
+	st.due(0, 200*mb, 10*sec)
+	st.due(0, 20*mb, 11*sec) // the eviction, down to the limit
+	now := 11 * sec
+	for i := range 30 { // 3 s of ticks, each a little lower than the last
+		now += sec / 10
+		st.due(0, 20*mb-int64(i)*700, now)
+	}
+	if !st.settled(now) {
+		t.Fatalf("not settled 3 s after the drop, with dips of 700 bytes (low %d at %d s)", st.low, st.lowAt/sec)
+	}
+	now += sec / 10
+	st.due(0, 18*mb, now) // 2 MB more went: still shrinking
+	if st.settled(now + sec/2) {
+		t.Fatal("settled half a second after a 2 MB drop")
+	}
+	if !st.settled(now + sec) {
+		t.Fatal("not settled a second after the last drop")
+	}
+}
+
 // shrinkServer starts a server, fills it with n keys of 1 KiB (~1.1 KiB
 // each accounted) and waits until the introspection tick has seen them.
 func shrinkServer(t *testing.T, n int) (*Server, *testutil.Raw, int64) {
