@@ -89,9 +89,8 @@ func valueMem(o *Object) int64 {
 		return int64(v.MemUsage())
 	case *ds.IntSet:
 		return int64(v.MemUsage())
-	case *ds.Pack:
-		// Pack.MemUsage is the buffer only; add the header.
-		return ds.PackMem + int64(v.MemUsage())
+	case *ds.Pack: // the buffer: the struct is the object's val, n and c
+		return int64(v.MemUsage())
 	case *ds.ZPack:
 		return int64(v.MemUsage())
 	case *ds.ZSkip:

@@ -36,11 +36,21 @@ func (t Type) String() string { return typeNames[t] }
 // expires dict, which holds every key with a TTL; the object only has a
 // bit saying it is there (HasTTL). Object is 24 bytes, and an entry with a
 // key of up to 15 bytes is in the 48-byte size class.
+//
+// A small set's or sorted set's ds.Pack (or ds.ZPack) is not behind val
+// but is val, n and c: the Pack struct (a buffer pointer and two 32-bit
+// lengths) overlays the object's first 16 bytes, and Value returns a
+// pointer into the object itself. SetValue copies such a Pack in, so
+// the caller's struct is not the value afterwards (use Value again); and
+// a *ds.Pack from Value is the key's value only while the object is:
+// after the key is replaced or deleted it reads whatever the object
+// holds then.
 type Object struct {
 	// val points to the value, of the type kind names. The collector
 	// keeps the value alive through it like through any pointer.
 	val unsafe.Pointer
-	// n and c are a string's length and capacity when kind is kindStr.
+	// n and c are a string's length and capacity when kind is kindStr,
+	// and with val a Pack's buffer when kind is kindPack or kindZPack.
 	// A string whose capacity passes 32 bits (proto-max-bulk-len raised
 	// past 4 GB) is held as a *[]byte (kindBigStr), n and c unused.
 	n, c uint32
@@ -97,8 +107,8 @@ const (
 	kindQuicklist                // *ds.Quicklist
 	kindIntSet                   // *ds.IntSet
 	kindListpack                 // *ds.Listpack
-	kindPack                     // *ds.Pack
-	kindZPack                    // *ds.ZPack
+	kindPack                     // ds.Pack in val, n, c
+	kindZPack                    // ds.ZPack in val, n, c
 	kindZSkip                    // *ds.ZSkip
 	kindStrMap                   // *ds.StrMap (setDict, hashDict)
 	kindStream                   // *stream
@@ -121,9 +131,9 @@ func (o *Object) Value() any {
 	case kindListpack:
 		return (*ds.Listpack)(o.val)
 	case kindPack:
-		return (*ds.Pack)(o.val)
+		return (*ds.Pack)(unsafe.Pointer(o))
 	case kindZPack:
-		return (*ds.ZPack)(o.val)
+		return (*ds.ZPack)(unsafe.Pointer(o))
 	case kindZSkip:
 		return (*ds.ZSkip)(o.val)
 	case kindStrMap:
@@ -136,10 +146,19 @@ func (o *Object) Value() any {
 
 // SetValue makes v the value: nil, or a pointer of one of the types
 // Value lists (a string's bytes go through SetStr). Any other type panics.
+// A *ds.Pack or *ds.ZPack is copied into the object (see Object).
 func (o *Object) SetValue(v any) {
 	var k valKind
 	var p unsafe.Pointer
 	switch v := v.(type) {
+	case *ds.Pack:
+		*(*ds.Pack)(unsafe.Pointer(o)) = *v
+		o.setKind(kindPack)
+		return
+	case *ds.ZPack:
+		*(*ds.ZPack)(unsafe.Pointer(o)) = *v
+		o.setKind(kindZPack)
+		return
 	case nil:
 	case *byte:
 		k, p = kindStr, unsafe.Pointer(v)
@@ -151,10 +170,6 @@ func (o *Object) SetValue(v any) {
 		k, p = kindIntSet, unsafe.Pointer(v)
 	case *ds.Listpack:
 		k, p = kindListpack, unsafe.Pointer(v)
-	case *ds.Pack:
-		k, p = kindPack, unsafe.Pointer(v)
-	case *ds.ZPack:
-		k, p = kindZPack, unsafe.Pointer(v)
 	case *ds.ZSkip:
 		k, p = kindZSkip, unsafe.Pointer(v)
 	case *ds.StrMap:
@@ -164,9 +179,22 @@ func (o *Object) SetValue(v any) {
 	default:
 		panic(fmt.Sprintf("db: value of type %T", v))
 	}
-	o.val = p
+	o.val, o.n, o.c = p, 0, 0
 	o.setKind(k)
 }
+
+// layoutObject is only for the checks below: a ds.Pack is overlaid on an
+// Object's val, n and c (Value, SetValue), so both must keep that layout.
+var layoutObject Object
+
+var (
+	_ [unsafe.Offsetof(layoutObject.val)]struct{}    = [0]struct{}{}
+	_ [unsafe.Offsetof(layoutObject.n) - 8]struct{}  = [0]struct{}{}
+	_ [8 - unsafe.Offsetof(layoutObject.n)]struct{}  = [0]struct{}{}
+	_ [unsafe.Offsetof(layoutObject.c) - 12]struct{} = [0]struct{}{}
+	_ [unsafe.Sizeof(ds.Pack{}) - 16]struct{}        = [0]struct{}{}
+	_ [unsafe.Sizeof(ds.ZPack{}) - 16]struct{}       = [0]struct{}{}
+)
 
 // newObject returns an object of type t holding v (SetValue).
 func newObject(t Type, v any) *Object {

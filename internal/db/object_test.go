@@ -103,3 +103,41 @@ func TestObjectTagBits(t *testing.T) {
 	}()
 	o.SetValue("not a value")
 }
+
+// TestObjectPackInline: a set's or sorted set's Pack is the object's own
+// val, n and c: SetValue copies it in, Value points into the object, so
+// edits through Value are the key's value and the caller's struct is not;
+// another kind of value clears the lengths.
+func TestObjectPackInline(t *testing.T) {
+	o := &Object{Type: TypeSet, LRU: 7}
+	o.setHasTTL(true)
+	var p ds.Pack
+	p.Append([]byte("a"))
+	o.SetValue(&p)
+	p.Append([]byte("lost")) // the caller's copy: not the value
+	v := o.Value().(*ds.Pack)
+	if unsafe.Pointer(v) != unsafe.Pointer(o) || v.Len() != 1 {
+		t.Fatalf("Value: %p, object %p, %d entries", v, o, v.Len())
+	}
+	v.Append([]byte("b"))
+	v.Append([]byte("c"))
+	if got := o.Value().(*ds.Pack); got.Len() != 3 || got.Find([]byte("c")) < 0 || got.Find([]byte("lost")) >= 0 {
+		t.Fatalf("after edits through Value: %d entries", got.Len())
+	}
+	if o.Type != TypeSet || o.LRU != 7 || !o.HasTTL() || o.kind() != kindPack {
+		t.Fatalf("the Pack overwrote the object's other fields: type %d lru %d ttl %v kind %d", o.Type, o.LRU, o.HasTTL(), o.kind())
+	}
+	if valueMem(o) != int64(v.MemUsage()) || v.MemUsage() == 0 {
+		t.Errorf("valueMem %d, the buffer's %d", valueMem(o), v.MemUsage())
+	}
+	var z ds.ZPack
+	z.Insert([]byte("m"), 1.5)
+	o.SetValue(&z)
+	if zv := o.Value().(*ds.ZPack); unsafe.Pointer(zv) != unsafe.Pointer(o) || zv.Len() != 1 {
+		t.Fatalf("ZPack: %p, object %p", zv, o)
+	}
+	o.SetValue(ds.NewIntSet())
+	if o.n != 0 || o.c != 0 || o.Str() != nil {
+		t.Fatalf("an intset left n %d c %d", o.n, o.c)
+	}
+}

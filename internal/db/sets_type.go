@@ -202,15 +202,16 @@ func setToDict(o *Object, capHint int) *setDict {
 	return d
 }
 
-// setToPack converts an intset to a listpack, keeping its order.
+// setToPack converts an intset to a listpack, keeping its order, and
+// returns the listpack (o's own: SetValue copies a Pack in).
 func setToPack(o *Object) *ds.Pack {
-	p := &ds.Pack{}
+	var p ds.Pack
 	setRange(o, func(m []byte) bool {
 		p.Append(m)
 		return true
 	})
-	o.SetValue(p)
-	return p
+	o.SetValue(&p)
+	return o.Value().(*ds.Pack)
 }
 
 // setMaybeToIntset is maybeConvertToIntset: the caller knows every member

@@ -9,27 +9,33 @@ import (
 // Valkey's listpack plays for small sets and sorted sets: one allocation for
 // the whole collection, no per-element headers beyond a length.
 //
-// Layout: each entry is uvarint(len) | bytes | backlen, where backlen is len
-// again written backwards (see appendBacklen) so that the entry before any
-// offset can be found without scanning from the start. An entry's offset is
-// the index of its first byte; len(buf) is the end offset.
+// Layout: entries, then the number of entries as 4 bytes (little endian),
+// the trailer. Each entry is uvarint(len) | bytes | backlen, where backlen
+// is len again written backwards (see appendBacklen) so that the entry
+// before any offset can be found without scanning from the start. An
+// entry's offset is the index of its first byte; the first entry is at 0
+// and End() is the trailer's offset. An empty Pack may have no buffer.
+//
+// The struct is a pointer and two 32-bit lengths, 16 bytes, and has that
+// layout so that package db can hold it inside its Object instead of
+// behind a pointer (the count being in the buffer is what lets it fit):
+// its fields must stay in this order and these types.
 //
 // Operations that look for a value are linear scans, as in a listpack: the
 // caller keeps a Pack small (the *-max-listpack-* thresholds). Offsets are
 // invalidated by any insert or delete before them. The zero value is empty.
 type Pack struct {
 	// ptr, blen and bcap are the buffer: a []byte in 16 bytes instead of
-	// 24, so a Pack is 24 bytes (PackMem), the size class of a small
-	// set's or sorted set's header.
+	// 24 (a listpack is limited to 4 GB well before its lengths would
+	// leave 32 bits).
 	ptr        *byte
 	blen, bcap uint32
-	n          int
 }
 
-// PackMem is the heap of a Pack (or ZPack) struct, its buffer aside.
-const PackMem = 24
+// packTrailer is the size of the entry count at the end of the buffer.
+const packTrailer = 4
 
-// bytes returns the buffer, its capacity included.
+// bytes returns the buffer, trailer included, its capacity too.
 func (p *Pack) bytes() []byte {
 	if p.ptr == nil {
 		return nil
@@ -37,8 +43,7 @@ func (p *Pack) bytes() []byte {
 	return unsafe.Slice(p.ptr, p.bcap)[:p.blen]
 }
 
-// setBuf makes b the buffer (a listpack is limited to 4 GB well before
-// its lengths would leave 32 bits).
+// setBuf makes b the buffer.
 func (p *Pack) setBuf(b []byte) {
 	if cap(b) == 0 {
 		p.ptr, p.blen, p.bcap = nil, 0, 0
@@ -47,16 +52,34 @@ func (p *Pack) setBuf(b []byte) {
 	p.ptr, p.blen, p.bcap = unsafe.SliceData(b[:cap(b)]), uint32(len(b)), uint32(cap(b))
 }
 
-// Len returns the number of entries.
-func (p *Pack) Len() int { return p.n }
+// setLen writes n as the entry count. The buffer must exist.
+func (p *Pack) setLen(n int) {
+	b := p.bytes()
+	binary.LittleEndian.PutUint32(b[len(b)-packTrailer:], uint32(n))
+}
 
-// Bytes returns the size of the encoded entries.
+// Len returns the number of entries.
+func (p *Pack) Len() int {
+	if p.blen == 0 {
+		return 0
+	}
+	b := p.bytes()
+	return int(binary.LittleEndian.Uint32(b[len(b)-packTrailer:]))
+}
+
+// Bytes returns the size of the buffer in use, trailer included.
 func (p *Pack) Bytes() int { return int(p.blen) }
 
 // End is the offset just past the last entry: where Append inserts.
-func (p *Pack) End() int { return int(p.blen) }
+func (p *Pack) End() int {
+	if p.blen == 0 {
+		return 0
+	}
+	return int(p.blen) - packTrailer
+}
 
-// MemUsage estimates the heap bytes of the Pack's buffer.
+// MemUsage estimates the heap bytes of the Pack's buffer (the struct is
+// its holder's).
 func (p *Pack) MemUsage() int { return allocSize(int(p.bcap)) }
 
 // backlenSize is the number of bytes backlen uses for n.
@@ -146,13 +169,14 @@ func (p *Pack) Last() int { return p.Prev(p.End()) }
 // end, -1 being the last), or -1 when out of range. It walks from the
 // nearer end.
 func (p *Pack) Seek(i int) int {
+	n := p.Len()
 	if i < 0 {
-		i += p.n
+		i += n
 	}
-	if i < 0 || i >= p.n {
+	if i < 0 || i >= n {
 		return -1
 	}
-	if i <= p.n/2 {
+	if i <= n/2 {
 		off := 0
 		for ; i > 0; i-- {
 			off = p.Next(off)
@@ -160,7 +184,7 @@ func (p *Pack) Seek(i int) int {
 		return off
 	}
 	off := p.End()
-	for j := p.n - i; j > 0; j-- {
+	for j := n - i; j > 0; j-- {
 		off = p.Prev(off)
 	}
 	return off
@@ -177,22 +201,28 @@ func (p *Pack) Insert(off int, val []byte) { p.InsertParts(off, val, nil) }
 func (p *Pack) InsertParts(off int, prefix, suffix []byte) {
 	n := len(prefix) + len(suffix)
 	size := packEntrySize(n)
-	old := p.End()
+	count := p.Len()
 	p.grow(size)
+	old := len(p.bytes())
 	b := p.bytes()[:old+size]
 	p.setBuf(b)
-	copy(b[off+size:], b[off:old])
+	copy(b[off+size:], b[off:old]) // the entries after off, and the trailer
 	w := binary.PutUvarint(b[off:], uint64(n))
 	w += copy(b[off+w:], prefix)
 	w += copy(b[off+w:], suffix)
 	appendBacklen(b[off+w:off+w], n)
-	p.n++
+	p.setLen(count + 1)
 }
 
 // grow makes room for size more bytes. Small Packs grow by a quarter rather
 // than doubling: they are many, and each holds few elements.
 func (p *Pack) grow(size int) {
 	b := p.bytes()
+	if len(b) == 0 {
+		b = make([]byte, packTrailer, allocSize(packTrailer+size))
+		p.setBuf(b)
+		return
+	}
 	need := len(b) + size
 	if need <= cap(b) {
 		return
@@ -207,21 +237,25 @@ func (p *Pack) grow(size int) {
 // of the entry that followed it.
 func (p *Pack) Delete(off int) int {
 	next := p.Next(off)
+	count := p.Len()
 	b := p.bytes()
 	p.setBuf(append(b[:off], b[next:]...))
-	p.n--
+	p.setLen(count - 1)
 	return off
 }
 
 // DeleteRange removes count entries starting at off.
 func (p *Pack) DeleteRange(off, count int) {
-	end := off
-	b := p.bytes()
-	for i := 0; i < count && end < len(b); i++ {
+	end, n := off, p.Len()
+	for i := 0; i < count && end < p.End(); i++ {
 		end = p.Next(end)
-		p.n--
+		n--
 	}
+	b := p.bytes()
 	p.setBuf(append(b[:off], b[end:]...))
+	if len(b) > 0 {
+		p.setLen(n)
+	}
 }
 
 // ShrinkToFit drops unused capacity when it exceeds a quarter of the size.
@@ -233,7 +267,7 @@ func (p *Pack) ShrinkToFit() {
 
 // Clone returns an independent copy with no spare capacity.
 func (p *Pack) Clone() *Pack {
-	c := &Pack{n: p.n}
+	c := &Pack{}
 	c.setBuf(append([]byte(nil), p.bytes()...))
 	return c
 }
@@ -241,7 +275,7 @@ func (p *Pack) Clone() *Pack {
 // Find returns the offset of the first entry equal to val, or -1.
 func (p *Pack) Find(val []byte) int {
 	b := p.bytes()
-	for off := 0; off < len(b); {
+	for off := 0; off < p.End(); {
 		n, k := binary.Uvarint(b[off:])
 		start := off + k
 		end := start + int(n)

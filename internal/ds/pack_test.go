@@ -3,6 +3,7 @@ package ds
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -172,18 +173,22 @@ func TestZPackOrder(t *testing.T) {
 	}
 }
 
-// TestPackHeader: the struct is what MemUsage's callers count for it,
-// and its buffer round-trips through the 16-byte pointer and lengths.
+// TestPackHeader: the struct is a pointer and two 32-bit lengths (package
+// db overlays it on its Object's first 16 bytes), the count lives in the
+// buffer's trailer, and the buffer round-trips through the struct.
 func TestPackHeader(t *testing.T) {
-	if n := int(unsafe.Sizeof(Pack{})); allocSize(n) != PackMem || int(unsafe.Sizeof(ZPack{})) != n {
-		t.Errorf("Pack is %d bytes (class %d), ZPack %d; PackMem is %d", n, allocSize(n), unsafe.Sizeof(ZPack{}), PackMem)
+	if n := unsafe.Sizeof(Pack{}); n != 16 || unsafe.Sizeof(ZPack{}) != n {
+		t.Errorf("Pack is %d bytes, ZPack %d; want 16", n, unsafe.Sizeof(ZPack{}))
 	}
 	var p Pack
-	if p.bytes() != nil || p.Len() != 0 || p.MemUsage() != 0 {
+	if p.bytes() != nil || p.Len() != 0 || p.End() != 0 || p.MemUsage() != 0 {
 		t.Fatal("zero Pack not empty")
 	}
 	for i := range 40 {
 		p.Append([]byte(strings.Repeat("v", i)))
+	}
+	if b := p.bytes(); len(b) != p.End()+packTrailer || binary.LittleEndian.Uint32(b[p.End():]) != 40 {
+		t.Fatalf("buffer of %d bytes, End %d, trailer %v", len(b), p.End(), b[p.End():])
 	}
 	c := p.Clone()
 	for i, off := 0, 0; off < p.End(); i++ {
@@ -196,5 +201,24 @@ func TestPackHeader(t *testing.T) {
 	}
 	if c.Bytes() != p.Bytes() || c.Len() != 40 || p.MemUsage() != allocSize(cap(p.bytes())) {
 		t.Errorf("clone %d bytes, %d entries, of %d; MemUsage %d", c.Bytes(), c.Len(), p.Bytes(), p.MemUsage())
+	}
+	// Emptied by Delete and by DeleteRange: no entries, and usable again.
+	for _, del := range []func(*Pack){
+		func(p *Pack) {
+			for p.Len() > 0 {
+				p.Delete(0)
+			}
+		},
+		func(p *Pack) { p.DeleteRange(0, 100) },
+	} {
+		q := p.Clone()
+		del(q)
+		if q.Len() != 0 || q.End() != 0 || q.Last() != -1 || q.Seek(0) != -1 || q.Find(nil) != -1 {
+			t.Fatalf("emptied Pack: Len %d End %d Last %d", q.Len(), q.End(), q.Last())
+		}
+		q.Append([]byte("x"))
+		if got := packEntries(t, q); len(got) != 1 || string(got[0]) != "x" {
+			t.Fatalf("after emptying and an append: %q", got)
+		}
 	}
 }

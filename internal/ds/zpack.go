@@ -17,13 +17,14 @@ type ZPack struct {
 const zpScore = 8 // bytes of the score prefix
 
 // Len returns the number of members.
-func (z *ZPack) Len() int { return z.p.n }
+func (z *ZPack) Len() int { return z.p.Len() }
 
 // Bytes returns the encoded size (for the listpack size limit).
 func (z *ZPack) Bytes() int { return z.p.Bytes() }
 
-// MemUsage estimates the heap bytes of the ZPack.
-func (z *ZPack) MemUsage() int { return PackMem + z.p.MemUsage() }
+// MemUsage estimates the heap bytes of the ZPack's buffer (the struct,
+// a Pack, is its holder's).
+func (z *ZPack) MemUsage() int { return z.p.MemUsage() }
 
 // Clone returns an independent copy.
 func (z *ZPack) Clone() *ZPack { return &ZPack{p: *z.p.Clone()} }
@@ -37,7 +38,7 @@ func (z *ZPack) At(off int) (member []byte, score float64, next int) {
 
 // First returns the offset of the lowest entry, or -1.
 func (z *ZPack) First() int {
-	if z.p.n == 0 {
+	if z.p.End() == 0 {
 		return -1
 	}
 	return 0
@@ -65,7 +66,7 @@ func (z *ZPack) Seek(i int) int { return z.p.Seek(i) }
 // Find returns the offset and score of member, or -1.
 func (z *ZPack) Find(member []byte) (int, float64) {
 	buf := z.p.bytes()
-	for off := 0; off < len(buf); {
+	for off := 0; off < z.p.End(); {
 		n, k := binary.Uvarint(buf[off:])
 		start := off + k
 		end := start + int(n)
@@ -80,8 +81,7 @@ func (z *ZPack) Find(member []byte) (int, float64) {
 // Insert adds member, which must not be present, at its sorted place.
 func (z *ZPack) Insert(member []byte, score float64) {
 	off := 0
-	buf := z.p.bytes()
-	for off < len(buf) {
+	for off < z.p.End() {
 		m, s, next := z.At(off)
 		if s > score || (s == score && string(m) > string(member)) {
 			break
