@@ -183,3 +183,39 @@ func (g *generator) next(b []byte) (out []byte, ok bool) {
 	}
 	return b, true
 }
+
+// peerVersions are the versions issues 4 and 32 compare against, by peer.
+var peerVersions = map[string]string{"redis": "7.0.15", "valkey": "8.0.1"}
+
+// parsePeers reads -peer: a comma-separated list of redis and valkey, in
+// the order of the report's columns. A name given twice counts once.
+func parsePeers(list string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for name := range strings.SplitSeq(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || seen[name] {
+			continue
+		}
+		if _, ok := peerVersions[name]; !ok {
+			return nil, fmt.Errorf("-peer: unknown server %q (want redis, valkey or both, comma-separated)", name)
+		}
+		seen[name] = true
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-peer: no server (want redis, valkey or both, comma-separated)")
+	}
+	return out, nil
+}
+
+// turnOrder is the order the servers measure case k in: corvid, then the
+// peers, rotated by k, so the first server changes from case to case.
+func turnOrder(k int, peers []string) []string {
+	all := append([]string{"corvid"}, peers...)
+	out := make([]string, len(all))
+	for i := range all {
+		out[i] = all[(k+i)%len(all)]
+	}
+	return out
+}

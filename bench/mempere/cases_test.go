@@ -179,3 +179,57 @@ func TestMakeCases(t *testing.T) {
 		}
 	}
 }
+
+func TestParsePeers(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string // the peers joined by ",", or "error"
+	}{
+		{"redis", "redis"},
+		{"valkey", "valkey"},
+		{"valkey,redis", "valkey,redis"},
+		{"redis, valkey", "redis,valkey"},
+		{"valkey,valkey,redis,", "valkey,redis"},
+		{"", "error"},
+		{",", "error"},
+		{"keydb", "error"},
+		{"valkey,Redis", "error"},
+	} {
+		got, err := parsePeers(tc.in)
+		s := strings.Join(got, ",")
+		if err != nil {
+			s = "error"
+		}
+		if s != tc.want {
+			t.Errorf("parsePeers(%q) = %q (%v), want %q", tc.in, s, err, tc.want)
+		}
+	}
+}
+
+func TestTurnOrder(t *testing.T) {
+	for _, tc := range []struct {
+		peers []string
+		k     int
+		want  string
+	}{
+		// One peer: the two servers alternate, corvid first in case 0.
+		{[]string{"redis"}, 0, "corvid,redis"},
+		{[]string{"redis"}, 1, "redis,corvid"},
+		{[]string{"redis"}, 2, "corvid,redis"},
+		// Two peers: each of the three goes first in turn.
+		{[]string{"valkey", "redis"}, 0, "corvid,valkey,redis"},
+		{[]string{"valkey", "redis"}, 1, "valkey,redis,corvid"},
+		{[]string{"valkey", "redis"}, 2, "redis,corvid,valkey"},
+		{[]string{"valkey", "redis"}, 3, "corvid,valkey,redis"},
+	} {
+		if got := strings.Join(turnOrder(tc.k, tc.peers), ","); got != tc.want {
+			t.Errorf("turnOrder(%d, %v) = %s, want %s", tc.k, tc.peers, got, tc.want)
+		}
+	}
+	// The caller's slice is not changed.
+	peers := []string{"valkey", "redis"}
+	turnOrder(1, peers)
+	if peers[0] != "valkey" || peers[1] != "redis" {
+		t.Errorf("turnOrder changed its argument: %v", peers)
+	}
+}

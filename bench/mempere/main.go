@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,12 +22,13 @@ type options struct {
 	n, small, fields int
 	smallSize        int
 	load             loadOptions
-	peer             string
+	peer             string // -peer as given; run parses it into peers
 	cases            string
 	restart          bool
 	out              string
 	corvidBin        string
-	redisBin         string
+	redisBin         string // redis-server (-redis)
+	valkeyBin        string // valkey-server (-valkey)
 }
 
 func main() {
@@ -38,14 +40,15 @@ func main() {
 	flag.IntVar(&o.smallSize, "smallsize", 16, "element size in bytes in the lp* and one* cases (listpack-encoded collections)")
 	flag.IntVar(&o.load.per, "per", 100, "elements per write command")
 	flag.IntVar(&o.load.batch, "batch", 1000, "commands per pipelined batch")
-	flag.Uint64Var(&o.load.seed, "seed", 1, "random seed of the data (the same for both servers)")
+	flag.Uint64Var(&o.load.seed, "seed", 1, "random seed of the data (the same for every server)")
 	flag.DurationVar(&o.load.settle, "settle", time.Second, "wait before each memory sample")
 	flag.StringVar(&o.cases, "cases", strings.Join(allCases, ","), "cases to run, comma-separated")
-	flag.BoolVar(&o.restart, "restart", true, "start fresh servers for every case (else one pair for the whole run, FLUSHALL between cases)")
+	flag.BoolVar(&o.restart, "restart", true, "start fresh servers for every case (else one of each server for the whole run, FLUSHALL between cases)")
 	flag.StringVar(&o.out, "out", "/tmp/mem-per-element", "write the report to PREFIX.md and PREFIX.csv")
 	flag.StringVar(&o.corvidBin, "corvid", "", "corvid-server binary (default: build ./cmd/corvid-server)")
-	flag.StringVar(&o.redisBin, "redis", "", "the peer's server binary (default: redis-server from PATH for -peer redis; for -peer valkey $CORVID_VALKEY_SERVER, ../shared/bin/valkey-server, then PATH)")
-	flag.StringVar(&o.peer, "peer", "redis", "the server to compare with: redis (7.0.15) or valkey (8.0.1)")
+	flag.StringVar(&o.redisBin, "redis", "", "redis-server binary, for -peer redis (default: redis-server from PATH)")
+	flag.StringVar(&o.valkeyBin, "valkey", "", "valkey-server binary, for -peer valkey (default: $CORVID_VALKEY_SERVER, ../shared/bin/valkey-server relative to the repo, then PATH)")
+	flag.StringVar(&o.peer, "peer", "redis", "the servers to compare with, comma-separated, in the order of the report's columns: redis (7.0.15), valkey (8.0.1), or valkey,redis")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "mempere: unexpected arguments:", flag.Args())
@@ -62,10 +65,16 @@ func run(o options) (err error) {
 	if o.n < 1 || o.small < 1 || o.fields < 1 || o.load.size < 1 || o.smallSize < 1 || o.load.per < 1 || o.load.batch < 1 {
 		return fmt.Errorf("-n, -small, -fields, -size, -smallsize, -per and -batch must be positive")
 	}
-	if o.peer != "redis" && o.peer != "valkey" {
-		return fmt.Errorf("-peer must be redis or valkey")
+	peers, err := parsePeers(o.peer)
+	if err != nil {
+		return err
 	}
-	peer = o.peer
+	if o.redisBin != "" && !slices.Contains(peers, "redis") {
+		return fmt.Errorf("-redis is redis-server's binary, and redis is not in -peer %s (valkey-server's binary is -valkey)", o.peer)
+	}
+	if o.valkeyBin != "" && !slices.Contains(peers, "valkey") {
+		return fmt.Errorf("-valkey is valkey-server's binary, and valkey is not in -peer %s", o.peer)
+	}
 	cases, err := makeCases(o.cases, o.n, o.small, o.fields, o.smallSize)
 	if err != nil {
 		return err
@@ -95,6 +104,17 @@ func run(o options) (err error) {
 	if err != nil {
 		return err
 	}
+	bins := map[string]string{}
+	versions := map[string]string{}
+	for _, p := range peers {
+		if bins[p], err = peerBinary(p, o, root); err != nil {
+			return err
+		}
+		versions[p] = output(bins[p], "--version")
+		if want := "v=" + peerVersions[p]; !strings.Contains(versions[p], want) {
+			logf("warning: the issues compare against %s %s; this is %s", p, peerVersions[p], versions[p])
+		}
+	}
 	if o.corvidBin == "" {
 		o.corvidBin = filepath.Join(tmp, "corvid-server")
 		logf("building corvid-server in %s", tmp)
@@ -102,21 +122,7 @@ func run(o options) (err error) {
 			return err
 		}
 	}
-	switch {
-	case o.peer == "valkey":
-		o.redisBin, err = benchproc.FindValkey(o.redisBin, root)
-	case o.redisBin == "":
-		o.redisBin, err = exec.LookPath("redis-server")
-	default:
-		o.redisBin, err = exec.LookPath(o.redisBin)
-	}
-	if err != nil {
-		return err
-	}
-	redisVersion := output(o.redisBin, "--version")
-	if want := map[string]string{"redis": "v=7.0.15", "valkey": "v=8.0.1"}[o.peer]; !strings.Contains(redisVersion, want) {
-		logf("warning: the issues compare against %s %s; this is %s", o.peer, want, redisVersion)
-	}
+	bins["corvid"] = o.corvidBin
 
 	header := []string{
 		"command: `bench/mem-per-element.sh " + benchproc.ShellJoin(os.Args[1:]) + "`",
@@ -124,17 +130,24 @@ func run(o options) (err error) {
 		"machine: " + machine(),
 		"load average at start: " + orUnknown(benchproc.LoadAvg()),
 		fmt.Sprintf("corvid: %s, commit %s, built with %s", output(o.corvidBin, "--version"), gitRevision(root), runtime.Version()),
-		o.peer + ": " + redisVersion,
+	}
+	for _, p := range peers {
+		header = append(header, p+": "+versions[p])
+	}
+	all := "both servers"
+	if len(peers) > 1 {
+		all = "all servers"
+	}
+	header = append(header,
 		fmt.Sprintf("data: %d elements per big case, %d hashes of %d fields, %d-byte values (%d-byte elements in the lp* and one* cases), %d elements per command, %d commands per batch, seed %d",
 			o.n, o.small, o.fields, o.load.size, o.smallSize, o.load.per, o.load.batch, o.load.seed),
-		fmt.Sprintf("method: restart per case %v, settle %v, MEMORY PURGE before each sample, both servers --save '' --appendonly no", o.restart, o.load.settle),
-	}
+		fmt.Sprintf("method: restart per case %v, settle %v, MEMORY PURGE before each sample, %s --save '' --appendonly no", o.restart, o.load.settle, all),
+	)
 
-	bins := map[string]string{"corvid": o.corvidBin, "redis": o.redisBin}
 	servers := map[string]*benchproc.Server{}
 	ctls := map[string]*wire.Conn{}
 	if !o.restart {
-		for _, name := range []string{"corvid", "redis"} {
+		for _, name := range turnOrder(0, peers) {
 			if servers[name], err = start(name, bins[name], tmp, name); err != nil {
 				return err
 			}
@@ -148,12 +161,8 @@ func run(o options) (err error) {
 
 	var rows []row
 	for k, spec := range cases {
-		order := []string{"corvid", "redis"}
-		if k%2 == 1 {
-			order[0], order[1] = order[1], order[0]
-		}
 		res := map[string]measurement{}
-		for _, name := range order {
+		for _, name := range turnOrder(k, peers) {
 			logf("%s: %s (%d keys x %d elements)", spec.name, name, spec.keys, spec.perKey)
 			m, err := measureOn(o, name, bins[name], tmp, spec, servers, ctls)
 			if err != nil {
@@ -164,11 +173,16 @@ func run(o options) (err error) {
 				m.settledRSS-m.before.rss, m.encoding, m.usage)
 			res[name] = m
 		}
-		rows = append(rows, rowsFor(spec, res["corvid"], res["redis"])...)
+		peerRes := make([]measurement, len(peers))
+		for i, p := range peers {
+			peerRes[i] = res[p]
+		}
+		rows = append(rows, rowsFor(spec, res["corvid"], peerRes)...)
 	}
 	header = append(header, "load average at end: "+orUnknown(benchproc.LoadAvg()))
 
-	md := markdown(header, rows)
+	rep := report{peers: peers, rows: rows}
+	md := rep.markdown(header)
 	fmt.Print("\n" + md)
 	if err := os.WriteFile(o.out+".md", []byte(md), 0o644); err != nil {
 		return err
@@ -177,7 +191,7 @@ func run(o options) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := writeCSV(f, header, rows); err != nil {
+	if err := rep.writeCSV(f, header); err != nil {
 		f.Close()
 		return err
 	}
@@ -186,6 +200,26 @@ func run(o options) (err error) {
 	}
 	logf("wrote %s.md and %s.csv", o.out, o.out)
 	return nil
+}
+
+// peerBinary finds the server binary of peer p: -valkey, else
+// $CORVID_VALKEY_SERVER, ../shared/bin/valkey-server relative to the repo
+// root, then valkey-server from PATH; -redis, else redis-server from PATH.
+func peerBinary(p string, o options, root string) (string, error) {
+	var bin string
+	var err error
+	switch {
+	case p == "valkey":
+		bin, err = benchproc.FindValkey(o.valkeyBin, root)
+	case o.redisBin == "":
+		bin, err = exec.LookPath("redis-server")
+	default:
+		bin, err = exec.LookPath(o.redisBin)
+	}
+	if err != nil {
+		return "", fmt.Errorf("-peer %s: %w", p, err)
+	}
+	return bin, nil
 }
 
 // measureOn runs one case on one server: a fresh one with -restart, else
