@@ -56,6 +56,9 @@ func saddCommand(c *Ctx) {
 	} else {
 		setMaybeConvert(c.cfg(), o, len(members))
 	}
+	if p, isPack := o.Value().(*ds.Pack); isPack && len(members) > 1 {
+		packReserve(c.cfg(), p, members)
+	}
 	added := 0
 	for _, m := range members {
 		if setAdd(c.cfg(), o, m) {

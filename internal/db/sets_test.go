@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corvid-kv/corvid/internal/ds"
 	"github.com/corvid-kv/corvid/internal/resp"
 )
 
@@ -458,5 +459,47 @@ func TestSetScan(t *testing.T) {
 	}
 	if len(seen) != 1000 {
 		t.Errorf("SSCAN saw %d of 1000 members", len(seen))
+	}
+}
+
+// TestPackReserved: SADD and ZADD of several members to a listpack give
+// it one buffer of the size class of what they need (Pack.Reserve), not a
+// quarter's growth per class crossed; one member at a time still grows.
+func TestPackReserved(t *testing.T) {
+	h := newCollHarness(t)
+	members := make([]string, 10)
+	zargs := []string{"ZADD", "z"}
+	for i := range members {
+		members[i] = fmt.Sprintf("member-%09d", i) // 16 bytes
+		zargs = append(zargs, strconv.Itoa(i), members[i])
+	}
+	h.do(append([]string{"SADD", "s"}, members...)...)
+	h.do(zargs...)
+	for i, m := range members {
+		h.do("SADD", "one", m)
+		h.do("ZADD", "zone", strconv.Itoa(i), m)
+	}
+	mem := func(key string) int {
+		switch v := h.c.LookupDB(0, []byte(key)).Value().(type) {
+		case *ds.Pack:
+			return v.MemUsage()
+		case *ds.ZPack:
+			return v.MemUsage()
+		}
+		t.Fatalf("%s is not a listpack", key)
+		return 0
+	}
+	// 10 entries of 1 + 16 + 1 bytes (+ 8 of score), and the 4-byte count.
+	if got, want := mem("s"), ds.AllocSize(10*18+4); got != want {
+		t.Errorf("SADD of 10: buffer %d bytes, want %d", got, want)
+	}
+	if got, want := mem("z"), ds.AllocSize(10*26+4); got != want {
+		t.Errorf("ZADD of 10: buffer %d bytes, want %d", got, want)
+	}
+	if got := h.do("SCARD", "s"); got != ":10\r\n" {
+		t.Errorf("SCARD %s", got)
+	}
+	if mem("one") < mem("s") || mem("zone") < mem("z") {
+		t.Errorf("one by one: set %d, zset %d bytes: not more than reserved at once", mem("one"), mem("zone"))
 	}
 }

@@ -54,6 +54,23 @@ func setMaybeConvert(s *settings, o *Object, sizeHint int) {
 	}
 }
 
+// packReserve makes room in a listpack-encoded set for members at once
+// (ds.Pack.Reserve: one allocation of the size they need), unless they
+// would not all fit a listpack (the set converts on the way then).
+func packReserve(s *settings, p *ds.Pack, members [][]byte) {
+	if int64(p.Len()+len(members)) > s.setEntries.Load() {
+		return
+	}
+	size := 0
+	for _, m := range members {
+		if int64(len(m)) > s.setValue.Load() {
+			return
+		}
+		size += ds.PackEntrySize(len(m))
+	}
+	p.Reserve(size)
+}
+
 // setLen returns the number of members.
 func setLen(o *Object) int {
 	switch v := o.Value().(type) {

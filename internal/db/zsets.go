@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/corvid-kv/corvid/internal/command"
+	"github.com/corvid-kv/corvid/internal/ds"
 )
 
 // ZSetCommands are the sorted set group's procedures: the member commands
@@ -142,6 +143,15 @@ opts:
 			o = c.createZSet(key, newZSetFor(c.cfg(), elements, maxLen))
 		} else {
 			zsetMaybeConvert(c.cfg(), o, elements, maxLen)
+		}
+		// Several new members get one allocation of the size they need
+		// (ds.Pack.Reserve) rather than growing it a quarter at a time.
+		if p, isPack := o.Value().(*ds.ZPack); isPack && elements > 1 && !xx && c.cfg().zsetFits(p.Len()+elements, maxLen) {
+			size := 0
+			for j := range elements {
+				size += ds.ZPackEntrySize(len(argv[idx+2*j+1]))
+			}
+			p.Reserve(size)
 		}
 		for j, s := range scores {
 			out, ns := zsetAdd(c.cfg(), o, s, argv[idx+2*j+1], flags)

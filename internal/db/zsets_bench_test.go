@@ -102,3 +102,43 @@ func BenchmarkParseDouble(b *testing.B) {
 		})
 	}
 }
+
+// benchSmall runs proc's adds on a collection that stays a listpack: 16
+// members of 16 bytes (member i%16 of round i/16), then DEL, and again.
+// argv returns the add's arguments for member m.
+func benchSmall(b *testing.B, proc Proc, argv func(m []byte) [][]byte) {
+	del := [][]byte{[]byte("DEL"), []byte("small")}
+	member := make([]byte, 16)
+	benchWrite(b, func(c *Ctx) {
+		if len(c.Argv) == 2 {
+			delCommand(c)
+			c.W.Reset()
+			c.Argv = argv(uniqueMember(member, 0))
+		}
+		proc(c)
+	}, func(i int) [][]byte {
+		if i%16 == 0 {
+			return del
+		}
+		return argv(uniqueMember(member, i))
+	}, del[1])
+}
+
+// BenchmarkSAddSmall: SADD to a listpack-encoded set (Pack inline in the
+// object).
+func BenchmarkSAddSmall(b *testing.B) {
+	argv := [][]byte{[]byte("SADD"), []byte("small"), nil}
+	benchSmall(b, saddCommand, func(m []byte) [][]byte { argv[2] = m; return argv })
+}
+
+// BenchmarkZAddSmall: ZADD to a listpack-encoded sorted set.
+func BenchmarkZAddSmall(b *testing.B) {
+	scores := benchScores()
+	argv := [][]byte{[]byte("ZADD"), []byte("small"), nil, nil}
+	n := 0
+	benchSmall(b, zaddCommand, func(m []byte) [][]byte {
+		n++
+		argv[2], argv[3] = scores[n&(1<<16-1)], m
+		return argv
+	})
+}

@@ -233,6 +233,26 @@ func (p *Pack) grow(size int) {
 	p.setBuf(nb)
 }
 
+// PackEntrySize is the bytes an entry of n bytes takes in a Pack: what
+// Reserve is given per value.
+func PackEntrySize(n int) int { return packEntrySize(n) }
+
+// Reserve makes room for size more bytes of entries (PackEntrySize each),
+// growing the buffer to the size class of just what they need when it
+// has not the room: a command adding several values at once knows them
+// all, so they get one allocation with no spare beyond the class, where
+// adding them one by one would grow it a quarter at a time.
+func (p *Pack) Reserve(size int) {
+	b := p.bytes()
+	need := max(len(b), packTrailer) + size
+	if need <= cap(b) {
+		return
+	}
+	nb := make([]byte, max(len(b), packTrailer), allocSize(need))
+	copy(nb, b)
+	p.setBuf(nb)
+}
+
 // Delete removes the entry at off and returns off, which is now the offset
 // of the entry that followed it.
 func (p *Pack) Delete(off int) int {

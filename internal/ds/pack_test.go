@@ -222,3 +222,32 @@ func TestPackHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestPackReserve: Reserve grows an empty or full buffer to the size
+// class of exactly what is asked, and the appends it made room for do not
+// move the buffer.
+func TestPackReserve(t *testing.T) {
+	for _, pre := range []int{0, 3} {
+		var p Pack
+		for range pre {
+			p.Append([]byte("0123456789abcdef"))
+		}
+		size := 7 * PackEntrySize(16)
+		p.Reserve(size)
+		want := allocSize(max(p.Bytes(), packTrailer) + size)
+		if cap(p.bytes()) != want || p.Len() != pre {
+			t.Fatalf("after %d appends, Reserve(%d): cap %d, want %d; Len %d", pre, size, cap(p.bytes()), want, p.Len())
+		}
+		buf := p.ptr
+		for range 7 {
+			p.Append([]byte("fedcba9876543210"))
+		}
+		if p.ptr != buf || p.Len() != pre+7 || len(packEntries(t, &p)) != pre+7 {
+			t.Fatalf("the reserved appends moved the buffer or lost entries (Len %d)", p.Len())
+		}
+		p.Reserve(0)
+		if p.ptr != buf {
+			t.Fatal("Reserve(0) moved the buffer")
+		}
+	}
+}

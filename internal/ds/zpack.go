@@ -93,6 +93,14 @@ func (z *ZPack) Insert(member []byte, score float64) {
 	z.p.InsertParts(off, sb[:], member)
 }
 
+// ZPackEntrySize is the bytes a member of n bytes takes in a ZPack, for
+// Reserve.
+func ZPackEntrySize(n int) int { return packEntrySize(zpScore + n) }
+
+// Reserve makes room for size more bytes of entries (ZPackEntrySize
+// each): Pack.Reserve.
+func (z *ZPack) Reserve(size int) { z.p.Reserve(size) }
+
 // Delete removes the entry at off.
 func (z *ZPack) Delete(off int) { z.p.Delete(off) }
 
