@@ -122,6 +122,12 @@
 // change together, only through shard.setExpire or where a key is deleted
 // or replaced; readers go through shard.expireOf and Ctx.ExpireOf.
 //
+// A small set's or sorted set's ds.Pack is the object's val and length
+// fields themselves: Value returns a pointer into the Object, SetValue
+// copies a Pack in. Such a pointer is the key's value only until the
+// object's value is replaced (SetValue, Create or a delete of the key),
+// and a Pack built apart stops being the value once SetValue copied it.
+//
 // # Memory accounting
 //
 // Every stripe counts the heap its shards hold (mem.go). Every write must go
