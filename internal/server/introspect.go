@@ -38,6 +38,7 @@ type serverExtras struct {
 	releases     atomic.Int64
 	releasedUpTo atomic.Int64
 	lastRelease  atomic.Int64 // unix nanoseconds of the last release asked for
+	idleReleases atomic.Int64 // releases asked for at the end of a burst (shrink.go)
 	shrinkMark   atomic.Int64 // noteShrink's mark, for tests
 
 	// Compaction (shrink.go): fragmented is set by a release that found

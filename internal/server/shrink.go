@@ -76,8 +76,30 @@ const (
 	shrinkSettle     = time.Second
 )
 
+// Giving back the garbage of a burst of writes. A load leaves garbage
+// behind it (replaced buffers, grown collections' old buffers, arguments)
+// and free pages the collector has not returned, up to the heap goal: as
+// much as the live heap at GOGC=100, 64 MB while the heap is small (the
+// heap floor, gcfloor.go). Without more allocation no collection comes,
+// and the scavenger keeps pages up to the goal, so RSS stays there (100k
+// small sets: 2.8x Valkey's RSS a second after the load) where jemalloc
+// returns dirty pages within seconds of the writes ending. So the tick
+// also follows the runtime's allocation count: once less than
+// idleAllocMax has been allocated for idleFor (the writes are over), and
+// the heap holds at least idleReleaseMin and a quarter of the live heap
+// in garbage and free pages, it asks for a release, once per quiet
+// period (not again until allocation resumes), the gap respected. A busy
+// server is never idle and pays nothing; one whose writes come in bursts
+// pays a collection per burst at most.
+const (
+	idleAllocMax   = 4 << 20
+	idleFor        = 2 * time.Second
+	idleReleaseMin = 16 << 20
+)
+
 // shrinkState is the introspection goroutine's own (no lock).
 type shrinkState struct {
+	idle   idleState
 	mark   int64 // used_memory's high-water mark since the last release
 	markAt int64 // when used_memory was last at the mark (unix ns)
 	seen   int64 // serverExtras.lastRelease when mark was last reset
@@ -97,6 +119,10 @@ func (s *Server) noteShrink(st *shrinkState, used int64, now time.Time) int64 {
 	} else if e.fragmented.Load() && st.settled(now.UnixNano()) {
 		e.fragmented.Store(false)
 		e.compactAsked.Store(true)
+		s.releaseMemory(0)
+		st.restart(e.lastRelease.Load(), used)
+	} else if st.idle.due(readHeapGarbage(), e.lastRelease.Load(), now.UnixNano()) {
+		e.idleReleases.Add(1)
 		s.releaseMemory(0)
 		st.restart(e.lastRelease.Load(), used)
 	}
@@ -188,4 +214,54 @@ func heapFragmented() bool {
 	metrics.Read(m)
 	unused, objects := m[0].Value.Uint64(), m[1].Value.Uint64()
 	return unused >= compactMinUnused && unused >= objects/2
+}
+
+// heapGarbage is what the tick reads of the runtime for the idle release.
+type heapGarbage struct {
+	allocs  int64 // bytes allocated since the start (cumulative)
+	garbage int64 // heap objects not live at the last collection, plus free pages not returned
+	live    int64 // the live heap at the last collection
+}
+
+func readHeapGarbage() heapGarbage {
+	m := []metrics.Sample{
+		{Name: "/gc/heap/allocs:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/gc/heap/live:bytes"},
+	}
+	metrics.Read(m)
+	var v [4]int64
+	for i := range m {
+		if m[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = int64(m[i].Value.Uint64())
+		}
+	}
+	return heapGarbage{allocs: v[0], garbage: max(v[1]-v[3], 0) + v[2], live: v[3]}
+}
+
+// idleState follows allocation for the idle release (see idleAllocMax).
+type idleState struct {
+	allocs int64 // cumulative allocations when the quiet window began
+	since  int64 // when it began (unix ns)
+	fired  bool  // a release was asked for in this quiet period
+}
+
+// due reports whether an idle release is due at now (unix ns), given the
+// runtime's figures and the time of the last release asked for anywhere.
+// More than idleAllocMax allocated since the window began starts a new
+// window (and a new quiet period).
+func (st *idleState) due(h heapGarbage, last, now int64) bool {
+	if st.since == 0 || h.allocs-st.allocs > idleAllocMax {
+		st.allocs, st.since, st.fired = h.allocs, now, false
+		return false
+	}
+	if st.fired || now-st.since < int64(idleFor) || now-last < int64(shrinkReleaseGap) {
+		return false
+	}
+	if h.garbage < max(idleReleaseMin, h.live/4) {
+		return false
+	}
+	st.fired = true
+	return true
 }

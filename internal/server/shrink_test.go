@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -280,4 +281,78 @@ func TestShrinkNoReleaseAtMaxmemory(t *testing.T) {
 		t.Fatalf("used_memory dipped %.0f%% under its mark at a steady maxmemory", dip*100)
 	}
 	t.Logf("largest dip under the mark: %.1f%%", dip*100)
+}
+
+// TestIdleReleaseDue: the idle release comes once the allocations have
+// stayed under idleAllocMax for idleFor, when the garbage is at least
+// idleReleaseMin and a quarter of the live heap, the gap since the last
+// release respected; once per quiet period.
+func TestIdleReleaseDue(t *testing.T) {
+	const mb = 1 << 20
+	sec := int64(time.Second)
+	type step struct {
+		allocs, garbage, live int64 // MB
+		last, now             int64
+		want                  bool
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"a load, then quiet: one release 2 s after it", []step{
+			{100, 80, 60, 0, 10 * sec, false},
+			{300, 80, 60, 0, 11 * sec, false}, // still loading
+			{301, 80, 60, 0, 12 * sec, false},
+			{302, 80, 60, 0, 12*sec + 9*sec/10, false},
+			{302, 80, 60, 0, 13 * sec, true},           // 2 s since allocation stopped
+			{302, 80, 60, 13 * sec, 20 * sec, false}}}, // once per quiet period
+		{"allocation resumes: a new quiet period", []step{
+			{100, 80, 60, 0, 10 * sec, false},
+			{100, 80, 60, 0, 12 * sec, true},
+			{200, 80, 60, 12 * sec, 13 * sec, false},
+			{200, 80, 60, 12 * sec, 15 * sec, true}}},
+		{"too little garbage", []step{
+			{100, 15, 20, 0, 10 * sec, false}, {100, 15, 20, 0, 20 * sec, false}}},
+		{"garbage under a quarter of the live heap", []step{
+			{100, 90, 400, 0, 10 * sec, false}, {100, 90, 400, 0, 20 * sec, false}}},
+		{"a trickle under idleAllocMax per window is quiet", []step{
+			{100, 80, 60, 0, 10 * sec, false},
+			{103, 80, 60, 0, 11 * sec, false},
+			{103, 80, 60, 0, 12 * sec, true}}},
+		{"the gap since another release", []step{
+			{100, 80, 60, 0, 10 * sec, false},
+			{100, 80, 60, 11 * sec, 12 * sec, false},
+			{100, 80, 60, 11 * sec, 13 * sec, true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var st idleState
+			for i, s := range tc.steps {
+				h := heapGarbage{allocs: s.allocs * mb, garbage: s.garbage * mb, live: s.live * mb}
+				if got := st.due(h, s.last, s.now); got != s.want {
+					t.Fatalf("step %d: due %v, want %v", i, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+// TestIdleReleaseAfterLoad: values overwritten in a burst leave garbage
+// the collector would keep until as much is allocated again; once the
+// writes stop, the tick asks for a release and the heap's garbage goes.
+func TestIdleReleaseAfterLoad(t *testing.T) {
+	s, addr := startIntroServer(t)
+	cv := testutil.Dial(t, addr)
+	e := s.ext()
+	before := e.idleReleases.Load()
+	val := strings.Repeat("v", 256<<10)
+	for i := range 400 { // 100 MB written, 2.5 MB kept
+		if got := cv.Do("SET", "k:"+strconv.Itoa(i%10), val); got != "+OK" {
+			t.Fatalf("SET: %s", got)
+		}
+	}
+	waitFor(t, "an idle release", func() bool { return e.idleReleases.Load() > before })
+	waitFor(t, "the release to finish", func() bool { return !e.releasing.Load() })
+	if h := readHeapGarbage(); h.garbage >= idleReleaseMin {
+		t.Errorf("%d MB of garbage and free pages after the idle release (live %d MB)", h.garbage>>20, h.live>>20)
+	}
 }
