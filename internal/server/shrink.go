@@ -58,7 +58,8 @@ import (
 // of it, and half as much as the live objects take, free room in partly
 // used spans. Then, once used_memory has stopped going down for
 // shrinkSettle and the gap since the last release has passed, the tick
-// asks for a compacting release: it moves every string value to a new
+// asks for a compacting release (or makes the tail release, which comes
+// then, a compacting one): it moves every string value to a new
 // buffer (db.CompactStrings: the copies fill a few spans' free slots, the
 // spans that held only old copies empty) and collects again. Not before
 // the shrink is over: values moved while an expiry cycle or a DEL
@@ -114,6 +115,12 @@ func (s *Server) noteShrink(st *shrinkState, used int64, now time.Time) int64 {
 	e := s.ext()
 	drop := st.due(e.lastRelease.Load(), used, now.UnixNano())
 	if drop != 0 {
+		// A release once the shrink is over (a tail) compacts too if the
+		// last one found the heap fragmented: no need to wait for another.
+		if e.fragmented.Load() && st.settled(now.UnixNano()) {
+			e.fragmented.Store(false)
+			e.compactAsked.Store(true)
+		}
 		s.releaseMemory(drop)
 		st.restart(e.lastRelease.Load(), used)
 	} else if e.fragmented.Load() && st.settled(now.UnixNano()) {
@@ -163,7 +170,11 @@ func (st *shrinkState) due(last, used, now int64) int64 {
 		return 0
 	}
 	if used >= st.mark {
-		st.mark, st.markAt, st.low, st.lowAt = used, now, used, now
+		// A new mark restarts the low-water mark but is no fall: lowAt
+		// stays (used_memory a few bytes over the mark the last release
+		// left, as it hovers once a shrink is over, had held back the
+		// settle, and so the compaction, for good).
+		st.mark, st.markAt, st.low = used, now, used
 	}
 	if used < st.low-settleSlack(st.low) {
 		st.low, st.lowAt = used, now

@@ -124,6 +124,7 @@ func TestShrinkSettlesAtMaxmemory(t *testing.T) {
 	if !st.settled(now) {
 		t.Fatalf("not settled 3 s after the drop, with dips of 700 bytes (low %d at %d s)", st.low, st.lowAt/sec)
 	}
+
 	now += sec / 10
 	st.due(0, 18*mb, now) // 2 MB more went: still shrinking
 	if st.settled(now + sec/2) {
@@ -131,6 +132,18 @@ func TestShrinkSettlesAtMaxmemory(t *testing.T) {
 	}
 	if !st.settled(now + sec) {
 		t.Fatal("not settled a second after the last drop")
+	}
+	// After a release the marks restart at used_memory, which then
+	// hovers a few bytes over and under it: a new mark is no fall.
+	var hv shrinkState
+	release := 30 * sec
+	hv.restart(release, 20*mb)
+	for i := range 30 {
+		now = release + int64(i+1)*sec/10
+		hv.due(release, 20*mb+int64(i%3-1)*300, now)
+	}
+	if !hv.settled(now) {
+		t.Fatalf("not settled 3 s after a release with used_memory hovering at the mark (lowAt %d ms ago)", (now-hv.lowAt)/1e6)
 	}
 }
 
