@@ -3,7 +3,6 @@ package server
 import (
 	"os"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 )
 
@@ -66,13 +65,7 @@ func tuneGCPercent() {
 	if gcFloor.env {
 		return
 	}
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	var live int64
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		live = int64(s[0].Value.Uint64())
-	}
-	pct := gcPercentFor(live)
+	pct := gcPercentFor(runtimeMetrics("/gc/heap/live:bytes")[0])
 	if d := pct - gcFloor.pct; gcFloor.pct != 0 && max(d, -d) <= gcFloor.pct/8 {
 		return
 	}

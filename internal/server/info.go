@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -608,24 +607,14 @@ func bytesToHuman(n int64) string {
 // runtime holds from the OS.
 type memStats struct{ used, active, resident int64 }
 
-var memSamples = []metrics.Sample{
-	{Name: "/memory/classes/heap/objects:bytes"},
-	{Name: "/memory/classes/heap/unused:bytes"},
-	{Name: "/memory/classes/total:bytes"},
-	{Name: "/memory/classes/heap/released:bytes"},
-}
-
 func readMemStats() memStats {
-	s := make([]metrics.Sample, len(memSamples))
-	copy(s, memSamples)
-	metrics.Read(s)
-	val := func(i int) int64 {
-		if s[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(s[i].Value.Uint64())
-	}
-	obj, unused, total, released := val(0), val(1), val(2), val(3)
+	v := runtimeMetrics(
+		"/memory/classes/heap/objects:bytes",
+		"/memory/classes/heap/unused:bytes",
+		"/memory/classes/total:bytes",
+		"/memory/classes/heap/released:bytes",
+	)
+	obj, unused, total, released := v[0], v[1], v[2], v[3]
 	return memStats{used: obj, active: obj + unused, resident: total - released}
 }
 

@@ -59,36 +59,35 @@ func (s *Server) initMemory() {
 	s.ks.AddOverhead(base)
 }
 
+// runtimeMetrics reads the runtime/metrics values named, in order, each
+// as an int64 (0 for one this runtime does not report as a uint64).
+func runtimeMetrics(names ...string) []int64 {
+	s := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		s[i].Name = n
+	}
+	metrics.Read(s)
+	v := make([]int64, len(s))
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = int64(s[i].Value.Uint64())
+		}
+	}
+	return v
+}
+
 // runtimeHeapObjects is the bytes of live and not yet swept heap objects
 // (/memory/classes/heap/objects:bytes); right after a collection, the
 // live ones.
-func runtimeHeapObjects() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(s[0].Value.Uint64())
-}
+func runtimeHeapObjects() int64 { return runtimeMetrics("/memory/classes/heap/objects:bytes")[0] }
 
 // runtimeTotalLess is the runtime's total mapped memory
 // (/memory/classes/total:bytes) minus the given memory classes.
 func runtimeTotalLess(classes ...string) int64 {
-	s := make([]metrics.Sample, 1+len(classes))
-	s[0].Name = "/memory/classes/total:bytes"
-	for i, c := range classes {
-		s[1+i].Name = c
-	}
-	metrics.Read(s)
-	v := func(i int) int64 {
-		if s[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(s[i].Value.Uint64())
-	}
-	n := v(0)
-	for i := 1; i < len(s); i++ {
-		n -= v(i)
+	v := runtimeMetrics(append([]string{"/memory/classes/total:bytes"}, classes...)...)
+	n := v[0]
+	for _, c := range v[1:] {
+		n -= c
 	}
 	return n
 }

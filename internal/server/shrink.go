@@ -1,7 +1,6 @@
 package server
 
 import (
-	"runtime/metrics"
 	"time"
 )
 
@@ -218,12 +217,8 @@ func (s *Server) afterRelease() bool {
 // least compactMinUnused of free room and half as much as its live
 // objects.
 func heapFragmented() bool {
-	m := []metrics.Sample{
-		{Name: "/memory/classes/heap/unused:bytes"},
-		{Name: "/memory/classes/heap/objects:bytes"},
-	}
-	metrics.Read(m)
-	unused, objects := m[0].Value.Uint64(), m[1].Value.Uint64()
+	v := runtimeMetrics("/memory/classes/heap/unused:bytes", "/memory/classes/heap/objects:bytes")
+	unused, objects := v[0], v[1]
 	return unused >= compactMinUnused && unused >= objects/2
 }
 
@@ -235,19 +230,12 @@ type heapGarbage struct {
 }
 
 func readHeapGarbage() heapGarbage {
-	m := []metrics.Sample{
-		{Name: "/gc/heap/allocs:bytes"},
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"},
-		{Name: "/gc/heap/live:bytes"},
-	}
-	metrics.Read(m)
-	var v [4]int64
-	for i := range m {
-		if m[i].Value.Kind() == metrics.KindUint64 {
-			v[i] = int64(m[i].Value.Uint64())
-		}
-	}
+	v := runtimeMetrics(
+		"/gc/heap/allocs:bytes",
+		"/memory/classes/heap/objects:bytes",
+		"/memory/classes/heap/free:bytes",
+		"/gc/heap/live:bytes",
+	)
 	return heapGarbage{allocs: v[0], garbage: max(v[1]-v[3], 0) + v[2], live: v[3]}
 }
 
