@@ -1,8 +1,6 @@
 package server
 
-import (
-	"time"
-)
+import "time"
 
 // Giving memory back after the dataset shrinks without a flush.
 //
@@ -112,24 +110,19 @@ type shrinkState struct {
 // returns the bytes dropped when it asked for a release, else 0.
 func (s *Server) noteShrink(st *shrinkState, used int64, now time.Time) int64 {
 	e := s.ext()
-	drop := st.due(e.lastRelease.Load(), used, now.UnixNano())
-	if drop != 0 {
-		// A release once the shrink is over (a tail) compacts too if the
-		// last one found the heap fragmented: no need to wait for another.
-		if e.fragmented.Load() && st.settled(now.UnixNano()) {
+	ns := now.UnixNano()
+	drop := st.due(e.lastRelease.Load(), used, ns)
+	// Compaction once the shrink is over and the last release found the
+	// heap fragmented: its own release, or the tail due now.
+	compact := e.fragmented.Load() && st.settled(ns)
+	if drop != 0 || compact || st.idle.due(readHeapGarbage(), e.lastRelease.Load(), ns) {
+		if compact {
 			e.fragmented.Store(false)
 			e.compactAsked.Store(true)
+		} else if drop == 0 {
+			e.idleReleases.Add(1)
 		}
 		s.releaseMemory(drop)
-		st.restart(e.lastRelease.Load(), used)
-	} else if e.fragmented.Load() && st.settled(now.UnixNano()) {
-		e.fragmented.Store(false)
-		e.compactAsked.Store(true)
-		s.releaseMemory(0)
-		st.restart(e.lastRelease.Load(), used)
-	} else if st.idle.due(readHeapGarbage(), e.lastRelease.Load(), now.UnixNano()) {
-		e.idleReleases.Add(1)
-		s.releaseMemory(0)
 		st.restart(e.lastRelease.Load(), used)
 	}
 	e.shrinkMark.Store(st.mark)
