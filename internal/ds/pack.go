@@ -122,8 +122,9 @@ func readBacklen(buf []byte, end int) (n, start int) {
 	}
 }
 
-// entrySize is the encoded size of an entry holding n bytes.
-func packEntrySize(n int) int {
+// PackEntrySize is the encoded size of an entry holding n bytes: what
+// Reserve is given per value.
+func PackEntrySize(n int) int {
 	return uvarintSize(n) + n + backlenSize(n)
 }
 
@@ -200,7 +201,7 @@ func (p *Pack) Insert(off int, val []byte) { p.InsertParts(off, val, nil) }
 // (a sorted set's score and member), avoiding a temporary concatenation.
 func (p *Pack) InsertParts(off int, prefix, suffix []byte) {
 	n := len(prefix) + len(suffix)
-	size := packEntrySize(n)
+	size := PackEntrySize(n)
 	count := p.Len()
 	p.grow(size)
 	old := len(p.bytes())
@@ -219,8 +220,7 @@ func (p *Pack) InsertParts(off int, prefix, suffix []byte) {
 func (p *Pack) grow(size int) {
 	b := p.bytes()
 	if len(b) == 0 {
-		b = make([]byte, packTrailer, allocSize(packTrailer+size))
-		p.setBuf(b)
+		p.Reserve(size) // the trailer and room for size, nothing more
 		return
 	}
 	need := len(b) + size
@@ -232,10 +232,6 @@ func (p *Pack) grow(size int) {
 	copy(nb, b)
 	p.setBuf(nb)
 }
-
-// PackEntrySize is the bytes an entry of n bytes takes in a Pack: what
-// Reserve is given per value.
-func PackEntrySize(n int) int { return packEntrySize(n) }
 
 // Reserve makes room for size more bytes of entries (PackEntrySize each),
 // growing the buffer to the size class of just what they need when it

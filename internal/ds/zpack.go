@@ -95,7 +95,7 @@ func (z *ZPack) Insert(member []byte, score float64) {
 
 // ZPackEntrySize is the bytes a member of n bytes takes in a ZPack, for
 // Reserve.
-func ZPackEntrySize(n int) int { return packEntrySize(zpScore + n) }
+func ZPackEntrySize(n int) int { return PackEntrySize(zpScore + n) }
 
 // Reserve makes room for size more bytes of entries (ZPackEntrySize
 // each): Pack.Reserve.
