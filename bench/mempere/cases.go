@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,16 +68,22 @@ func elemNames(cmd string) (key, elem string) {
 // rows at 10^5-10^7 keys.
 const smallZSetMembers = 2
 
+// listNames splits a comma-separated list (-cases, -peer) into its names,
+// trimmed, in order, each once, empty ones dropped.
+func listNames(list string) []string {
+	var out []string
+	for name := range strings.SplitSeq(list, ",") {
+		if name = strings.TrimSpace(name); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // makeCases returns the cases named in the comma-separated list names.
 func makeCases(names string, n, small, fields, smallSize int) ([]caseSpec, error) {
 	var out []caseSpec
-	seen := map[string]bool{}
-	for name := range strings.SplitSeq(names, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || seen[name] {
-			continue
-		}
-		seen[name] = true
+	for _, name := range listNames(names) {
 		switch name {
 		case "list":
 			out = append(out, caseSpec{name, "RPUSH", "mem:list", 1, n, 0})
@@ -190,18 +197,11 @@ var peerVersions = map[string]string{"redis": "7.0.15", "valkey": "8.0.1"}
 // parsePeers reads -peer: a comma-separated list of redis and valkey, in
 // the order of the report's columns. A name given twice counts once.
 func parsePeers(list string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for name := range strings.SplitSeq(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || seen[name] {
-			continue
-		}
+	out := listNames(list)
+	for _, name := range out {
 		if _, ok := peerVersions[name]; !ok {
 			return nil, fmt.Errorf("-peer: unknown server %q (want redis, valkey or both, comma-separated)", name)
 		}
-		seen[name] = true
-		out = append(out, name)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("-peer: no server (want redis, valkey or both, comma-separated)")
