@@ -406,8 +406,10 @@ func migratePropagation(t *testing.T, kind string) {
 	expect(t, rd, "+OK", "SET", "c", "old")
 	expect(t, rs, "+OK", "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	expect(t, rs, "+OK", "MSET", "a", "1", "b", "2", "c", "3")
-	expired := serverMillis(t, rs) + 100
-	expect(t, rs, "+OK", "SET", "e", "1", "PX", "100")
+	// An absolute expiry: with PX the deadline would start whenever the
+	// SET ran, which a loaded machine can delay past the wait below.
+	expired := serverMillis(t, rs) + 300
+	expect(t, rs, "+OK", "SET", "e", "1", "PXAT", strconv.FormatInt(expired, 10))
 	if !waitFor(hangTimeout, func() bool { return serverMillis(t, rs) > expired+1 }) {
 		t.Fatal("the server's clock does not advance")
 	}
