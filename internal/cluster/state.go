@@ -527,9 +527,14 @@ func (cl *Cluster) publish() {
 	if p := cl.myself.Primary; p != nil && cl.myself.IsReplica() {
 		r.Primary = get(p)
 	}
+	var last *Node // owners come in runs: one map lookup per run
+	var lastIdx uint16
 	for s, n := range cl.slots {
 		if n != nil {
-			r.Owner[s] = get(n)
+			if n != last {
+				last, lastIdx = n, get(n)
+			}
+			r.Owner[s] = lastIdx
 		}
 	}
 	if len(cl.migrating) > 0 {
@@ -824,17 +829,26 @@ func sortedKeys(m map[int]*Node) []int {
 func (n *Node) slotRanges() [][2]int {
 	var rs [][2]int
 	start := -1
-	for s := 0; s <= Slots; s++ {
-		if s < Slots && n.hasSlot(s) {
-			if start < 0 {
-				start = s
-			}
+	for i, b := range n.slots {
+		// A byte that neither starts nor ends a range is skipped whole:
+		// nodes.conf and CLUSTER NODES describe every node on each save.
+		if b == 0 && start < 0 || b == 0xff && start >= 0 {
 			continue
 		}
-		if start >= 0 {
-			rs = append(rs, [2]int{start, s - 1})
-			start = -1
+		for j := range 8 {
+			s := i<<3 | j
+			if b&(1<<j) != 0 {
+				if start < 0 {
+					start = s
+				}
+			} else if start >= 0 {
+				rs = append(rs, [2]int{start, s - 1})
+				start = -1
+			}
 		}
+	}
+	if start >= 0 {
+		rs = append(rs, [2]int{start, Slots - 1})
 	}
 	return rs
 }

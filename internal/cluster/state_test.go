@@ -3,7 +3,9 @@ package cluster
 import (
 	"net"
 	"os"
+	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -216,5 +218,64 @@ func waitConverged(t *testing.T, cls []*Cluster, d time.Duration, msg string) {
 			t.Fatal(msg)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSlotRanges: the byte-skipping scan finds the same ranges as a walk
+// over every slot, at the bitmap's edges, across byte boundaries and on
+// random maps.
+func TestSlotRanges(t *testing.T) {
+	walk := func(n *Node) [][2]int {
+		var rs [][2]int
+		for s := 0; s < Slots; s++ {
+			if !n.hasSlot(s) {
+				continue
+			}
+			if len(rs) > 0 && rs[len(rs)-1][1] == s-1 {
+				rs[len(rs)-1][1] = s
+			} else {
+				rs = append(rs, [2]int{s, s})
+			}
+		}
+		return rs
+	}
+	set := func(ranges ...[2]int) *Node {
+		n := &Node{}
+		for _, r := range ranges {
+			for s := r[0]; s <= r[1]; s++ {
+				n.slots[s>>3] |= 1 << (s & 7)
+			}
+		}
+		return n
+	}
+	cases := map[string]*Node{
+		"empty":       set(),
+		"all":         set([2]int{0, Slots - 1}),
+		"first":       set([2]int{0, 0}),
+		"last":        set([2]int{Slots - 1, Slots - 1}),
+		"byte edges":  set([2]int{7, 8}, [2]int{15, 15}, [2]int{16, 23}, [2]int{40, 4095}),
+		"to the end":  set([2]int{5461, Slots - 1}),
+		"alternating": set([2]int{1, 1}, [2]int{3, 3}, [2]int{5, 9}, [2]int{11, 11}),
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 50 {
+		n, on := &Node{}, false
+		for s := range Slots {
+			// Runs of mean length 1+i*20: the state flips with that
+			// probability's inverse.
+			if rng.IntN(1+i*20) == 0 {
+				on = !on
+			}
+			if on {
+				n.slots[s>>3] |= 1 << (s & 7)
+			}
+		}
+		cases["random "+strconv.Itoa(i)] = n
+	}
+	for name, n := range cases {
+		got, want := n.slotRanges(), walk(n)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
 	}
 }
