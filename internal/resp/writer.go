@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Writer accumulates replies so a whole pipeline is answered with a
@@ -286,9 +287,11 @@ func (w *Writer) OK() {
 }
 
 // Error writes an error reply. msg excludes the leading '-' and must carry
-// its own code ("ERR ...", "WRONGTYPE ..."). Newlines would break framing,
-// so they are replaced by spaces as Valkey does.
+// its own code ("ERR ...", "WRONGTYPE ..."). Newlines would break framing:
+// as Valkey's addReplyErrorFormat, those that end msg (an echoed argument's)
+// are dropped and the others replaced by spaces.
 func (w *Writer) Error(msg string) {
+	msg = strings.TrimRight(msg, "\r\n")
 	w.reserve(len(msg) + 3)
 	w.buf = append(w.buf, '-')
 	for i := 0; i < len(msg); i++ {

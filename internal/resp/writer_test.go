@@ -17,6 +17,7 @@ func TestWriterEncodings(t *testing.T) {
 	}{
 		{"ok", func(w *resp.Writer) { w.OK() }, "+OK\r\n", "+OK\r\n"},
 		{"error", func(w *resp.Writer) { w.Error("ERR bad\nthing") }, "-ERR bad thing\r\n", "-ERR bad thing\r\n"},
+		{"error ending in newlines", func(w *resp.Writer) { w.Error("ERR bad \r\nthing\r\n") }, "-ERR bad   thing\r\n", "-ERR bad   thing\r\n"},
 		{"int", func(w *resp.Writer) { w.Int(-12) }, ":-12\r\n", ":-12\r\n"},
 		{"small int", func(w *resp.Writer) { w.Int(3) }, ":3\r\n", ":3\r\n"},
 		{"bulk", func(w *resp.Writer) { w.BulkString("hi") }, "$2\r\nhi\r\n", "$2\r\nhi\r\n"},

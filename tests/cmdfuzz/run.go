@@ -296,7 +296,7 @@ func (f *Fuzzer) step(b uint64, seq []Cmd, i int, c Cmd, res []result, tx *txTra
 	}
 	rr := res[len(res)-1]
 	if kind := f.ref.failure(rr); kind != "" {
-		if kind == "malformed" && res[0].rep.IsErr() && hasCRLF(c.Argv) {
+		if kind == "malformed" && echoedCRLF(c.Argv, res[0].rep, tx) {
 			// Valkey copies an argument's CR or LF into some error
 			// lines (FUNCTION LIST's "Unknown argument", for one),
 			// which breaks RESP; Corvid writes spaces there. The
@@ -747,6 +747,24 @@ func quoteArg(a string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// echoedCRLF reports whether a reply Valkey may have broken by echoing a
+// CR or LF holds an error that could carry it: the command's own error
+// when one of its arguments has one, or an error among an EXEC's replies
+// when one of the queued commands had one.
+func echoedCRLF(argv []string, corvid Reply, tx *txTrack) bool {
+	if corvid.IsErr() {
+		return hasCRLF(argv)
+	}
+	if len(argv) != 1 || !strings.EqualFold(argv[0], "exec") || !tx.in || corvid.Kind != '*' {
+		return false
+	}
+	anyErr := false
+	for _, e := range corvid.Elems {
+		anyErr = anyErr || e.IsErr()
+	}
+	return anyErr && slices.ContainsFunc(tx.queued, hasCRLF)
 }
 
 // hasCRLF reports whether an argument holds a CR or an LF.
