@@ -253,10 +253,10 @@ func (cl *Cluster) saveNow() error {
 	}
 	tmp, err := cl.writeTemp(cl.configText(), true)
 	if err == nil {
-		err = os.Rename(tmp, cl.opt.ConfigFile)
+		err = rename(tmp, cl.opt.ConfigFile)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		syscall.Unlink(tmp)
 		return err
 	}
 	cl.savedGen = cl.saveGen
@@ -284,17 +284,30 @@ func (cl *Cluster) saveUpTo(want uint64) {
 	gen, text := cl.saveGen, cl.configText()
 	cl.mu.Unlock()
 	tmp, err := cl.writeTemp(text, false)
+	renamed := false
 	cl.mu.Lock()
 	if err == nil && cl.savedGen < gen {
-		if err = os.Rename(tmp, cl.opt.ConfigFile); err == nil {
-			cl.savedGen = gen
+		if err = rename(tmp, cl.opt.ConfigFile); err == nil {
+			cl.savedGen, renamed = gen, true
 		}
 	}
 	if err != nil {
 		cl.opt.Logf('#', "Could not save the cluster configuration: %v", err)
 	}
 	cl.mu.Unlock()
-	os.Remove(tmp) // gone once renamed; else never to be used
+	if !renamed {
+		syscall.Unlink(tmp) // never to be used
+	}
+}
+
+// rename replaces nodes.conf with the temporary file: rename(2) itself,
+// without os.Rename's check that the target is no directory (one more
+// system call per save; a directory there fails the rename anyway).
+func rename(from, to string) error {
+	if err := syscall.Rename(from, to); err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
 }
 
 // writeTemp writes text to a new temporary file beside nodes.conf
