@@ -1,9 +1,9 @@
 package cluster
 
 import (
+	"math/rand/v2"
 	"net"
 	"os"
-	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"sort"
