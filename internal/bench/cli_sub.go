@@ -355,7 +355,8 @@ const slaUsage = `Usage: corvid-bench sla [--target name=host:port]... [--sla 1m
 Finds the highest throughput at which p99 (--percentile) stays at or under
 the bound (seed 002): raises connections against the first target, then,
 with several targets (one server per core, seed 001), adds instances at the
-best connection count. Each step runs --test-time (default 5s). Workload
+best connection count. Each step runs --test-time (default 5s); a step
+over the bound runs again (--retries) before it ends the search. Workload
 flags (--ratio, --pipeline, -d, --key-*) are memtier's; seed 002 used
 --ratio 1:10 --pipeline 45.
 
@@ -366,6 +367,7 @@ func runSLA(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var conns []string
 	bound := time.Millisecond
 	pct := 99.0
+	retries := 0 // sla.Config's default
 	help := false
 	extra := []options.Opt{
 		targetOpt(&targets),
@@ -386,6 +388,17 @@ func runSLA(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return nil
 		}},
 		listOpt("connections", "Connections per instance to try, ascending (default 1,2,4,...,512)", &conns),
+		{Long: "retries", Arg: true, Help: "Times a step over the bound is run again before the search stops (default 1)", Set: func(_ *options.Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return &options.UsageError{Msg: fmt.Sprintf("--retries must be a non-negative integer, got '%s'", v)}
+			}
+			retries = n
+			if n == 0 {
+				retries = -1 // sla.Config: none
+			}
+			return nil
+		}},
 		{Long: "help", Help: "Display this help", Set: func(_ *options.Config, _ string) error {
 			help = true
 			return nil
@@ -426,7 +439,7 @@ func runSLA(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer stop()
 	res, err := sla.Run(ctx, sla.Config{Base: cfg, Targets: tg, Bound: bound, Percentile: pct, Conns: steps,
-		Progress: progressOut(stderr), Log: stderr})
+		Retries: retries, Progress: progressOut(stderr), Log: stderr})
 	if err != nil {
 		return err
 	}

@@ -237,9 +237,16 @@ func TestSLAEndToEnd(t *testing.T) {
 		t.Fatalf("json %s err %v", b2, err)
 	}
 	// A bound nothing can meet gives a clear "no step" answer, exit 0.
+	// The step over the bound ran twice (--retries 1 by default); with
+	// --retries 0, once.
 	out, _, code = run(t, "sla", "--target", "r1="+a, "--connections", "1", "--sla", "1ns", "--test-time", "100ms")
-	if code != 0 || !strings.Contains(out, "no step kept p99") {
+	if code != 0 || !strings.Contains(out, "no step kept p99") || strings.Count(out, "over bound") != 2 ||
+		!strings.Contains(out, "over bound (again, 1)") {
 		t.Fatalf("%d %s", code, out)
+	}
+	out, _, code = run(t, "sla", "--target", "r1="+a, "--connections", "1", "--sla", "1ns", "--test-time", "100ms", "--retries", "0")
+	if code != 0 || !strings.Contains(out, "no step kept p99") || strings.Count(out, "over bound") != 1 {
+		t.Fatalf("--retries 0: %d %s", code, out)
 	}
 }
 
@@ -288,6 +295,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"report", "--price", "x"}, 2, "--price must be"},
 		{[]string{"sla", "--sla", "fast"}, 2, "--sla must be"},
 		{[]string{"sla", "--connections", "4,2"}, 2, "ascending"},
+		{[]string{"sla", "--retries", "-1"}, 2, "--retries must be"},
 		{[]string{"--tls"}, 2, "--tls needs a server"},
 		{[]string{"-p", "1", "--cacert", "ca.crt"}, 2, "--cacert needs --tls"},
 		{[]string{"-p", "1", "--tls", "--client-io", "epoll"}, 2, "--tls needs the goroutine client"},

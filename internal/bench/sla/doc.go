@@ -7,6 +7,9 @@
 // highest total ops/sec among the steps that kept the bound.
 //
 // Invariants: steps run one after another with a fresh configuration
-// copy; a step that breaks the bound ends its phase (latency only grows
-// with more load, so later steps would not qualify).
+// copy; a step that breaks the bound is run again (Config.Retries, one by
+// default), and one that breaks it every time ends its phase (latency
+// only grows with more load, so later steps would not qualify). Every
+// run is a point of the curve; only runs within the bound can be the
+// answer.
 package sla

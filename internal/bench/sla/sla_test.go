@@ -3,8 +3,10 @@ package sla
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,14 @@ import (
 // server answers every RESP request with +OK after delay. It counts
 // request lines crudely: every "*" at the start of a line begins a request.
 func server(t *testing.T, delay time.Duration) string {
+	t.Helper()
+	var slow atomic.Bool
+	slow.Store(true)
+	return switchable(t, delay, &slow)
+}
+
+// switchable is server, with the delay only while slow is set.
+func switchable(t *testing.T, delay time.Duration, slow *atomic.Bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,7 +56,9 @@ func server(t *testing.T, delay time.Duration) string {
 								return
 							}
 						}
-						time.Sleep(delay)
+						if slow.Load() {
+							time.Sleep(delay)
+						}
 						if _, err := c.Write([]byte("+OK\r\n")); err != nil {
 							return
 						}
@@ -100,7 +112,8 @@ func TestSearchStopsAtFirstViolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Curve) != 1 || res.Curve[0].OK || res.Best != nil {
+	// The step over the bound is run once more, then ends the search.
+	if len(res.Curve) != 2 || res.Curve[0].OK || res.Curve[1].OK || res.Curve[1].Retry != 1 || res.Best != nil {
 		t.Fatalf("%+v best %+v", res.Curve, res.Best)
 	}
 	var sb strings.Builder
@@ -109,3 +122,41 @@ func TestSearchStopsAtFirstViolation(t *testing.T) {
 		t.Fatal(sb.String())
 	}
 }
+
+// TestSearchRetriesAStall: a step over the bound once (here: the server
+// stalls until the first step is over) is run again,
+// and the search goes on from the run within the bound; with retries
+// off, it stops there. The bound is far above a loopback round trip and
+// far below the stall.
+func TestSearchRetriesAStall(t *testing.T) {
+	for _, retries := range []int{0, -1} {
+		// Slow until the first step has been measured (its log line).
+		var slow atomic.Bool
+		slow.Store(true)
+		addr := switchable(t, 300*time.Millisecond, &slow)
+		stalled := writerFunc(func(b []byte) (int, error) { slow.Store(false); return len(b), nil })
+		res, err := Run(context.Background(), Config{Base: base(t), Targets: []matrix.Target{{Name: "s", Addr: addr}},
+			Bound: 100 * time.Millisecond, Conns: []int{1, 2}, Retries: retries, Log: stalled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range res.Curve {
+			got = append(got, fmt.Sprintf("%d/%d/%v", p.Conns, p.Retry, p.OK))
+		}
+		want := "1/0/false 1/1/true 2/0/true"
+		if retries < 0 {
+			want = "1/0/false"
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("retries %d: curve (conns/retry/within) %v, want %s", retries, got, want)
+		}
+		if (res.Best != nil) != (retries == 0) {
+			t.Errorf("retries %d: best %+v", retries, res.Best)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
