@@ -23,34 +23,16 @@ VALKEY=${VALKEY:-$(find_bin valkey-server)}
 VALKEY_CLI=${VALKEY_CLI:-$(find_bin valkey-cli)}
 tmp=$(mktemp -d)
 pids=()
-stop_nodes() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	pids=()
-}
-trap 'stop_nodes; rm -rf "$tmp"' EXIT
+trap 'stop_pids; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 
 # start_nodes WHO starts four nodes of WHO (corvid or valkey); sets pids
 # and ports.
 start_nodes() {
-	local who=$1 i port dir
+	local who=$1 i port bin=$tmp/corvid-server
+	[ "$who" = valkey ] && bin=$VALKEY
 	ports=()
-	for i in 1 2 3 4; do
-		port=$(freeport)
-		# The bus port is port+10000: retry until both are free.
-		while ! python3 -c "import socket,sys;s=socket.socket();s.bind(('127.0.0.1',$port+10000))" 2>/dev/null; do port=$(freeport); done
-		dir=$tmp/$who-$i; rm -rf "$dir"; mkdir -p "$dir"
-		if [ "$who" = valkey ]; then
-			"$VALKEY" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-				--cluster-enabled yes --cluster-config-file nodes.conf >"$dir/log" 2>&1 &
-		else
-			"$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-				--cluster-enabled yes --cluster-config-file nodes.conf >"$dir/log" 2>&1 &
-		fi
-		pids+=($!); ports+=("$port")
-	done
+	for i in 1 2 3 4; do cluster_node "$bin" "$tmp/$who-$i"; done
 	for port in "${ports[@]}"; do wait_port "$port"; done
 }
 
@@ -106,24 +88,16 @@ for round in $(seq "$R"); do
 		on=$(rebalance --cluster-use-empty-masters)
 		off=$(rebalance --cluster-weight "$id=0")
 		c1=$(cpu_seconds)
-		stop_nodes
+		stop_pids
 		line="$round $who $on $off $(echo "$c0 $c1" | awk '{printf "%.2f", $2 - $1}')"
-		echo "$line"; echo "$line" >>"$raw"
+		echo "$line"; echo "- rebalance $line" >>"$raw"
 	done
 done
-awk '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-}
-{ n[$2]++; for (f = 3; f <= 5; f++) v[$2, f, n[$2]] = $f }
+# medians prints "- rebalance who on off cpu" per server.
+medians "$raw" | awk '
+{ on[$3] = $4; off[$3] = $5; cpu[$3] = $6 }
 END {
 	printf "\n| server | rebalance on, s | rebalance off, s | nodes CPU, s |\n|---|---:|---:|---:|\n"
-	split("corvid valkey", who, " ")
-	for (i = 1; i <= 2; i++) {
-		w = who[i]
-		for (f = 3; f <= 5; f++) { for (r = 1; r <= n[w]; r++) x[r] = v[w, f, r]; m[w, f] = med(x, n[w]) }
-		printf "| %s | %.2f | %.2f | %.2f |\n", w, m[w,3], m[w,4], m[w,5]
-	}
-	printf "| corvid/valkey | %.2f | %.2f | %.2f |\n", m["corvid",3] / m["valkey",3], m["corvid",4] / m["valkey",4], m["corvid",5] / m["valkey",5]
-}' "$raw"
+	printf "| corvid | %.2f | %.2f | %.2f |\n| valkey | %.2f | %.2f | %.2f |\n", on["corvid"], off["corvid"], cpu["corvid"], on["valkey"], off["valkey"], cpu["valkey"]
+	printf "| corvid/valkey | %.2f | %.2f | %.2f |\n", on["corvid"] / on["valkey"], off["corvid"] / off["valkey"], cpu["corvid"] / cpu["valkey"]
+}'

@@ -26,13 +26,7 @@ VALKEY=${VALKEY:-$(find_bin valkey-server)}
 VALKEY_CLI=${VALKEY_CLI:-$(find_bin valkey-cli)}
 tmp=$(mktemp -d)
 pids=()
-stop_nodes() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	pids=()
-}
-trap 'stop_nodes; rm -rf "$tmp"' EXIT
+trap 'stop_pids; rm -rf "$tmp"' EXIT
 go build -o "$tmp/corvid-server" ./cmd/corvid-server
 raw=${OUT:-$tmp/raw.txt}
 : >"$raw"
@@ -40,22 +34,10 @@ raw=${OUT:-$tmp/raw.txt}
 # start_cluster WHO starts three nodes of WHO (corvid or valkey) and
 # makes them one cluster; sets pids and ports.
 start_cluster() {
-	local who=$1 i port dir
+	local who=$1 i port bin=$tmp/corvid-server
+	[ "$who" = valkey ] && bin=$VALKEY
 	ports=()
-	for i in 1 2 3; do
-		port=$(freeport)
-		# The bus port is port+10000: retry until both are free.
-		while ! python3 -c "import socket,sys;s=socket.socket();s.bind(('127.0.0.1',$port+10000))" 2>/dev/null; do port=$(freeport); done
-		dir=$tmp/$who-$i; rm -rf "$dir"; mkdir -p "$dir"
-		if [ "$who" = valkey ]; then
-			"$VALKEY" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-				--cluster-enabled yes --cluster-config-file nodes.conf >"$dir/log" 2>&1 &
-		else
-			"$tmp/corvid-server" --port "$port" --bind 127.0.0.1 --save '' --dir "$dir" \
-				--cluster-enabled yes --cluster-config-file nodes.conf >"$dir/log" 2>&1 &
-		fi
-		pids+=($!); ports+=("$port")
-	done
+	for i in 1 2 3; do cluster_node "$bin" "$tmp/$who-$i"; done
 	for port in "${ports[@]}"; do wait_port "$port"; done
 	"$VALKEY_CLI" --cluster create "${ports[@]/#/127.0.0.1:}" --cluster-yes >"$tmp/create.log" 2>&1 || {
 		cat "$tmp/create.log" >&2; exit 1
@@ -86,7 +68,7 @@ for pat in $PATTERNS; do
 				-R --data-size-range=1024-4096 --data-size-pattern=S --ratio=1:4 --key-pattern="$kp" \
 				--hide-histogram --print-percentiles 50,99,99.9 2>/dev/null)
 			read -r u1 s1 < <(cpu_ticks)
-			stop_nodes
+			stop_pids
 			# The Totals row, by the header's column names.
 			echo "$out" | awk -v who="$who" -v pat="$pat" -v round="$round" -v t="$((u1 - u0 + s1 - s0))" \
 				-v ut="$((u1 - u0))" -v hz="$(getconf CLK_TCK)" -v s="$T" '

@@ -119,3 +119,25 @@ medians() {
 		}
 	}' "$1"
 }
+
+# cluster_node BIN DIR starts a cluster-enabled node (corvid-server or
+# valkey-server: BIN) in DIR, emptied first, on a free port whose bus port
+# (port+10000) is free too, with no persistence; appends its pid to pids
+# and its port to ports.
+cluster_node() {
+	local bin=$1 dir=$2 port
+	port=$(freeport)
+	while ! python3 -c "import socket;s=socket.socket();s.bind(('127.0.0.1',$port+10000))" 2>/dev/null; do port=$(freeport); done
+	rm -rf "$dir"; mkdir -p "$dir"
+	"$bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+		--cluster-enabled yes --cluster-config-file nodes.conf >"$dir/log" 2>&1 &
+	pids+=($!); ports+=("$port")
+}
+
+# stop_pids stops the processes in pids, waits for them and empties it.
+stop_pids() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	pids=()
+}
