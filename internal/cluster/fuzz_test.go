@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 )
 
@@ -40,9 +41,33 @@ func FuzzDecode(f *testing.F) {
 				}
 			}
 		}
+		if m.Light {
+			return
+		}
 		got := m.Encode(nil)
-		if !m.Light && !bytes.Equal(got[headerLen:], b[headerLen:n]) {
-			t.Fatalf("data re-encoded differently:\n in % x\nout % x", b[headerLen:n], got[headerLen:])
+		want := b[headerLen:n]
+		if m.Type <= TypeMeet {
+			want = clearUnused(want, len(m.Gossip), len(m.Exts))
+		}
+		if !bytes.Equal(got[headerLen:], want) {
+			t.Fatalf("data re-encoded differently:\n in % x\nout % x", want, got[headerLen:])
 		}
 	})
+}
+
+// clearUnused returns a copy of a PING-like message's data with the
+// padding fields zeroed: each gossip section's notused1 and each
+// extension header's unused 16 bits. Valkey neither reads nor keeps
+// them, and Encode writes them as zero.
+func clearUnused(data []byte, gossip, exts int) []byte {
+	data = bytes.Clone(data)
+	for i := range gossip {
+		data[i*gossipLen+102], data[i*gossipLen+103] = 0, 0
+	}
+	at := gossip * gossipLen
+	for range exts {
+		data[at+6], data[at+7] = 0, 0
+		at += int(binary.BigEndian.Uint32(data[at : at+4]))
+	}
+	return data
 }
