@@ -209,18 +209,17 @@ func (cl *Cluster) parseConfig(text string) error {
 }
 
 // configText is the file's text (clusterGenNodesDescription for the
-// file, then the vars line).
-func (cl *Cluster) configText() string {
-	var b strings.Builder
+// file, then the vars line), as the bytes writeTemp writes.
+func (cl *Cluster) configText() []byte {
+	var b []byte
 	for _, n := range cl.sortedNodes() {
 		if n.InHandshake() {
 			continue
 		}
-		b.WriteString(cl.describe(n, true, cl.tlsCluster, false))
-		b.WriteByte('\n')
+		b = append(b, cl.describe(n, true, cl.tlsCluster, false)...)
+		b = append(b, '\n')
 	}
-	fmt.Fprintf(&b, "vars currentEpoch %d lastVoteEpoch %d\n", cl.currentEpoch, cl.lastVoteEpoch)
-	return b.String()
+	return fmt.Appendf(b, "vars currentEpoch %d lastVoteEpoch %d\n", cl.currentEpoch, cl.lastVoteEpoch)
 }
 
 // Saving (clusterDoBeforeSleep's CLUSTER_TODO_SAVE_CONFIG and
@@ -310,19 +309,19 @@ func rename(from, to string) error {
 	return nil
 }
 
-// writeTemp writes text to a new temporary file beside nodes.conf
+// writeTemp writes b to a new temporary file beside nodes.conf
 // (Valkey's <file>.tmp-<pid>-<n>), fsynced when sync is set. The file is
 // opened with syscall.Open, not os.OpenFile: a rebalance saves on every
 // CLUSTER SETSLOT, and os's attempt to register each file with the
 // network poller costs four system calls more per save.
-func (cl *Cluster) writeTemp(text string, sync bool) (string, error) {
+func (cl *Cluster) writeTemp(b []byte, sync bool) (string, error) {
 	path := cl.opt.ConfigFile
 	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), cl.tmpSeq.Add(1))
 	fd, err := syscall.Open(tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
 		return tmp, &os.PathError{Op: "open", Path: tmp, Err: err}
 	}
-	for b := []byte(text); len(b) > 0 && err == nil; {
+	for len(b) > 0 && err == nil {
 		var n int
 		switch n, err = syscall.Write(fd, b); {
 		case err == syscall.EINTR:

@@ -50,7 +50,7 @@ func TestNodesConfRoundTrip(t *testing.T) {
 			if err := cl.parseConfig(string(data)); err != nil {
 				t.Fatal(err)
 			}
-			want, got := sortedLines(string(data)), sortedLines(cl.configText())
+			want, got := sortedLines(string(data)), sortedLines(string(cl.configText()))
 			if len(want) != len(got) {
 				t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}

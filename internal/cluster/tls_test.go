@@ -109,7 +109,7 @@ func TestNodesConfPorts(t *testing.T) {
 		if cl.tcpPort(n) != 7001 || cl.tlsPort(n) != 7101 || n.CPort != 17001 {
 			t.Errorf("%s: tcp %d tls %d cport %d", tc.name, cl.tcpPort(n), cl.tlsPort(n), n.CPort)
 		}
-		if got := cl.configText(); normalize(got) != normalize(tc.want) {
+		if got := string(cl.configText()); normalize(got) != normalize(tc.want) {
 			t.Errorf("%s: wrote\n%s\nwant\n%s", tc.name, got, tc.want)
 		}
 	}

@@ -383,7 +383,7 @@ func readwriteCommand(c *Client) {
 // by the client may carry).
 func clusterReply(c *Client, e string) {
 	if e != "" {
-		c.w.Error("ERR " + sanitize(e))
+		c.w.Error("ERR " + e)
 		return
 	}
 	c.w.OK()
@@ -703,7 +703,7 @@ func clusterCountFailureReportsCommand(c *Client) {
 	}
 	n, ok := cl.CountFailureReports(string(c.ctx.Argv[2]))
 	if !ok {
-		c.w.Error("ERR Unknown node " + sanitize(cstr(c.ctx.Argv[2])))
+		c.w.Error("ERR Unknown node " + cstr(c.ctx.Argv[2]))
 		return
 	}
 	c.w.Int(int64(n))
@@ -741,7 +741,7 @@ func clusterReplicasCommand(c *Client) {
 	}
 	lines, e := cl.ReplicasFor(string(c.ctx.Argv[2]), c.tlsInfo(), c.clientIPv6())
 	if e != "" {
-		c.w.Error("ERR " + sanitize(e))
+		c.w.Error("ERR " + e)
 		return
 	}
 	c.w.ArrayLen(len(lines))
@@ -757,7 +757,7 @@ func clusterReplicateCommand(c *Client) {
 	}
 	host, port, e := cl.Replicate(string(c.ctx.Argv[2]), !c.dbEmpty())
 	if e != "" {
-		c.w.Error("ERR " + sanitize(e))
+		c.w.Error("ERR " + e)
 		return
 	}
 	c.srv.startReplication(host, port, c.ctx.Locked)

@@ -35,7 +35,7 @@ func (c *Client) execute(argv [][]byte) {
 		sub, buf := lookupSub(cm, argv[1], c.nameBuf)
 		c.nameBuf = buf
 		if sub == nil {
-			c.reject(nil, "ERR unknown subcommand '"+sanitize(trunc(cstr(argv[1]), 128))+"'. Try "+strings.ToUpper(cstr(argv[0]))+" HELP.")
+			c.reject(nil, "ERR unknown subcommand '"+trunc(cstr(argv[1]), 128)+"'. Try "+strings.ToUpper(cstr(argv[0]))+" HELP.")
 			return
 		}
 		cm = sub
@@ -220,7 +220,10 @@ func trunc(s string, n int) string {
 	return s
 }
 
-// sanitize replaces newlines, which would break the protocol, with spaces.
+// sanitize replaces CR and LF, which would break the protocol, with
+// spaces, as Valkey's rejectCommandFormat does. Unlike addReplyErrorFormat
+// (resp.Writer.Error's rule) it trims none first: a rejected command's
+// argument that ends in CR ends the error in a space.
 func sanitize(s string) string {
 	if strings.ContainsAny(s, "\r\n") {
 		s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)

@@ -447,6 +447,12 @@ func TestClusterCommandsDifferential(t *testing.T) {
 		{"CLUSTER", "SET-CONFIG-EPOCH", "x"}, {"CLUSTER", "SET-CONFIG-EPOCH", "-1"},
 		{"CLUSTER", "SET-CONFIG-EPOCH", "7"}, {"CLUSTER", "SET-CONFIG-EPOCH", "8"}, {"CLUSTER", "BUMPEPOCH"},
 		{"CLUSTER", "COUNT-FAILURE-REPORTS", "abc"}, {"CLUSTER", "FORGET", "abc"}, {"CLUSTER", "REPLICAS", "abc"},
+		// Node names with CR or LF: trimmed at the ends and spaces within
+		// (addReplyErrorFormat), but a subcommand's only mapped
+		// (rejectCommandFormat).
+		{"CLUSTER", "COUNT-FAILURE-REPORTS", "abc\r"}, {"CLUSTER", "FORGET", "\nabc\r"}, {"CLUSTER", "REPLICAS", "a\nbc\r\n"},
+		{"CLUSTER", "REPLICATE", "abc\r"}, {"CLUSTER", "SETSLOT", "1", "node", "abc\n"}, {"CLUSTER", "MEET", "abc\r", "1"},
+		{"CLUSTER", "FOO\r"},
 		{"CLUSTER", "MEET", "1.2.3.4", "x"}, {"CLUSTER", "MEET", "1.2.3.4", "99999"}, {"CLUSTER", "MEET", "nohost", "6379"},
 		{"CLUSTER", "MEET", "1.2.3.4", "1", "x"}, {"CLUSTER", "RESET", "foo"}, {"CLUSTER", "INFO", "x"},
 		{"CLUSTER", "SETSLOT", "x", "stable"}, {"CLUSTER", "SETSLOT", "1", "foo"}, {"CLUSTER", "SETSLOT", "1", "node", "abc"},
