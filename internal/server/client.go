@@ -113,6 +113,9 @@ type Client struct {
 	// at its first TRACKING ON and kept; read by CLIENT LIST and by
 	// writers' goroutines.
 	tracking atomic.Pointer[tracking.Tracker]
+	// trkMid: this client's batch made broadcast changes and has input
+	// left (setMidBatch). Only the goroutine running its commands.
+	trkMid bool
 
 	// memAcct is the memory this client has declared to the keyspace's
 	// used_memory (noteMem). Only the connection goroutine writes it;

@@ -32,7 +32,10 @@ import (
 //     MSET or a transaction gives one array per prefix. Changes made by
 //     no command (active expiry, eviction before a refused command), and
 //     those of a batch that stops short of its end (a partial command),
-//     are sent by a timer a millisecond later.
+//     are sent by a timer a millisecond later, which waits (up to
+//     bcastWaitMax) while a batch that made changes is between two of its
+//     commands: on a loaded machine a batch's commands can be more than
+//     a millisecond apart.
 //   - Limit. tracking-table-max-keys is enforced after every command while
 //     some client tracks (Valkey: before every command, and in its cron);
 //     a table still over it after one round is trimmed again by a timer at
@@ -52,7 +55,16 @@ type trackingState struct {
 	// scheduled.
 	bcastTimer atomic.Bool
 	limitTimer atomic.Bool
+	// midBatch counts the clients whose batch made broadcast changes and
+	// has more input to run (Client.trkMid): the batch's last command
+	// sends them, and the timer waits for it (up to bcastWaitMax).
+	midBatch atomic.Int32
 }
+
+// bcastWaitMax bounds how long the broadcast timer waits for batches in
+// progress: a batch whose input ends in a partial command has input left
+// after its last command, and only its next command, or this, sends.
+const bcastWaitMax = 20 * time.Millisecond
 
 // trackingTable returns the table, making it on first use.
 func (s *Server) trackingTable() *tracking.Table {
@@ -116,7 +128,20 @@ func (s *Server) scheduleBroadcast(t *tracking.Table) {
 	if !s.trk.bcastTimer.CompareAndSwap(false, true) {
 		return
 	}
-	time.AfterFunc(time.Millisecond, func() {
+	start := time.Now()
+	var fire func()
+	fire = func() {
+		if h := testHookBcastFire.Load(); h != nil {
+			(*h)()
+		}
+		if s.trk.midBatch.Load() > 0 && time.Since(start) < bcastWaitMax {
+			// A batch is between two of its commands: its end sends
+			// what it changed, after its replies (a timer that fired in
+			// between would split one batch's keys in two messages on a
+			// loaded machine).
+			time.AfterFunc(time.Millisecond, fire)
+			return
+		}
 		s.trk.bcastTimer.Store(false)
 		// Under every stripe: no command is halfway through its writes
 		// (an EXEC's keys go out in one message, as Valkey sends them
@@ -125,7 +150,26 @@ func (s *Server) scheduleBroadcast(t *tracking.Table) {
 		s.ks.LockAll()
 		t.FlushBroadcast()
 		s.ks.UnlockAll()
-	})
+	}
+	time.AfterFunc(time.Millisecond, fire)
+}
+
+// testHookBcastFire, when set by a test, runs each time the broadcast
+// timer fires.
+var testHookBcastFire atomic.Pointer[func()]
+
+// setMidBatch records whether the client's batch has broadcast changes
+// waiting for its later commands (trackingState.midBatch).
+func (c *Client) setMidBatch(on bool) {
+	if c.trkMid == on {
+		return
+	}
+	c.trkMid = on
+	if on {
+		c.srv.trk.midBatch.Add(1)
+	} else {
+		c.srv.trk.midBatch.Add(-1)
+	}
 }
 
 func (s *Server) scheduleLimit(t *tracking.Table) {
@@ -179,8 +223,10 @@ func (c *Client) trackAfter(cm *cmd) {
 		return // the rest once, after EXEC
 	}
 	c.trackEnd(cm)
-	if t.Pending() {
-		if c.rd.Buffered() == 0 {
+	more, pending := c.rd.Buffered() > 0, t.Pending()
+	c.setMidBatch(more && pending) // before the timer can look
+	if pending {
+		if !more {
 			t.FlushBroadcast()
 		} else {
 			// More of this batch follows: its last command sends the
@@ -213,6 +259,7 @@ func (c *Client) trackingOff() {
 
 // trackingClose turns tracking off for good (the connection is closing).
 func (c *Client) trackingClose() {
+	c.setMidBatch(false)
 	if tr := c.tracking.Load(); tr != nil {
 		tr.Close()
 	}
