@@ -113,9 +113,6 @@ type Client struct {
 	// at its first TRACKING ON and kept; read by CLIENT LIST and by
 	// writers' goroutines.
 	tracking atomic.Pointer[tracking.Tracker]
-	// trkMid: this client's batch made broadcast changes and has input
-	// left (setMidBatch). Only the goroutine running its commands.
-	trkMid bool
 
 	// memAcct is the memory this client has declared to the keyspace's
 	// used_memory (noteMem). Only the connection goroutine writes it;
@@ -192,6 +189,11 @@ type Client struct {
 	inScript    bool
 	errCounted  bool // the script's error reply is counted already
 	primaryLink bool // the fake client applying a primary's stream
+
+	// trkMid (last: it fits the tail padding, which keeps Client in its
+	// size class): this client's batch made broadcast changes and has input
+	// left (setMidBatch). Only the goroutine running its commands.
+	trkMid bool
 }
 
 // goPath is a goroutine-path client's: raw reads the socket without a
