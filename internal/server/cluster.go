@@ -379,8 +379,9 @@ func readwriteCommand(c *Client) {
 }
 
 // clusterReply answers +OK for a cluster change that succeeded (e is
-// ""), else Valkey's error e (without CR or LF, which a node name given
-// by the client may carry).
+// ""), else Valkey's error e. A node name the client gave may carry CR
+// or LF: Writer.Error trims them at the end and maps the rest to spaces,
+// as Valkey's addReplyErrorFormat.
 func clusterReply(c *Client, e string) {
 	if e != "" {
 		c.w.Error("ERR " + e)
